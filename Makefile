@@ -1,0 +1,85 @@
+# The map of the pipeline. Every step is a file target with real dependencies, so `make -n all`
+# shows what would run and finished steps are skipped. Plain `make` lists the targets.
+
+.DEFAULT_GOAL := help
+.DELETE_ON_ERROR:
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+MAKEFLAGS += --no-builtin-rules --warn-undefined-variables
+
+# ---- variables -----------------------------------------------------------------------------
+PYTHON_SYS ?= python3
+VENV := .venv
+PYTHON := $(VENV)/bin/python
+ENV_OK := $(VENV)/.ok
+COMMON := $(shell find common -name '*.py')
+
+WS := data/worldsense
+WS_CORE := $(WS)/.fetched-core
+WS_OTHER := $(WS)/.fetched-other
+WS_TEST := $(WS)/test_set
+BLOCKS_DATA := data/cogsci22_blocks/.fetched
+
+# ---- user-facing targets ---------------------------------------------------------------------
+.PHONY: help all env data data-worldsense-other test test-all lint format clean
+
+## List the targets with one line each.
+help:
+	@echo "Targets (DATA_MIRROR=<dir> reads external data from a local mirror instead of the network):"
+	@awk '/^## /{doc=substr($$0,4); next} doc && /^[a-zA-Z0-9_.-]+:/ {sub(/:.*/,""); printf "  %-24s %s\n", $$0, doc; doc=""}' $(MAKEFILE_LIST)
+
+## Reproduce the published numbers and run the built-in baselines (offline with DATA_MIRROR).
+all: $(WS_TEST)/results/basic___random___results.jsonl.done
+
+## Create the virtual environment .venv from requirements.txt (done automatically when needed).
+env: $(ENV_OK)
+
+## Fetch the external data (WorldSense test set and training sets, CogSci 2022 blocks release).
+data: $(WS_CORE) $(BLOCKS_DATA)
+
+## Fetch the four other WorldSense test sets (memorisation, ood-*): needs the network.
+data-worldsense-other: $(WS_OTHER)
+
+## Run the fast tests and the linter (offline, a few minutes).
+test: lint data
+	$(PYTHON) -m pytest -m "not slow and not integration"
+
+## Run every test, including the slow and integration ones.
+test-all: lint data
+	$(PYTHON) -m pytest
+
+## Check the code with ruff.
+lint: $(ENV_OK)
+	$(PYTHON) -m ruff check --output-format concise common scripts tests
+
+## Fix what ruff can fix automatically.
+format: $(ENV_OK)
+	$(PYTHON) -m ruff check --fix common scripts tests
+
+## Delete generated problems and analysis outputs (never downloads or model results).
+clean:
+	rm -rf .pytest_cache .ruff_cache
+	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
+
+# ---- environment -----------------------------------------------------------------------------
+$(ENV_OK): requirements.txt pyproject.toml
+	$(PYTHON_SYS) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11 or newer is needed: make PYTHON_SYS=python3.11")'
+	$(PYTHON_SYS) -m venv $(VENV)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements.txt -e .
+	touch $@
+
+# ---- external data (pinned SHA-256; the stamp is written only when every file verified) --------
+$(WS_CORE): configs/data/worldsense.yaml configs/data/worldsense.sha256 | $(ENV_OK)
+	$(PYTHON) scripts/fetch_data.py $< --group test_set training_set --stamp $@
+
+$(WS_OTHER): configs/data/worldsense.yaml configs/data/worldsense.sha256 | $(ENV_OK)
+	$(PYTHON) scripts/fetch_data.py $< --group other_tests --stamp $@
+
+$(BLOCKS_DATA): configs/data/cogsci22_blocks.yaml configs/data/cogsci22_blocks.sha256 | $(ENV_OK)
+	$(PYTHON) scripts/fetch_data.py $< --stamp $@
+
+# ---- worldsense ------------------------------------------------------------------------------
+# Results files are append-only raw data; the .done stamp marks a run that finished.
+$(WS_TEST)/results/basic___random___results.jsonl.done: $(WS_CORE) scripts/test_random_model.py
+	$(PYTHON) scripts/test_random_model.py -t $(WS_TEST)
+	touch $@

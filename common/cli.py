@@ -1,0 +1,68 @@
+"""Small helpers every script uses: logging set-up and the user-error-to-exit-code-2 wrapper."""
+
+import argparse
+import logging
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from tqdm import tqdm
+
+from common.errors import UserError
+
+log = logging.getLogger(__name__)
+
+
+def make_parser(doc: str | None) -> argparse.ArgumentParser:
+    """Return an ArgumentParser showing the script's docstring and defaults, with --loglevel."""
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=_HelpFormatter
+    )
+    parser.add_argument(
+        "--loglevel", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        help="how much to log on stderr",
+    )
+    return parser
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Keep the docstring's line breaks (its example commands) and show defaults."""
+
+
+def setup_logging(level: str) -> None:
+    """Configure root logging to stderr at ``level`` with a short format."""
+    logging.basicConfig(level=getattr(logging, level), format="%(levelname)s %(message)s")
+
+
+def run_main(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:
+    """Run a script's ``main`` and return its exit code.
+
+    A ``UserError`` or a missing file is reported as ``error: <message>`` on stderr with exit
+    code 2 (argparse already uses 2 for bad arguments); Ctrl-C exits 130 without a traceback.
+    Anything else is a bug and keeps its traceback.
+    """
+    try:
+        return main(argv)
+    except (UserError, FileNotFoundError, IsADirectoryError) as exc:
+        print(f"error: {_describe(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def _describe(exc: Exception) -> str:
+    """Return one line for ``exc``; OSErrors name their file."""
+    if isinstance(exc, OSError) and exc.filename is not None:
+        return f"{exc.strerror}: {exc.filename}"
+    return str(exc)
+
+
+def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
+    """Return a tqdm progress bar over ``iterable``, on stderr.
+
+    On a terminal it refreshes ten times a second; in a log file (not a TTY) at most every
+    30 s, so long runs leave a readable trace instead of thousands of carriage returns.
+    """
+    kwargs.setdefault("mininterval", 0.1 if sys.stderr.isatty() else 30)
+    return tqdm(iterable, **kwargs)

@@ -1,0 +1,115 @@
+"""JSON lines on disk: read and write plain or bzip2 files, and write any file atomically.
+
+Readers name the file and line of a malformed record. Writers go through ``atomic_write``,
+so a crash never leaves a half-written output where a finished one is expected.
+"""
+
+import bz2
+import contextlib
+import io
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from common.errors import DataError
+
+
+def open_text(path: str | Path, mode: str = "r") -> IO[str]:
+    """Return a text handle on ``path`` (UTF-8), decompressing or compressing ``.bz2`` files."""
+    path = Path(path)
+    if path.suffix == ".bz2":
+        return bz2.open(path, mode + "t", encoding="utf-8")
+    return open(path, mode, encoding="utf-8")
+
+
+def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Yield one dict per non-blank line of a JSON lines file (plain or ``.bz2``).
+
+    Raises ``FileNotFoundError`` before anything is read if the file is missing, and
+    ``DataError`` naming the file and line for a line that is not a JSON object.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(2, "No such file", str(path))
+    with open_text(path) as handle:
+        for lineno, line in enumerate(handle, start=1):
+            if line.strip():
+                yield parse_json_line(line, path, lineno)
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Return all records of a JSON lines file as a list (see ``iter_jsonl``)."""
+    return list(iter_jsonl(path))
+
+
+def parse_json_line(line: str, path: str | Path, lineno: int) -> dict[str, Any]:
+    """Return the JSON object on ``line``; raise ``DataError`` naming ``path:lineno`` if it is not one."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}:{lineno}: not valid JSON ({exc.msg}): {line[:80]!r}") from None
+    if not isinstance(record, dict):
+        raise DataError(f"{path}:{lineno}: expected a JSON object, got {type(record).__name__}")
+    return record
+
+
+def dumps(record: dict[str, Any]) -> str:
+    """Return ``record`` as one compact JSON line (no newline), keys in insertion order."""
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":"))
+
+
+def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
+    """Write ``records`` atomically as JSON lines (bzip2 if ``path`` ends in .bz2); return the count.
+
+    The output is byte-identical for identical records: compact separators, no sorting, and
+    for .bz2 a fixed compression level.
+    """
+    count = 0
+    with atomic_write(path, binary=True) as raw:
+        stream: IO[bytes] = bz2.BZ2File(raw, "wb", compresslevel=9) if str(path).endswith(".bz2") else raw
+        with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as text:
+            for record in records:
+                text.write(dumps(record) + "\n")
+                count += 1
+            text.flush()
+            text.detach()
+        if stream is not raw:
+            stream.close()
+    return count
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
+    """Yield a handle on a temporary file beside ``path``; on success rename it over ``path``.
+
+    On any exception the temporary file is removed and ``path`` is left as it was, so a
+    reader never sees a half-written file. Parent directories are created.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.chmod(tmp, 0o644)  # mkstemp makes 0600 files; outputs are ordinary readable files
+    try:
+        with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path: str | Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (UTF-8)."""
+    with atomic_write(path) as handle:
+        handle.write(text)
+
+
+def write_json(path: str | Path, obj: Any) -> None:
+    """Write ``obj`` as indented JSON (keys in insertion order, trailing newline) atomically."""
+    write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")

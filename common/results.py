@@ -1,0 +1,172 @@
+"""Append-only model results files: ``<prompting>___<modelname>___results.jsonl``.
+
+One JSON object a line with at least ``Key`` and ``resp``. A run appends and flushes one
+line per finished item; a restarted run skips the Keys already present. A process killed
+mid-write can leave a torn last line (no newline, or half a JSON object): opening the file
+for appending detects it, warns, and cuts it off, so the next run rewrites that item.
+"""
+
+import logging
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from common.errors import DataError
+from common.jsonl import dumps, parse_json_line
+
+log = logging.getLogger(__name__)
+
+SEPARATOR = "___"
+SUFFIX = "___results.jsonl"
+
+
+def results_filename(prompting: str, modelname: str) -> str:
+    """Return ``<prompting>___<modelname>___results.jsonl``; raise ``ValueError`` on a bad label.
+
+    Labels may not be empty, contain ``/`` or a triple underscore, since the name must parse
+    back into exactly these two labels.
+    """
+    for what, label in (("prompting", prompting), ("modelname", modelname)):
+        if not label or "/" in label or SEPARATOR in label or label.startswith("."):
+            raise ValueError(
+                f"{what} label {label!r} cannot be used in a results file name: it must be "
+                f"non-empty, not start with '.', and contain neither '/' nor '{SEPARATOR}'"
+            )
+    return f"{prompting}{SEPARATOR}{modelname}{SUFFIX}"
+
+
+def parse_results_filename(path: str | Path) -> tuple[str, str]:
+    """Return ``(prompting, modelname)`` parsed from a results file name.
+
+    Raises ``DataError`` if the name does not follow ``<prompting>___<modelname>___results.jsonl``.
+    """
+    name = Path(path).name
+    parts = name[: -len(SUFFIX)].split(SEPARATOR) if name.endswith(SUFFIX) else []
+    if len(parts) != 2 or not all(parts):
+        raise DataError(
+            f"{path}: results files must be named <prompting>___<modelname>___results.jsonl "
+            "(triple underscores)"
+        )
+    return parts[0], parts[1]
+
+
+def find_results_files(directory: str | Path) -> list[Path]:
+    """Return the results files in ``directory``, sorted by name (empty if it does not exist)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
+
+
+def read_results(path: str | Path) -> list[dict[str, Any]]:
+    """Return the records of a results file, first occurrence of each Key only.
+
+    A torn last line (left by a killed writer) is ignored with a warning; a malformed line
+    elsewhere, or a record without ``Key``, raises ``DataError`` naming the line. Later
+    duplicates of a Key are dropped with a warning. The file is not modified.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    good_end, records = _scan(path, data)
+    if good_end < len(data):
+        log.warning("%s: ignoring a torn last line (%d bytes)", path, len(data) - good_end)
+    return records
+
+
+class ResultsWriter:
+    """Append-only writer of one results file, safe to share between threads.
+
+    Opening reads the Keys already present (``done``), truncating a torn last line. ``append``
+    writes one line and flushes it, unless the Key is already there: a Key is never written
+    twice. Use as a context manager or call ``close``.
+    """
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.done: set[Any] = set()
+        self._lock = threading.Lock()
+        self._repair_and_load()
+        self._handle = open(self.path, "a", encoding="utf-8")
+
+    def __repr__(self) -> str:
+        return f"<ResultsWriter {self.path.name}: {len(self.done)} keys>"
+
+    def append(self, record: dict[str, Any]) -> bool:
+        """Write ``record`` as one flushed line; return False (writing nothing) if its Key is done."""
+        if "Key" not in record:
+            raise ValueError(f"results record has no 'Key': {record!r}")
+        line = dumps(record) + "\n"
+        with self._lock:
+            if record["Key"] in self.done:
+                return False
+            self._handle.write(line)
+            self._handle.flush()
+            self.done.add(record["Key"])
+        return True
+
+    def close(self) -> None:
+        """Flush and close the file."""
+        with self._lock:
+            if not self._handle.closed:
+                self._handle.close()
+
+    def __enter__(self) -> "ResultsWriter":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _repair_and_load(self) -> None:
+        """Read the Keys present, and cut off a torn last line so appends start on a line boundary."""
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        good_end, records = _scan(self.path, data)
+        if good_end < len(data):
+            log.warning(
+                "%s: dropping a torn last line (%d bytes) left by an interrupted run; "
+                "its item will be asked again", self.path, len(data) - good_end,
+            )
+            with open(self.path, "r+b") as handle:
+                handle.truncate(good_end)
+                os.fsync(handle.fileno())
+        self.done = {record["Key"] for record in records}
+
+
+def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
+    """Return (byte offset where the good part ends, unique records) of a results file's bytes.
+
+    Only the last line may be torn: it is torn if it lacks a newline or is not a JSON object.
+    """
+    records: list[dict[str, Any]] = []
+    seen: set[Any] = set()
+    lines = data.split(b"\n")
+    offset = 0
+    duplicates = 0
+    for index, raw in enumerate(lines):
+        is_last = index == len(lines) - 1
+        if is_last and raw == b"":
+            break  # file ends with a newline: nothing torn
+        if raw.strip():
+            try:
+                record = parse_json_line(raw.decode("utf-8"), path, index + 1)
+            except (DataError, UnicodeDecodeError):
+                if is_last or (index == len(lines) - 2 and lines[-1] == b""):
+                    return offset, records
+                raise
+            if is_last:  # a complete JSON object but no newline: the write was cut short
+                return offset, records
+            if "Key" not in record:
+                raise DataError(f"{path}:{index + 1}: results record has no 'Key' field")
+            if record["Key"] in seen:
+                duplicates += 1
+            else:
+                seen.add(record["Key"])
+                records.append(record)
+        offset += len(raw) + 1
+    if duplicates:
+        log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, duplicates)
+    return offset, records
+

@@ -1,0 +1,54 @@
+"""Answer a WorldSense-format test set with a "model" that picks a random allowed answer.
+
+This is the template for testing a new model: copy it, replace ``answer`` with a call to
+your model, pick a ``--modelname``. Results go to <testset>/results/<prompting>___<model>___results.jsonl,
+one flushed line per trial; re-running resumes where an interrupted run stopped.
+
+$ python scripts/test_random_model.py -t data/worldsense/test_set
+$ python scripts/test_random_model.py -t data/worldsense/test_set --seed=3 --modelname=random3
+"""
+
+import logging
+import random
+import sys
+from pathlib import Path
+
+from common import cli
+from common.results import ResultsWriter, results_filename
+from common.worldsense import load_testset
+from common.worldsense.data import RESULTS_DIR
+
+log = logging.getLogger("test_random_model")
+
+
+def answer(text: str, options: list[str], rng: random.Random) -> str:
+    """The "model": ignore the question and return one of the allowed answers at random."""
+    return rng.choice(options)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    parser.add_argument("-t", "--testset", required=True, help="test set directory (holds trials.jsonl.bz2)")
+    parser.add_argument("--seed", type=int, default=0, help="random seed")
+    parser.add_argument("--prompting", default="basic", help="prompting label for the results file name")
+    parser.add_argument("--modelname", default="random", help="model label for the results file name")
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+
+    out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, args.modelname)
+    trials = load_testset(args.testset)
+    log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
+    written = 0
+    with ResultsWriter(out_path) as results:
+        rows = trials[["Key", "text", "expectedresp"]].itertuples(index=False)
+        for key, text, options in cli.progress(rows, total=len(trials), desc="random model", unit="trial"):
+            if key in results.done:
+                continue  # answered by an earlier, interrupted run
+            rng = random.Random(f"{args.seed}:{key}")  # per-trial seed: resuming gives the same answers
+            written += results.append({"Key": int(key), "resp": answer(text, options, rng)})
+    log.info("wrote %s new answers (%s were already there)", f"{written:,}", f"{len(trials) - written:,}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))
