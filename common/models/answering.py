@@ -1,0 +1,71 @@
+"""The WorldSense answering protocol, for any trial with ``text`` and ``expectedresp``.
+
+Ask ``text``; extract the answer; when it is not one of ``expectedresp``, re-prompt in the same
+conversation with "Only respond with one of these options: ..." (``reprompts`` times at most);
+when it still is not, the answer is "" (the release README's rule, which scoring counts as wrong).
+"""
+
+import re
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from common.models.base import Message, Model
+
+REPROMPT = "Only respond with one of these options: {options}"
+_TRIM = " \t\r\n.,;:!?\"'`*()[]"
+
+
+def extract_answer(completion: str, options: Sequence[str]) -> str | None:
+    """Return the option ``completion`` gives, spelled as in ``options``, or None if there is not exactly one.
+
+    First the whole completion, trimmed of spaces, quotes and punctuation, is compared with each
+    option ignoring case ("true." -> "TRUE"). Otherwise the answer is the one option that occurs
+    as a whole word ("The answer is FALSE" -> "FALSE"); none, or several different ones, is None.
+    """
+    trimmed = completion.strip(_TRIM).casefold()
+    for option in options:
+        if trimmed == str(option).casefold():
+            return option
+    found = [option for option in options
+             if re.search(rf"(?<![\w-]){re.escape(str(option))}(?![\w-])", completion, re.IGNORECASE)]
+    return found[0] if len(found) == 1 else None
+
+
+def reprompt_text(options: Sequence[str]) -> str:
+    """Return the follow-up message listing the allowed answers."""
+    return REPROMPT.format(options=", ".join(map(str, options)))
+
+
+def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
+    """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
+
+    ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every completion, in
+    order), ``attempts`` (HTTP requests), ``cached`` (all turns from the cache), ``latency_s``,
+    ``prompt_tokens``, ``completion_tokens`` and ``error`` (why ``resp`` is "", else None).
+    Transport failures propagate (RequestFailed, ModelError): an item that was not really
+    answered is not recorded, so a later run asks it again.
+    """
+    options = list(item["expectedresp"])
+    messages: list[Message] = [{"role": "user", "content": item["text"]}]
+    raw: list[str] = []
+    totals = {"attempts": 0, "prompt_tokens": 0, "completion_tokens": 0}
+    cached = True
+    start = time.monotonic()
+    resp = None
+    for turn in range(reprompts + 1):
+        if turn:
+            messages += [{"role": "assistant", "content": raw[-1]},
+                         {"role": "user", "content": reprompt_text(options)}]
+        reply = model.complete(messages, item)
+        raw.append(reply.text)
+        cached = cached and reply.cached
+        totals["attempts"] += reply.attempts
+        totals["prompt_tokens"] += reply.prompt_tokens
+        totals["completion_tokens"] += reply.completion_tokens
+        resp = extract_answer(reply.text, options)
+        if resp is not None:
+            break
+    error = None if resp is not None else f"no valid option after {reprompts} re-prompt(s)"
+    return {"Key": item["Key"], "resp": resp or "", "raw": raw, **totals, "cached": cached,
+            "latency_s": round(time.monotonic() - start, 4), "error": error}

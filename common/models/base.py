@@ -1,0 +1,77 @@
+"""What every model offers the runner: ``complete(messages, item) -> Reply``, and the errors it raises.
+
+A message is ``{"role": "user" | "assistant" | "system", "content": str}``. ``item`` is the
+trial being answered (built-in baselines such as ``oracle`` read it; HTTP models ignore it).
+"""
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from common.errors import UserError
+
+Message = dict[str, str]
+
+
+@dataclass
+class Reply:
+    """One answer of a model to one conversation."""
+
+    text: str  # the raw completion
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: int = 1  # HTTP requests it took (1 + retries); 0 when answered from the cache
+    cached: bool = False
+    latency_s: float = 0.0  # wall time of the successful request (0 from the cache)
+
+
+class Model(Protocol):
+    """A model the runner can ask: a built-in baseline or an HTTP endpoint."""
+
+    name: str  # label in results file names
+    concurrency: int  # worker threads the runner should use
+
+    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
+        """Return the model's answer to the conversation ``messages`` about ``item``."""
+        ...
+
+    def settings(self) -> dict[str, Any]:
+        """Return the settings worth recording in the run metadata (never a key)."""
+        ...
+
+    def close(self) -> None:
+        """Release connections and files."""
+        ...
+
+
+class ModelError(UserError):
+    """The run must stop: the server refused the request (400/401/403/404) or the retry budget is spent."""
+
+
+class RequestFailed(Exception):
+    """One request still failed after its retries (a transient error); the run may go on."""
+
+
+@dataclass
+class Counters:
+    """Live totals of a run, shared by worker threads (add through ``add``)."""
+
+    retries: int = 0
+    errors: int = 0
+    cache_hits: int = 0
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def add(self, **amounts: int) -> None:
+        """Add ``amounts`` to the named counters (thread-safe)."""
+        with self._lock:
+            for name, amount in amounts.items():
+                setattr(self, name, getattr(self, name) + amount)
+
+    def as_dict(self) -> dict[str, int]:
+        """Return the counters as a plain dict."""
+        with self._lock:
+            return {name: getattr(self, name) for name in
+                    ("requests", "retries", "errors", "cache_hits", "prompt_tokens", "completion_tokens")}

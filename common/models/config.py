@@ -1,0 +1,112 @@
+"""Model settings: one dataclass with commented defaults, loaded strictly from ``configs/models/*.yaml``.
+
+Defaults live here; a config file holds only what differs (``base_url``, ``model``, maybe
+``api_key_env``). The key itself is never stored: ``api_key_env`` names the environment
+variable holding it, and ``api_key`` reads it at request time.
+"""
+
+import dataclasses
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from common.config import Source, build, load_yaml
+from common.errors import ConfigError
+
+
+@dataclass
+class Price:
+    """Dollars per 1,000 tokens, for the cost line of the run metadata."""
+
+    input: float = 0.0   # prompt tokens
+    output: float = 0.0  # completion tokens
+
+
+@dataclass
+class ModelConfig:
+    """How to reach one model over the OpenAI-compatible HTTP API, and how hard to try."""
+
+    name: str = ""  # label in results file names; defaults to the config file's stem
+    base_url: str = "http://127.0.0.1:8000/v1"  # everything before /chat/completions
+    model: str = ""  # the server's model id (required)
+    api: Literal["chat", "completions"] = "chat"  # /chat/completions (messages) or /completions (prompt)
+    api_key_env: str | None = None  # NAME of the environment variable with the key; None: no key sent
+    # decoding (None: not sent, the server's default applies)
+    temperature: float = 0.0
+    max_tokens: int = 256
+    stop: list[str] | None = None
+    seed: int | None = 0
+    top_p: float | None = None
+    # throughput and robustness
+    concurrency: int = 4  # parallel requests (worker threads); the one knob for scaling out
+    timeout_s: list[float] = field(default_factory=lambda: [10.0, 120.0])  # (connect, read) per request
+    max_retries: int = 5  # retries of one request (connection error, timeout, 429, 5xx, bad JSON)
+    retry_budget: int = 1000  # retries the whole run may spend; when used up the run stops (0: never retry)
+    backoff_s: float = 1.0  # first backoff; doubles each retry, full jitter
+    backoff_max_s: float = 60.0  # cap of one backoff (a server's Retry-After is obeyed as given)
+    price_per_1k_tokens: Price | None = None  # for the cost in the run metadata
+
+    def check(self, source: Source | None = None) -> None:
+        """Raise ConfigError naming the field if a value is out of range; changes nothing."""
+        source = source or Source()
+        problems = {
+            "model": not self.model and "the server's model id is required",
+            "base_url": not self.base_url.startswith(("http://", "https://")) and "must start with http(s)://",
+            "concurrency": self.concurrency < 1 and "must be at least 1",
+            "timeout_s": (len(self.timeout_s) != 2 or min(self.timeout_s) <= 0)
+            and "must be [connect, read], two positive numbers of seconds",
+            "max_retries": self.max_retries < 0 and "must be 0 or more",
+            "retry_budget": self.retry_budget < 0 and "must be 0 or more",
+            "max_tokens": self.max_tokens < 1 and "must be at least 1",
+        }
+        for name, problem in problems.items():
+            if problem:
+                raise ConfigError(f"{source.where(name)}: field '{name}' {problem} "
+                                  f"(got {getattr(self, name)!r})")
+
+    def api_key(self) -> str | None:
+        """Return the key from the environment variable ``api_key_env`` names (None if no key is used).
+
+        Raises ConfigError naming the variable (never a value) when it is unset or empty.
+        """
+        if not self.api_key_env:
+            return None
+        key = os.environ.get(self.api_key_env, "")
+        if not key:
+            raise ConfigError(f"the model config reads its API key from the environment variable "
+                              f"{self.api_key_env}, which is not set: export {self.api_key_env}=...")
+        return key
+
+    def settings(self) -> dict[str, Any]:
+        """Return every setting as plain data, for run metadata (holds the variable's name, never a key)."""
+        return dataclasses.asdict(self)
+
+
+def load_model_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ModelConfig:
+    """Return the ModelConfig of a YAML file, with ``overrides`` applied; ``name`` defaults to the stem.
+
+    Unknown keys, wrong types and out-of-range values raise ConfigError naming file:line: field.
+    """
+    path = Path(path)
+    data, source = load_yaml(path)
+    if data is not None and not isinstance(data, dict):
+        raise ConfigError(f"{path}: a model config is a mapping of settings, got {type(data).__name__}")
+    return _build_checked({"name": path.stem, **(data or {})}, source, overrides or {})
+
+
+def config_from_mapping(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> ModelConfig:
+    """Return a ModelConfig from a plain mapping (e.g. in tests), checked like a file."""
+    return _build_checked(dict(data), Source("<settings>"), overrides or {})
+
+
+def _build_checked(data: dict[str, Any], source: Source, overrides: dict[str, Any]) -> ModelConfig:
+    """Return the checked config of ``data`` plus ``overrides``; errors name file:line or the override."""
+    for key in overrides:
+        source.lines.pop(key, None)  # an overridden field no longer comes from its line in the file
+    config = build(ModelConfig, {**data, **overrides}, source)
+    config.check(source)
+    if not config.name:
+        raise ConfigError(f"{source.where('name')}: field 'name' must not be empty "
+                          "(it labels the results file)")
+    return config

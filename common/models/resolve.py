@@ -1,0 +1,64 @@
+"""Turn ``--model NAME_OR_CONFIG`` into a Model: a built-in name, a config path, or a config name.
+
+Looked up in this order: a name in ``BUILTINS``; an existing ``.yaml`` file; ``configs/models/<name>.yaml``.
+"""
+
+from pathlib import Path
+from typing import Any
+
+from common import paths
+from common.errors import ConfigError, UserError
+from common.models.base import Counters, Model
+from common.models.builtin import BUILTINS
+from common.models.cache import ResponseCache
+from common.models.client import HTTPModel
+from common.models.config import load_model_config
+
+MODEL_CONFIGS = paths.CONFIGS / "models"
+CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
+
+
+def resolve_model(name_or_path: str, *, overrides: dict[str, Any] | None = None, seed: int = 0,
+                  use_cache: bool = True, cache_file: str | Path = CACHE_FILE,
+                  counters: Counters | None = None) -> Model:
+    """Return the model ``name_or_path`` names, ready to ``complete``.
+
+    Built-ins get ``seed``; HTTP models get ``overrides`` applied to their config, the shared
+    response cache (unless ``use_cache`` is False) and ``counters``. Raises UserError listing
+    what exists when nothing matches, ConfigError for a bad config or a missing key variable.
+    """
+    if name_or_path in BUILTINS:
+        if overrides:
+            raise ConfigError(f"built-in model {name_or_path!r} takes no settings "
+                              f"(got {', '.join(overrides)})")
+        return BUILTINS[name_or_path](seed)
+    path = config_path(name_or_path)
+    config = load_model_config(path, overrides)
+    cache = ResponseCache(cache_file) if use_cache else None
+    return HTTPModel(config, cache=cache, counters=counters)
+
+
+def config_path(name_or_path: str) -> Path:
+    """Return the config file ``name_or_path`` refers to; raise UserError listing the choices if none."""
+    candidate = Path(name_or_path)
+    if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
+        return candidate
+    named = MODEL_CONFIGS / f"{name_or_path}.yaml"
+    if "/" not in name_or_path and named.is_file():
+        return named
+    raise UserError(f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(BUILTINS))}), "
+                    f"not a .yaml file, and not a config in {_shown(MODEL_CONFIGS)} "
+                    f"({', '.join(available_configs()) or 'none'})")
+
+
+def available_configs() -> list[str]:
+    """Return the names of the configs in configs/models/, sorted."""
+    return sorted(path.stem for path in MODEL_CONFIGS.glob("*.yaml"))
+
+
+def _shown(path: Path) -> str:
+    """Return ``path`` relative to the project root when inside it (messages stay short)."""
+    try:
+        return str(path.relative_to(paths.ROOT))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,170 @@
+"""A local OpenAI-compatible server (stdlib only) for tests and benchmarks, with scriptable failures.
+
+It answers POST .../chat/completions and .../completions. Each request takes the next
+behaviour from a queue (then ``default``); the reply text comes from ``answer(prompt)``:
+
+    ok           200 with the answer and token usage
+    429:<s>      429 Too Many Requests with ``Retry-After: <s>``
+    500, 503     a server error
+    400 401 403 404   a client error with an OpenAI-style {"error": {"message"}} body (401 echoes
+                 the Authorization header it got, as a careless server might)
+    slow:<s>     wait <s> seconds, then answer normally (for read timeouts)
+    malformed    200 with a body that is not JSON
+    drop         close the connection without answering
+    empty        200 with an empty answer
+
+Run it alone (e.g. for scripts/bench_runner.py): ``python -m common.models.stub_server --port 0``
+prints ``listening on http://127.0.0.1:<port>/v1`` and serves until killed.
+"""
+
+import argparse
+import collections
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def default_answer(prompt: str) -> str:
+    """Return "TRUE": a stand-in model that always gives the same answer."""
+    return "TRUE"
+
+
+class StubServer:
+    """An OpenAI-compatible HTTP server on 127.0.0.1 in a background thread; a context manager.
+
+    ``url`` is the base URL (``http://127.0.0.1:<port>/v1``). ``requests`` lists every request
+    seen as ``{"path", "headers", "body"}`` and ``connections`` counts them per client connection;
+    ``script(*behaviours)`` queues behaviours.
+    """
+
+    def __init__(self, answer: Callable[[str], str] = default_answer, default: str = "ok",
+                 port: int = 0, record: bool = True):
+        self.answer = answer
+        self.default = default
+        self.record = record
+        self.requests: list[dict[str, Any]] = []
+        self.connections: dict[tuple[str, int], int] = {}  # client (host, port) -> requests on it
+        self._queue: collections.deque[str] = collections.deque()
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self.port = self._httpd.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="stub-server", daemon=True)
+
+    def __enter__(self) -> "StubServer":
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def start(self) -> None:
+        """Start serving in a daemon thread."""
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop serving and close the socket."""
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def script(self, *behaviours: str) -> None:
+        """Queue ``behaviours`` for the next requests, in order."""
+        with self._lock:
+            self._queue.extend(behaviours)
+
+    def next_behaviour(self) -> str:
+        """Return the next queued behaviour, or the default."""
+        with self._lock:
+            return self._queue.popleft() if self._queue else self.default
+
+
+def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
+    """Return a request handler class bound to ``server``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Stay quiet."""
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+            if server.record:
+                with server._lock:
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    peer = self.client_address
+                    server.connections[peer] = server.connections.get(peer, 0) + 1
+            behaviour, _, arg = server.next_behaviour().partition(":")
+            if behaviour == "drop":
+                self.close_connection = True
+                self.connection.close()
+                return
+            if behaviour == "slow":
+                time.sleep(float(arg))
+            if behaviour == "malformed":
+                return self._send(200, b'{"choices": [ {"text": "TRU')
+            if behaviour.isdigit():
+                return self._error(int(behaviour), arg)
+            prompt = _prompt_of(body)
+            text = "" if behaviour == "empty" else server.answer(prompt)
+            self._send(200, json.dumps(_completion(body, self.path, text, prompt)).encode())
+
+        def _error(self, status: int, retry_after: str) -> None:
+            message = {401: f"Incorrect API key provided: {self.headers.get('Authorization', '')}",
+                       404: "The model does not exist", 400: "Bad request: max_tokens is too large"}
+            payload = {"error": {"message": message.get(status, f"stub error {status}"), "code": status}}
+            headers = {"Retry-After": retry_after or "0"} if status == 429 else {}
+            self._send(status, json.dumps(payload).encode(), headers)
+
+        def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+def _prompt_of(body: dict[str, Any]) -> str:
+    """Return the last user message (chat) or the prompt (completions) of a request body."""
+    if "messages" in body:
+        return next((m["content"] for m in reversed(body["messages"]) if m.get("role") == "user"), "")
+    return str(body.get("prompt", ""))
+
+
+def _completion(body: dict[str, Any], path: str, text: str, prompt: str) -> dict[str, Any]:
+    """Return an OpenAI-format response carrying ``text``, with word counts as token usage."""
+    usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}
+    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    if path.endswith("/chat/completions"):
+        choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        kind = "chat.completion"
+    else:
+        choice = {"index": 0, "text": text, "finish_reason": "stop"}
+        kind = "text_completion"
+    return {"id": "stub-1", "object": kind, "model": body.get("model", ""), "choices": [choice],
+            "usage": usage}
+
+
+def main() -> None:
+    """Serve until killed, printing the base URL on one line (flushed) for the parent process."""
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--port", type=int, default=0, help="0: any free port")
+    parser.add_argument("--answer", default="TRUE", help="the text every request gets")
+    args = parser.parse_args()
+    server = StubServer(answer=lambda prompt: args.answer, port=args.port, record=False)
+    print(f"listening on {server.url}", flush=True)
+    server._httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

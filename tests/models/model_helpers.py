@@ -1,0 +1,34 @@
+"""Helpers for the model-access tests: configs pointing at the stub server, tiny trial sets."""
+
+import json
+from pathlib import Path
+from typing import Any
+
+from common.models.config import ModelConfig, config_from_mapping
+from common.models.stub_server import StubServer
+
+SENTINEL_KEY = "sk-SENTINEL-do-not-leak-4f1c9a7e2b"
+
+# Tiny backoffs and timeouts so that retry tests take milliseconds.
+FAST = {"backoff_s": 0.001, "backoff_max_s": 0.05, "timeout_s": [2, 2], "max_retries": 3}
+
+
+def make_config(server: StubServer, **settings: Any) -> ModelConfig:
+    """Return a checked config pointing at ``server`` with fast retries, updated by ``settings``."""
+    base = {"name": "stub", "base_url": server.url, "model": "stub-model", **FAST}
+    return config_from_mapping({**base, **settings})
+
+
+def make_items(n: int, start: int = 0) -> list[dict[str, Any]]:
+    """Return ``n`` WorldSense-like trials with Keys start..start+n-1 (gold answer FALSE)."""
+    return [{"Key": start + i, "text": f"Question {start + i}: is it so? Answer TRUE or FALSE.",
+             "expectedresp": ["TRUE", "FALSE"], "goldresp": "FALSE"} for i in range(n)]
+
+
+def write_testset(directory: Path, n: int) -> Path:
+    """Write a test set directory with ``n`` trials (plain trials.jsonl) and return it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / "trials.jsonl", "w", encoding="utf-8") as handle:
+        for item in make_items(n):
+            handle.write(json.dumps({**item, "problemname": "stub", "tuple_ID": item["Key"]}) + "\n")
+    return directory
