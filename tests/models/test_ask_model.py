@@ -1,0 +1,113 @@
+"""scripts/ask_model.py as a real process: kill -9 and resume, cache across processes, key hygiene."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from model_helpers import FAST, SENTINEL_KEY, write_testset
+
+from common.paths import ROOT
+from common.results import read_results
+
+SCRIPT = str(ROOT / "scripts" / "ask_model.py")
+
+
+def write_config(directory: Path, server, **settings) -> Path:
+    path = directory / "stubmodel.yaml"
+    path.write_text(yaml.safe_dump({"base_url": server.url, "model": "stub-model", **FAST, **settings}))
+    return path
+
+
+def ask(testset: Path, config: Path, *args: str, env: dict | None = None, wait: bool = True):
+    """Run ask_model.py on ``testset``; return the CompletedProcess (or the Popen when not waiting)."""
+    command = [sys.executable, SCRIPT, "-t", str(testset), "--model", str(config),
+               "--cache-file", str(testset / "cache.sqlite"), *args]
+    environment = {**os.environ, **(env or {})}
+    if not wait:
+        return subprocess.Popen(command, env=environment, stderr=subprocess.DEVNULL)
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+
+
+def results_of(testset: Path, prompting: str = "basic") -> Path:
+    return testset / "results" / f"{prompting}___stubmodel___results.jsonl"
+
+
+def test_kill_9_mid_run_then_resume_answers_every_key_once(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 60)
+    config = write_config(tmp_path, server, concurrency=4)
+    out = results_of(testset)
+    server.default = "slow:0.05"
+    process = ask(testset, config, wait=False)
+    deadline = time.monotonic() + 60
+    while (not out.exists() or out.read_text().count("\n") < 12) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.kill()  # SIGKILL: no cleanup, no flush beyond what was already written
+    process.wait()
+    before = len(read_results(out))
+    assert 12 <= before < 60, "the run should have been killed mid-way"
+    server.default = "ok"
+    done = ask(testset, config)
+    assert done.returncode == 0, done.stderr
+    lines = out.read_text(encoding="utf-8").splitlines()
+    assert sorted(json.loads(line)["Key"] for line in lines) == list(range(60))  # every line parses, no twice
+    runs = json.loads(out.with_name("basic___stubmodel___results.meta.json").read_text())["runs"]
+    assert runs[-1]["already_done"] == before and runs[-1]["status"] == "complete"
+
+
+def test_cache_is_shared_by_processes_and_can_be_turned_off(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 20)
+    config = write_config(tmp_path, server, concurrency=4)
+    assert ask(testset, config, "--prompting", "p1").returncode == 0
+    assert len(server.requests) == 20
+    second = ask(testset, config, "--prompting", "p2")
+    assert second.returncode == 0 and len(server.requests) == 20  # all from the cache
+    assert all(record["cached"] and record["attempts"] == 0 for record in read_results(results_of(testset, "p2")))
+    assert "20 cache hits" in second.stderr
+    assert ask(testset, config, "--prompting", "p3", "--no-cache").returncode == 0
+    assert len(server.requests) == 40
+
+
+def test_the_key_never_reaches_results_metadata_cache_or_logs(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 5)
+    config = write_config(tmp_path, server, api_key_env="STUB_KEY")
+    env = {"STUB_KEY": SENTINEL_KEY}
+    server.script("500")
+    run = ask(testset, config, "--loglevel", "DEBUG", env=env)
+    assert run.returncode == 0, run.stderr
+    assert server.requests[0]["headers"]["Authorization"] == f"Bearer {SENTINEL_KEY}"
+    server.script("401")  # the stub echoes the Authorization header in its error message
+    refused = ask(testset, config, "--prompting", "other", "--no-cache", "--loglevel", "DEBUG", env=env)
+    assert refused.returncode == 2 and "error: " in refused.stderr and "HTTP 401" in refused.stderr
+    written = [path.read_bytes() for path in sorted(testset.rglob("*")) if path.is_file()]
+    for text in [run.stderr.encode(), refused.stderr.encode(), *written]:
+        assert SENTINEL_KEY.encode() not in text and b"4f1c9a7e2b" not in text
+
+
+def test_missing_key_variable_and_unknown_model_exit_2(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 3)
+    env = {key: value for key, value in os.environ.items() if key != "STUB_KEY"}
+    config = write_config(tmp_path, server, api_key_env="STUB_KEY")
+    run = subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", str(config)],
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "STUB_KEY, which is not set" in run.stderr
+    unknown = ask(testset, Path("no-such-model"))
+    assert unknown.returncode == 2 and "error: unknown model 'no-such-model'" in unknown.stderr
+    typo = ask(testset, config, "--set", "temprature=0")
+    assert typo.returncode == 2 and "unknown config key: temprature" in typo.stderr
+
+
+def test_random_builtin_matches_the_offline_template(tmp_path):
+    testset = write_testset(tmp_path / "set", 30)
+    template = subprocess.run([sys.executable, str(ROOT / "scripts" / "test_random_model.py"), "-t",
+                               str(testset), "--seed", "4"], capture_output=True, text=True, timeout=60)
+    assert template.returncode == 0, template.stderr
+    runner = subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "random", "--seed", "4",
+                             "--prompting", "runner"], capture_output=True, text=True, timeout=60)
+    assert runner.returncode == 0, runner.stderr
+    expected = {r["Key"]: r["resp"] for r in read_results(testset / "results/basic___random___results.jsonl")}
+    got = {r["Key"]: r["resp"] for r in read_results(testset / "results/runner___random___results.jsonl")}
+    assert got == expected and len(got) == 30 and set(got.values()) == {"TRUE", "FALSE"}

@@ -1,0 +1,80 @@
+"""The response cache: what is cached, what never is, and several processes sharing one file."""
+
+import subprocess
+import sys
+
+from model_helpers import SENTINEL_KEY, make_config
+
+from common.models.cache import ResponseCache, request_key
+from common.models.client import HTTPModel
+
+ASK = [{"role": "user", "content": "Is it so?"}]
+
+
+def test_identical_requests_are_answered_from_the_cache(server, tmp_path):
+    cache_file = tmp_path / "cache.sqlite"
+    first = HTTPModel(make_config(server), cache=ResponseCache(cache_file))
+    assert first.complete(ASK).cached is False
+    second = HTTPModel(make_config(server), cache=ResponseCache(cache_file))  # a new run
+    reply = second.complete(ASK)
+    assert (reply.text, reply.cached, reply.attempts, reply.prompt_tokens) == ("TRUE", True, 0, 3)
+    assert len(server.requests) == 1
+    assert second.counters.cache_hits == 1 and second.counters.prompt_tokens == 0  # cached tokens cost nothing
+
+
+def test_different_settings_or_endpoints_are_different_requests(server, tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    for settings in ({}, {"temperature": 0.7}, {"seed": 1}, {"model": "other"}, {"api": "completions"}):
+        HTTPModel(make_config(server, **settings), cache=cache).complete(ASK)
+    HTTPModel(make_config(server), cache=cache).complete([{"role": "user", "content": "Other?"}])
+    assert len(server.requests) == 6 and len(cache) == 6
+
+
+def test_errors_and_empty_answers_are_never_cached(server, tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    model = HTTPModel(make_config(server, max_retries=0), cache=cache)
+    server.script("empty", "500")
+    assert model.complete(ASK).text == ""
+    try:
+        model.complete(ASK)
+    except Exception:  # noqa: BLE001 - the failure itself is tested in test_models_client
+        pass
+    assert len(cache) == 0
+    assert model.complete(ASK).text == "TRUE" and len(cache) == 1
+
+
+def test_key_is_neither_in_the_cache_key_nor_the_file(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("STUB_KEY", SENTINEL_KEY)
+    cache_file = tmp_path / "cache.sqlite"
+    with_key = HTTPModel(make_config(server, api_key_env="STUB_KEY"), cache=ResponseCache(cache_file))
+    with_key.complete(ASK)
+    with_key.cache.close()
+    for path in tmp_path.iterdir():  # the database and its WAL
+        assert SENTINEL_KEY.encode() not in path.read_bytes(), path
+    no_key = HTTPModel(make_config(server), cache=ResponseCache(cache_file))
+    assert no_key.complete(ASK).cached  # the key does not change what the request is
+
+
+def test_request_key_is_canonical():
+    assert request_key("u", {"a": 1, "b": [1, 2]}) == request_key("u", {"b": [1, 2], "a": 1})
+    assert request_key("u", {"a": 1}) != request_key("v", {"a": 1})
+
+
+WRITER = """
+import sys
+from common.models.cache import ResponseCache
+cache = ResponseCache(sys.argv[1])
+for i in range(300):
+    cache.put(f"{sys.argv[2]}-{i}", {"text": str(i)})
+    assert cache.get(f"{sys.argv[2]}-{i}") == {"text": str(i)}
+"""
+
+
+def test_several_processes_write_one_cache_at_once(tmp_path):
+    cache_file = tmp_path / "cache.sqlite"
+    ResponseCache(cache_file).close()
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(cache_file), name]) for name in "abc"]
+    assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0]
+    cache = ResponseCache(cache_file)
+    assert len(cache) == 900
+    assert cache.get("b-299") == {"text": "299"}

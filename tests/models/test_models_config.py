@@ -1,0 +1,87 @@
+"""Model configs: strict loading with file:line errors, overrides, resolution of --model, shipped examples."""
+
+from pathlib import Path
+
+import pytest
+
+from common.errors import ConfigError, UserError
+from common.models import BUILTINS, register_builtin, resolve_model
+from common.models.builtin import OracleModel, RandomModel
+from common.models.client import HTTPModel
+from common.models.config import ModelConfig, load_model_config
+from common.models.resolve import MODEL_CONFIGS
+
+
+def write(tmp_path: Path, text: str, name: str = "mine.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_config_holds_only_differences(tmp_path):
+    path = write(tmp_path, "model: llama-3\nbase_url: http://127.0.0.1:9/v1\nprice_per_1k_tokens: {input: 1}\n")
+    config = load_model_config(path, {"concurrency": 8})
+    assert (config.name, config.model, config.concurrency, config.api) == ("mine", "llama-3", 8, "chat")
+    assert config.timeout_s == ModelConfig.__dataclass_fields__["timeout_s"].default_factory()
+    assert (config.price_per_1k_tokens.input, config.price_per_1k_tokens.output) == (1.0, 0.0)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("model: m\ntemprature: 0\n", r"mine.yaml:2: unknown config key: temprature \(known: name, base_url"),
+    ("model: m\nconcurrency: many\n", r"mine.yaml:2: field 'concurrency': expected int"),
+    ("model: m\napi: responses\n", r"mine.yaml:2: field 'api': 'responses' is not one of 'chat', 'completions'"),
+    ("model: m\n\ntimeout_s: [1]\n", r"mine.yaml:3: field 'timeout_s' must be \[connect, read\]"),
+    ("model: m\nconcurrency: 0\n", r"mine.yaml:2: field 'concurrency' must be at least 1"),
+    ("base_url: http://x/v1\n", r"mine.yaml: field 'model' the server's model id is required"),
+    ("model: m\nbase_url: localhost:8000\n", r"mine.yaml:2: field 'base_url' must start with http"),
+])
+def test_bad_configs_name_file_line_and_field(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_model_config(write(tmp_path, text))
+
+
+def test_a_bad_override_names_the_command_line(tmp_path):
+    with pytest.raises(ConfigError, match=r"mine.yaml: field 'concurrency' must be at least 1 \(got 0\)"):
+        load_model_config(write(tmp_path, "model: m\nconcurrency: 4\n"), {"concurrency": 0})
+
+
+@pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_shipped_configs_load(path, monkeypatch):
+    config = load_model_config(path)
+    assert config.name == path.stem and config.model
+    if config.api_key_env:
+        monkeypatch.setenv(config.api_key_env, "test-key")
+    model = resolve_model(path.stem, use_cache=False)
+    assert isinstance(model, HTTPModel) and model.url.startswith(config.base_url.rstrip("/"))
+
+
+def test_shipped_configs_cover_the_usual_servers():
+    names = {path.stem for path in MODEL_CONFIGS.glob("*.yaml")}
+    assert {"openai-gpt-4o-mini", "vllm", "llamacpp", "ollama"} <= names
+
+
+def test_builtins_need_no_file():
+    assert isinstance(resolve_model("random", seed=3), RandomModel)
+    assert isinstance(resolve_model("oracle"), OracleModel)
+    with pytest.raises(ConfigError, match="takes no settings"):
+        resolve_model("oracle", overrides={"concurrency": 2})
+
+
+def test_resolving_a_config_path_and_an_unknown_name(tmp_path):
+    path = write(tmp_path, "model: m\n", name="server.yaml")
+    assert resolve_model(str(path), use_cache=False).name == "server"
+    with pytest.raises(UserError, match=r"unknown model 'nope': not a built-in \(.*oracle.*\)"):
+        resolve_model("nope")
+
+
+def test_other_suites_register_builtins_with_one_line():
+    class Noop(RandomModel):
+        name = "noop-test"
+
+    register_builtin("noop-test", Noop)
+    try:
+        assert isinstance(resolve_model("noop-test"), Noop)
+        with pytest.raises(ValueError, match="already registered"):
+            register_builtin("noop-test", OracleModel)
+    finally:
+        del BUILTINS["noop-test"]

@@ -1,0 +1,100 @@
+"""The runner against a real server: parallel answers, resume, failures, stops, metadata, progress."""
+
+import json
+
+import pytest
+from model_helpers import SENTINEL_KEY, make_config, make_items
+
+from common.models.base import Counters, ModelError
+from common.models.builtin import OracleModel
+from common.models.client import HTTPModel
+from common.models.runner import metadata_path, run_items
+from common.results import read_results
+
+
+def keys_in(path):
+    """Return the Keys of a results file in line order, parsing every line strictly."""
+    return [json.loads(line)["Key"] for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_many_workers_write_every_key_once(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    summary = run_items(HTTPModel(make_config(server, concurrency=16)), make_items(200), out)
+    assert sorted(keys_in(out)) == list(range(200))
+    assert (summary.answered, summary.failed, summary.status) == (200, 0, "complete")
+    assert {record["resp"] for record in read_results(out)} == {"TRUE"}
+
+
+def test_a_restarted_run_asks_only_what_is_missing(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    model = HTTPModel(make_config(server, concurrency=4))
+    run_items(model, make_items(50), out)
+    summary = run_items(model, make_items(120), out)
+    assert (summary.already_done, summary.answered, len(server.requests)) == (50, 70, 120)
+    assert sorted(keys_in(out)) == list(range(120))
+
+
+def test_failed_items_are_not_written_and_the_next_run_asks_them(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    model = HTTPModel(make_config(server, concurrency=1, max_retries=0))
+    server.script("500", "500")
+    summary = run_items(model, make_items(10), out)
+    assert (summary.answered, summary.failed, summary.status) == (8, 2, "incomplete")
+    assert sorted(keys_in(out)) == list(range(2, 10))
+    assert summary.failures[0]["Key"] == 0 and "HTTP 500" in summary.failures[0]["error"]
+    assert run_items(model, make_items(10), out).answered == 2
+    assert sorted(keys_in(out)) == list(range(10))
+
+
+def test_a_refused_request_stops_the_run_and_keeps_what_was_answered(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    model = HTTPModel(make_config(server, concurrency=4))
+    server.script(*["ok"] * 10, "403")
+    with pytest.raises(ModelError, match="HTTP 403"):
+        run_items(model, make_items(100), out)
+    assert 10 <= len(keys_in(out)) < 30  # only what was in flight when it stopped
+    runs = json.loads(metadata_path(out).read_text())["runs"]
+    assert runs[-1]["status"].startswith("stopped: ModelError") and "HTTP 403" in runs[-1]["status"]
+    run_items(model, make_items(100), out)
+    assert sorted(keys_in(out)) == list(range(100))
+
+
+def test_metadata_has_settings_totals_tokens_and_cost_but_no_key(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("STUB_KEY", SENTINEL_KEY)
+    out = tmp_path / "basic___stub___results.jsonl"
+    config = make_config(server, api_key_env="STUB_KEY", price_per_1k_tokens={"input": 1.0, "output": 2.0})
+    run_items(HTTPModel(config), make_items(10), out, labels={"prompting": "basic"})
+    meta = json.loads(metadata_path(out).read_text())
+    assert metadata_path(out).name == "basic___stub___results.meta.json"
+    run = meta["runs"][0]
+    assert (run["prompting"], run["answered"], run["requests"], run["retries"]) == ("basic", 10, 10, 0)
+    # each question is 9 words, each answer 1 (the stub counts words as tokens)
+    assert (run["prompt_tokens"], run["completion_tokens"], run["cost_usd"]) == (90, 10, 0.11)
+    assert run["model"]["api_key_env"] == "STUB_KEY" and run["model"]["max_tokens"] == 256
+    assert SENTINEL_KEY not in metadata_path(out).read_text() and SENTINEL_KEY not in out.read_text()
+
+
+def test_records_carry_diagnostics(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    server.script("429:0")
+    run_items(HTTPModel(make_config(server, concurrency=1)), make_items(2), out)
+    first, second = read_results(out)
+    assert (first["Key"], first["resp"], first["raw"], first["attempts"]) == (0, "TRUE", ["TRUE"], 2)
+    assert (second["attempts"], second["prompt_tokens"], second["completion_tokens"]) == (1, 9, 1)
+    assert first["cached"] is False and first["error"] is None and first["latency_s"] >= 0
+
+
+def test_progress_bar_shows_retries_errors_and_tokens(server, tmp_path, capsys):
+    counters = Counters()
+    model = HTTPModel(make_config(server, concurrency=1), counters=counters)
+    server.script("500")
+    run_items(model, make_items(3), tmp_path / "p___stub___results.jsonl", show_progress=True)
+    final = capsys.readouterr().err.strip().split("\r")[-1]
+    assert "3/3" in final and "retries=1 errors=0 tokens=30" in final
+
+
+def test_builtin_models_run_through_the_same_runner(tmp_path):
+    out = tmp_path / "basic___oracle___results.jsonl"
+    items = make_items(5)
+    run_items(OracleModel(), items, out)
+    assert [record["resp"] for record in read_results(out)] == ["FALSE"] * 5
