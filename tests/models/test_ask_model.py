@@ -65,7 +65,8 @@ def test_cache_is_shared_by_processes_and_can_be_turned_off(server, tmp_path):
     assert len(server.requests) == 20
     second = ask(testset, config, "--prompting", "p2")
     assert second.returncode == 0 and len(server.requests) == 20  # all from the cache
-    assert all(record["cached"] and record["attempts"] == 0 for record in read_results(results_of(testset, "p2")))
+    records = read_results(results_of(testset, "p2"))
+    assert all(record["cached"] and record["attempts"] == 0 for record in records)
     assert "20 cache hits" in second.stderr
     assert ask(testset, config, "--prompting", "p3", "--no-cache").returncode == 0
     assert len(server.requests) == 40

@@ -3,8 +3,10 @@
 import subprocess
 import sys
 
+import pytest
 from model_helpers import SENTINEL_KEY, make_config
 
+from common.models.base import RequestFailed
 from common.models.cache import ResponseCache, request_key
 from common.models.client import HTTPModel
 
@@ -19,7 +21,8 @@ def test_identical_requests_are_answered_from_the_cache(server, tmp_path):
     reply = second.complete(ASK)
     assert (reply.text, reply.cached, reply.attempts, reply.prompt_tokens) == ("TRUE", True, 0, 3)
     assert len(server.requests) == 1
-    assert second.counters.cache_hits == 1 and second.counters.prompt_tokens == 0  # cached tokens cost nothing
+    assert second.counters.cache_hits == 1
+    assert second.counters.prompt_tokens == 0  # cached tokens cost nothing
 
 
 def test_different_settings_or_endpoints_are_different_requests(server, tmp_path):
@@ -35,10 +38,8 @@ def test_errors_and_empty_answers_are_never_cached(server, tmp_path):
     model = HTTPModel(make_config(server, max_retries=0), cache=cache)
     server.script("empty", "500")
     assert model.complete(ASK).text == ""
-    try:
+    with pytest.raises(RequestFailed):
         model.complete(ASK)
-    except Exception:  # noqa: BLE001 - the failure itself is tested in test_models_client
-        pass
     assert len(cache) == 0
     assert model.complete(ASK).text == "TRUE" and len(cache) == 1
 
@@ -62,6 +63,7 @@ def test_request_key_is_canonical():
 
 WRITER = """
 import sys
+from common.models.base import RequestFailed
 from common.models.cache import ResponseCache
 cache = ResponseCache(sys.argv[1])
 for i in range(300):
