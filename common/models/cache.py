@@ -35,6 +35,7 @@ class ResponseCache:
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
         connection = self._connection()
         connection.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
@@ -49,7 +50,11 @@ class ResponseCache:
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        self._connection().execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", (key, text))
+        # One writer at a time inside this process: threads queue on a lock instead of meeting
+        # SQLite's busy handler, which sleeps for milliseconds; other processes still wait on it.
+        with self._write_lock:
+            self._connection().execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
+                                       (key, text))
 
     def __len__(self) -> int:
         return self._connection().execute("SELECT COUNT(*) FROM answers").fetchone()[0]

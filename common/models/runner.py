@@ -4,16 +4,18 @@ A thread pool of ``model.concurrency`` workers answers items with the answering 
 appends each record (flushed) through ``ResultsWriter``: Keys already in the file are skipped,
 a Key is never written twice, and a killed run loses at most the items in flight. At most
 ``2 * concurrency`` items are queued at once, so a stop (a refused request, a spent retry
-budget, Ctrl-C) ends the run quickly. Each run adds an entry to a metadata JSON next to the
+budget, Ctrl-C) ends the run quickly: items in flight finish and are written, no new one
+starts. Each run adds an entry to a metadata JSON next to the
 results file: settings, totals, tokens, and cost when the model has a price.
 """
 
 import json
 import logging
+import queue
 import threading
 import time
 from collections.abc import Iterable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,54 +81,66 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
 
 def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter, reprompts: int,
               counters: Counters, summary: RunSummary, show_progress: bool) -> None:
-    """Answer ``todo`` with a bounded thread pool, updating ``summary`` and the progress bar."""
-    stop = threading.Event()
+    """Answer ``todo`` with a thread pool, at most ``2 * concurrency`` items queued; update ``summary``.
 
-    def work(item: dict[str, Any]) -> dict[str, Any] | None:
-        if stop.is_set():
-            return None
-        record = answer_item(model, item, reprompts)
-        writer.append(record)
-        return record
+    Workers answer and append; they hand each outcome to this (main) thread through a queue,
+    which counts it, moves the progress bar, and re-raises what must stop the run.
+    """
+    stop = threading.Event()
+    outcomes: queue.SimpleQueue = queue.SimpleQueue()
+
+    def work(item: dict[str, Any]) -> None:
+        try:
+            record = None
+            if not stop.is_set():
+                record = answer_item(model, item, reprompts)
+                writer.append(record)
+            outcomes.put((item, record, None))
+        except BaseException as exc:  # handed to the main thread, which decides
+            outcomes.put((item, None, exc))
 
     bar = cli.progress(None, total=len(todo), desc=f"ask {model.name}", unit="item",
                        disable=not show_progress)
-    queue = iter(todo)
-    window = 2 * model.concurrency
-    pending: dict[Future, dict[str, Any]] = {}
+    in_flight, window, shown = 0, 2 * model.concurrency, 0.0
     with ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask") as pool:
         try:
-            while True:
-                while len(pending) < window and (item := next(queue, None)) is not None:
-                    pending[pool.submit(work, item)] = item
-                if not pending:
-                    break
-                done, _ = wait(pending, return_when=FIRST_COMPLETED)
-                for future in done:
-                    _collect(future, pending.pop(future), summary, counters)
+            for item in [*todo, None]:
+                while in_flight and (in_flight >= window or item is None):
+                    _collect(*outcomes.get(), summary, counters)
+                    in_flight -= 1
                     bar.update(1)
-                c = counters
-                bar.set_postfix_str(f"retries={c.retries} errors={c.errors} "
-                                    f"tokens={c.prompt_tokens + c.completion_tokens:,}", refresh=False)
+                    if time.monotonic() - shown > 0.1:  # formatting the postfix each item would cost more
+                        shown = time.monotonic()
+                        bar.set_postfix_str(_postfix(counters), refresh=False)
+                if item is not None:
+                    pool.submit(work, item)
+                    in_flight += 1
+            bar.set_postfix_str(_postfix(counters), refresh=False)
         except BaseException:
-            stop.set()  # workers not yet started return at once; those in flight finish their item
+            stop.set()  # queued items return at once; those in flight finish and are written
             raise
         finally:
             bar.close()
 
 
-def _collect(future: Future, item: dict[str, Any], summary: RunSummary, counters: Counters) -> None:
-    """Count the outcome of one item; a failed request is logged and counted, anything else re-raised."""
-    try:
-        record = future.result()
-    except RequestFailed as exc:
+def _postfix(counters: Counters) -> str:
+    """Return the progress bar's counters: retries, errors, tokens."""
+    return (f"retries={counters.retries} errors={counters.errors} "
+            f"tokens={counters.prompt_tokens + counters.completion_tokens:,}")
+
+
+def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
+             summary: RunSummary, counters: Counters) -> None:
+    """Count the outcome of one item; a failed request is logged and counted, other errors re-raised."""
+    if isinstance(exc, RequestFailed):
         counters.add(errors=1)
         summary.failed += 1
         if len(summary.failures) < 20:
             summary.failures.append({"Key": item["Key"], "error": str(exc)})
         log.warning("Key %s not answered (asked again by the next run): %s", item["Key"], exc)
-        return
-    if record is not None:
+    elif exc is not None:
+        raise exc
+    elif record is not None:
         summary.answered += 1
         summary.invalid += record["resp"] == ""
 

@@ -49,7 +49,7 @@ class StubServer:
         self.connections: dict[tuple[str, int], int] = {}  # client (host, port) -> requests on it
         self._queue: collections.deque[str] = collections.deque()
         self._lock = threading.Lock()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _handler_for(self))
+        self._httpd = _Server(("127.0.0.1", port), _handler_for(self))
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
@@ -83,11 +83,18 @@ class StubServer:
             return self._queue.popleft() if self._queue else self.default
 
 
+class _Server(ThreadingHTTPServer):
+    """A threading HTTP server with a listen backlog for many clients connecting at once."""
+
+    request_queue_size = 128  # the default 5 resets connections under a burst of new clients
+
+
 def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
     """Return a request handler class bound to ``server``."""
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+        disable_nagle_algorithm = True  # else headers and body as two packets wait for a delayed ACK
 
         def log_message(self, format: str, *args: Any) -> None:
             """Stay quiet."""

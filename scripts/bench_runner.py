@@ -1,0 +1,130 @@
+"""Benchmark the model runner's overhead against bare thread-pool loops of requests.post.
+
+All three clients hit the same local stub server (a separate process that answers at once),
+at the same concurrency, in one run, alternating, several repetitions; the median request rate
+of each is reported with the runner's ratio to each bare loop. The runner works as in a real
+run: answering protocol, SQLite cache on (a fresh one per repetition, so every request is a
+miss and a cache write), results appended and flushed, metadata written, progress bar on.
+Target: the runner reaches at least 90% of the bare requests.post loop's rate.
+
+$ python scripts/bench_runner.py
+$ python scripts/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
+"""
+
+import logging
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from pathlib import Path
+
+import requests
+
+from common import cli
+from common.models.cache import ResponseCache
+from common.models.client import HTTPModel
+from common.models.config import config_from_mapping
+from common.models.runner import run_items
+
+log = logging.getLogger("bench_runner")
+
+
+def bare_post(url: str, bodies: list[dict], concurrency: int) -> None:
+    """The anchor: a thread pool calling requests.post for each body."""
+    def one(body: dict) -> None:
+        requests.post(url, json=body, timeout=(10, 60)).json()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, bodies))
+
+
+def bare_session(url: str, bodies: list[dict], concurrency: int) -> None:
+    """A stricter anchor: the same loop with one keep-alive Session per thread."""
+    local = threading.local()
+
+    def one(body: dict) -> None:
+        if not hasattr(local, "session"):
+            local.session = requests.Session()
+        local.session.post(url, json=body, timeout=(10, 60)).json()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, bodies))
+
+
+def runner(base_url: str, items: list[dict], concurrency: int, workdir: Path) -> None:
+    """The runner as ask_model.py uses it, with cache and results writing on."""
+    config = config_from_mapping({"name": "bench", "base_url": base_url, "model": "stub",
+                                  "concurrency": concurrency, "max_tokens": 4})
+    model = HTTPModel(config, cache=ResponseCache(workdir / "cache.sqlite"))
+    try:
+        run_items(model, items, workdir / "basic___bench___results.jsonl", show_progress=True)
+    finally:
+        model.close()
+        model.cache.close()
+
+
+def timed(function: Callable[[], None]) -> float:
+    """Return the seconds ``function`` took."""
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    """Start the stub server in its own process; return it and its base URL."""
+    server = subprocess.Popen([sys.executable, "-m", "common.models.stub_server", "--port", "0"],
+                              stdout=subprocess.PIPE, text=True)
+    line = server.stdout.readline()
+    if not line.startswith("listening on "):
+        server.kill()
+        raise RuntimeError(f"stub server did not start: {line!r}")
+    return server, line.split()[-1]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    parser.add_argument("--requests", type=int, default=2000, help="requests per measurement")
+    parser.add_argument("--repetitions", type=int, default=5, help="measurements of each client")
+    parser.add_argument("--concurrency", type=int, default=16, help="worker threads of every client")
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+    logging.getLogger("common.models.runner").setLevel(logging.WARNING)
+
+    server, base_url = start_server()
+    url = base_url + "/chat/completions"
+    rates: dict[str, list[float]] = {"runner": [], "bare requests.post": [], "bare Session.post": []}
+    try:
+        for rep in range(args.repetitions):
+            # fresh prompts each repetition: no cache hits anywhere
+            items = [{"Key": i, "text": f"rep {rep} question {i}: TRUE or FALSE?",
+                      "expectedresp": ["TRUE", "FALSE"]} for i in range(args.requests)]
+            bodies = [{"model": "stub", "messages": [{"role": "user", "content": item["text"]}],
+                       "max_tokens": 4} for item in items]
+            with tempfile.TemporaryDirectory() as workdir:
+                clients = {
+                    "runner": partial(runner, base_url, items, args.concurrency, Path(workdir)),
+                    "bare requests.post": partial(bare_post, url, bodies, args.concurrency),
+                    "bare Session.post": partial(bare_session, url, bodies, args.concurrency),
+                }
+                order = list(clients) if rep % 2 == 0 else list(reversed(clients))
+                for name in order:
+                    rates[name].append(args.requests / timed(clients[name]))
+            log.info("repetition %d: %s", rep + 1, ", ".join(f"{n} {r[-1]:,.0f}/s" for n, r in rates.items()))
+    finally:
+        server.kill()
+        server.wait()
+    medians = {name: statistics.median(values) for name, values in rates.items()}
+    print(f"requests per second, median of {args.repetitions} x {args.requests:,} requests "
+          f"at concurrency {args.concurrency}:")
+    for name, median in medians.items():
+        print(f"  {name:<20} {median:8,.0f}/s   (runs: {', '.join(f'{r:,.0f}' for r in rates[name])})")
+    for anchor in ("bare requests.post", "bare Session.post"):
+        print(f"  runner / {anchor:<20} {medians['runner'] / medians[anchor]:6.1%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))
