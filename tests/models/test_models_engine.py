@@ -1,0 +1,100 @@
+"""The runner against a real inference engine: llama.cpp's OpenAI-compatible server (llama-cpp-python).
+
+Run by `make test-engine` (which installs requirements-engine.txt: llama-cpp-python builds from
+source in about 6 minutes) and by `make test-all`; skipped when the engine is not installed.
+The model is a tiny random-weight LLaMA the test writes itself, so its answers are nonsense:
+the runner must re-prompt, then record "".
+"""
+
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+import yaml
+from tiny_gguf import write_tiny_llama
+
+from common.jsonl import write_jsonl
+from common.models.answering import extract_answer
+from common.paths import DATA, ROOT
+from common.results import read_results
+from common.worldsense import load_testset
+
+pytestmark = pytest.mark.integration
+TRIALS = 4
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory):
+    """Start `python -m llama_cpp.server` on the tiny model; yield its base URL."""
+    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]: make test-engine")
+    pytest.importorskip("gguf", reason="needs gguf: make test-engine")
+    model = write_tiny_llama(tmp_path_factory.mktemp("engine") / "tiny-llama.gguf")
+    port = free_port()
+    log = open(model.with_name("server.log"), "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+         "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", "4096"],
+        stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}/v1"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            assert server.poll() is None, model.with_name("server.log").read_text()[-2000:]
+            try:
+                if requests.get(url + "/models", timeout=2).ok:
+                    break
+            except requests.ConnectionError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("llama.cpp server did not come up in 120 s")
+        yield url
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+
+
+def worldsense_trials(directory: Path) -> Path:
+    """Write the first TRIALS trials of the official test set (gold answers in clear) to ``directory``."""
+    if not (DATA / "worldsense" / "test_set").is_dir():
+        pytest.skip("needs the WorldSense test set: make data")
+    trials = load_testset(DATA / "worldsense" / "test_set").head(TRIALS)
+    directory.mkdir()
+    write_jsonl(directory / "trials.jsonl", trials.to_dict("records"))
+    return directory
+
+
+@pytest.mark.parametrize("api", ["chat", "completions"])
+def test_ask_model_against_llama_cpp(engine, tmp_path, api):
+    testset = worldsense_trials(tmp_path / "set")
+    config = tmp_path / f"tiny-{api}.yaml"
+    config.write_text(yaml.safe_dump({"base_url": engine, "model": "tiny-llama", "api": api, "max_tokens": 8,
+                                      "concurrency": 2, "timeout_s": [5, 120], "backoff_s": 0.1}))
+    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "ask_model.py"), "-t", str(testset),
+                          "--model", str(config), "--cache-file", str(tmp_path / "cache.sqlite")],
+                         capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    records = read_results(testset / "results" / f"basic___tiny-{api}___results.jsonl")
+    trials = {trial["Key"]: trial for trial in load_testset(testset).to_dict("records")}
+    assert sorted(record["Key"] for record in records) == sorted(trials)
+    for record in records:
+        options = trials[record["Key"]]["expectedresp"]
+        assert record["resp"] in [*options, ""]
+        assert (record["resp"] == "") == (record["error"] is not None)
+        assert len(record["raw"]) == (1 if extract_answer(record["raw"][0], options) else 2)
+        assert record["prompt_tokens"] > 0 and record["attempts"] >= len(record["raw"])
+    assert any(record["resp"] == "" for record in records), "random weights should give nonsense"
+    meta = json.loads((testset / "results" / f"basic___tiny-{api}___results.meta.json").read_text())
+    assert meta["runs"][-1]["status"] == "complete" and meta["runs"][-1]["completion_tokens"] > 0
+    print(f"\n{api}: " + "; ".join(f"{r['raw']!r} -> {r['resp']!r}" for r in records))
