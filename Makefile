@@ -83,3 +83,20 @@ $(BLOCKS_DATA): configs/data/cogsci22_blocks.yaml configs/data/cogsci22_blocks.s
 $(WS_TEST)/results/basic___random___results.jsonl.done: $(WS_CORE) scripts/test_random_model.py
 	$(PYTHON) scripts/test_random_model.py -t $(WS_TEST)
 	touch $@
+
+# ---- models (model access: configs/models/, common/models/, scripts/ask_model.py) ---------------
+.PHONY: test-engine bench-models
+ENGINE_OK := $(VENV)/.engine-ok
+
+## Test the runner against a real llama.cpp server on a tiny model (first run builds llama.cpp, ~6 min).
+test-engine: $(ENGINE_OK) $(WS_CORE)
+	$(PYTHON) -m pytest -m integration -s tests/models/test_models_engine.py
+
+## Benchmark the model runner against bare requests.post loops on a local server (prints rates).
+bench-models: $(ENV_OK)
+	$(PYTHON) scripts/bench_runner.py
+
+# llama-cpp-python builds from source; GGML_NATIVE=OFF makes a build that runs on any x86-64 CPU.
+$(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip install --disable-pip-version-check -r requirements-engine.txt
+	touch $@
