@@ -20,7 +20,8 @@ def worldsense_test_set() -> Path:
     return WORLDSENSE_TEST_SET
 
 
-def run_script(*args: str, env: dict[str, str] | None = None, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run_script(*args: str, env: dict[str, str] | None = None,
+               cwd: Path = ROOT) -> subprocess.CompletedProcess:
     """Run ``python scripts/<args>`` in a subprocess and return the completed process (text mode)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, *args], cwd=cwd, env=full_env, capture_output=True,
