@@ -130,3 +130,18 @@ def test_one_session_per_thread_keeps_connections_alive(server):
     assert len(server.requests) == 20
     assert len(server.connections) == 4  # one keep-alive connection per worker thread
     model.close()
+
+
+def test_retry_after_as_an_http_date_in_the_past_means_at_once(server):
+    model = HTTPModel(make_config(server, backoff_s=5))
+    server.script("429:Wed, 21 Oct 2015 07:28:00 GMT")
+    start = time.monotonic()
+    assert model.complete(ASK).attempts == 2
+    assert time.monotonic() - start < 2  # not the 2.5-5 s backoff: the server's date wins
+
+
+def test_a_refused_connection_is_retried_then_fails(server):
+    config = make_config(server, max_retries=2)
+    server.stop()  # nothing listens on the port any more
+    with pytest.raises(RequestFailed, match=r"connection failed.*gave up after 3 attempts"):
+        HTTPModel(config).complete(ASK)
