@@ -61,7 +61,7 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
     summary = RunSummary()
     started = time.time()
     with ResultsWriter(results_path) as writer:
-        items = list(items)
+        items = _unique_keys(items)
         todo = [item for item in items if item["Key"] not in writer.done]
         summary.total, summary.already_done = len(items), len(items) - len(todo)
         log.info("%s: %s items, %s already answered, %s to ask %s with %d worker(s)",
@@ -79,6 +79,21 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
     return summary
 
 
+def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``items`` as a list without later repeats of a Key (warning once if any)."""
+    seen: set[Any] = set()
+    unique, repeats = [], 0
+    for item in items:
+        if item["Key"] in seen:
+            repeats += 1
+        else:
+            seen.add(item["Key"])
+            unique.append(item)
+    if repeats:
+        log.warning("%d items repeat a Key already seen; only the first of each is asked", repeats)
+    return unique
+
+
 def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter, reprompts: int,
               counters: Counters, summary: RunSummary, show_progress: bool) -> None:
     """Answer ``todo`` with a thread pool, at most ``2 * concurrency`` items queued; update ``summary``.
@@ -94,7 +109,7 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter, r
             record = None
             if not stop.is_set():
                 record = answer_item(model, item, reprompts)
-                writer.append(record)
+                record = record if writer.append(record) else None  # None: its Key was already written
             outcomes.put((item, record, None))
         except BaseException as exc:  # handed to the main thread, which decides
             outcomes.put((item, None, exc))

@@ -98,3 +98,10 @@ def test_builtin_models_run_through_the_same_runner(tmp_path):
     items = make_items(5)
     run_items(OracleModel(), items, out)
     assert [record["resp"] for record in read_results(out)] == ["FALSE"] * 5
+
+
+def test_repeated_keys_in_the_items_are_asked_once(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    summary = run_items(HTTPModel(make_config(server, concurrency=4)), make_items(5) + make_items(5), out)
+    assert (summary.total, summary.answered, len(server.requests)) == (5, 5, 5)
+    assert sorted(keys_in(out)) == list(range(5))
