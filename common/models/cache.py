@@ -3,16 +3,24 @@
 The key is a SHA-256 of the request as sent (endpoint, model, messages or prompt, decoding
 settings), never of its headers, so the API key is never part of it. Only answers worth
 reusing are stored: callers never put errors or empty answers here.
+
+Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once) and commits
+the batch in one transaction when it reaches ``BATCH_SIZE`` answers or ``BATCH_SECONDS`` of age,
+and on ``close``. One commit per answer cost about as much CPU as the HTTP request itself; a
+process killed with SIGKILL loses at most its last batch, which only means asking again.
 """
 
 import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
 BUSY_TIMEOUT_MS = 60_000  # wait this long for another process's write lock before failing
+BATCH_SIZE = 64  # answers per write transaction
+BATCH_SECONDS = 1.0  # ... or fewer, once the oldest has waited this long
 
 
 def request_key(endpoint: str, payload: dict[str, Any]) -> str:
@@ -23,10 +31,11 @@ def request_key(endpoint: str, payload: dict[str, Any]) -> str:
 
 
 class ResponseCache:
-    """A key -> JSON value store in one SQLite file; each thread gets its own connection.
+    """A key -> JSON value store in one SQLite file; each thread reads through its own connection.
 
     WAL mode lets readers and one writer work at once across processes; a busy timeout makes
-    concurrent writers wait instead of failing. Writes commit at once (autocommit).
+    concurrent writers wait instead of failing. Call ``close`` (or ``flush``) to commit the
+    answers still in memory.
     """
 
     def __init__(self, path: str | Path):
@@ -34,8 +43,10 @@ class ResponseCache:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
         self._connections: list[sqlite3.Connection] = []
-        self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _connections and _pending
+        self._write_lock = threading.Lock()  # one writer at a time inside this process
+        self._pending: dict[str, str] = {}
+        self._oldest = 0.0
         connection = self._connection()
         connection.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
@@ -43,24 +54,43 @@ class ResponseCache:
         return f"<ResponseCache {self.path}>"
 
     def get(self, key: str) -> Any | None:
-        """Return the value stored under ``key``, or None."""
-        row = self._connection().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        """Return the value stored under ``key`` (committed or still pending), or None."""
+        with self._lock:
+            text = self._pending.get(key)
+        if text is None:
+            row = self._connection().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
+            text = row[0] if row else None
+        return json.loads(text) if text is not None else None
 
     def put(self, key: str, value: Any) -> None:
-        """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one."""
+        """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one; may commit a batch."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-        # One writer at a time inside this process: threads queue on a lock instead of meeting
-        # SQLite's busy handler, which sleeps for milliseconds; other processes still wait on it.
+        with self._lock:
+            if not self._pending:
+                self._oldest = time.monotonic()
+            self._pending[key] = text
+            due = len(self._pending) >= BATCH_SIZE or time.monotonic() - self._oldest >= BATCH_SECONDS
+        if due:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit the pending answers in one transaction."""
         with self._write_lock:
-            self._connection().execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
-                                       (key, text))
+            with self._lock:
+                batch, self._pending = list(self._pending.items()), {}
+            if batch:
+                connection = self._connection()
+                with connection:  # BEGIN ... COMMIT (rolled back on error)
+                    connection.execute("BEGIN IMMEDIATE")
+                    connection.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", batch)
 
     def __len__(self) -> int:
+        self.flush()
         return self._connection().execute("SELECT COUNT(*) FROM answers").fetchone()[0]
 
     def close(self) -> None:
-        """Close every thread's connection."""
+        """Commit what is pending and close every thread's connection."""
+        self.flush()
         with self._lock:
             for connection in self._connections:
                 connection.close()

@@ -97,7 +97,9 @@ class HTTPModel:
         return reply
 
     def close(self) -> None:
-        """Close every thread's Session."""
+        """Close every thread's Session, and the cache (committing what it holds in memory)."""
+        if self.cache is not None:
+            self.cache.close()
         with self._lock:
             for session in self._sessions:
                 session.close()

@@ -17,6 +17,7 @@ def test_identical_requests_are_answered_from_the_cache(server, tmp_path):
     cache_file = tmp_path / "cache.sqlite"
     first = HTTPModel(make_config(server), cache=ResponseCache(cache_file))
     assert first.complete(ASK).cached is False
+    first.close()  # the end of a run commits its answers
     second = HTTPModel(make_config(server), cache=ResponseCache(cache_file))  # a new run
     reply = second.complete(ASK)
     assert (reply.text, reply.cached, reply.attempts, reply.prompt_tokens) == ("TRUE", True, 0, 3)
@@ -69,7 +70,18 @@ cache = ResponseCache(sys.argv[1])
 for i in range(300):
     cache.put(f"{sys.argv[2]}-{i}", {"text": str(i)})
     assert cache.get(f"{sys.argv[2]}-{i}") == {"text": str(i)}
+cache.close()
 """
+
+
+def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path):
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    cache.put("k", {"text": "TRUE"})
+    assert cache.get("k") == {"text": "TRUE"}
+    other = ResponseCache(tmp_path / "cache.sqlite")  # as another process sees the file
+    assert other.get("k") is None
+    cache.close()
+    assert other.get("k") == {"text": "TRUE"}
 
 
 def test_several_processes_write_one_cache_at_once(tmp_path):
