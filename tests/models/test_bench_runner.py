@@ -17,4 +17,4 @@ def test_bench_runner_smoke():
     lines = run.stdout.splitlines()
     assert lines[0] == "requests per second, median of 1 x 60 requests at concurrency 4:"
     assert [line.split()[0] for line in lines[1:4]] == ["runner", "bare", "bare"]
-    assert "runner / bare requests.post" in lines[4] and lines[4].endswith("%")
+    assert "runner / bare requests.post" in lines[4] and lines[4].endswith("ratios")
