@@ -130,6 +130,9 @@ class HTTPModel:
         start = time.monotonic()
         try:
             response = self._session().post(self.url, json=body, timeout=tuple(self.config.timeout_s))
+        except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema,
+                requests.exceptions.MissingSchema) as exc:
+            raise ModelError(f"{self.url}: not a usable URL, check base_url: {exc}") from None
         except requests.Timeout as exc:
             raise _Transient(f"timed out ({type(exc).__name__}, timeout_s={self.config.timeout_s})") from None
         except requests.RequestException as exc:  # refused, reset, dropped, ...

@@ -23,10 +23,12 @@ from typing import Any
 from common import cli
 from common.jsonl import write_json
 from common.models.answering import answer_item
-from common.models.base import Counters, Model, RequestFailed
+from common.models.base import Counters, Model, ModelError, RequestFailed
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
+
+FAILED_IN_A_ROW = 10  # items failing one after the other (at least, or 2 x concurrency) stop the run
 
 
 @dataclass
@@ -41,6 +43,7 @@ class RunSummary:
     status: str = "running"  # complete | incomplete (some failed) | stopped: <why>
     elapsed_s: float = 0.0
     failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
+    failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
 
 
 def metadata_path(results_path: str | Path) -> Path:
@@ -117,11 +120,12 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter, r
     bar = cli.progress(None, total=len(todo), desc=f"ask {model.name}", unit="item",
                        disable=not show_progress)
     in_flight, window, shown = 0, 2 * model.concurrency, 0.0
+    give_up = max(window, FAILED_IN_A_ROW)
     with ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask") as pool:
         try:
             for item in [*todo, None]:
                 while in_flight and (in_flight >= window or item is None):
-                    _collect(*outcomes.get(), summary, counters)
+                    _collect(*outcomes.get(), summary, counters, max_failed_in_a_row=give_up)
                     in_flight -= 1
                     bar.update(1)
                     if time.monotonic() - shown > 0.1:  # formatting the postfix each item would cost more
@@ -145,19 +149,28 @@ def _postfix(counters: Counters) -> str:
 
 
 def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
-             summary: RunSummary, counters: Counters) -> None:
-    """Count the outcome of one item; a failed request is logged and counted, other errors re-raised."""
+             summary: RunSummary, counters: Counters, max_failed_in_a_row: int) -> None:
+    """Count the outcome of one item; a failed request is logged and counted, other errors re-raised.
+
+    Raises ModelError when ``max_failed_in_a_row`` items failed with no answer in between: a
+    server that is down would otherwise cost every item its full backoff.
+    """
     if isinstance(exc, RequestFailed):
         counters.add(errors=1)
         summary.failed += 1
+        summary.failed_in_a_row += 1
         if len(summary.failures) < 20:
             summary.failures.append({"Key": item["Key"], "error": str(exc)})
         log.warning("Key %s not answered (asked again by the next run): %s", item["Key"], exc)
+        if summary.failed_in_a_row >= max_failed_in_a_row:
+            raise ModelError(f"{summary.failed_in_a_row} items in a row failed after their retries; "
+                             f"is the server up? Last error: {exc}")
     elif exc is not None:
         raise exc
     elif record is not None:
         summary.answered += 1
         summary.invalid += record["resp"] == ""
+        summary.failed_in_a_row = 0
 
 
 def _save_metadata(model: Model, results_path: str | Path, summary: RunSummary, counters: Counters,

@@ -8,6 +8,7 @@ from model_helpers import SENTINEL_KEY, make_config, make_items
 from common.models.base import Counters, ModelError
 from common.models.builtin import OracleModel
 from common.models.client import HTTPModel
+from common.models.config import config_from_mapping
 from common.models.runner import metadata_path, run_items
 from common.results import read_results
 
@@ -105,3 +106,19 @@ def test_repeated_keys_in_the_items_are_asked_once(server, tmp_path):
     summary = run_items(HTTPModel(make_config(server, concurrency=4)), make_items(5) + make_items(5), out)
     assert (summary.total, summary.answered, len(server.requests)) == (5, 5, 5)
     assert sorted(keys_in(out)) == list(range(5))
+
+
+def test_a_server_that_is_down_stops_the_run_after_a_few_failed_items(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    model = HTTPModel(make_config(server, concurrency=2, max_retries=1))
+    server.stop()
+    with pytest.raises(ModelError, match=r"10 items in a row failed after their retries; is the server up"):
+        run_items(model, make_items(50), out)
+    run = json.loads(metadata_path(out).read_text())["runs"][-1]
+    assert run["failed"] == 10 and run["answered"] == 0 and run["status"].startswith("stopped")
+
+
+def test_a_bad_url_stops_at_once(tmp_path):
+    model = HTTPModel(config_from_mapping({"name": "bad", "base_url": "http://", "model": "m"}))
+    with pytest.raises(ModelError, match="not a usable URL"):
+        run_items(model, make_items(3), tmp_path / "basic___bad___results.jsonl")
