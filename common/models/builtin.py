@@ -2,7 +2,9 @@
 
 ``BUILTINS`` is the registry: name -> factory taking the run's seed. Another suite adds its own
 baseline with one line, e.g. ``register_builtin("noop", NoopPlanner)`` in its module, and
-``--model noop`` then works in every runner that imports that module.
+``--model noop`` then works in every runner that imports that module. A suite whose baselines
+reuse a taken name (a blocks ``random`` planner) passes its own dict instead:
+``resolve_model(name, builtins={**BUILTINS, "random": RandomPlanner})``.
 """
 
 import random

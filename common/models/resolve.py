@@ -3,6 +3,7 @@
 Looked up in this order: a name in ``BUILTINS``; an existing ``.yaml`` file; ``configs/models/<name>.yaml``.
 """
 
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -20,25 +21,28 @@ CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
 
 def resolve_model(name_or_path: str, *, overrides: dict[str, Any] | None = None, seed: int = 0,
                   use_cache: bool = True, cache_file: str | Path = CACHE_FILE,
-                  counters: Counters | None = None) -> Model:
+                  counters: Counters | None = None,
+                  builtins: Mapping[str, Callable[[int], Model]] = BUILTINS) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
-    Built-ins get ``seed``; HTTP models get ``overrides`` applied to their config, the shared
-    response cache (unless ``use_cache`` is False) and ``counters``. Raises UserError listing
-    what exists when nothing matches, ConfigError for a bad config or a missing key variable.
+    Built-ins come from ``builtins`` (a suite whose baselines differ, e.g. planners named
+    ``random`` and ``oracle``, passes its own dict, such as ``{**BUILTINS, **PLANNER_MODELS}``)
+    and get ``seed``. HTTP models get ``overrides`` applied to their config, the shared response
+    cache (unless ``use_cache`` is False) and ``counters``. Raises UserError listing what exists
+    when nothing matches, ConfigError for a bad config or a missing key variable.
     """
-    if name_or_path in BUILTINS:
+    if name_or_path in builtins:
         if overrides:
             raise ConfigError(f"built-in model {name_or_path!r} takes no settings "
                               f"(got {', '.join(overrides)})")
-        return BUILTINS[name_or_path](seed)
-    path = config_path(name_or_path)
+        return builtins[name_or_path](seed)
+    path = config_path(name_or_path, builtins)
     config = load_model_config(path, overrides)
     cache = ResponseCache(cache_file) if use_cache else None
     return HTTPModel(config, cache=cache, counters=counters)
 
 
-def config_path(name_or_path: str) -> Path:
+def config_path(name_or_path: str, builtins: Mapping[str, Any] = BUILTINS) -> Path:
     """Return the config file ``name_or_path`` refers to; raise UserError listing the choices if none."""
     candidate = Path(name_or_path)
     if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
@@ -46,7 +50,7 @@ def config_path(name_or_path: str) -> Path:
     named = MODEL_CONFIGS / f"{name_or_path}.yaml"
     if "/" not in name_or_path and named.is_file():
         return named
-    raise UserError(f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(BUILTINS))}), "
+    raise UserError(f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(builtins))}), "
                     f"not a .yaml file, and not a config in {_shown(MODEL_CONFIGS)} "
                     f"({', '.join(available_configs()) or 'none'})")
 

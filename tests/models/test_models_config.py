@@ -86,3 +86,12 @@ def test_other_suites_register_builtins_with_one_line():
             register_builtin("noop-test", OracleModel)
     finally:
         del BUILTINS["noop-test"]
+
+
+def test_a_suite_can_bring_its_own_builtins_under_taken_names():
+    class Planner(OracleModel):
+        name = "random"
+
+    suite_builtins = {**BUILTINS, "random": Planner}
+    assert isinstance(resolve_model("random", builtins=suite_builtins), Planner)
+    assert isinstance(resolve_model("random"), RandomModel)  # the shared registry is unchanged
