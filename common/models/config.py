@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from common.config import Source, build, load_yaml
+from common.config import Source, apply_overrides, build, load_yaml
 from common.errors import ConfigError
 
 
@@ -47,9 +47,11 @@ class ModelConfig:
     backoff_max_s: float = 60.0  # cap of one backoff (a server's Retry-After is obeyed as given)
     price_per_1k_tokens: Price | None = None  # for the cost in the run metadata
 
-    def check(self, source: Source | None = None) -> None:
-        """Raise ConfigError naming the field if a value is out of range; changes nothing."""
+    def check(self, source: Source | None = None, overridden: set[str] | None = None) -> None:
+        """Raise ConfigError naming the field (and file:line, or the command line for ``overridden``
+        fields) if a value is out of range; changes nothing."""
         source = source or Source()
+        overridden = overridden or set()
         problems = {
             "model": not self.model and "the server's model id is required",
             "base_url": not self.base_url.startswith(("http://", "https://")) and "must start with http(s)://",
@@ -62,7 +64,8 @@ class ModelConfig:
         }
         for name, problem in problems.items():
             if problem:
-                raise ConfigError(f"{source.where(name)}: field '{name}' {problem} "
+                where = "<command line>" if name in overridden else source.where(name)
+                raise ConfigError(f"{where}: field '{name}' {problem} "
                                   f"(got {getattr(self, name)!r})")
 
     def api_key(self) -> str | None:
@@ -101,11 +104,11 @@ def config_from_mapping(data: dict[str, Any], overrides: dict[str, Any] | None =
 
 
 def _build_checked(data: dict[str, Any], source: Source, overrides: dict[str, Any]) -> ModelConfig:
-    """Return the checked config of ``data`` plus ``overrides``; errors name file:line or the override."""
-    for key in overrides:
-        source.lines.pop(key, None)  # an overridden field no longer comes from its line in the file
-    config = build(ModelConfig, {**data, **overrides}, source)
-    config.check(source)
+    """Return the checked config of ``data`` plus ``overrides``; errors name file:line or the command line."""
+    config = build(ModelConfig, data, source)
+    if overrides:
+        config = apply_overrides(config, overrides)
+    config.check(source, overridden=set(overrides))
     if not config.name:
         raise ConfigError(f"{source.where('name')}: field 'name' must not be empty "
                           "(it labels the results file)")

@@ -41,8 +41,12 @@ def test_bad_configs_name_file_line_and_field(tmp_path, text, message):
         load_model_config(write(tmp_path, text))
 
 
-def test_a_bad_override_names_the_command_line(tmp_path):
-    with pytest.raises(ConfigError, match=r"mine.yaml: field 'concurrency' must be at least 1 \(got 0\)"):
+def test_an_override_can_fix_a_file_and_a_bad_one_names_the_command_line(tmp_path):
+    fixed = load_model_config(write(tmp_path, "model: m\nconcurrency: 0\n"), {"concurrency": 2})
+    assert fixed.concurrency == 2
+    with pytest.raises(ConfigError, match=r"<command line>: unknown config key: temprature"):
+        load_model_config(write(tmp_path, "model: m\n"), {"temprature": 0})
+    with pytest.raises(ConfigError, match=r"<command line>: field 'concurrency' must be at least 1"):
         load_model_config(write(tmp_path, "model: m\nconcurrency: 4\n"), {"concurrency": 0})
 
 
