@@ -177,7 +177,12 @@ def _save_metadata(model: Model, results_path: str | Path, summary: RunSummary, 
                    labels: dict[str, Any], reprompts: int, started: float) -> None:
     """Append this run's entry to the metadata JSON beside the results file (rewritten atomically)."""
     path = metadata_path(results_path)
-    runs = json.loads(path.read_text(encoding="utf-8")).get("runs", []) if path.is_file() else []
+    runs = []
+    if path.is_file():
+        try:
+            runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
+        except (ValueError, KeyError, TypeError):
+            log.warning("%s: not a run metadata file; starting it afresh", path)
     totals = counters.as_dict()
     settings = model.settings()
     entry = {

@@ -67,6 +67,10 @@ class StubServer:
         """Start serving in a daemon thread."""
         self._thread.start()
 
+    def serve(self) -> None:
+        """Serve in the calling thread until the process ends (the command-line mode)."""
+        self._httpd.serve_forever()
+
     def stop(self) -> None:
         """Stop serving and close the socket."""
         self._httpd.shutdown()
@@ -170,7 +174,7 @@ def main() -> None:
     args = parser.parse_args()
     server = StubServer(answer=lambda prompt: args.answer, port=args.port, record=False)
     print(f"listening on {server.url}", flush=True)
-    server._httpd.serve_forever()
+    server.serve()
 
 
 if __name__ == "__main__":
