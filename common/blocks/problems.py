@@ -20,6 +20,7 @@ from typing import Any
 
 from common.blocks.state import Board, Relation, canonical, rename_board, rename_relation
 from common.errors import DataError
+from common.jsonl import write_json, write_text
 
 SCHEMA_VERSION = 1
 RENAME_RULES = ("none", "added", "all")
@@ -181,3 +182,26 @@ def dump_problem(problem: Problem) -> str:
 def initial_state(problem: Problem) -> Board:
     """Return the canonical initial board (original names)."""
     return canonical(problem.init_board)
+
+
+def write_problems(directory: str | Path, problems: list[Problem], about: dict[str, Any]) -> Path:
+    """Write each problem to ``directory/problem_<id>.json`` and then ``manifest.json`` (``about``
+    plus the ids and content hashes); remove ``problem_*.json`` files of an earlier, larger set.
+    Return the manifest path (written last, so it marks a complete set)."""
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    manifest = directory / "manifest.json"
+    manifest.unlink(missing_ok=True)
+    wanted = {problem_path(directory, p.id).name for p in problems}
+    for stale in sorted(directory.glob("problem_*.json")):
+        if stale.name not in wanted:
+            stale.unlink()
+    entries = []
+    for problem in problems:
+        text = dump_problem(problem)
+        write_text(problem_path(directory, problem.id), text)
+        digest = json.loads(text)["content_hash"]
+        entries.append({"id": problem.id, "test": problem.test, "content_hash": digest})
+    write_json(manifest, {"schema_version": SCHEMA_VERSION, **about, "count": len(problems),
+                          "problems": entries})
+    return manifest
