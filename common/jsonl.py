@@ -34,6 +34,11 @@ def iter_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(2, "No such file", str(path))
+    return _records(path)
+
+
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """Yield the parsed non-blank lines of ``path``."""
     with open_text(path) as handle:
         for lineno, line in enumerate(handle, start=1):
             if line.strip():
@@ -70,12 +75,12 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
     count = 0
     with atomic_write(path, binary=True) as raw:
         stream: IO[bytes] = bz2.BZ2File(raw, "wb", compresslevel=9) if str(path).endswith(".bz2") else raw
-        with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as text:
-            for record in records:
-                text.write(dumps(record) + "\n")
-                count += 1
-            text.flush()
-            text.detach()
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+        for record in records:
+            text.write(dumps(record) + "\n")
+            count += 1
+        text.flush()
+        text.detach()  # leave closing the binary handle to atomic_write
         if stream is not raw:
             stream.close()
     return count

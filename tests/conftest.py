@@ -1,0 +1,28 @@
+"""Shared fixtures: paths of the project and of the fetched data."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from common.paths import DATA, ROOT
+
+WORLDSENSE_TEST_SET = DATA / "worldsense" / "test_set"
+
+
+@pytest.fixture(scope="session")
+def worldsense_test_set() -> Path:
+    """The official WorldSense test set directory; fails (not skips) when it was not fetched."""
+    if not (WORLDSENSE_TEST_SET / "trials.jsonl.bz2").is_file():
+        pytest.fail("data/worldsense/test_set is missing: run `make data` (DATA_MIRROR=../shared offline)")
+    return WORLDSENSE_TEST_SET
+
+
+def run_script(*args: str, env: dict[str, str] | None = None,
+               cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    """Run ``python scripts/<args>`` in a subprocess and return the completed process (text mode)."""
+    full_env = {**os.environ, **(env or {})}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=full_env, capture_output=True,
+                          text=True, timeout=300)

@@ -1,0 +1,106 @@
+"""Every script: --help works, and user mistakes exit 2 with one line and no traceback."""
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from common.jsonl import write_jsonl
+from common.paths import ROOT
+from tests.conftest import run_script
+
+SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("*.py"))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help(script):
+    result = run_script(script, "--help")
+    assert result.returncode == 0, result.stderr
+    assert "usage:" in result.stdout and "$ python scripts/" in result.stdout  # docstring examples
+
+
+def assert_user_error(result, *fragments):
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in result.stderr
+
+
+def test_random_model_missing_test_set(tmp_path):
+    result = run_script("scripts/test_random_model.py", "-t", str(tmp_path / "nowhere"))
+    assert_user_error(result, "error: No trials.jsonl.bz2", "nowhere")
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_random_model_bad_argument():
+    result = run_script("scripts/test_random_model.py", "-t", "x", "--seed", "abc")
+    assert_user_error(result, "invalid int value")
+
+
+def test_fetch_data_unknown_group():
+    result = run_script("scripts/fetch_data.py", "configs/data/worldsense.yaml", "--group", "nope")
+    assert_user_error(result, "unknown group(s) nope (known: test_set, training_set, other_tests)")
+
+
+def test_fetch_data_bad_config_names_line(tmp_path):
+    bad = tmp_path / "source.yaml"
+    bad.write_text("name: x\nurl: http://127.0.0.1:9\nmirorr: x\n")
+    result = run_script("scripts/fetch_data.py", str(bad))
+    assert_user_error(result, "source.yaml:3: unknown config key: mirorr")
+
+
+def test_fetch_data_missing_config():
+    assert_user_error(run_script("scripts/fetch_data.py", "configs/data/nope.yaml"), "nope.yaml")
+
+
+def tiny_test_set(directory: Path) -> Path:
+    """Write a 3-tuple test set in the official (obfuscated) format and return its directory."""
+    trials = []
+    for t, (size, gold) in enumerate([(2, ["Emmanuel", "Megi"]), (2, ["Dieuwke", "Pascal"]),
+                                      (3, ["Mark", "Youssef", "Yoda"])]):
+        options = [["TRUE", "FALSE"], ["POSSIBLE", "IMPOSSIBLE"], ["1", "2", "3"]][t]
+        for i in range(size):
+            trials.append({"Key": 1000 * t + i, "problemname": "Infer.trivial", "tuple_ID": t,
+                           "text": f"question {t}.{i}", "expectedresp": options, "problemsize": 3,
+                           "goldresp_obfusc": gold[i]})
+    write_jsonl(directory / "trials.jsonl.bz2", trials)
+    return directory
+
+
+def test_random_model_writes_valid_answers_and_resumes_identically(tmp_path):
+    testset = tiny_test_set(tmp_path / "ts")
+    out = testset / "results" / "basic___random___results.jsonl"
+    assert run_script("scripts/test_random_model.py", "-t", str(testset)).returncode == 0
+    full = out.read_bytes()
+    records = [json.loads(line) for line in full.decode().splitlines()]
+    assert [r["Key"] for r in records] == [0, 1, 1000, 1001, 2000, 2001, 2002]
+    options = {0: ["TRUE", "FALSE"], 1: ["POSSIBLE", "IMPOSSIBLE"], 2: ["1", "2", "3"]}
+    assert all(r["resp"] in options[r["Key"] // 1000] for r in records)
+    # simulate a run killed after 3 answers, the last one torn; the restart completes it identically
+    lines = full.split(b"\n")
+    out.write_bytes(b"\n".join(lines[:3]) + b"\n" + lines[3][:9])
+    assert run_script("scripts/test_random_model.py", "-t", str(testset)).returncode == 0
+    assert out.read_bytes() == full
+
+
+def test_random_model_is_independent_of_hash_seed(tmp_path):
+    outputs = []
+    for hash_seed in ("0", "12345"):
+        testset = tiny_test_set(tmp_path / f"ts{hash_seed}")
+        run_script("scripts/test_random_model.py", "-t", str(testset), "--seed", "7",
+                   env={"PYTHONHASHSEED": hash_seed})
+        outputs.append((testset / "results" / "basic___random___results.jsonl").read_bytes())
+    assert outputs[0] == outputs[1]
+
+
+def test_make_help_lists_every_phony_target():
+    makefile = (ROOT / "Makefile").read_text()
+    phony = {t for line in re.findall(r"^\.PHONY:(.*)$", makefile, flags=re.M) for t in line.split()}
+    result = subprocess.run(["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True,
+                            text=True, env={**os.environ, "MAKEFLAGS": ""}, check=True)
+    listed = {line.split()[0] for line in result.stdout.splitlines()[1:] if line.strip()}
+    assert phony <= listed, f"targets without a '## ' help line: {sorted(phony - listed)}"
+    assert all(len(line.split(None, 1)) == 2 for line in result.stdout.splitlines()[1:])
