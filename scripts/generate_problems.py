@@ -3,9 +3,9 @@
 The spec file is a YAML list of problem entries (as the paper's cogsci_problems.yaml) or a
 mapping of set settings with a `problems` list; see common/blocks/README.md.
 
-$ python scripts/generate_problems.py --specs-file configs/blocks/cogsci_problems.yaml \
+$ python scripts/generate_problems.py --specs-file configs/blocks/cogsci_problems.yaml \\
       --problem-path data/blocks/cogsci/problems
-$ python scripts/generate_problems.py --specs-file configs/blocks/scaling.yaml \
+$ python scripts/generate_problems.py --specs-file configs/blocks/scaling.yaml \\
       --problem-path data/blocks/scaling/problems --seed 3
 """
 

@@ -12,12 +12,14 @@ released prompts (the goal prompt reuses the initial-state examples, as the pape
 line for chat models that otherwise answer in prose.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from common.blocks.nlplan import render_plan
-from common.blocks.problems import View
+from common.blocks.problems import Problem, View
 from common.blocks.state import Move, board_relations, relation_english, relation_pddl
+from common.errors import DataError
 
 PREAMBLE = (
     "There are some items stacked on the table. You can perform either of the following actions:\n"
@@ -92,3 +94,35 @@ def completion_facts(completion: str, stop: str = ";") -> str:
     cut at the stop marker (the paper stopped at the next ";" line)."""
     index = completion.find(stop)
     return "(" + (completion if index < 0 else completion[:index])
+
+
+PROMPT_TYPES = ("nl", "pddl")
+
+
+def prompt_records(problems: Sequence[Problem], view: str, prompt_type: str, prompting: str,
+                   example_plans: Callable[[Problem, View], Sequence[Move]]) -> list[dict[str, Any]]:
+    """Return one record per test problem (``nl``: part ``plan``) or two (``pddl``: parts
+    ``init`` and ``goal``): ``Key, id, view, part, prompt_type, prompting, text``.
+
+    The few-shot examples are the training problems (``test`` false) in id order, solved by
+    ``example_plans(problem, view)``. Raises DataError when there are none.
+    """
+    if prompt_type not in PROMPT_TYPES or prompting not in PROMPTINGS:
+        raise DataError(f"unknown prompt type {prompt_type!r} or prompting {prompting!r} "
+                        f"(known: {', '.join(PROMPT_TYPES)}; {', '.join(PROMPTINGS)})")
+    train = [p for p in problems if not p.test]
+    if not train:
+        raise DataError("no training problems (test: false) to draw few-shot examples from")
+    train_views = [p.view(view) for p in train]
+    solved = [(v, example_plans(p, v)) for p, v in zip(train, train_views, strict=True)]
+    records: list[dict[str, Any]] = []
+    for problem in (p for p in problems if p.test):
+        test_view = problem.view(view)
+        if prompt_type == "nl":
+            texts = {"plan": planning_prompt(solved, test_view, prompting)}
+        else:
+            texts = translation_prompts(train_views, test_view, prompting)
+        for part, text in texts.items():
+            records.append({"Key": len(records), "id": problem.id, "view": view, "part": part,
+                            "prompt_type": prompt_type, "prompting": prompting, "text": text})
+    return records

@@ -69,12 +69,13 @@ def planner_steps(plan: list[Any], objects: list[str]) -> list[Step]:
     return steps
 
 
-def training_plan(view: str, pid: str, objects: list[str], root: str | Path = RELEASE) -> list[Move]:
-    """Return the released plan of training problem ``pid`` in ``view`` as moves.
+def training_plan(directory: str | Path, view: str, pid: str, objects: list[str]) -> list[Move]:
+    """Return the plan of training problem ``pid`` in ``view`` stored in ``directory`` (laid out
+    as the release's ``plans/<view>/problem_<id>.json``) as moves.
 
     Raises FileNotFoundError if there is no such plan file, DataError if it names unknown items.
     """
-    path = plans_dir(root) / view / f"problem_{pid}.json"
+    path = Path(directory) / view / f"problem_{pid}.json"
     if not path.is_file():
         raise FileNotFoundError(2, "No such plan file", str(path))
     steps = planner_steps(json.loads(path.read_text(encoding="utf-8")), objects)

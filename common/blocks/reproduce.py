@@ -119,7 +119,7 @@ def format_report(df: pd.DataFrame) -> str:
         cells = table[(table.measure == "lenient") & (table.method == method)].set_index("view")
         lines.append(f"{method:<11}" + "".join(f"{cells.successes[v]:>5}" for v in VIEWS))
     lines += ["", "With 95% Wilson intervals (percent):",
-              f"{'measure':<14}{'method':<7}" + "".join(f"{v:<22}" for v in VIEWS)]
+              (f"{'measure':<14}{'method':<7}" + "".join(f"{v:<22}" for v in VIEWS)).rstrip()]
     order = [("published", m) for m in METHODS] + [("lenient", m) for m in METHODS] + \
         [("strict", m) for m in METHODS] + [("empty plan", "-")] + [("needs a move", m) for m in METHODS]
     for measure, method in order:
