@@ -34,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
              spec.generator, ", ".join(v.name for v in spec.views), seed)
     problems = generate_set(spec, seed)
     manifest = write_problems(args.problem_path, problems,
-                              {"spec_file": args.specs_file, "seed": seed, "generator": spec.generator})
+                              {"spec_file": args.specs_file, "seed": seed, "generator": spec.generator,
+                               "views": [view.name for view in spec.views]})
     trivial = Counter(view for p in problems if p.test
                       for view, held in p.extra["trivial_goal"].items() if held)
     tests = sum(p.test for p in problems)
