@@ -7,7 +7,7 @@ because a model wrote an impossible goal) next to the result.
 
 from collections.abc import Iterable, Sequence
 
-from common.blocks.state import Board, Relation, relation_pddl
+from common.blocks.state import Board, Relation, pddl_name, relation_pddl
 
 
 def goal_conflicts(relations: Iterable[Sequence], items: Iterable[str] | None = None) -> list[str]:
@@ -89,9 +89,10 @@ def state_from_relations(relations: Iterable[Sequence],
     stated_clear = {r[2] for r in relations if r[0] == "top"}
     for name in items:
         if name not in support:
-            problems.append(f"{name!r} has no support: neither (ontable {name}) nor (on {name} ...)")
+            problems.append(f"{name!r} has no support: neither (ontable {pddl_name(name)}) "
+                            f"nor (on {pddl_name(name)} ...)")
         elif name not in covered and name not in stated_clear:
-            problems.append(f"{name!r} has nothing on it but no (clear {name}) fact")
+            problems.append(f"{name!r} has nothing on it but no (clear {pddl_name(name)}) fact")
     if problems:
         return None, problems
     above = {bottom: top for top, bottom in support.items() if bottom is not None}
