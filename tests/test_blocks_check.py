@@ -51,5 +51,6 @@ def test_a_plan_that_passes_the_goal_and_undoes_it_fails():
 
 
 def test_moves_from_a_planner_are_accepted():
-    result = check_plan([Move("writing pad", None), Move("newspaper", "keyboard")], INIT, GOAL, optimal_length=1)
+    plan = [Move("writing pad", None), Move("newspaper", "keyboard")]
+    result = check_plan(plan, INIT, GOAL, optimal_length=1)
     assert result.lenient and result.strict and result.optimality_gap == 1

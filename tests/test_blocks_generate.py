@@ -6,7 +6,7 @@ import pytest
 
 from common.blocks.generate import ProblemSpec, SetSpec, ViewSpec, generate_set
 from common.blocks.planner import optimal_plan
-from common.blocks.state import board_relations, canonical, goal_holds
+from common.blocks.state import board_relations, goal_holds
 from common.errors import ConfigError
 from tests.conftest import run_script
 
@@ -62,8 +62,8 @@ def test_generation_is_byte_identical_under_any_hash_seed(tmp_path, config):
     outputs = []
     for hash_seed in ("0", "4242"):
         out = tmp_path / hash_seed
-        result = run_script("scripts/generate_problems.py", "--specs-file", config, "--problem-path", str(out),
-                            "--seed", "7", env={"PYTHONHASHSEED": hash_seed})
+        result = run_script("scripts/generate_problems.py", "--specs-file", config, "--problem-path",
+                            str(out), "--seed", "7", env={"PYTHONHASHSEED": hash_seed})
         assert result.returncode == 0, result.stderr
         outputs.append(digest(out))
     assert outputs[0] == outputs[1] and len(outputs[0]) > 100

@@ -9,8 +9,8 @@ OBJECTS = ["dryer sheets", "chainsaw", "notebook"]
 
 
 def test_reads_facts_with_hyphens_case_and_comments():
-    text = "; the initial state\n(ontable Chainsaw)\n(ON dryer-sheets chainsaw)\n(clear dryer-sheets)\n" \
-           "(noteq notebook chainsaw) (ontable notebook) (clear notebook)\n(clear notebook)\n"
+    text = ("; the initial state\n(ontable Chainsaw)\n(ON dryer-sheets chainsaw)\n(clear dryer-sheets)\n"
+            "(noteq notebook chainsaw) (ontable notebook) (clear notebook)\n(clear notebook)\n")
     assert read_facts(text, OBJECTS) == [("bot", "chainsaw", None), ("mid", "dryer sheets", "chainsaw"),
                                          ("top", None, "dryer sheets"), ("bot", "notebook", None),
                                          ("top", None, "notebook")]
@@ -38,12 +38,12 @@ def test_every_reader_error_names_its_kind_and_place(text, kind, where):
 
 @pytest.mark.parametrize("text, conflict", [
     ("(ontable chainsaw)(clear chainsaw)(ontable notebook)(clear notebook)", "'dryer sheets' has no support"),
-    ("(ontable chainsaw)(on chainsaw notebook)(ontable notebook)(on dryer-sheets notebook)(clear dryer-sheets)",
-     "has two supports"),
-    ("(ontable chainsaw)(on notebook chainsaw)(on dryer-sheets chainsaw)(clear notebook)(clear dryer-sheets)",
-     "has two items on it"),
-    ("(ontable chainsaw)(on dryer-sheets chainsaw)(clear chainsaw)(clear dryer-sheets)(ontable notebook)"
-     "(clear notebook)", "(clear chainsaw) contradicts (on dryer-sheets chainsaw)"),
+    (("(ontable chainsaw)(on chainsaw notebook)(ontable notebook)(on dryer-sheets notebook)"
+     "(clear dryer-sheets)"), "has two supports"),
+    (("(ontable chainsaw)(on notebook chainsaw)(on dryer-sheets chainsaw)(clear notebook)"
+     "(clear dryer-sheets)"), "has two items on it"),
+    (("(ontable chainsaw)(on dryer-sheets chainsaw)(clear chainsaw)(clear dryer-sheets)"
+     "(ontable notebook)(clear notebook)"), "(clear chainsaw) contradicts (on dryer-sheets chainsaw)"),
     ("(ontable chainsaw)(on dryer-sheets chainsaw)(ontable notebook)(clear notebook)",
      "'dryer sheets' has nothing on it but no (clear dryer-sheets) fact"),
     ("(on chainsaw notebook)(on notebook chainsaw)(ontable dryer-sheets)(clear dryer-sheets)",
@@ -59,7 +59,8 @@ def test_goal_conflicts_find_the_impossible_goal_of_problem_026():
     goal = read_facts("(clear notebook)\n(on dryer-sheets chainsaw)\n(clear chainsaw)\n", OBJECTS)
     assert goal_conflicts(goal, OBJECTS) == ["(clear chainsaw) contradicts (on dryer-sheets chainsaw)"]
     assert goal_conflicts(goal[:2], OBJECTS) == []
-    assert goal_conflicts([("mid", "notebook", "notebook")]) == ["(on notebook notebook) puts an item on itself"]
+    on_itself = [("mid", "notebook", "notebook")]
+    assert goal_conflicts(on_itself) == ["(on notebook notebook) puts an item on itself"]
 
 
 def test_state_from_relations_returns_the_board():

@@ -6,14 +6,20 @@ import pytest
 import yaml
 
 from common.blocks.generate import load_spec
-from common.blocks.problems import content_hash, dump_problem, load_problems, problem_from_json
+from common.blocks.problems import Problem, content_hash, dump_problem, load_problems, problem_from_json
 from common.blocks.release import problems_dir
 from common.errors import ConfigError, DataError
 from common.paths import ROOT
-from tests.blocks_support import make_problem, release, released_problems  # noqa: F401 (fixtures)
 
 
-def test_all_103_released_problem_files_load_as_they_are(released_problems):  # noqa: F811
+def make_problem(init, goal_relations, pid="900", view="v"):
+    """Return a one-view Problem whose goal board is its initial board."""
+    items = sorted(i for s in init for i in s)
+    return Problem(pid, [list(s) for s in init], [list(s) for s in init], {view: goal_relations},
+                   {item: f"odd {item}" for item in items}, view_specs={view: {"rename": "none"}})
+
+
+def test_all_103_released_problem_files_load_as_they_are(released_problems):
     assert sorted(released_problems) == [f"{i:03d}" for i in range(103)]
     assert [p.id for p in released_problems.values() if not p.test] == ["000", "001", "002"]
     problem = released_problems["026"]
@@ -22,7 +28,7 @@ def test_all_103_released_problem_files_load_as_they_are(released_problems):  # 
     assert problem.extra == {}
 
 
-def test_paper_renaming_rule_on_released_problems(released_problems):  # noqa: F811
+def test_paper_renaming_rule_on_released_problems(released_problems):
     problem = released_problems["001"]  # first constraint: nothing on the newspaper
     assert problem.view("one").renamed == {}
     assert problem.view("two").renamed == {"mouse pad": "accordion"}
@@ -39,7 +45,7 @@ def test_our_files_round_trip_and_detect_edits(tmp_path):
     again = problem_from_json(record, "x.json", "900")
     assert again.views == problem.views and again.view_specs == problem.view_specs
     record["init_board"] = [["b", "a"], ["c"]]
-    with pytest.raises(DataError, match="x.json: content_hash .* does not match"):
+    with pytest.raises(DataError, match=r"x\.json: content_hash .* does not match"):
         problem_from_json(record, "x.json", "900")
 
 
@@ -49,16 +55,16 @@ def test_our_files_round_trip_and_detect_edits(tmp_path):
     (lambda r: r["views"]["one"].append(["mid", "ghost", "novel"]), "unknown item(s) ['ghost']"),
     (lambda r: r["views"]["one"].append(["side", "novel", None]), "malformed relation"),
 ])
-def test_malformed_problem_files_name_the_file(release, tmp_path, change, message):  # noqa: F811
+def test_malformed_problem_files_name_the_file(release, tmp_path, change, message):
     record = json.loads((problems_dir(release) / "problem_026.json").read_text())
     change(record)
     (tmp_path / "problem_026.json").write_text(json.dumps(record))
-    with pytest.raises(DataError, match="problem_026.json") as info:
+    with pytest.raises(DataError, match=r"problem_026\.json") as info:
         load_problems(tmp_path)
     assert message in str(info.value)
 
 
-def test_cogsci_spec_has_the_released_entries(release):  # noqa: F811
+def test_cogsci_spec_has_the_released_entries(release):
     ours = load_spec(ROOT / "configs/blocks/cogsci_problems.yaml")
     released = yaml.safe_load((release / "dataset/simple_stack/cogsci_problems.yaml").read_text())
     assert [(e.num_obj, e.test, e.count) for e in ours.problems] == \

@@ -3,10 +3,15 @@
 import pytest
 
 from common.blocks.planner import optimal_plan
-from common.blocks.prompts import PROMPTINGS, completion_facts, planning_prompt, prompt_records, translation_prompts
+from common.blocks.prompts import (
+    PROMPTINGS,
+    completion_facts,
+    planning_prompt,
+    prompt_records,
+    translation_prompts,
+)
 from common.blocks.release import VIEWS, load_records, plans_dir, training_plan
 from common.blocks.state import apply_move, canonical, goal_holds
-from tests.blocks_support import release, released_problems  # noqa: F401 (fixtures)
 
 
 def stacks_sorted(lines):
@@ -36,12 +41,12 @@ def normalise_translation(text, last_is_state):
             for i, p in enumerate(parts)]
 
 
-def train_views(released_problems, view):
-    return [released_problems[pid].view(view) for pid in ("000", "001", "002")]
+def train_views(problems, view):
+    return [problems[pid].view(view) for pid in ("000", "001", "002")]
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_planning_prompts_equal_the_released_queries(release, released_problems, view):  # noqa: F811
+def test_planning_prompts_equal_the_released_queries(release, released_problems, view):
     examples = [(v, training_plan(plans_dir(release), view, pid, v.items))
                 for pid, v in zip(("000", "001", "002"), train_views(released_problems, view), strict=True)]
     for record in load_records("gpt", view, release):
@@ -50,27 +55,29 @@ def test_planning_prompts_equal_the_released_queries(release, released_problems,
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_translation_prompts_equal_the_released_ones(release, released_problems, view):  # noqa: F811
+def test_translation_prompts_equal_the_released_ones(release, released_problems, view):
     examples = train_views(released_problems, view)
     for record in load_records("codex", view, release):
         ours = translation_prompts(examples, released_problems[record["id"]].view(view))
         assert ours["init"].endswith("\n(") and ours["goal"].endswith("\n(")
-        assert normalise_translation(ours["init"][:-2], True) == normalise_translation(record["init_prompt"], True)
+        assert normalise_translation(ours["init"][:-2], True) == \
+            normalise_translation(record["init_prompt"], True), record["id"]
         assert normalise_translation(ours["goal"][:-2], False) == \
             normalise_translation(record["goal_prompt"], False), record["id"]
 
 
 @pytest.mark.parametrize("view", VIEWS)
-def test_our_example_plans_are_as_short_as_the_papers(release, released_problems, view):  # noqa: F811
+def test_our_example_plans_are_as_short_as_the_papers(release, released_problems, view):
     for pid, v in zip(("000", "001", "002"), train_views(released_problems, view), strict=True):
-        ours, theirs = optimal_plan(v.init_board, v.goal), training_plan(plans_dir(release), view, pid, v.items)
+        ours = optimal_plan(v.init_board, v.goal)
+        theirs = training_plan(plans_dir(release), view, pid, v.items)
         state = canonical(v.init_board)
         for move in ours:
             state = apply_move(state, move)
         assert goal_holds(state, v.goal) and len(ours) == len(theirs)
 
 
-def test_prompt_records_and_styles(released_problems):  # noqa: F811
+def test_prompt_records_and_styles(released_problems):
     problems = list(released_problems.values())
     records = prompt_records(problems, "two", "pddl", "goal-examples",
                              lambda p, v: optimal_plan(v.init_board, v.goal))

@@ -3,7 +3,6 @@
 import pytest
 
 from common.blocks.reproduce import disagreements, format_report, paired_tests, rescore, summary
-from tests.blocks_support import release  # noqa: F401 (fixture)
 from tests.conftest import run_script
 
 EXPECTED = {  # (measure, method): (one, two, all) as "successes/n"
@@ -20,7 +19,7 @@ EXPECTED = {  # (measure, method): (one, two, all) as "successes/n"
 
 
 @pytest.fixture(scope="module")
-def rows(release):  # noqa: F811
+def rows(release):
     return rescore(release)
 
 
@@ -47,8 +46,9 @@ def test_problem_026_fails_for_the_recorded_reason(rows):
 
 def test_wilson_intervals_and_paired_tests(rows):
     table = summary(rows).set_index(["measure", "method", "view"])
-    assert table.loc[("lenient", "codex", "one"), ["ci95_lo", "ci95_hi"]].round(4).tolist() == [0.9455, 0.9982]
-    assert table.loc[("strict", "gpt", "one"), ["ci95_lo", "ci95_hi"]].round(4).tolist() == [0.0481, 0.1623]
+    bounds = ["ci95_lo", "ci95_hi"]
+    assert table.loc[("lenient", "codex", "one"), bounds].round(4).tolist() == [0.9455, 0.9982]
+    assert table.loc[("strict", "gpt", "one"), bounds].round(4).tolist() == [0.0481, 0.1623]
     tests = paired_tests(rows).set_index("view")
     assert tests.loc["one", ["only_codex", "only_gpt"]].tolist() == [59, 0]
     assert tests.loc["two", ["only_codex", "only_gpt"]].tolist() == [73, 0]

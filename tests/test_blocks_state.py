@@ -3,8 +3,17 @@
 import pytest
 
 from common.blocks.state import (
-    Move, applicable_moves, apply_move, board_relations, canonical, goal_holds, is_applicable,
-    move_english, move_pddl, relation_english, relation_pddl,
+    Move,
+    applicable_moves,
+    apply_move,
+    board_relations,
+    canonical,
+    goal_holds,
+    is_applicable,
+    move_english,
+    move_pddl,
+    relation_english,
+    relation_pddl,
 )
 
 BOARD = canonical([["mouse pad", "newspaper", "writing pad"], ["keyboard"]])
@@ -34,15 +43,17 @@ def test_apply_move_and_errors():
 
 def test_applicable_moves_are_ordered_and_complete():
     moves = applicable_moves(BOARD)
-    assert moves == [Move("keyboard", "writing pad"), Move("writing pad", None), Move("writing pad", "keyboard")]
+    assert moves == [Move("keyboard", "writing pad"), Move("writing pad", None),
+                     Move("writing pad", "keyboard")]
 
 
 def test_relations_of_a_board_and_their_sentences():
     relations = board_relations([["mouse pad", "newspaper"], ["keyboard"]])
-    assert relations == [("bot", "mouse pad", None), ("mid", "newspaper", "mouse pad"), ("top", None, "newspaper"),
-                         ("bot", "keyboard", None), ("top", None, "keyboard")]
+    assert relations == [("bot", "mouse pad", None), ("mid", "newspaper", "mouse pad"),
+                         ("top", None, "newspaper"), ("bot", "keyboard", None), ("top", None, "keyboard")]
     assert [relation_english(r) for r in relations[:3]] == [
-        "The mouse pad rests on the table.", "The newspaper is on the mouse pad.", "There is nothing on the newspaper."]
+        "The mouse pad rests on the table.", "The newspaper is on the mouse pad.",
+        "There is nothing on the newspaper."]
     assert [relation_pddl(r) for r in relations[:3]] == ["(ontable mouse-pad)", "(on newspaper mouse-pad)",
                                                          "(clear newspaper)"]
     assert goal_holds(BOARD, [("top", None, "keyboard"), ("mid", "newspaper", "mouse pad")])

@@ -82,6 +82,8 @@ def load_spec(path: str | Path) -> SetSpec:
     names = [view.name for view in spec.views]
     if len(set(names)) != len(names) or not names:
         raise ConfigError(f"{source.where('views')}: view names must be distinct and non-empty")
+    for name in ("vocab", "weird_vocab"):  # fail before any work, naming the field
+        read_vocab(getattr(spec, name), f"{source.where(name)}: field '{name}'")
     return spec
 
 
@@ -91,8 +93,14 @@ def read_vocab(value: str | list[str], field_name: str) -> list[str]:
         words = value
     else:
         file = paths.ROOT / value
+        if not file.is_file():
+            raise ConfigError(f"{field_name}: no such file {value} (paths are relative to the repository; "
+                              f"the paper's vocabularies need `make data`)")
         text = file.read_text(encoding="utf-8")
-        words = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
+        try:
+            words = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
+        except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{field_name}: {value} is not a readable list: {exc}") from None
     if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
         raise ConfigError(f"{field_name}: expected a list of item names ({value})")
     if len(set(words)) != len(words):

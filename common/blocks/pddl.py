@@ -5,13 +5,14 @@ allowed) and returns relations ``(type, top, bottom)`` in the item names of the 
 raises ``FactError`` whose ``kind`` is one of ``syntax``, ``unknown predicate``,
 ``undeclared object`` or ``arity``, and whose message gives the line and column. ``read_state``
 also checks that the facts describe one consistent state and returns the board.
+``problem_pddl`` writes a problem for an external planner (the benchmark runs pyperplan on it).
 """
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from common.blocks.consistency import state_from_relations
-from common.blocks.state import Board, Relation, pddl_name
+from common.blocks.state import Board, Relation, board_relations, pddl_name, relation_pddl
 
 # predicate -> (arity, relation type or None for facts that carry no state, e.g. noteq)
 PREDICATES: dict[str, tuple[int, str | None]] = {
@@ -121,3 +122,15 @@ def read_state(text: str, objects: Iterable[str]) -> Board:
     if board is None:
         raise FactError("inconsistent state", "; ".join(problems))
     return board
+
+
+def problem_pddl(board: Iterable[Sequence[str]], goal: Iterable[Sequence], name: str = "blocks") -> str:
+    """Return a PDDL problem of the simple-blocks domain: the objects, the initial facts of
+    ``board`` with the ``noteq`` facts the domain needs, and the ``goal`` relations."""
+    board = [list(stack) for stack in board]
+    objects = sorted(pddl_name(item) for stack in board for item in stack)
+    init = [relation_pddl(r) for r in board_relations(board)]
+    init += [f"(noteq {a} {b})" for a in objects for b in objects if a != b]
+    goals = " ".join(relation_pddl(r) for r in goal)
+    return (f"(define (problem {name}) (:domain simple-blocks)\n  (:objects {' '.join(objects)})\n"
+            f"  (:init {' '.join(init)})\n  (:goal (and {goals})))\n")
