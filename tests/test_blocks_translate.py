@@ -1,7 +1,7 @@
 """LLM + planner scoring from facts: perfect translations succeed, each failure keeps its reason."""
 
 from common.blocks.state import board_relations, relation_pddl
-from common.blocks.translate import fact_accuracy, solve_from_facts
+from common.blocks.translate import fact_accuracy, rule_translate, solve_from_facts
 
 
 def facts(relations):
@@ -41,3 +41,24 @@ def test_fact_accuracy():
     truth = [("bot", "a", None), ("top", None, "a")]
     assert fact_accuracy([("bot", "a", None), ("mid", "b", "a")], truth) == (0.5, 0.5)
     assert fact_accuracy(None, truth) == (0.0, 0.0)
+
+
+def test_rule_translation_of_the_released_prompts_is_an_upper_bound(release):
+    from common.blocks.problems import load_problems
+    from common.blocks.release import VIEWS, load_records, problems_dir
+
+    problems = {p.id: p for p in load_problems(problems_dir(release))}
+    for view_name in VIEWS:
+        for record in load_records("codex", view_name, release):
+            view = problems[record["id"]].view(view_name)
+            init = rule_translate(record["init_prompt"].split("\n\n")[-1])
+            goal = rule_translate(record["goal_prompt"].split("\n\n")[-1])
+            assert init.count("\n") == len(board_relations(view.init_board))
+            assert goal.count("\n") == len(view.goal)
+            assert solve_from_facts(view, init, goal).strict, (view_name, record["id"])
+
+
+def test_rule_translation_reads_only_the_templates():
+    text = (";The mouse pad rests on the table.\n;the newspaper IS ON the mouse pad.\nhello\n"
+            ";There is nothing on the newspaper.")
+    assert rule_translate(text) == "(ontable mouse-pad)\n(on newspaper mouse-pad)\n(clear newspaper)\n"

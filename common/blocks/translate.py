@@ -7,6 +7,7 @@ and its reason is kept. The object list comes from the true problem (the paper's
 caller that wants a stricter protocol passes the objects named in the English description).
 """
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -15,7 +16,13 @@ from common.blocks.consistency import goal_conflicts
 from common.blocks.pddl import FactError, read_facts, read_state
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import View
-from common.blocks.state import Move, Relation
+from common.blocks.state import Move, Relation, relation_pddl
+
+_SENTENCES = (  # the three goal-constraint sentences of the prompts, most specific first
+    ("top", re.compile(r"There is nothing on the (?P<bottom>.+?)\.?", re.IGNORECASE)),
+    ("bot", re.compile(r"The (?P<top>.+?) rests on the table\.?", re.IGNORECASE)),
+    ("mid", re.compile(r"The (?P<top>.+?) is on the (?P<bottom>.+?)\.?", re.IGNORECASE)),
+)
 
 
 @dataclass
@@ -69,3 +76,19 @@ def fact_accuracy(predicted: list[Relation] | None, truth: list[Relation]) -> tu
     true_set = {tuple(r) for r in truth}
     hits = sum(1 for r in predicted if tuple(r) in true_set)
     return hits / len(predicted), hits / len(true_set) if true_set else 0.0
+
+
+def rule_translate(text: str) -> str:
+    """Return the PDDL facts of the English template sentences in ``text`` (one per line, a
+    leading ";" allowed), in order; other lines are ignored. This is the built-in translation
+    "model": it reads the templates perfectly, an upper bound for the LLM + planner method."""
+    facts = []
+    for line in text.splitlines():
+        sentence = line.strip().lstrip(";").strip()
+        for kind, pattern in _SENTENCES:
+            match = pattern.fullmatch(sentence)
+            if match:
+                names = match.groupdict()
+                facts.append(relation_pddl((kind, names.get("top"), names.get("bottom"))))
+                break
+    return "".join(fact + "\n" for fact in facts)
