@@ -43,6 +43,13 @@ def shortest(dist, relations):
     return min((d for s, d in dist.items() if goal_holds(s, relations)), default=None)
 
 
+def random_problem(rng, items):
+    """A uniform initial board and a random non-empty prefix of a shuffled uniform goal."""
+    start, relations = uniform_board(items, rng), board_relations(uniform_board(items, rng))
+    rng.shuffle(relations)
+    return start, relations[:rng.randint(1, len(relations))]
+
+
 def is_valid(start, plan, relations):
     state = canonical(start)
     for move in plan:
@@ -70,10 +77,7 @@ def test_optimal_matches_exhaustive_search_on_random_problems_of_4_and_5_items()
     for n in (4, 5):
         items = [f"item {i}" for i in range(n)]
         for _ in range(60):
-            start, goal_board = uniform_board(items, rng), uniform_board(items, rng)
-            relations = board_relations(goal_board)
-            rng.shuffle(relations)
-            relations = relations[:rng.randint(1, len(relations))]
+            start, relations = random_problem(rng, items)
             truth = shortest(distances_from(canonical(start)), relations)
             for plan in (optimal_plan(start, relations), optimal_plan(start, relations, greedy_first=False)):
                 assert len(plan) == truth and is_valid(start, plan, relations)
@@ -91,10 +95,7 @@ def test_near_optimal_is_valid_and_within_twice_the_optimum():
     for n in (3, 6, 8, 10):
         items = [f"i{i}" for i in range(n)]
         for _ in range(30):
-            start, goal_board = uniform_board(items, rng), uniform_board(items, rng)
-            relations = board_relations(goal_board)
-            rng.shuffle(relations)
-            relations = relations[:rng.randint(1, len(relations))]
+            start, relations = random_problem(rng, items)
             plan, best = near_optimal_plan(start, relations), optimal_plan(start, relations)
             assert is_valid(start, plan, relations) and len(best) <= len(plan) <= 2 * len(best)
 

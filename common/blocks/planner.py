@@ -58,34 +58,13 @@ class _Goal:
             mask |= 1 << seen
         return mask
 
-    def must_move(self, state: IntBoard) -> list[int]:
-        """Return the items that must move at least once from ``state``, bottom-up per stack."""
-        support, clear, above = self.support, self.clear, self.above
-        moving_items = []
-        for stack in state:
-            moving = False
-            prev = TABLE
-            for item in stack:
-                if not moving:
-                    wanted = support[item]
-                    misplaced = wanted != FREE and wanted != prev
-                    in_the_way = prev >= 0 and (clear[prev] or above[prev] not in (FREE, item))
-                    moving = misplaced or in_the_way
-                if moving:
-                    moving_items.append(item)
-                prev = item
-        return moving_items
-
-    def h(self, state: IntBoard) -> int:
-        """Return a lower bound on the plan length: the sum over items of a lower bound on their
-        own moves (0 exactly when the goal holds).
-
-        An item that must move needs one move, or two when an item of its goal tower (the items
-        the goal puts below it) is below it now: it has to leave before that item can move, and
-        cannot be final until the tower under it is, so it moves again.
-        """
+    def move_bounds(self, state: IntBoard) -> list[tuple[int, int]]:
+        """Return ``(item, bound)`` for each item that must move from ``state`` (bottom-up per
+        stack), ``bound`` being a lower bound on its own moves: 1, or 2 when an item of its goal
+        tower (the items the goal puts below it) is below it now: it has to leave before that
+        item can move, and cannot be final until the tower under it is, so it moves again."""
         support, clear, above, tower = self.support, self.clear, self.above, self.tower
-        total = 0
+        bounds = []
         for stack in state:
             moving = False
             prev = TABLE
@@ -97,10 +76,19 @@ class _Goal:
                     in_the_way = prev >= 0 and (clear[prev] or above[prev] not in (FREE, item))
                     moving = misplaced or in_the_way
                 if moving:
-                    total += 2 if below & tower[item] else 1
+                    bounds.append((item, 2 if below & tower[item] else 1))
                 below |= 1 << item
                 prev = item
-        return total
+        return bounds
+
+    def must_move(self, state: IntBoard) -> list[int]:
+        """Return the items that must move at least once from ``state``, bottom-up per stack."""
+        return [item for item, _bound in self.move_bounds(state)]
+
+    def h(self, state: IntBoard) -> int:
+        """Return a lower bound on the plan length, the sum of the items' bounds (0 exactly when
+        the goal holds)."""
+        return sum(bound for _item, bound in self.move_bounds(state))
 
 
 def _encode(board: Iterable[Sequence[str]]) -> tuple[list[str], IntBoard]:

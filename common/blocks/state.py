@@ -147,24 +147,24 @@ def pddl_name(item: str) -> str:
     return "-".join(item.split())
 
 
+ENGLISH = {  # the paper's sentences for the three relation types
+    "bot": "The {top} rests on the table.",
+    "mid": "The {top} is on the {bottom}.",
+    "top": "There is nothing on the {bottom}.",
+}
+PDDL = {"bot": "(ontable {top})", "mid": "(on {top} {bottom})", "top": "(clear {bottom})"}
+
+
 def relation_english(relation: Sequence) -> str:
     """Return the English sentence of a relation, as in the paper's prompts."""
     kind, top, bottom = relation
-    if kind == "bot":
-        return f"The {top} rests on the table."
-    if kind == "mid":
-        return f"The {top} is on the {bottom}."
-    return f"There is nothing on the {bottom}."
+    return ENGLISH[kind].format(top=top, bottom=bottom)
 
 
 def relation_pddl(relation: Sequence) -> str:
     """Return the PDDL fact of a relation: ``(ontable x)``, ``(on a b)`` or ``(clear x)``."""
     kind, top, bottom = relation
-    if kind == "bot":
-        return f"(ontable {pddl_name(top)})"
-    if kind == "mid":
-        return f"(on {pddl_name(top)} {pddl_name(bottom)})"
-    return f"(clear {pddl_name(bottom)})"
+    return PDDL[kind].format(top=top and pddl_name(top), bottom=bottom and pddl_name(bottom))
 
 
 def move_english(move: Move) -> str:
