@@ -23,7 +23,7 @@ def test_junk_lines_are_skipped_by_lenient_and_fail_strict():
     result = check("Move the writing pad onto the keyboard.\nI am done!\n")
     assert result.lenient and not result.strict
     assert result.first_error == "step 2: unparseable: not 'Move the <item> onto the <item or table>.'"
-    assert (result.steps, result.parsed, result.parse_rate, result.valid_prefix) == (2, 1, 0.5, 1)
+    assert (result.plan_length, result.parsed, result.parse_rate, result.valid_prefix) == (2, 1, 0.5, 1)
 
 
 def test_inapplicable_moves_are_skipped_by_lenient_and_fail_strict():

@@ -22,9 +22,9 @@ class PlanCheck:
 
     lenient: bool              # the paper's rule
     strict: bool               # VAL-like rule
-    steps: int                 # non-empty lines (or moves) in the plan
+    plan_length: int           # non-empty lines (or moves) in the plan
     parsed: int                # steps that state a move of known items
-    parse_rate: float          # parsed / steps (1.0 for an empty plan)
+    parse_rate: float          # parsed / plan_length (1.0 for an empty plan)
     valid_prefix: int          # leading steps that parse and apply in turn
     applied: int               # moves applied under the lenient rule
     goal_held_initially: bool  # the empty plan would succeed
@@ -69,7 +69,7 @@ def check_plan(plan: Iterable[Step | Move], init_board: Iterable[Sequence[str]],
         first_error = "goal does not hold at the end"
     parsed = sum(step.move is not None for step in steps)
     gap = applied - optimal_length if lenient and optimal_length is not None else None
-    return PlanCheck(lenient=lenient, strict=strict, steps=len(steps), parsed=parsed,
+    return PlanCheck(lenient=lenient, strict=strict, plan_length=len(steps), parsed=parsed,
                      parse_rate=parsed / len(steps) if steps else 1.0, valid_prefix=valid_prefix,
                      applied=applied, goal_held_initially=held, optimal_length=optimal_length,
                      optimality_gap=gap, first_error=None if strict else first_error)
