@@ -121,3 +121,13 @@ def test_plans_are_deterministic_and_independent_of_stack_order():
     first = optimal_plan([["c", "a"], ["b", "d"]], goal)
     assert optimal_plan([["b", "d"], ["c", "a"]], goal) == first
     assert optimal_plan([["c", "a"], ["b", "d"]], goal, greedy_first=False) is not None
+
+
+def test_optimal_on_every_pair_of_4_item_states_with_full_goals():
+    states = all_states(["a", "b", "c", "d"])
+    for start in states:
+        dist = distances_from(start)  # a full goal is one state: its distance is the optimum
+        for goal_board in states:
+            relations = board_relations(goal_board)
+            assert len(optimal_plan(start, relations, greedy_first=False)) == dist[goal_board]
+            assert len(optimal_plan(start, relations)) == dist[goal_board]
