@@ -47,7 +47,7 @@ def test_large_problems_store_a_near_optimal_length_above_the_exact_limit():
 
 
 def test_vocabulary_errors():
-    with pytest.raises(ConfigError, match="share names"):
+    with pytest.raises(ConfigError, match="shares names with vocab"):
         generate_set(SetSpec(problems=[ProblemSpec(2)], vocab=["a", "b"], weird_vocab=["b", "c"]))
     with pytest.raises(ConfigError, match="3 items asked for"):
         generate_set(SetSpec(problems=[ProblemSpec(3)], vocab=["a", "b"], weird_vocab=["x", "y"]))

@@ -78,3 +78,11 @@ def test_prompt_and_reproduce_scripts_missing_inputs(tmp_path):
                           "no problem_*.json files")
     assert_one_line_error(run_script("scripts/reproduce_blocks.py", "--release", str(tmp_path / "none")),
                           "run `make data`")
+
+
+def test_generate_problems_vocabulary_too_small(tmp_path):
+    spec = tmp_path / "set.yaml"
+    spec.write_text("vocab: [a, b]\nweird_vocab: [x, y, z]\nproblems:\n  - num_obj: 3\n")
+    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec),
+                        "--problem-path", str(tmp_path / "o"))
+    assert_one_line_error(result, "set.yaml:1: field 'vocab': 3 items asked for")

@@ -13,6 +13,7 @@ depend on PYTHONHASHSEED and one problem can be regenerated alone.
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -82,9 +83,23 @@ def load_spec(path: str | Path) -> SetSpec:
     names = [view.name for view in spec.views]
     if len(set(names)) != len(names) or not names:
         raise ConfigError(f"{source.where('views')}: view names must be distinct and non-empty")
-    for name in ("vocab", "weird_vocab"):  # fail before any work, naming the field
-        read_vocab(getattr(spec, name), f"{source.where(name)}: field '{name}'")
+    vocabularies(spec, lambda name: f"{source.where(name)}: field '{name}'")  # fail before any work
     return spec
+
+
+def vocabularies(spec: SetSpec, where: Callable[[str], str] = str) -> tuple[list[str], list[str]]:
+    """Return ``(vocab, weird_vocab)`` of ``spec``; raise ConfigError (prefixed by ``where(field)``)
+    if one is unreadable, they share names or one is smaller than the largest problem."""
+    vocab = read_vocab(spec.vocab, where("vocab"))
+    weird = read_vocab(spec.weird_vocab, where("weird_vocab"))
+    overlap = sorted(set(vocab) & set(weird))
+    if overlap:
+        raise ConfigError(f"{where('weird_vocab')}: shares names with vocab: {', '.join(overlap)}")
+    largest = max((entry.num_obj for entry in spec.problems if entry.count), default=0)
+    if largest > min(len(vocab), len(weird)):
+        raise ConfigError(f"{where('vocab')}: {largest} items asked for but the vocabularies have "
+                          f"{len(vocab)} and {len(weird)} names")
+    return vocab, weird
 
 
 def read_vocab(value: str | list[str], field_name: str) -> list[str]:
@@ -111,17 +126,9 @@ def read_vocab(value: str | list[str], field_name: str) -> list[str]:
 def generate_set(spec: SetSpec, seed: int | None = None) -> list[Problem]:
     """Return the problems of ``spec`` (with ``seed`` replacing the spec's seed when given)."""
     seed = spec.seed if seed is None else seed
-    vocab = read_vocab(spec.vocab, "vocab")
-    weird = read_vocab(spec.weird_vocab, "weird_vocab")
-    overlap = sorted(set(vocab) & set(weird))
-    if overlap:
-        raise ConfigError(f"vocab and weird_vocab share names: {', '.join(overlap)}")
+    vocab, weird = vocabularies(spec)
     entries = [entry for entry in spec.problems for _ in range(entry.count)]
     width = max(3, len(str(len(entries) - 1)))
-    largest = max((entry.num_obj for entry in entries), default=0)
-    if largest > min(len(vocab), len(weird)):
-        raise ConfigError(f"{largest} items asked for but the vocabularies have "
-                          f"{len(vocab)} and {len(weird)} names")
     return [make_problem(entry, spec, vocab, weird, random.Random(f"blocks:{seed}:{index}"),
                          f"{index:0{width}d}") for index, entry in enumerate(entries)]
 
