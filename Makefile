@@ -84,6 +84,66 @@ $(WS_TEST)/results/basic___random___results.jsonl.done: $(WS_CORE) scripts/test_
 	$(PYTHON) scripts/test_random_model.py -t $(WS_TEST)
 	touch $@
 
+# ---- blocks ----------------------------------------------------------------------------------
+# Problem sets: data/blocks/<set>/problems/ from configs/blocks/<set>.yaml (manifest.json is the
+# stamp, written last). Prompts: data/blocks/<set>/prompts/<prompting>___<type>___<view>.jsonl
+# for every view of the set (.done stamp). `released` holds the prompts of the release's own
+# problems with its BFS plans as examples: the paper's prompts, up to the order of stacks.
+BLOCKS_COMMON := $(wildcard common/blocks/*.py)
+BLOCKS_RELEASED := data/cogsci22_blocks/dataset/simple_stack/problems
+BLOCKS_SETS := cogsci_problems scaling
+BLOCKS_PROMPTS := data/blocks/released/prompts/.done $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/prompts/.done)
+BLOCKS_PROMPT_TYPES := nl pddl
+
+.PHONY: reproduce-blocks blocks-problems blocks-prompts bench-blocks clean-blocks
+all: reproduce-blocks blocks-prompts
+clean: clean-blocks
+
+## Re-score the paper's released blocks-world outputs: published table, strict, baselines, CIs, McNemar.
+reproduce-blocks: $(BLOCKS_DATA)
+	$(PYTHON) scripts/reproduce_blocks.py --release data/cogsci22_blocks \
+	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv
+
+## Generate the blocks-world problem sets of configs/blocks/ (the paper's spec and the new sets).
+blocks-problems: $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/problems/manifest.json)
+
+## Write the few-shot planning and translation prompts of every blocks-world set and view.
+blocks-prompts: $(BLOCKS_PROMPTS)
+
+## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
+bench-blocks: $(VENV)/.bench-ok
+	$(PYTHON) scripts/bench_blocks.py
+
+## Delete the generated blocks-world problems and prompts (never the release or model results).
+clean-blocks:
+	rm -rf data/blocks
+
+data/blocks/%/problems/manifest.json: configs/blocks/%.yaml scripts/generate_problems.py $(BLOCKS_COMMON) \
+		configs/blocks/vocab/items.yaml configs/blocks/vocab/weird.yaml $(BLOCKS_DATA)
+	$(PYTHON) scripts/generate_problems.py --specs-file $< --problem-path $(@D)
+
+data/blocks/%/prompts/.done: data/blocks/%/problems/manifest.json scripts/generate_prompts.py $(BLOCKS_COMMON)
+	for view in $$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $<); do \
+	  for type in $(BLOCKS_PROMPT_TYPES); do \
+	    $(PYTHON) scripts/generate_prompts.py --problem-path $(<D) --view $$view --prompt-type $$type \
+	        --output $(@D)/paper___$${type}___$$view.jsonl; \
+	  done; \
+	done
+	touch $@
+
+data/blocks/released/prompts/.done: $(BLOCKS_DATA) scripts/generate_prompts.py $(BLOCKS_COMMON)
+	for view in one two all; do \
+	  for type in $(BLOCKS_PROMPT_TYPES); do \
+	    $(PYTHON) scripts/generate_prompts.py --problem-path $(BLOCKS_RELEASED) --plans-dir $(BLOCKS_RELEASED)/plans \
+	        --view $$view --prompt-type $$type --output $(@D)/paper___$${type}___$$view.jsonl; \
+	  done; \
+	done
+	touch $@
+
+$(VENV)/.bench-ok: requirements-bench.txt | $(ENV_OK)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	touch $@
+
 # ---- models (model access: configs/models/, common/models/, scripts/ask_model.py) ---------------
 .PHONY: test-engine bench-models
 ENGINE_OK := $(VENV)/.engine-ok

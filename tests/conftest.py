@@ -26,3 +26,23 @@ def run_script(*args: str, env: dict[str, str] | None = None,
     full_env = {**os.environ, **(env or {})}
     return subprocess.run([sys.executable, *args], cwd=cwd, env=full_env, capture_output=True,
                           text=True, timeout=300)
+
+
+# ---- blocks: the CogSci 2022 release ----------------------------------------------------------
+@pytest.fixture(scope="session")
+def release() -> Path:
+    """The CogSci 2022 blocks-world release directory; fails (not skips) when it was not fetched."""
+    from common.blocks.release import RELEASE
+
+    if not (RELEASE / ".fetched").is_file():
+        pytest.fail("data/cogsci22_blocks is missing: run `make data` (DATA_MIRROR=../shared offline)")
+    return RELEASE
+
+
+@pytest.fixture(scope="session")
+def released_problems(release):
+    """The 103 released blocks-world problems by id."""
+    from common.blocks.problems import load_problems
+    from common.blocks.release import problems_dir
+
+    return {p.id: p for p in load_problems(problems_dir(release))}

@@ -1,0 +1,1 @@
+"""The blocks-world suite: state model, generators, planners, readers, checker, prompts, re-scoring."""

@@ -1,0 +1,89 @@
+"""Timing of the planners and the generator, and of pyperplan's breadth-first search beside them.
+
+Each measure runs several times; a run's figure is the mean time per problem (or the total
+for the generator) and the reported figure is the median over runs, which shrugs off the
+noise of a shared machine. pyperplan (``requirements-bench.txt``, not a runtime dependency) is
+timed once per problem, on the same problems, through its Python API.
+"""
+
+import logging
+import random
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from common.blocks.boards import uniform_board
+from common.blocks.generate import ProblemSpec, SetSpec, generate_set
+from common.blocks.pddl import problem_pddl
+from common.blocks.planner import near_optimal_plan, optimal_plan
+from common.blocks.state import Relation, board_relations
+
+Problem = tuple[list[list[str]], list[Relation]]
+
+
+def random_problems(n_items: int, count: int, constraints: int | None, seed: int) -> list[Problem]:
+    """Return ``count`` problems: a uniform initial board and the first ``constraints`` relations
+    (all when None) of a shuffled uniform goal board."""
+    rng = random.Random(f"bench:{seed}:{n_items}:{constraints}")
+    items = [f"item{i:03d}" for i in range(n_items)]
+    problems = []
+    for _ in range(count):
+        start, goal = uniform_board(items, rng), board_relations(uniform_board(items, rng))
+        rng.shuffle(goal)
+        problems.append((start, goal if constraints is None else goal[:constraints]))
+    return problems
+
+
+def median_per_problem(solve: Callable[[list, list], object], problems: list[Problem], runs: int) -> float:
+    """Return the median over ``runs`` of the mean seconds per problem of ``solve(board, goal)``."""
+    means = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        for board, goal in problems:
+            solve(board, goal)
+        means.append((time.perf_counter() - start) / len(problems))
+    return statistics.median(means)
+
+
+def time_optimal(problems: list[Problem], runs: int, greedy_first: bool = True) -> float:
+    """Return the median seconds per problem of ``optimal_plan``."""
+    return median_per_problem(lambda b, g: optimal_plan(b, g, greedy_first=greedy_first), problems, runs)
+
+
+def time_near_optimal(problems: list[Problem], runs: int) -> float:
+    """Return the median seconds per problem of ``near_optimal_plan``."""
+    return median_per_problem(near_optimal_plan, problems, runs)
+
+
+def time_generation(count: int, runs: int) -> float:
+    """Return the median seconds to generate ``count`` 4-item problems with optimal lengths."""
+    spec = SetSpec(problems=[ProblemSpec(4, test=True, count=count)], vocab=[f"v{i}" for i in range(8)],
+                   weird_vocab=[f"w{i}" for i in range(8)])
+    totals = []
+    for run in range(runs):
+        start = time.perf_counter()
+        generate_set(spec, seed=run)  # a new seed per run: no cached pattern from the run before
+        totals.append(time.perf_counter() - start)
+    return statistics.median(totals)
+
+
+def time_pyperplan(problems: list[Problem], domain: Path) -> tuple[float, list[int]]:
+    """Return pyperplan BFS's median seconds per problem and its plan lengths (one run each).
+
+    Raises ImportError when pyperplan is not installed (``make bench-blocks`` installs it).
+    """
+    from pyperplan.planner import SEARCHES, search_plan
+
+    logging.getLogger().setLevel(logging.WARNING)  # pyperplan logs every search at INFO
+    seconds, lengths = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for index, (board, goal) in enumerate(problems):
+            path = Path(tmp) / f"problem_{index}.pddl"
+            path.write_text(problem_pddl(board, goal, f"bench{index}"))
+            start = time.perf_counter()
+            plan = search_plan(str(domain), str(path), SEARCHES["bfs"], None)
+            seconds.append(time.perf_counter() - start)
+            lengths.append(len(plan))
+    return statistics.median(seconds), lengths

@@ -1,0 +1,176 @@
+"""Problem sets from a spec file: boards, goal views, renaming, trivial-goal handling, plan lengths.
+
+A spec file is YAML: either a plain list of problem entries (the released
+``cogsci_problems.yaml`` form) or a mapping of set settings (``SetSpec``) with a ``problems``
+list. Each entry (``ProblemSpec``) gives the number of items, whether it is a test problem
+and how many such problems to make. Each view takes the first ``constraints`` relations of one
+shuffled list of the goal board's relations, so the views of a problem are nested, and applies
+its own renaming rule: the number of constraints and renaming are separate factors.
+
+Every problem has its own ``random.Random`` seeded by (set seed, index), so output does not
+depend on PYTHONHASHSEED and one problem can be regenerated alone.
+"""
+
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+from common import config, paths
+from common.blocks.boards import GENERATORS
+from common.blocks.planner import near_optimal_plan, optimal_length
+from common.blocks.problems import Problem
+from common.blocks.state import board_relations, goal_holds
+from common.errors import ConfigError
+
+
+@dataclass
+class ViewSpec:
+    """One goal view: its name, how many goal relations it keeps, and its renaming rule."""
+
+    name: str
+    constraints: int | Literal["all"] = "all"        # a prefix of the shuffled goal relations
+    rename: Literal["none", "added", "all"] = "added"  # added: the paper's rule
+
+
+@dataclass
+class ProblemSpec:
+    """One entry of a spec file."""
+
+    num_obj: int                  # number of items
+    test: bool = False            # False: a few-shot training problem
+    count: int = 1                # how many problems this entry makes
+    generator: Literal["uniform", "legacy"] | None = None  # None: the set's generator
+
+
+def _paper_views() -> list[ViewSpec]:
+    return [ViewSpec("one", 1), ViewSpec("two", 2), ViewSpec("all", "all")]
+
+
+@dataclass
+class SetSpec:
+    """Settings of a problem set; defaults are those of a new set."""
+
+    problems: list[ProblemSpec]
+    generator: Literal["uniform", "legacy"] = "uniform"   # legacy: the paper's cut-at-markers boards
+    vocab: str | list[str] = "configs/blocks/vocab/items.yaml"        # file (repo-relative) or list
+    weird_vocab: str | list[str] = "configs/blocks/vocab/weird.yaml"  # names for renamed items
+    views: list[ViewSpec] = field(default_factory=_paper_views)
+    trivial: Literal["flag", "drop"] = "flag"  # drop: redraw problems whose goal already holds
+    exact_up_to: int = 12        # above this many items store a near-optimal length, not the optimum
+    seed: int = 0
+
+
+def load_spec(path: str | Path) -> SetSpec:
+    """Return the SetSpec of a spec file; raise ConfigError (file:line: field) if it is invalid."""
+    data, source = config.load_yaml(path)
+    if isinstance(data, list):
+        data = {"problems": data}
+        source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
+    spec = config.build(SetSpec, data, source)
+    for index, entry in enumerate(spec.problems):
+        where = source.where(f"problems.{index}.num_obj")
+        if entry.num_obj < 1 or entry.count < 0:
+            raise ConfigError(f"{where}: num_obj must be >= 1 and count >= 0")
+        for view in spec.views:
+            if view.constraints != "all" and not 1 <= view.constraints <= entry.num_obj + 1:
+                raise ConfigError(f"{where}: view {view.name!r} wants {view.constraints} constraints but "
+                                  f"{entry.num_obj} items may give only {entry.num_obj + 1}")
+    names = [view.name for view in spec.views]
+    if len(set(names)) != len(names) or not names:
+        raise ConfigError(f"{source.where('views')}: view names must be distinct and non-empty")
+    vocabularies(spec, lambda name: f"{source.where(name)}: field '{name}'")  # fail before any work
+    return spec
+
+
+def vocabularies(spec: SetSpec, where: Callable[[str], str] = str) -> tuple[list[str], list[str]]:
+    """Return ``(vocab, weird_vocab)`` of ``spec``; raise ConfigError (prefixed by ``where(field)``)
+    if one is unreadable, they share names or one is smaller than the largest problem."""
+    vocab = read_vocab(spec.vocab, where("vocab"))
+    weird = read_vocab(spec.weird_vocab, where("weird_vocab"))
+    overlap = sorted(set(vocab) & set(weird))
+    if overlap:
+        raise ConfigError(f"{where('weird_vocab')}: shares names with vocab: {', '.join(overlap)}")
+    largest = max((entry.num_obj for entry in spec.problems if entry.count), default=0)
+    if largest > min(len(vocab), len(weird)):
+        raise ConfigError(f"{where('vocab')}: {largest} items asked for but the vocabularies have "
+                          f"{len(vocab)} and {len(weird)} names")
+    return vocab, weird
+
+
+def read_vocab(value: str | list[str], field_name: str) -> list[str]:
+    """Return a vocabulary: ``value`` itself if a list, else the JSON or YAML list in that file."""
+    if isinstance(value, list):
+        words = value
+    else:
+        file = paths.ROOT / value
+        if not file.is_file():
+            raise ConfigError(f"{field_name}: no such file {value} (paths are relative to the repository; "
+                              f"the paper's vocabularies need `make data`)")
+        text = file.read_text(encoding="utf-8")
+        try:
+            words = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
+        except (json.JSONDecodeError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{field_name}: {value} is not a readable list: {exc}") from None
+    if not isinstance(words, list) or not all(isinstance(w, str) and w.strip() for w in words):
+        raise ConfigError(f"{field_name}: expected a list of item names ({value})")
+    if len(set(words)) != len(words):
+        raise ConfigError(f"{field_name}: duplicate item names in {value}")
+    return list(words)
+
+
+def generate_set(spec: SetSpec, seed: int | None = None) -> list[Problem]:
+    """Return the problems of ``spec`` (with ``seed`` replacing the spec's seed when given)."""
+    seed = spec.seed if seed is None else seed
+    vocab, weird = vocabularies(spec)
+    entries = [entry for entry in spec.problems for _ in range(entry.count)]
+    width = max(3, len(str(len(entries) - 1)))
+    return [make_problem(entry, spec, vocab, weird, random.Random(f"blocks:{seed}:{index}"),
+                         f"{index:0{width}d}") for index, entry in enumerate(entries)]
+
+
+def make_problem(entry: ProblemSpec, spec: SetSpec, vocab: list[str], weird: list[str],
+                 rng: random.Random, pid: str) -> Problem:
+    """Return one problem drawn with ``rng`` (redrawn while trivial if ``spec.trivial`` is drop)."""
+    board = GENERATORS[entry.generator or spec.generator]
+    for _attempt in range(10_000):
+        items = rng.sample(vocab, entry.num_obj)
+        init, goal = board(items, rng), board(items, rng)
+        relations = board_relations(goal)
+        rng.shuffle(relations)
+        names = sorted(items)
+        vocab_map = dict(zip(names, rng.sample(weird, len(names)), strict=True))
+        views = {v.name: relations if v.constraints == "all" else relations[:v.constraints]
+                 for v in spec.views}
+        smallest = min(views.values(), key=len)
+        if spec.trivial == "flag" or not goal_holds(init, smallest):
+            break
+    else:
+        raise ConfigError(f"problem {pid}: every draw had a goal that already holds; use trivial: flag")
+    view_specs = {v.name: {"constraints": v.constraints, "rename": v.rename} for v in spec.views}
+    problem = Problem(pid, init, goal, views, vocab_map, view_specs=view_specs, test=entry.test)
+    problem.extra = {"num_obj": entry.num_obj, "generator": entry.generator or spec.generator,
+                     **plan_lengths(problem, spec.exact_up_to)}
+    return problem
+
+
+def plan_lengths(problem: Problem, exact_up_to: int) -> dict[str, Any]:
+    """Return ``{"trivial_goal": {view: bool}, "optimal_plan_length": {view: n or None}}`` and, for
+    problems above ``exact_up_to`` items, ``"near_optimal_plan_length"`` (at most twice the optimum)."""
+    exact = len(problem.items) <= exact_up_to
+    trivial, optimal, upper = {}, {}, {}
+    for name, relations in problem.views.items():
+        trivial[name] = goal_holds(problem.init_board, relations)
+        if exact:
+            optimal[name] = optimal_length(problem.init_board, relations)
+        else:
+            optimal[name] = None
+            upper[name] = len(near_optimal_plan(problem.init_board, relations))
+    lengths: dict[str, Any] = {"trivial_goal": trivial, "optimal_plan_length": optimal}
+    if upper:
+        lengths["near_optimal_plan_length"] = upper
+    return lengths

@@ -1,0 +1,69 @@
+"""Problem generation: controls of new sets, trivial goals, plan lengths, byte-identical output."""
+
+import hashlib
+
+import pytest
+
+from common.blocks.generate import ProblemSpec, SetSpec, ViewSpec, generate_set
+from common.blocks.planner import optimal_plan
+from common.blocks.state import board_relations, goal_holds
+from common.errors import ConfigError
+from tests.conftest import run_script
+
+VIEWS = [ViewSpec("c1", 1, "none"), ViewSpec("c1r", 1, "all"), ViewSpec("c2", 2, "added"),
+         ViewSpec("all", "all", "none")]
+
+
+def test_views_are_nested_prefixes_of_the_goal_and_renaming_is_a_separate_factor():
+    spec = SetSpec(problems=[ProblemSpec(5, test=True, count=20)], views=VIEWS)
+    for problem in generate_set(spec, seed=1):
+        full = problem.views["all"]
+        assert sorted(full) == sorted(board_relations(problem.goal_board))
+        assert problem.views["c1"] == problem.views["c1r"] == full[:1] and problem.views["c2"] == full[:2]
+        assert problem.view("c1").renamed == {}
+        assert problem.view("c1r").renamed == problem.vocab_map and len(problem.vocab_map) == 5
+        renamed = problem.view("c1r")
+        assert sorted(renamed.items) == sorted(problem.vocab_map.values())
+        for name, relations in problem.views.items():
+            length = problem.extra["optimal_plan_length"][name]
+            assert length == len(optimal_plan(problem.init_board, relations))
+            assert problem.extra["trivial_goal"][name] == goal_holds(problem.init_board, relations)
+
+
+def test_trivial_goals_are_flagged_or_dropped():
+    entries = [ProblemSpec(2, test=True, count=60)]
+    flagged = generate_set(SetSpec(problems=entries, views=VIEWS[:1]), seed=0)
+    assert any(p.extra["trivial_goal"]["c1"] for p in flagged)
+    dropped = generate_set(SetSpec(problems=entries, views=VIEWS[:1], trivial="drop"), seed=0)
+    assert not any(p.extra["trivial_goal"]["c1"] for p in dropped)
+    assert all(p.extra["optimal_plan_length"]["c1"] >= 1 for p in dropped)
+
+
+def test_large_problems_store_a_near_optimal_length_above_the_exact_limit():
+    spec = SetSpec(problems=[ProblemSpec(14, count=1)], exact_up_to=12)
+    problem = generate_set(spec)[0]
+    assert problem.extra["optimal_plan_length"]["all"] is None
+    assert problem.extra["near_optimal_plan_length"]["all"] >= 1
+
+
+def test_vocabulary_errors():
+    with pytest.raises(ConfigError, match="shares names with vocab"):
+        generate_set(SetSpec(problems=[ProblemSpec(2)], vocab=["a", "b"], weird_vocab=["b", "c"]))
+    with pytest.raises(ConfigError, match="3 items asked for"):
+        generate_set(SetSpec(problems=[ProblemSpec(3)], vocab=["a", "b"], weird_vocab=["x", "y"]))
+
+
+def digest(directory):
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
+
+
+@pytest.mark.parametrize("config", ["configs/blocks/cogsci_problems.yaml", "configs/blocks/scaling.yaml"])
+def test_generation_is_byte_identical_under_any_hash_seed(tmp_path, config):
+    outputs = []
+    for hash_seed in ("0", "4242"):
+        out = tmp_path / hash_seed
+        result = run_script("scripts/generate_problems.py", "--specs-file", config, "--problem-path",
+                            str(out), "--seed", "7", env={"PYTHONHASHSEED": hash_seed})
+        assert result.returncode == 0, result.stderr
+        outputs.append(digest(out))
+    assert outputs[0] == outputs[1] and len(outputs[0]) > 100
