@@ -7,7 +7,7 @@ they come (re-running resumes), and each run is summarised in <...>___results.me
 The question text is sent as is; --prompting only labels the results file.
 
 $ python scripts/ask_model.py -t data/worldsense/test_set --model oracle --limit 100
-$ OPENAI_API_KEY=... python scripts/ask_model.py -t data/worldsense/test_set --model openai-gpt4o-mini
+$ OPENAI_API_KEY=... python scripts/ask_model.py -t data/worldsense/test_set --model openai-gpt-4o-mini
 $ python scripts/ask_model.py -t data/worldsense/test_set --model configs/models/vllm.yaml \\
       --set concurrency=32 --set max_tokens=8 --no-cache
 """
