@@ -1,19 +1,34 @@
-"""Load WorldSense test sets (trials) and training sets.
+"""Load WorldSense test sets (trials), training sets and model results files.
 
 A test set is a directory holding ``trials.jsonl.bz2`` and a ``results/`` subdirectory. The
 official file stores the gold answer obfuscated (``goldresp_obfusc``) so that answers do not
 leak into training corpora; loading maps it back to ``goldresp``.
+
+``load_testset`` returns every field. The analysis needs only the small per-trial fields, so
+``load_trial_columns`` and ``load_results_columns`` parse those once and keep them in a cache
+keyed by the files' content hash (see ``common.worldsense.cache``); ``assemble_results`` joins
+them into one row per (results file, answered trial).
 """
 
+import bz2
+import json
+import logging
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from common.errors import DataError
-from common.jsonl import read_jsonl
+from common.jsonl import parse_json_line, read_jsonl
+from common.results import find_results_files, parse_results_filename, read_results
+from common.worldsense import cache
+
+log = logging.getLogger(__name__)
 
 TRIALS_FILE = "trials.jsonl.bz2"
 RESULTS_DIR = "results"
+REQUIRED_FIELDS = ("Key", "tuple_ID", "problemname", "expectedresp")
 
 # The release's obfuscation: each gold answer is replaced by an author's first name.
 DEOBFUSCATE = {
@@ -43,16 +58,9 @@ def load_testset(testset_dir: str | Path) -> pd.DataFrame:
     file with neither field.
     """
     path = trials_path(testset_dir)
-    df = pd.DataFrame.from_records(read_jsonl(path))
-    if "goldresp_obfusc" in df.columns:
-        gold = df["goldresp_obfusc"].map(DEOBFUSCATE)
-        if gold.isna().any():
-            bad = df.loc[gold.isna(), "goldresp_obfusc"].iloc[0]
-            raise DataError(f"{path}: unknown obfuscated gold answer {bad!r}")
-        df = df.drop(columns="goldresp_obfusc").assign(goldresp=gold)
-    if "goldresp" not in df.columns:
-        raise DataError(f"{path}: trials have neither 'goldresp' nor 'goldresp_obfusc'")
-    return df
+    records = _parse_trials(path, path.read_bytes())
+    df = pd.DataFrame({name: [r.get(name) for r in records] for name in _field_names(records)})
+    return _with_clear_gold(df, path)
 
 
 def load_trainset(path: str | Path) -> pd.DataFrame:
@@ -72,3 +80,183 @@ def load_trainset(path: str | Path) -> pd.DataFrame:
     ]
     df["target"] = df["target_message"]
     return df
+
+
+def load_trial_columns(testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR) -> pd.DataFrame:
+    """Return the analysis columns of a test set's trials: one row per trial, in file order.
+
+    Kept: every field holding numbers or strings (strings as categoricals), except ``text``;
+    ``goldresp`` in clear; ``n_options`` = ``len(expectedresp)``. List fields are dropped.
+    With ``cache_dir`` (None disables the cache) the columns are read from, or stored in, a
+    cache entry keyed by the trials file's SHA-256. Raises DataError for a missing field.
+    """
+    path = trials_path(testset_dir)
+    data = path.read_bytes()
+    entry = cache.entry_path(cache_dir, "trials", cache.content_digest(data)) if cache_dir else None
+    df = cache.load_frame(entry) if entry else None
+    if df is None:
+        df = _trial_columns(path, _parse_trials(path, data))
+        if entry:
+            cache.save_frame(entry, df)
+    log.info("trials %s: %s rows%s", path, f"{len(df):,}", "" if entry is None else " (cache " + entry.name[:20] + ")")
+    return df
+
+
+def load_results_columns(path: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR) -> pd.DataFrame:
+    """Return a results file as a DataFrame with ``Key`` (int64) and ``resp`` (categorical string).
+
+    Reads it with ``common.results.read_results`` (torn last line ignored, first answer of a
+    duplicated Key kept); a missing ``resp`` becomes "". With ``cache_dir`` the columns are
+    cached by the file's SHA-256 (not stored if the file changed while being read).
+    """
+    path = Path(path)
+    digest = cache.content_digest(path.read_bytes())
+    entry = cache.entry_path(cache_dir, "results", digest) if cache_dir else None
+    df = cache.load_frame(entry) if entry else None
+    if df is None:
+        records = read_results(path)
+        try:
+            keys = np.array([r["Key"] for r in records], dtype=np.int64)
+        except (TypeError, ValueError, OverflowError):
+            raise DataError(f"{path}: every 'Key' must be an integer, as in the trials file") from None
+        resp = ["" if r.get("resp") is None else str(r["resp"]) for r in records]
+        df = pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
+        if entry and cache.content_digest(path.read_bytes()) == digest:
+            cache.save_frame(entry, df)
+    return df
+
+
+def load_results_in_testset_dir(
+    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
+) -> pd.DataFrame:
+    """Return the trials of ``testset_dir`` joined with every results file of its ``results/``.
+
+    One row per answered trial and results file (see ``assemble_results``). Raises
+    FileNotFoundError for a missing directory or trials file, DataError when there is no
+    results file.
+    """
+    testset_dir = Path(testset_dir)
+    if not testset_dir.is_dir():
+        raise FileNotFoundError(2, "No such test set directory", str(testset_dir))
+    trials = load_trial_columns(testset_dir, cache_dir)
+    files = find_results_files(testset_dir / RESULTS_DIR)
+    if not files:
+        raise DataError(f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
+                        "to analyse (write one with scripts/test_random_model.py)")
+    results = {parse_results_filename(f): load_results_columns(f, cache_dir) for f in files}
+    return assemble_results(trials, results, source=testset_dir / RESULTS_DIR)
+
+
+def assemble_results(
+    trials: pd.DataFrame, results: dict[tuple[str, str], pd.DataFrame], source: str | Path = "results"
+) -> pd.DataFrame:
+    """Return the inner join of ``trials`` with each results table on ``Key``, stacked.
+
+    ``results`` maps ``(prompting, modelname)`` to a DataFrame with ``Key`` and ``resp``. Rows
+    come in results order (as given), then trials order; ``prompting``, ``modelname`` and
+    ``resp`` are added as categoricals. A partial results file (fewer answers than trials) is
+    analysed with a warning; answers whose Key is not in the trials are ignored with a warning.
+    The inputs are not modified.
+    """
+    keys = pd.Index(trials["Key"])
+    if not keys.is_unique:
+        raise DataError(f"{source}: the trials file has duplicate Keys")
+    parts = []
+    for (prompting, modelname), res in results.items():
+        rows = keys.get_indexer(res["Key"].to_numpy())
+        known = rows >= 0
+        if not known.all():
+            log.warning("%s/%s: %d answers for Keys not in the test set are ignored",
+                        prompting, modelname, int((~known).sum()))
+        if known.sum() < len(trials):
+            log.warning("%s/%s: partial results file: %s of %s trials answered", prompting, modelname,
+                        f"{int(known.sum()):,}", f"{len(trials):,}")
+        order = np.argsort(rows[known], kind="stable")
+        part = trials.take(rows[known][order]).reset_index(drop=True)
+        part["resp"] = np.asarray(res["resp"], dtype=object)[known][order]
+        part["prompting"] = prompting
+        part["modelname"] = modelname
+        parts.append(part)
+    df = pd.concat(parts, ignore_index=True)
+    for name in ("prompting", "modelname", "resp"):
+        df[name] = pd.Categorical(df[name])
+    return df
+
+
+def _parse_trials(path: Path, data: bytes) -> list[dict[str, Any]]:
+    """Return the records of a trials file's bytes (bzip2-decompressed when ``path`` ends in .bz2).
+
+    Raises DataError naming ``path:line`` for a line that is not a JSON object, or for a
+    corrupt bzip2 stream.
+    """
+    if path.suffix == ".bz2":
+        try:
+            data = bz2.decompress(data)
+        except (OSError, ValueError) as exc:
+            raise DataError(f"{path}: not a valid bzip2 file ({exc})") from None
+    lines = data.split(b"\n")
+    try:
+        records = [json.loads(line) for line in lines if line.strip()]
+        if all(type(r) is dict for r in records):
+            return records
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        pass
+    # slow path, only to name the first bad line
+    return [parse_json_line(line.decode("utf-8", "replace"), path, n)
+            for n, line in enumerate(lines, start=1) if line.strip()]
+
+
+def _field_names(records: list[dict[str, Any]]) -> list[str]:
+    """Return the field names of ``records``: the first record's order, then any others sorted."""
+    first = list(records[0]) if records else []
+    others = set().union(*records) - set(first)
+    return first + sorted(others)
+
+
+def _with_clear_gold(df: pd.DataFrame, path: Path) -> pd.DataFrame:
+    """Return ``df`` with ``goldresp`` in clear (mapped from ``goldresp_obfusc`` if needed)."""
+    if "goldresp_obfusc" in df.columns:
+        gold = df["goldresp_obfusc"].map(DEOBFUSCATE)
+        if gold.isna().any():
+            bad = df.loc[gold.isna(), "goldresp_obfusc"].iloc[0]
+            raise DataError(f"{path}: unknown obfuscated gold answer {bad!r}")
+        df = df.drop(columns="goldresp_obfusc").assign(goldresp=gold)
+    if "goldresp" not in df.columns:
+        raise DataError(f"{path}: trials have neither 'goldresp' nor 'goldresp_obfusc'")
+    return df
+
+
+def _trial_columns(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return the analysis columns of parsed trial records (see ``load_trial_columns``)."""
+    names = _field_names(records)
+    missing = [f for f in REQUIRED_FIELDS if f not in names]
+    if missing:
+        raise DataError(f"{path}: trials lack the field(s) {', '.join(missing)}")
+    columns: dict[str, Any] = {}
+    for name in names:
+        if name != "text":
+            column = _scalar_column([r.get(name) for r in records])
+            if column is not None:
+                columns[name] = column
+    if columns["Key"].dtype != np.int64:
+        raise DataError(f"{path}: every trial needs an integer 'Key'")
+    columns["n_options"] = np.array([len(r.get("expectedresp") or ()) for r in records], dtype=np.int64)
+    df = _with_clear_gold(pd.DataFrame(columns), path)
+    df["goldresp"] = pd.Categorical(df["goldresp"].astype(object))
+    return df
+
+
+def _scalar_column(values: list[Any]) -> Any:
+    """Return ``values`` as an int/float/bool array or a categorical of strings; None for other types."""
+    kinds = {type(v) for v in values}
+    has_none = type(None) in kinds
+    kinds.discard(type(None))
+    if kinds <= {int} and not has_none:
+        return np.array(values, dtype=np.int64) if kinds else None
+    if kinds <= {int, float}:
+        return np.array([np.nan if v is None else v for v in values], dtype=float)
+    if kinds <= {bool} and not has_none:
+        return np.array(values, dtype=bool)
+    if kinds <= {str}:
+        return pd.Categorical(values)
+    return None
