@@ -70,12 +70,12 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
     count = 0
     with atomic_write(path, binary=True) as raw:
         stream: IO[bytes] = bz2.BZ2File(raw, "wb", compresslevel=9) if str(path).endswith(".bz2") else raw
-        with io.TextIOWrapper(stream, encoding="utf-8", newline="\n") as text:
-            for record in records:
-                text.write(dumps(record) + "\n")
-                count += 1
-            text.flush()
-            text.detach()
+        text = io.TextIOWrapper(stream, encoding="utf-8", newline="\n")
+        for record in records:
+            text.write(dumps(record) + "\n")
+            count += 1
+        text.flush()
+        text.detach()  # leave ``raw`` open for atomic_write (a `with` would close a detached wrapper)
         if stream is not raw:
             stream.close()
     return count
