@@ -76,10 +76,10 @@ def compute_acc_table(
     ``df`` holds one row per answered trial with ``resp``, ``goldresp``, ``tuple_ID``,
     ``modelname`` (``prompting`` optional) and ``n_options`` or ``expectedresp``. With
     ``filter_incomplete_tuples``, rows of a tuple whose number of answers differs from its
-    number of options are dropped, with a warning (DataError with ``require_complete``). Per row, ``acc`` is 1 when the answer is in
-    the gold answer's class (``ANSWER_CLASS``) and ``bias`` follows ``BIAS``; the tuple's
-    values are means weighted by ``GOLD_WEIGHT`` of the gold answers, over the weight of the
-    whole tuple (a missing bias counts as 0). The other columns keep the tuple's first row;
+    number of options are dropped, with a warning (a DataError with ``require_complete``).
+    Per row, ``acc`` is 1 when the answer is in the gold answer's class (``ANSWER_CLASS``)
+    and ``bias`` follows ``BIAS``; the tuple's values are means weighted by ``GOLD_WEIGHT``
+    of the gold answers, over the weight of the whole tuple (a missing bias counts as 0). The other columns keep the tuple's first row;
     ``resp``, ``goldresp`` and ``text`` are dropped. ``df`` is not modified.
     """
     keys = [k for k in TUPLE_KEYS if k in df.columns]
@@ -182,7 +182,8 @@ def pivot_pretty(
     """
     columns = [columns] if isinstance(columns, str) else list(columns)
     st = stats_table.reset_index()
-    st["value"] = [format_cell(m, s, cell_style, scale, decimals) for m, s in zip(st["mean"], st["sem"], strict=True)]
+    st["value"] = [format_cell(m, s, cell_style, scale, decimals)
+                   for m, s in zip(st["mean"], st["sem"], strict=True)]
     if index is None:
         levels = [f for f in stats_table.index.names if f not in columns]
         index = [f for f in levels if not hide_uniques or st[f].nunique() > 1] or levels[:1]
@@ -196,7 +197,9 @@ def pivot_pretty(
     return table.unstack(columns).sort_index()
 
 
-def display_order(values: pd.Series, name: str, order_prefs: dict[str, list[Any]] | None = None) -> pd.Categorical:
+def display_order(
+    values: pd.Series, name: str, order_prefs: dict[str, list[Any]] | None = None
+) -> pd.Categorical:
     """Return ``values`` as an ordered categorical: preferred values first, then the rest sorted."""
     preferred = (ORDER_PREFS if order_prefs is None else order_prefs).get(name, [])
     present = list(pd.unique(values.astype(object)))
@@ -228,7 +231,9 @@ def analyse_results_in_testset_dir(
     testset_dir: str | Path, by: Sequence[str] = ("problemname",),
     cache_dir: str | Path | None = cache.DEFAULT_DIR, require_complete: bool = False,
 ) -> Analysis:
-    """Return the ``Analysis`` of every results file in ``<testset_dir>/results`` (see ``analyse_results_df``).
+    """Return the ``Analysis`` of every results file in ``<testset_dir>/results``.
+
+    See ``analyse_results_df``.
 
     Parsed columns are cached under ``cache_dir`` (None: no cache). Raises FileNotFoundError
     for a missing directory or trials file, DataError when there is no results file.

@@ -82,7 +82,9 @@ def load_trainset(path: str | Path) -> pd.DataFrame:
     return df
 
 
-def load_trial_columns(testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR) -> pd.DataFrame:
+def load_trial_columns(
+    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
+) -> pd.DataFrame:
     """Return the analysis columns of a test set's trials: one row per trial, in file order.
 
     Kept: every field holding numbers or strings (strings as categoricals), except ``text``;
@@ -98,11 +100,13 @@ def load_trial_columns(testset_dir: str | Path, cache_dir: str | Path | None = c
         df = _trial_columns(path, _parse_trials(path, data))
         if entry:
             cache.save_frame(entry, df)
-    log.info("trials %s: %s rows%s", path, f"{len(df):,}", "" if entry is None else " (cache " + entry.name[:20] + ")")
+    log.info("trials %s: %s rows", path, f"{len(df):,}")
     return df
 
 
-def load_results_columns(path: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR) -> pd.DataFrame:
+def load_results_columns(
+    path: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
+) -> pd.DataFrame:
     """Return a results file as a DataFrame with ``Key`` (int64) and ``resp`` (categorical string).
 
     Reads it with ``common.results.read_results`` (torn last line ignored, first answer of a
@@ -242,7 +246,7 @@ def _trial_columns(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
         raise DataError(f"{path}: every trial needs an integer 'Key'")
     columns["n_options"] = np.array([len(r.get("expectedresp") or ()) for r in records], dtype=np.int64)
     df = _with_clear_gold(pd.DataFrame(columns), path)
-    df["goldresp"] = pd.Categorical(df["goldresp"].astype(object))
+    df["goldresp"] = pd.Categorical(df["goldresp"].tolist())
     return df
 
 

@@ -22,7 +22,7 @@ def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
     tables = []
     if analysis.average is not None:
         tables.append(("AVERAGE ACCURACY ACROSS ALL PROBLEMS (with 95% confidence interval)",
-                       pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"], scale=100.0)))
+                       pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"])))
     tables.append((f"ACCURACY {by_what}  (with 95% confidence interval)",
                    pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0)))
     tables.append((f"BIAS {by_what} (with 95% confidence interval)",
@@ -69,7 +69,9 @@ def write_csv(analysis: Analysis, path: str | Path) -> None:
     named = [("average_accuracy", analysis.average), ("accuracy", analysis.accuracy), ("bias", analysis.bias)]
     for metric, table in named:
         if table is not None:
-            frames.append(table[["mean", "conf95", "sem", "count"]].reset_index().assign(metric=metric))
+            flat = table[["mean", "conf95", "sem", "count"]].reset_index()
+            flat = flat.astype({name: object for name in table.index.names})  # keep 3, not 3.0, beside blanks
+            frames.append(flat.assign(metric=metric))
     tidy = pd.concat(frames, ignore_index=True)
     tidy = tidy[["metric", *MODEL_ROWS, *analysis.by, "mean", "conf95", "sem", "count"]]
     buffer = io.StringIO()
