@@ -79,8 +79,9 @@ def compute_acc_table(
     number of options are dropped, with a warning (a DataError with ``require_complete``).
     Per row, ``acc`` is 1 when the answer is in the gold answer's class (``ANSWER_CLASS``)
     and ``bias`` follows ``BIAS``; the tuple's values are means weighted by ``GOLD_WEIGHT``
-    of the gold answers, over the weight of the whole tuple (a missing bias counts as 0). The other columns keep the tuple's first row;
-    ``resp``, ``goldresp`` and ``text`` are dropped. ``df`` is not modified.
+    of the gold answers, over the weight of the whole tuple (a missing bias counts as 0).
+    The other columns keep the tuple's first row; ``resp``, ``goldresp`` and ``text`` are
+    dropped. ``df`` is not modified.
     """
     keys = [k for k in TUPLE_KEYS if k in df.columns]
     missing = [c for c in ("resp", "goldresp", "tuple_ID", "modelname") if c not in df.columns]
