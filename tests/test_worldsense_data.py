@@ -122,3 +122,17 @@ def test_script_exits_2_without_results_files(tmp_path, capsys):
 def test_cache_entry_names_carry_the_format_version_and_hash():
     name = cache.entry_path("x", "trials", cache.content_digest(b"abc")).name
     assert name == f"trials-v{cache.FORMAT_VERSION}-{cache.content_digest(b'abc')}.npz"
+
+
+def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path):
+    texts = ['say "TRUE" or \\"FALSE\\"', "ends in a backslash \\", '"text":"inside"', "plain"]
+    trials = [{"Key": i, "text": text, "tuple_ID": f"t{i // 2}", "problemname": "Infer.normal",
+               "expectedresp": ["TRUE", "FALSE"], "goldresp": "TRUE"} for i, text in enumerate(texts)]
+    trials[-1] = {**{k: v for k, v in trials[-1].items() if k != "text"}, "text": texts[-1]}  # text last
+    write_jsonl(tmp_path / "trials.jsonl.bz2", trials)
+    full = load_testset(tmp_path)
+    assert full["text"].tolist() == texts
+    columns = load_trial_columns(tmp_path, cache_dir=None)
+    assert columns["Key"].tolist() == [0, 1, 2, 3]
+    assert columns["tuple_ID"].tolist() == full["tuple_ID"].tolist()
+    assert columns["goldresp"].tolist() == ["TRUE"] * 4
