@@ -87,17 +87,17 @@ def compute_acc_table(
     missing = [c for c in ("resp", "goldresp", "tuple_ID", "modelname") if c not in df.columns]
     if missing:
         raise DataError(f"results table lacks the column(s) {', '.join(missing)}")
-    group = df.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+    first, group = _group_ids(df, keys)
     if filter_incomplete_tuples:
         complete = np.bincount(group)[group] == _n_options(df)
         if not complete.all():
-            dropped = df.loc[~complete].groupby(keys, observed=True).ngroups
+            dropped = len(np.unique(group[~complete]))
             message = f"{dropped:,} incomplete tuples ({int((~complete).sum()):,} answers)"
             if require_complete:
                 raise DataError(f"{message}: some results files are partial")
             log.warning("dropping %s: normal for partial results files", message)
             df = df.loc[complete]
-            group = df.groupby(keys, sort=False, observed=True).ngroup().to_numpy()
+            first, group = _group_ids(df, keys)
     weight = _lookup(df["goldresp"], GOLD_WEIGHT, np.nan)
     if np.isnan(weight).any():
         unknown = sorted({str(g) for g in df["goldresp"][np.isnan(weight)]})
@@ -106,7 +106,6 @@ def compute_acc_table(
     gold_class = _lookup(df["goldresp"], _CLASS_CODE, -2.0)
     bias = np.nan_to_num(_lookup(df["resp"], BIAS, np.nan))
     weight_sum = np.bincount(group, weights=weight)
-    _, first = np.unique(group, return_index=True)
     out = df.iloc[first].drop(columns=[c for c in ("resp", "goldresp", "text") if c in df.columns])
     out = out.reset_index(drop=True)
     out["acc"] = np.bincount(group, weights=weight * (resp_class == gold_class)) / weight_sum
@@ -252,6 +251,23 @@ def _lookup(column: pd.Series, table: dict[str, float], default: float) -> np.nd
         per_category = np.array([table.get(str(c), default) for c in column.cat.categories] + [default])
         return per_category[column.cat.codes.to_numpy()]  # code -1 (missing) picks the default
     return np.array([table.get(str(v), default) for v in column], dtype=float)
+
+
+def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (first row of each group, group number of each row) for the groups of ``keys``.
+
+    Groups are numbered in the sorted order of the keys' codes (a missing key is a group of
+    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals.
+    """
+    ids = np.zeros(len(df), dtype=np.int64)
+    for key in keys:
+        column = df[key]
+        codes = column.cat.codes.to_numpy() if isinstance(column.dtype, pd.CategoricalDtype) \
+            else pd.factorize(column, use_na_sentinel=True)[0]
+        ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
+        _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
+    _, first, group = np.unique(ids, return_index=True, return_inverse=True)
+    return first, group
 
 
 def _n_options(df: pd.DataFrame) -> np.ndarray:

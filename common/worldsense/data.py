@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from pandas.api.types import union_categoricals
 
 from common.errors import DataError
 from common.jsonl import parse_json_line, read_jsonl
@@ -170,25 +171,26 @@ def assemble_results(
     keys = pd.Index(trials["Key"])
     if not keys.is_unique:
         raise DataError(f"{source}: the trials file has duplicate Keys")
-    parts = []
+    rows, resps, sizes = [], [], []
     for (prompting, modelname), res in results.items():
-        rows = keys.get_indexer(res["Key"].to_numpy())
-        known = rows >= 0
-        if not known.all():
+        found = keys.get_indexer(res["Key"].to_numpy())
+        known = np.flatnonzero(found >= 0)
+        if len(known) < len(found):
             log.warning("%s/%s: %d answers for Keys not in the test set are ignored",
-                        prompting, modelname, int((~known).sum()))
-        if known.sum() < len(trials):
+                        prompting, modelname, len(found) - len(known))
+        if len(known) < len(trials):
             log.warning("%s/%s: partial results file: %s of %s trials answered", prompting, modelname,
-                        f"{int(known.sum()):,}", f"{len(trials):,}")
-        order = np.argsort(rows[known], kind="stable")
-        part = trials.take(rows[known][order]).reset_index(drop=True)
-        part["resp"] = np.asarray(res["resp"], dtype=object)[known][order]
-        part["prompting"] = prompting
-        part["modelname"] = modelname
-        parts.append(part)
-    df = pd.concat(parts, ignore_index=True)
-    for name in ("prompting", "modelname", "resp"):
-        df[name] = pd.Categorical(df[name])
+                        f"{len(known):,}", f"{len(trials):,}")
+        known = known[np.argsort(found[known], kind="stable")]  # trials order
+        rows.append(found[known])
+        resps.append(pd.Categorical(res["resp"]).take(known))
+        sizes.append(len(known))
+    df = trials.take(np.concatenate(rows)).reset_index(drop=True)
+    df["resp"] = union_categoricals(resps)
+    which = np.repeat(np.arange(len(results)), sizes)  # the results table of each row
+    for position, name in enumerate(("prompting", "modelname")):
+        labels, codes = np.unique([label[position] for label in results], return_inverse=True)
+        df[name] = pd.Categorical.from_codes(codes[which], categories=labels.tolist())
     return df
 
 
