@@ -90,10 +90,9 @@ $(WS_TEST)/results/basic___random___results.jsonl.done: $(WS_CORE) scripts/test_
 	touch $@
 
 # The published tables (plus the random model's row), rebuilt when the data, a results file or
-# the analysis code changes; written atomically by the script, then printed.
+# the analysis code changes; printed, and written atomically to the report file.
 $(WS_REPORT): $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_CODE)
-	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --out $@ > /dev/null
-	cat $@
+	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --out $@
 
 ## Print the accuracy and bias tables of a WorldSense test set (WS_TESTSET=<dir>, default the official one).
 analyse-worldsense: $(WS_CORE)

@@ -108,6 +108,14 @@ def test_incomplete_tuples_are_dropped_with_a_warning(tmp_path, caplog):
         analyse_results_in_testset_dir(directory, cache_dir=None, require_complete=True)
 
 
+def test_a_results_file_without_answers_adds_no_row(tmp_path):
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
+    answers = {"A": ["TRUE", "FALSE", "TRUE", "FALSE"], "B": [None] * 4}
+    result = analyse_results_in_testset_dir(write_testset(tmp_path / "ts", trials, answers), cache_dir=None)
+    assert result.average.loc[("basic", "A"), "mean"] == 1.0
+    assert list(result.average.index) == [("basic", "A")]
+
+
 def test_single_problem_set_has_no_average_and_unknown_problems_sort_last(tmp_path):
     trials = [*tf_tuple("a", "Zeta.new", 3), *tf_tuple("b", "Infer.extrema", 3),
               *tf_tuple("c", "Infer.normal", 3)]

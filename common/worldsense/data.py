@@ -183,7 +183,9 @@ def assemble_results(
                         f"{len(known):,}", f"{len(trials):,}")
         known = known[np.argsort(found[known], kind="stable")]  # trials order
         rows.append(found[known])
-        resps.append(pd.Categorical(res["resp"]).take(known))
+        resp = pd.Categorical(res["resp"])
+        labels = pd.Index([str(c) for c in resp.categories], dtype=object)  # one category dtype for all
+        resps.append(pd.Categorical.from_codes(resp.codes[known], categories=labels))
         sizes.append(len(known))
     df = trials.take(np.concatenate(rows)).reset_index(drop=True)
     df["resp"] = union_categoricals(resps)
