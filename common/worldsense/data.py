@@ -320,9 +320,6 @@ def _scalar_column(column: pd.Series) -> Any:
     """
     if column.dtype.kind in "iufb":
         return column.to_numpy()
-    kinds = set(map(type, column.to_numpy(dtype=object)))
-    kinds.discard(type(None))
-    kinds.discard(float)  # missing values (NaN) of a string column
-    if kinds <= {str} and kinds:
+    if pd.api.types.infer_dtype(column, skipna=True) == "string":  # strings and missing values
         return pd.Categorical(column.to_numpy(dtype=object))
     return None

@@ -94,7 +94,8 @@ def plot_accuracy(analysis: Analysis, path: str | Path) -> None:
     groups = list(pd.unique(_in_display_order(st, analysis.by)["group"]))
     models = list(pd.unique(_in_display_order(st, MODEL_ROWS)["model"]))
     width = 0.8 / len(models)
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(groups) * max(1, len(models) / 3)), 4.5))
+    width_inches = min(40.0, max(6.0, 1.2 * len(groups) * max(1.0, len(models) / 3)))
+    fig, ax = plt.subplots(figsize=(width_inches, 4.5))
     for i, model in enumerate(models):
         rows = st[st["model"] == model].set_index("group").reindex(groups)
         xs = [g + (i - (len(models) - 1) / 2) * width for g in range(len(groups))]
@@ -103,7 +104,7 @@ def plot_accuracy(analysis: Analysis, path: str | Path) -> None:
     ax.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
     ax.set_ylabel("accuracy (%), 95% interval")
     ax.set_ylim(0, 100)
-    ax.legend(fontsize="small", ncols=2)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     with atomic_write(Path(path), binary=True) as handle:
         fig.savefig(handle, format="png", dpi=120, metadata={"Software": None})
