@@ -9,6 +9,8 @@ the parsed layout changes. A damaged entry is ignored with a warning and rewritt
 
 import hashlib
 import logging
+import os
+import tempfile
 import zipfile
 from pathlib import Path
 
@@ -16,11 +18,10 @@ import numpy as np
 import pandas as pd
 
 from common import paths
-from common.jsonl import atomic_write
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 1  # bump when the columns stored for a file change
+FORMAT_VERSION = 2  # bump when the columns stored for a file change
 DEFAULT_DIR = paths.CACHE / "worldsense"
 
 
@@ -44,25 +45,36 @@ def load_frame(path: Path) -> pd.DataFrame | None:
             columns = {}
             for name in names:
                 if f"{name}.codes" in npz:
-                    columns[name] = pd.Categorical.from_codes(
-                        npz[f"{name}.codes"], categories=npz[f"{name}.categories"].tolist()
-                    )
+                    labels = [label.decode() for label in npz[f"{name}.categories"].tolist()]
+                    columns[name] = pd.Categorical.from_codes(npz[f"{name}.codes"], categories=labels)
                 else:
                     columns[name] = npz[f"{name}.values"]
         return pd.DataFrame(columns, columns=names)
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+    except (OSError, ValueError, KeyError, UnicodeDecodeError, zipfile.BadZipFile) as exc:
         log.warning("ignoring damaged cache entry %s (%s); it will be rebuilt", path, exc)
         return None
 
 
 def save_frame(path: Path, df: pd.DataFrame) -> None:
-    """Store ``df`` at ``path`` atomically; its columns must be numeric or categorical of strings."""
+    """Store ``df`` at ``path``; its columns must be numeric or categorical of strings.
+
+    Written to a temporary file renamed into place, so readers never see half an entry. There
+    is no fsync: an entry damaged by a crash is detected on load and rebuilt.
+    """
     arrays: dict[str, np.ndarray] = {"__columns__": np.array([str(c) for c in df.columns])}
     for name, column in df.items():
         if isinstance(column.dtype, pd.CategoricalDtype):
             arrays[f"{name}.codes"] = column.cat.codes.to_numpy()
-            arrays[f"{name}.categories"] = np.array([str(c) for c in column.cat.categories], dtype=str)
+            labels = [str(c).encode() for c in column.cat.categories]
+            arrays[f"{name}.categories"] = np.array(labels, dtype=bytes)  # UTF-8: 1/4 the size of "<U"
         else:
             arrays[f"{name}.values"] = column.to_numpy()
-    with atomic_write(path, binary=True) as handle:
-        np.savez(handle, **arrays)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
