@@ -81,6 +81,11 @@ def test_results_columns_keep_the_first_answer_of_a_duplicated_key(tmp_path):
     path.write_text('{"Key": 1, "resp": "TRUE"}\n{"Key": 1, "resp": "FALSE"}\n{"Key": 2}\n')
     df = load_results_columns(path, cache_dir=None)
     assert df["Key"].tolist() == [1, 2] and df["resp"].tolist() == ["TRUE", ""]
+    path.write_text('{"Key":1,"resp":"TRUE"}\n{"Key":-5,"resp":""}\n{"Key":1,"resp":"FALSE"}\n')  # plain
+    df = load_results_columns(path, cache_dir=None)
+    assert df["Key"].tolist() == [1, -5] and df["resp"].tolist() == ["TRUE", ""]
+    path.write_text('{"Key":1,"resp":"TRUE"}\n{"Key":2,"resp":"FALSE"}')  # torn last line: ignored
+    assert load_results_columns(path, cache_dir=None)["Key"].tolist() == [1]
 
 
 def test_script_prints_tables_and_writes_outputs(testset, tmp_path, capsys):

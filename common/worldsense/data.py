@@ -13,6 +13,7 @@ them into one row per (results file, answered trial).
 import bz2
 import json
 import logging
+import re
 from pathlib import Path
 from typing import Any
 
@@ -120,17 +121,13 @@ def load_results_columns(
     entry = cache.entry_path(cache_dir, "results", digest) if cache_dir else None
     df = cache.load_frame(entry) if entry else None
     if df is None:
-        records = _parse_complete_file(data)
-        if records is None or not all(type(r) is dict and "Key" in r for r in records):
-            records = read_results(path)  # torn last line, malformed line, ...: the careful reader
-        else:
-            records = _first_of_each_key(path, records)
-        try:
-            keys = np.array([r["Key"] for r in records], dtype=np.int64)
-        except (TypeError, ValueError, OverflowError):
-            raise DataError(f"{path}: every 'Key' must be an integer, as in the trials file") from None
-        resp = ["" if r.get("resp") is None else str(r["resp"]) for r in records]
-        df = pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
+        df = _simple_results(data)
+        if df is None:  # extra fields, escapes, a torn last line...: the careful reader
+            df = _results_frame(path, read_results(path))
+        elif df["Key"].duplicated().any():
+            duplicated = df["Key"].duplicated()
+            log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, duplicated.sum())
+            df = df[~duplicated].reset_index(drop=True)
         if entry:
             cache.save_frame(entry, df)
     return df
@@ -168,6 +165,8 @@ def assemble_results(
     analysed with a warning; answers whose Key is not in the trials are ignored with a warning.
     The inputs are not modified.
     """
+    if not results:
+        raise DataError(f"{source}: no results to analyse")
     keys = pd.Index(trials["Key"])
     if not keys.is_unique:
         raise DataError(f"{source}: the trials file has duplicate Keys")
@@ -263,14 +262,36 @@ def _without_text(data: bytes) -> bytes:
     return b"".join(parts)
 
 
-def _first_of_each_key(path: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return ``records`` without later duplicates of a Key, warning as ``read_results`` does."""
-    keys = pd.Series([r["Key"] for r in records], dtype=object)
-    duplicated = keys.duplicated().to_numpy()
-    if not duplicated.any():
-        return records
-    log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, int(duplicated.sum()))
-    return [r for r, dup in zip(records, duplicated, strict=True) if not dup]
+# A results line as the release and ResultsWriter write it (compact, Key then resp).
+_SIMPLE_RESULT = re.compile(rb'^\{"Key": ?(-?\d{1,19}), ?"resp": ?"([^"\\]*)"\}\n', re.MULTILINE)
+
+
+def _simple_results(data: bytes) -> pd.DataFrame | None:
+    """Return Key and resp columns if every line of ``data`` is a plain ``{"Key":..,"resp":".."}``.
+
+    A regular expression reads such files about twice as fast as JSON; None when any line
+    has another shape (the caller then parses JSON).
+    """
+    matches = _SIMPLE_RESULT.findall(data)  # anchored at line starts: every line must match whole
+    if len(matches) != data.count(b"\n") or not data.endswith(b"\n"):
+        return None
+    try:
+        keys = np.array([int(key) for key, _ in matches], dtype=np.int64)
+    except OverflowError:
+        return None
+    codes, labels = pd.factorize(pd.Series([resp for _, resp in matches], dtype=object))
+    resp = pd.Categorical.from_codes(codes, categories=[label.decode() for label in labels])
+    return pd.DataFrame({"Key": keys, "resp": resp})
+
+
+def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return Key and resp columns of parsed results records (a missing ``resp`` becomes "")."""
+    try:
+        keys = np.array([r["Key"] for r in records], dtype=np.int64)
+    except (TypeError, ValueError, OverflowError):
+        raise DataError(f"{path}: every 'Key' must be an integer, as in the trials file") from None
+    resp = ["" if r.get("resp") is None else str(r["resp"]) for r in records]
+    return pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
 
 
 def _field_names(records: list[dict[str, Any]]) -> list[str]:
