@@ -33,12 +33,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require-complete", action="store_true",
                         help="refuse (exit 2) when a tuple lacks answers, instead of warning")
     parser.add_argument("--no-cache", action="store_true", help="parse every file again; read/write no cache")
-    parser.add_argument("--cache-dir", default=str(cache.DEFAULT_DIR), help="where parsed columns are cached")
+    parser.add_argument("--cache-dir", help="where parsed columns are cached (default: .cache/worldsense)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
     result = analysis.analyse_results_in_testset_dir(
-        args.testset, by=args.by, cache_dir=None if args.no_cache else args.cache_dir,
+        args.testset, by=args.by, cache_dir=None if args.no_cache else (args.cache_dir or cache.DEFAULT_DIR),
         require_complete=args.require_complete)
     text = report.format_report(result, args.testset)
     print(text, end="")
