@@ -13,9 +13,9 @@ $ python scripts/analyse_results.py -t data/worldsense/other_tests/ood-size --cs
 import logging
 import sys
 
-from common import cli
+from common import cli, paths
 from common.jsonl import write_text
-from common.worldsense import analysis, cache, report
+from common.worldsense import analysis, report
 
 log = logging.getLogger("analyse_results")
 
@@ -33,12 +33,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--require-complete", action="store_true",
                         help="refuse (exit 2) when a tuple lacks answers, instead of warning")
     parser.add_argument("--no-cache", action="store_true", help="parse every file again; read/write no cache")
-    parser.add_argument("--cache-dir", help="where parsed columns are cached (default: .cache/worldsense)")
+    parser.add_argument("--cache-dir", default=".cache/worldsense",
+                        help="where parsed columns are cached (relative to the project root)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
     result = analysis.analyse_results_in_testset_dir(
-        args.testset, by=args.by, cache_dir=None if args.no_cache else (args.cache_dir or cache.DEFAULT_DIR),
+        args.testset, by=args.by, cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
         require_complete=args.require_complete)
     text = report.format_report(result, args.testset)
     print(text, end="")
