@@ -2,6 +2,9 @@
 
 import importlib.util
 import logging
+import os
+import subprocess
+import sys
 
 import pytest
 from worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
@@ -141,3 +144,16 @@ def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path):
     assert columns["Key"].tolist() == [0, 1, 2, 3]
     assert columns["tuple_ID"].tolist() == full["tuple_ID"].tolist()
     assert columns["goldresp"].tolist() == ["TRUE"] * 4
+
+
+def test_outputs_are_byte_identical_across_hash_seeds(testset, tmp_path):
+    outputs = []
+    for seed in ("0", "12345"):
+        out = tmp_path / seed
+        argv = [sys.executable, str(paths.ROOT / "scripts" / "analyse_results.py"), "-t", str(testset),
+                "--no-cache", "--by", "skin", "problemsize", "--csv", str(out / "s.csv"),
+                "--plot", str(out / "a.png")]
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        done = subprocess.run(argv, capture_output=True, check=True, env=env)
+        outputs.append((done.stdout, (out / "s.csv").read_bytes(), (out / "a.png").read_bytes()))
+    assert outputs[0] == outputs[1]
