@@ -143,7 +143,7 @@ def test_format_cell_styles():
 
 
 def test_grouping_by_an_unknown_field_is_a_user_error(tmp_path):
-    with pytest.raises(UserError, match="unknown field"):
+    with pytest.raises(UserError, match=r"unknown trial field\(s\) \[.colour.\]; the trials have: Key"):
         analyse_results_in_testset_dir(_two_problem_set(tmp_path), by=["colour"], cache_dir=None)
 
 

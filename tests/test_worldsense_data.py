@@ -52,19 +52,23 @@ def test_bad_trials_line_is_named(tmp_path):
 
 def test_cache_is_used_and_invalidated_when_an_input_changes(testset, tmp_path):
     cache_dir = tmp_path / "cache"
-    first = load_results_in_testset_dir(testset, cache_dir)
-    entries = sorted(p.name for p in cache_dir.iterdir())
-    assert len(entries) == 3 and entries[-1].startswith("trials-v")  # 2 results files + trials
-    again = load_results_in_testset_dir(testset, cache_dir)
+    first = load_results_in_testset_dir(testset, cache_dir, fields=[])
+    entries = sorted(p.name.split("-v")[0] for p in cache_dir.iterdir())
+    assert entries == ["results", "results", "trials-Key", "trials-expectedresp", "trials-goldresp",
+                       "trials-problemname", "trials-problemsize", "trials-tuple_ID"]
+    again = load_results_in_testset_dir(testset, cache_dir, fields=[])
     assert again.equals(first)
-    assert sorted(p.name for p in cache_dir.iterdir()) == entries  # nothing re-parsed
+    assert len(list(cache_dir.iterdir())) == 8  # nothing re-parsed
+    with_skin = load_results_in_testset_dir(testset, cache_dir, fields=["skin"])
+    assert with_skin["skin"].tolist()[:2] == ["race", "race"]
+    assert len(list(cache_dir.iterdir())) == 9  # only the new field was parsed
     # change one answer: the results file's hash changes, so its columns are parsed again
     results = testset / "results" / "basic___random___results.jsonl"
     rows = read_jsonl(results)
     rows[0]["resp"] = "TRUE"
     write_jsonl(results, rows)
-    changed = load_results_in_testset_dir(testset, cache_dir)
-    assert len(list(cache_dir.iterdir())) == 4
+    changed = load_results_in_testset_dir(testset, cache_dir, fields=["skin"])
+    assert len(list(cache_dir.iterdir())) == 10
     random_rows = changed[changed["modelname"] == "random"]
     assert random_rows["resp"].tolist()[0] == "TRUE"
 
@@ -132,8 +136,9 @@ def test_cache_entry_names_carry_the_format_version_and_hash():
     assert name == f"trials-v{cache.FORMAT_VERSION}-{cache.content_digest(b'abc')}.npz"
 
 
-def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path):
-    texts = ['say "TRUE" or \\"FALSE\\"', "ends in a backslash \\", '"text":"inside"', "plain"]
+@pytest.mark.parametrize("last", ["plain", "a {brace} forces the record-by-record parse"])
+def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path, last):
+    texts = ['say "TRUE" or \\"FALSE\\"', "ends in a backslash \\", '"text":"inside"', last]
     trials = [{"Key": i, "text": text, "tuple_ID": f"t{i // 2}", "problemname": "Infer.normal",
                "expectedresp": ["TRUE", "FALSE"], "goldresp": "TRUE"} for i, text in enumerate(texts)]
     trials[-1] = {**{k: v for k, v in trials[-1].items() if k != "text"}, "text": texts[-1]}  # text last
@@ -144,6 +149,8 @@ def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path):
     assert columns["Key"].tolist() == [0, 1, 2, 3]
     assert columns["tuple_ID"].tolist() == full["tuple_ID"].tolist()
     assert columns["goldresp"].tolist() == ["TRUE"] * 4
+    assert columns["n_options"].tolist() == [2] * 4
+    assert list(columns.columns) == ["Key", "tuple_ID", "problemname", "n_options", "goldresp"]
 
 
 def test_outputs_are_byte_identical_across_hash_seeds(testset, tmp_path):

@@ -238,7 +238,9 @@ def analyse_results_in_testset_dir(
     Parsed columns are cached under ``cache_dir`` (None: no cache). Raises FileNotFoundError
     for a missing directory or trials file, DataError when there is no results file.
     """
-    return analyse_results_df(load_results_in_testset_dir(testset_dir, cache_dir), by, require_complete)
+    fields = [f for f in by if f not in ("prompting", "modelname")]  # parse only the trial fields needed
+    results = load_results_in_testset_dir(testset_dir, cache_dir, fields)
+    return analyse_results_df(results, by, require_complete)
 
 
 _CLASSES = list(dict.fromkeys(ANSWER_CLASS.values()))

@@ -11,9 +11,9 @@ them into one row per (results file, answered trial).
 """
 
 import bz2
-import json
 import logging
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +21,16 @@ import numpy as np
 import pandas as pd
 from pandas.api.types import union_categoricals
 
-from common.errors import DataError
+from common.errors import DataError, UserError
 from common.jsonl import parse_json_line, read_jsonl
 from common.results import find_results_files, parse_results_filename, read_results
-from common.worldsense import cache
+from common.worldsense import cache, extract
 
 log = logging.getLogger(__name__)
 
 TRIALS_FILE = "trials.jsonl.bz2"
 RESULTS_DIR = "results"
-REQUIRED_FIELDS = ("Key", "tuple_ID", "problemname", "expectedresp")
+REQUIRED_FIELDS = ("Key", "tuple_ID", "problemname", "expectedresp")  # and a gold answer
 
 # The release's obfuscation: each gold answer is replaced by an author's first name.
 DEOBFUSCATE = {
@@ -60,7 +60,7 @@ def load_testset(testset_dir: str | Path) -> pd.DataFrame:
     file with neither field.
     """
     path = trials_path(testset_dir)
-    records = _parse_trials(path, path.read_bytes())
+    records = _parse_trials(path, _decompress(path, path.read_bytes()))
     df = pd.DataFrame({name: [r.get(name) for r in records] for name in _field_names(records)})
     return _with_clear_gold(df, path)
 
@@ -85,23 +85,40 @@ def load_trainset(path: str | Path) -> pd.DataFrame:
 
 
 def load_trial_columns(
-    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
+    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR,
+    fields: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Return the analysis columns of a test set's trials: one row per trial, in file order.
 
-    Kept: every field holding numbers or strings (strings as categoricals), except ``text``;
-    ``goldresp`` in clear; ``n_options`` = ``len(expectedresp)``. List fields are dropped.
-    With ``cache_dir`` (None disables the cache) the columns are read from, or stored in, a
-    cache entry keyed by the trials file's SHA-256. Raises DataError for a missing field.
+    Columns: ``Key``, ``tuple_ID``, ``problemname``, ``problemsize`` (when present), the
+    requested ``fields`` (None: every field of the first trial holding numbers or strings,
+    except ``text``), ``n_options`` = ``len(expectedresp)`` and ``goldresp`` in clear; strings
+    as categoricals. Each field is parsed once and cached on its own, keyed by the trials
+    file's SHA-256 (``cache_dir`` None: no cache). Raises DataError for a missing required
+    field, UserError for an unknown field in ``fields``.
     """
     path = trials_path(testset_dir)
-    data = path.read_bytes()
-    entry = cache.entry_path(cache_dir, "trials", cache.content_digest(data)) if cache_dir else None
-    df = cache.load_frame(entry) if entry else None
-    if df is None:
-        df = _trial_columns(path, _parse_trials(path, data, skip_text=True))
-        if entry:
-            cache.save_frame(entry, df)
+    source = _TrialsFile(path)
+    available = [name for name in source.field_names() if name != "text"]
+    unknown = [f for f in (fields or ()) if f not in available]
+    if unknown:
+        raise UserError(f"{path}: unknown trial field(s) {unknown}; the trials have: {', '.join(available)}")
+    missing = [f for f in REQUIRED_FIELDS if f not in available]
+    gold = next((f for f in ("goldresp", "goldresp_obfusc") if f in available), None)
+    if missing or gold is None:
+        raise DataError(f"{path}: trials lack the field(s) {', '.join(missing or ['goldresp'])}")
+    wanted = available if fields is None else [f for f in available if f in fields]
+    names = list(dict.fromkeys([*REQUIRED_FIELDS, *[f for f in ("problemsize",) if f in available],
+                                *wanted, gold]))
+    columns = _cached_fields(source, names, cache_dir)
+    if columns["Key"] is None or columns["Key"].dtype != np.int64:
+        raise DataError(f"{path}: every trial needs an integer 'Key'")
+    if columns["expectedresp"] is None or columns["expectedresp"].dtype != np.int64:
+        raise DataError(f"{path}: every trial needs an 'expectedresp' list")
+    df = pd.DataFrame({name: columns[name] for name in names
+                       if columns[name] is not None and name not in ("expectedresp", gold)})
+    df["n_options"] = columns["expectedresp"]
+    df["goldresp"] = _clear_gold(path, columns[gold], obfuscated=gold == "goldresp_obfusc")
     log.info("trials %s: %s rows", path, f"{len(df):,}")
     return df
 
@@ -121,7 +138,8 @@ def load_results_columns(
     entry = cache.entry_path(cache_dir, "results", digest) if cache_dir else None
     df = cache.load_frame(entry) if entry else None
     if df is None:
-        df = _simple_results(data)
+        simple = extract.simple_results(data)
+        df = None if simple is None else pd.DataFrame({"Key": simple[0], "resp": simple[1]})
         if df is None:  # extra fields, escapes, a torn last line...: the careful reader
             df = _results_frame(path, read_results(path))
         elif df["Key"].duplicated().any():
@@ -134,18 +152,20 @@ def load_results_columns(
 
 
 def load_results_in_testset_dir(
-    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
+    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR,
+    fields: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Return the trials of ``testset_dir`` joined with every results file of its ``results/``.
 
-    One row per answered trial and results file (see ``assemble_results``). Raises
+    One row per answered trial and results file (see ``assemble_results``); the trial
+    columns are those of ``load_trial_columns`` with ``fields`` (None: all). Raises
     FileNotFoundError for a missing directory or trials file, DataError when there is no
     results file.
     """
     testset_dir = Path(testset_dir)
     if not testset_dir.is_dir():
         raise FileNotFoundError(2, "No such test set directory", str(testset_dir))
-    trials = load_trial_columns(testset_dir, cache_dir)
+    trials = load_trial_columns(testset_dir, cache_dir, fields)
     files = find_results_files(testset_dir / RESULTS_DIR)
     if not files:
         raise DataError(f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
@@ -195,93 +215,31 @@ def assemble_results(
     return df
 
 
+def _decompress(path: Path, raw: bytes) -> bytes:
+    """Return the JSON lines of a trials file's bytes (bzip2-decompressed when it ends in .bz2)."""
+    if path.suffix != ".bz2":
+        return raw
+    try:
+        return bz2.decompress(raw)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{path}: not a valid bzip2 file ({exc})") from None
+
+
 def _parse_trials(path: Path, data: bytes, skip_text: bool = False) -> list[dict[str, Any]]:
-    """Return the records of a trials file's bytes (bzip2-decompressed when ``path`` ends in .bz2).
+    """Return the trial records of JSON lines ``data`` (read from ``path``).
 
     With ``skip_text`` the records may lack their ``text`` field (half the bytes, not needed
     to score answers), which makes parsing faster. Raises DataError naming ``path:line`` for
-    a line that is not a JSON object, or for a corrupt bzip2 stream.
+    a line that is not a JSON object.
     """
-    if path.suffix == ".bz2":
-        try:
-            data = bz2.decompress(data)
-        except (OSError, ValueError) as exc:
-            raise DataError(f"{path}: not a valid bzip2 file ({exc})") from None
-    records = _parse_complete_file(_without_text(data)) if skip_text else None
+    records = extract.parse_lines(extract.without_member(data, b"text")) if skip_text else None
     if records is None:
-        records = _parse_complete_file(data)
+        records = extract.parse_lines(data)
     if records is not None and all(type(r) is dict for r in records):
         return records
     # slow path, only to name the first bad line
     return [parse_json_line(line.decode("utf-8", "replace"), path, n)
             for n, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
-
-
-def _parse_complete_file(data: bytes) -> list[Any] | None:
-    """Return the values of JSON lines ``data`` parsed in one call, or None if that fails.
-
-    Parsing ``[line1,line2,...]`` at once is several times faster than a loop over lines
-    (a newline cannot occur inside a JSON value). None for blank lines, a missing final
-    newline (maybe a torn write) or any malformed line: the caller then reads line by line.
-    """
-    if not data.endswith(b"\n") or b"\n\n" in data:
-        return None
-    try:
-        return json.loads(b"[" + data[:-1].replace(b"\n", b",") + b"]")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-
-
-def _without_text(data: bytes) -> bytes:
-    """Return JSON lines ``data`` with every ``"text":"..."`` member cut out, unparsed.
-
-    Inside a JSON string every quote is escaped, so ``"text":"`` can only start a member,
-    and the value ends at the first quote preceded by an even number of backslashes. If the
-    result were not valid JSON, the caller's parse fails and it parses ``data`` instead.
-    """
-    parts, pos, find = [], 0, data.find
-    while (start := find(b'"text":"', pos)) >= 0:
-        end = start + 8
-        while True:
-            end = find(b'"', end)
-            if end < 0:
-                return data
-            escapes = end
-            while data[escapes - 1] == 0x5C:  # backslash
-                escapes -= 1
-            if (end - escapes) % 2 == 0:
-                break
-            end += 1
-        if data[end + 1 : end + 2] == b",":  # drop the member and the comma after it
-            parts.append(data[pos:start])
-            pos = end + 2
-        else:  # the last member: drop the comma before it
-            parts.append(data[pos : start - 1] if data[start - 1 : start] == b"," else data[pos:start])
-            pos = end + 1
-    parts.append(data[pos:])
-    return b"".join(parts)
-
-
-# A results line as the release and ResultsWriter write it (compact, Key then resp).
-_SIMPLE_RESULT = re.compile(rb'^\{"Key": ?(-?\d{1,19}), ?"resp": ?"([^"\\]*)"\}\n', re.MULTILINE)
-
-
-def _simple_results(data: bytes) -> pd.DataFrame | None:
-    """Return Key and resp columns if every line of ``data`` is a plain ``{"Key":..,"resp":".."}``.
-
-    A regular expression reads such files about twice as fast as JSON; None when any line
-    has another shape (the caller then parses JSON).
-    """
-    matches = _SIMPLE_RESULT.findall(data)  # anchored at line starts: every line must match whole
-    if len(matches) != data.count(b"\n") or not data.endswith(b"\n"):
-        return None
-    try:
-        keys = np.array([int(key) for key, _ in matches], dtype=np.int64)
-    except OverflowError:
-        return None
-    codes, labels = pd.factorize(pd.Series([resp for _, resp in matches], dtype=object))
-    resp = pd.Categorical.from_codes(codes, categories=[label.decode() for label in labels])
-    return pd.DataFrame({"Key": keys, "resp": resp})
 
 
 def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
@@ -314,24 +272,87 @@ def _with_clear_gold(df: pd.DataFrame, path: Path) -> pd.DataFrame:
     return df
 
 
-def _trial_columns(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
-    """Return the analysis columns of parsed trial records (see ``load_trial_columns``)."""
-    names = [name for name in _field_names(records) if name != "text"]
-    missing = [f for f in REQUIRED_FIELDS if f not in names]
-    if missing:
-        raise DataError(f"{path}: trials lack the field(s) {', '.join(missing)}")
-    raw = pd.DataFrame.from_records(records, columns=names)
+class _TrialsFile:
+    """A trials file read once, decompressed only when some field must be parsed."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.raw = path.read_bytes()
+        self.digest = cache.content_digest(self.raw)
+        self._text: bytes | None = None
+
+    def text(self) -> bytes:
+        """Return the decompressed JSON lines."""
+        if self._text is None:
+            self._text = _decompress(self.path, self.raw)
+        return self._text
+
+    def field_names(self) -> list[str]:
+        """Return the field names of the first trial (decompressing only its beginning)."""
+        if self._text is None and self.path.suffix == ".bz2":
+            try:
+                head = bz2.BZ2Decompressor().decompress(self.raw, max_length=1 << 20)
+            except (OSError, ValueError) as exc:
+                raise DataError(f"{self.path}: not a valid bzip2 file ({exc})") from None
+        else:
+            head = self.text()
+        first = head.split(b"\n", 1)[0].strip()
+        if not first:
+            raise DataError(f"{self.path}: no trial on the first line")
+        return list(parse_json_line(first.decode("utf-8", "replace"), self.path, 1))
+
+
+def _cached_fields(source: _TrialsFile, names: list[str], cache_dir: str | Path | None) -> dict[str, Any]:
+    """Return ``{name: column or None}`` for trial fields, from the cache or parsed (then cached).
+
+    Lists become their lengths; fields that hold neither numbers nor strings map to None.
+    """
+    def entry(name: str) -> Path | None:
+        safe = name if re.fullmatch(r"\w{1,64}", name) else cache.content_digest(name.encode())[:16]
+        return cache.entry_path(cache_dir, f"trials-{safe}", source.digest) if cache_dir else None
+
     columns: dict[str, Any] = {}
-    for name in raw.columns:
-        column = _scalar_column(raw[name])
-        if column is not None:
+    for name in names:
+        stored = cache.load_frame(entry(name)) if cache_dir else None
+        if stored is not None and name in stored.columns:
+            column = stored[name]
+            categorical = isinstance(column.dtype, pd.CategoricalDtype)
+            columns[name] = column.array if categorical else column.to_numpy()
+        elif stored is not None:
+            columns[name] = None  # cached as: no such field, or not numbers nor strings
+    todo = [name for name in names if name not in columns]
+    if todo:
+        parsed = extract.field_columns(source.text(), todo)
+        if parsed is None:  # not flat JSON lines: parse every record
+            records = _parse_trials(source.path, source.text(), skip_text=True)
+            parsed = {name: _record_column([r.get(name) for r in records]) for name in todo}
+        for name in todo:
+            column = parsed[name]
             columns[name] = column
-    if "Key" not in columns or columns["Key"].dtype != np.int64:
-        raise DataError(f"{path}: every trial needs an integer 'Key'")
-    columns["n_options"] = np.array([len(r.get("expectedresp") or ()) for r in records], dtype=np.int64)
-    df = _with_clear_gold(pd.DataFrame(columns), path)
-    df["goldresp"] = pd.Categorical(df["goldresp"].tolist())
-    return df
+            if cache_dir:
+                stored = pd.DataFrame() if column is None else pd.DataFrame({name: column})
+                cache.save_frame(entry(name), stored)
+    return columns
+
+
+def _clear_gold(path: Path, column: Any, obfuscated: bool) -> pd.Categorical:
+    """Return the gold answers as a categorical of clear answers."""
+    gold = pd.Categorical(column)
+    if gold.isna().any():
+        raise DataError(f"{path}: a trial has no gold answer")
+    if not obfuscated:
+        return gold
+    unknown = [c for c in gold.categories if c not in DEOBFUSCATE]
+    if unknown:
+        raise DataError(f"{path}: unknown obfuscated gold answer {unknown[0]!r}")
+    return pd.Categorical.from_codes(gold.codes, categories=[DEOBFUSCATE[c] for c in gold.categories])
+
+
+def _record_column(values: list[Any]) -> Any:
+    """Return one field of parsed records as a column (see ``extract.field_columns``), or None."""
+    if any(isinstance(v, list) for v in values):
+        return np.array([len(v) if isinstance(v, list) else 0 for v in values], dtype=np.int64)
+    return _scalar_column(pd.Series(values))
 
 
 def _scalar_column(column: pd.Series) -> Any:
