@@ -85,6 +85,12 @@ def field_columns(data: bytes, names: list[str]) -> dict[str, Any] | None:
             continue
         if len(found) != lines:
             return None
+        if found[0][:1] in b"-0123456789":  # numbers, often all distinct (Key): convert directly
+            try:
+                columns[name] = np.array([int(v) for v in found], dtype=np.int64)
+                continue
+            except (ValueError, OverflowError):
+                pass  # floats, or mixed: decode each distinct value below
         codes, raw = pd.factorize(pd.Series(found, dtype=object))
         try:
             values = [json.loads(v) for v in raw]  # distinct values only: few
