@@ -24,7 +24,7 @@ from pandas.api.types import union_categoricals
 from common.errors import DataError, UserError
 from common.jsonl import parse_json_line, read_jsonl
 from common.results import find_results_files, parse_results_filename, read_results
-from common.worldsense import cache, extract
+from common.worldsense import bzip2, cache, extract
 
 log = logging.getLogger(__name__)
 
@@ -220,8 +220,8 @@ def _decompress(path: Path, raw: bytes) -> bytes:
     if path.suffix != ".bz2":
         return raw
     try:
-        return bz2.decompress(raw)
-    except (OSError, ValueError) as exc:
+        return bzip2.decompress(raw)  # on every core
+    except (OSError, ValueError, EOFError) as exc:
         raise DataError(f"{path}: not a valid bzip2 file ({exc})") from None
 
 
