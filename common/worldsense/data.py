@@ -4,10 +4,11 @@ A test set is a directory holding ``trials.jsonl.bz2`` and a ``results/`` subdir
 official file stores the gold answer obfuscated (``goldresp_obfusc``) so that answers do not
 leak into training corpora; loading maps it back to ``goldresp``.
 
-``load_testset`` returns every field. The analysis needs only the small per-trial fields, so
-``load_trial_columns`` and ``load_results_columns`` parse those once and keep them in a cache
-keyed by the files' content hash (see ``common.worldsense.cache``); ``assemble_results`` joins
-them into one row per (results file, answered trial).
+``load_testset`` returns every field. The analysis needs only a few small per-trial fields,
+so ``load_trial_columns`` reads just those (``common.worldsense.extract``) and
+``load_results_columns`` the answers; both keep what they parsed in a cache keyed by the
+files' content hash (``common.worldsense.cache``), one entry per trial field.
+``assemble_results`` joins them into one row per (results file, answered trial).
 """
 
 import bz2
