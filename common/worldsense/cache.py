@@ -2,8 +2,8 @@
 
 Parsing the 72 MB of bzip2-compressed trials text takes most of an analysis' time, and the
 analysis needs only a few small columns. They are stored as ``<kind>-v<N>-<sha256>.npz``
-(kind: ``trials-<field>`` or ``results``)
-(plain NumPy arrays, no pickle) under ``.cache/worldsense``. A changed input file has another
+(kind ``trials-<field>`` or ``results``; plain NumPy arrays, no pickle) under
+``.cache/worldsense``. A changed input file has another
 hash, so it never meets a stale entry; bumping ``FORMAT_VERSION`` retires every old entry when
 the parsed layout changes. A damaged entry is ignored with a warning and rewritten.
 """
