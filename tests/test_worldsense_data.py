@@ -1,6 +1,7 @@
 """WorldSense loading, the parsed-columns cache, and the analyse_results script."""
 
 import importlib.util
+import json
 import logging
 import os
 import subprocess
@@ -136,18 +137,24 @@ def test_cache_entry_names_carry_the_format_version_and_hash():
     assert name == f"trials-v{cache.FORMAT_VERSION}-{cache.content_digest(b'abc')}.npz"
 
 
-@pytest.mark.parametrize("last", ["plain", "a {brace} forces the record-by-record parse"])
-def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path, last):
+@pytest.mark.parametrize(("last", "compact"), [("plain", True), ("plain, json.dumps spacing", False),
+                                               ("a {brace} forces the record-by-record parse", True)])
+def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path, last, compact):
     texts = ['say "TRUE" or \\"FALSE\\"', "ends in a backslash \\", '"text":"inside"', last]
     trials = [{"Key": i, "text": text, "tuple_ID": f"t{i // 2}", "problemname": "Infer.normal",
                "expectedresp": ["TRUE", "FALSE"], "goldresp": "TRUE"} for i, text in enumerate(texts)]
     trials[-1] = {**{k: v for k, v in trials[-1].items() if k != "text"}, "text": texts[-1]}  # text last
-    write_jsonl(tmp_path / "trials.jsonl.bz2", trials)
+    if compact:
+        write_jsonl(tmp_path / "trials.jsonl.bz2", trials)
+    else:  # '"Key": 0, ...' and non-ASCII escaped
+        trials[0]["problemname"] = "Infer.normal é"
+        (tmp_path / "trials.jsonl").write_text("".join(json.dumps(t) + "\n" for t in trials))
     full = load_testset(tmp_path)
     assert full["text"].tolist() == texts
     columns = load_trial_columns(tmp_path, cache_dir=None)
     assert columns["Key"].tolist() == [0, 1, 2, 3]
     assert columns["tuple_ID"].tolist() == full["tuple_ID"].tolist()
+    assert columns["problemname"].tolist() == full["problemname"].tolist()
     assert columns["goldresp"].tolist() == ["TRUE"] * 4
     assert columns["n_options"].tolist() == [2] * 4
     assert list(columns.columns) == ["Key", "tuple_ID", "problemname", "n_options", "goldresp"]

@@ -70,20 +70,16 @@ def field_columns(data: bytes, names: list[str]) -> dict[str, Any] | None:
     Only for flat records: when every line is one object and no other brace occurs, a member
     name appears at most once per line, so a field found as often as there are lines is
     found once in each, in order. A column is an int64, float or bool array, a categorical of
-    strings, or for a list field the list lengths (int64). A field found on no line maps to
-    None. Returns None when the shortcut does not apply (nested objects, a field missing
-    from some lines, values of mixed kinds...).
+    strings, or for a list field the list lengths (int64). Returns None when the shortcut does
+    not apply (nested objects, a field missing from any line, values of mixed kinds...).
     """
     lines = data.count(b"\n")
     if not data.endswith(b"\n") or b"\n\n" in data or not lines == data.count(b"{") == data.count(b"}"):
         return None
     columns: dict[str, Any] = {}
     for name in names:
-        found = re.findall(b'"' + re.escape(name.encode()) + b'":' + _VALUE, data)
-        if not found:
-            columns[name] = None
-            continue
-        if len(found) != lines:
+        found = re.findall(b'"' + re.escape(name.encode()) + b'":[ \t]*' + _VALUE, data)
+        if len(found) != lines:  # also when absent: the caller asks for fields it knows exist
             return None
         if found[0][:1] in b"-0123456789":  # numbers, often all distinct (Key): convert directly
             try:
