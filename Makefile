@@ -18,10 +18,15 @@ WS := data/worldsense
 WS_CORE := $(WS)/.fetched-core
 WS_OTHER := $(WS)/.fetched-other
 WS_TEST := $(WS)/test_set
+WS_TESTSET ?= $(WS_TEST)
+WS_ANCHOR ?=
 BLOCKS_DATA := data/cogsci22_blocks/.fetched
+WS_REPORT := results/worldsense/test_set/report.txt
+WS_CODE := scripts/analyse_results.py $(wildcard common/worldsense/*.py) common/stats.py
 
 # ---- user-facing targets ---------------------------------------------------------------------
-.PHONY: help all env data data-worldsense-other test test-all lint format clean
+.PHONY: help all env data data-worldsense-other test test-all lint format clean \
+	analyse-worldsense bench-worldsense
 
 ## List the targets with one line each.
 help:
@@ -29,7 +34,7 @@ help:
 	@awk '/^## /{doc=substr($$0,4); next} doc && /^[a-zA-Z0-9_.-]+:/ {sub(/:.*/,""); printf "  %-24s %s\n", $$0, doc; doc=""}' $(MAKEFILE_LIST)
 
 ## Reproduce the published numbers and run the built-in baselines (offline with DATA_MIRROR).
-all: $(WS_TEST)/results/basic___random___results.jsonl.done
+all: $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT)
 
 ## Create the virtual environment .venv from requirements.txt (done automatically when needed).
 env: $(ENV_OK)
@@ -83,6 +88,19 @@ $(BLOCKS_DATA): configs/data/cogsci22_blocks.yaml configs/data/cogsci22_blocks.s
 $(WS_TEST)/results/basic___random___results.jsonl.done: $(WS_CORE) scripts/test_random_model.py
 	$(PYTHON) scripts/test_random_model.py -t $(WS_TEST)
 	touch $@
+
+# The published tables (plus the random model's row), rebuilt when the data, a results file or
+# the analysis code changes; printed, and written atomically to the report file.
+$(WS_REPORT): $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_CODE)
+	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --out $@
+
+## Print the accuracy and bias tables of a WorldSense test set (WS_TESTSET=<dir>, default the official one).
+analyse-worldsense: $(WS_CORE)
+	$(PYTHON) scripts/analyse_results.py -t $(WS_TESTSET)
+
+## Time the WorldSense analysis, cold and cached, against the release's script (WS_ANCHOR=<dir>).
+bench-worldsense: $(WS_CORE)
+	$(PYTHON) scripts/bench_worldsense.py -t $(WS_TEST) $(if $(WS_ANCHOR),--anchor $(WS_ANCHOR),)
 
 # ---- blocks ----------------------------------------------------------------------------------
 # Problem sets: data/blocks/<set>/problems/ from configs/blocks/<set>.yaml (manifest.json is the

@@ -1,11 +1,11 @@
-"""Statistics shared by every suite; each section names its estimators."""
+"""Statistics shared by every suite; each section names its estimators in the docstrings."""
 
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy import stats as _scipy_stats
-
+import numpy as np
+import pandas as pd
 
 # ---- proportions: Wilson interval, exact McNemar ----
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -16,11 +16,13 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
     Unlike the normal (Wald) interval it stays inside [0, 1] and is not degenerate at 0 or n.
     ``n == 0`` gives (0.0, 1.0).
     """
+    import scipy.stats  # imported here: the WorldSense analysis needs none of scipy's start-up time
+
     if not 0 <= successes <= n:
         raise ValueError(f"successes must be between 0 and n, got {successes} of {n}")
     if n == 0:
         return 0.0, 1.0
-    z = float(_scipy_stats.norm.ppf(0.5 + confidence / 2))
+    z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
     p = successes / n
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
@@ -44,11 +46,64 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
     is A-only with probability 1/2: p = binomtest(only_a, only_a + only_b, 0.5), two-sided.
     Concordant pairs carry no information and are ignored.
     """
+    import scipy.stats
+
     if len(a) != len(b):
         raise ValueError(f"paired outcomes need equal lengths, got {len(a)} and {len(b)}")
     only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
     only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
     if only_a + only_b == 0:
         return McNemarResult(0, 0, 1.0)
-    p = _scipy_stats.binomtest(only_a, only_a + only_b, 0.5, alternative="two-sided").pvalue
+    p = scipy.stats.binomtest(only_a, only_a + only_b, 0.5, alternative="two-sided").pvalue
     return McNemarResult(only_a, only_b, float(p))
+
+
+# ---- grouped means with equal re-weighting (WorldSense) ----
+
+
+def group_stats(df: pd.DataFrame, by: list[str], field: str) -> pd.DataFrame:
+    """Return per group of ``by`` the ``mean``, ``sem``, ``count``, ``var`` and ``std`` of ``field``.
+
+    ``var`` is the sample variance (ddof 1), ``sem = std / sqrt(count)``; both are NaN for a
+    group of one value. Missing values of ``field`` are not counted. Rows whose group key is
+    missing are dropped (pandas ``groupby``). The index holds ``by``, sorted. ``df`` is not modified.
+    """
+    grouped = df.groupby(by, observed=True, sort=True)[field]
+    return grouped.agg(["mean", "sem", "count", "var", "std"])
+
+
+def collapse_equal_weight(stats: pd.DataFrame, by: list[str], rebalance: bool = True) -> pd.DataFrame:
+    """Return the statistics of the coarser groups ``by``, pooled from finer-grained ``stats``.
+
+    ``stats`` holds ``mean``, ``var`` and ``count`` per fine group (its index levels are a
+    superset of ``by``), as returned by ``group_stats`` or by this function. With ``rebalance``
+    every fine group inside a coarse group gets the same effective count, the smallest count
+    in that coarse group, so each fine group weighs equally in the coarse mean. Pooling uses the
+    fine groups' mean of squares (``var + mean**2``):
+
+        mean = sum(c * mean_i) / sum(c),  mean_sq = sum(c * (var_i + mean_i**2)) / sum(c),
+        var = mean_sq - mean**2,  std = sqrt(var),  sem = std / sqrt(sum(c)).
+
+    So ``var`` is the variance of the underlying values (not of the fine means), and ``count``
+    is the total effective count. A fine group of a single value contributes a variance of 0
+    (its sample variance is undefined). Rounding noise that makes ``var`` slightly negative is
+    clipped to 0. Returns a new DataFrame indexed by ``by`` with ``count``, ``mean``, ``var``,
+    ``std`` and ``sem``; ``stats`` is not modified.
+    """
+    st = stats.reset_index()
+    count = st["count"].astype(float)
+    if rebalance:
+        count = count.groupby([st[f] for f in by], observed=True, sort=False).transform("min")
+    var = st["var"].where(st["count"] > 1, 0.0)
+    pooled = pd.DataFrame({f: st[f] for f in by})
+    pooled["count"] = count
+    pooled["sum"] = st["mean"] * count
+    pooled["sum_sq"] = (var + st["mean"] ** 2) * count
+    sums = pooled.groupby(by, observed=True, sort=True)[["count", "sum", "sum_sq"]].sum()
+    out = pd.DataFrame(index=sums.index)
+    out["count"] = sums["count"]
+    out["mean"] = sums["sum"] / sums["count"]
+    out["var"] = (sums["sum_sq"] / sums["count"] - out["mean"] ** 2).clip(lower=0.0)
+    out["std"] = np.sqrt(out["var"])
+    out["sem"] = out["std"] / np.sqrt(out["count"])
+    return out

@@ -1,8 +1,21 @@
-"""The WorldSense suite: the official test set's format, loading, and (in ``analysis``) scoring.
+"""The WorldSense suite: the official test set's format, loading (``data``), scoring (``analysis``)
+and rendering (``report``).
 
 Names follow the release's ``worldsense.benchmark`` module so its users feel at home.
 """
 
+from common.worldsense.analysis import (
+    accuracy_by_group,
+    analyse_results_df,
+    analyse_results_in_testset_dir,
+    bias_by_group,
+    compute_acc_table,
+    format_cell,
+    pivot_pretty,
+)
 from common.worldsense.data import load_testset, load_trainset
 
-__all__ = ["load_testset", "load_trainset"]
+__all__ = [
+    "accuracy_by_group", "analyse_results_df", "analyse_results_in_testset_dir", "bias_by_group",
+    "compute_acc_table", "format_cell", "load_testset", "load_trainset", "pivot_pretty",
+]

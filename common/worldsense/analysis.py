@@ -1,0 +1,288 @@
+"""Score WorldSense answers: per-tuple accuracy and bias, grouped means with 95% intervals.
+
+The steps follow the release (Benchekroun et al. 2023), which this reproduces exactly:
+
+1. ``compute_acc_table``: drop incomplete tuples, score each answer, and reduce each
+   (prompting, model, tuple) to one row with weighted means ``acc`` and ``bias``.
+   The trials of a tuple are not independent, so the tuple is the unit of statistics.
+2. ``accuracy_by_group`` / ``bias_by_group``: means per group with equal re-weighting of
+   problem sizes, then of problems (``common.stats.collapse_equal_weight``).
+3. ``pivot_pretty`` / ``format_cell``: a display table of "mean (95% interval)" cells.
+
+``analyse_results_df`` runs the three steps for the three standard tables; nothing here
+prints (see ``common.worldsense.report``).
+"""
+
+import logging
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from common import stats
+from common.errors import DataError, UserError
+from common.worldsense import cache
+from common.worldsense.data import load_results_in_testset_dir
+
+log = logging.getLogger(__name__)
+
+TUPLE_KEYS = ("prompting", "modelname", "tuple_ID")
+REBALANCED = ("problemsize", "problemname")  # collapsed in this order when not grouped by
+Z95 = 1.96  # two-sided 95% normal quantile: conf95 = 1.96 * sem
+
+# An answer is right when it falls in the gold answer's class. For the 3-option
+# (completeness) problems "1" and "2" both say the answer can be known.
+ANSWER_CLASS = {"TRUE": "TRUE", "FALSE": "FALSE", "POSSIBLE": "POSSIBLE", "IMPOSSIBLE": "IMPOSSIBLE",
+                "1": "KNOW", "2": "KNOW", "3": "UNKNOWN"}
+# Bias: +1 for the affirmative answers, -1 for the negative ones; anything else (e.g. "") is missing.
+BIAS = {"TRUE": 1.0, "POSSIBLE": 1.0, "1": 1.0, "2": 1.0, "FALSE": -1.0, "IMPOSSIBLE": -1.0, "3": -1.0}
+# Weight by gold answer, so that each answer class weighs equally within a tuple:
+# "1" and "2" share the KNOW class, hence half the weight of "3".
+GOLD_WEIGHT = {"TRUE": 0.5, "FALSE": 0.5, "POSSIBLE": 0.5, "IMPOSSIBLE": 0.5, "1": 0.25, "2": 0.25, "3": 0.5}
+
+# Display order of known values; unknown ones follow, sorted.
+ORDER_PREFS: dict[str, list[Any]] = {
+    "problemname": ["Infer.trivial", "Infer.normal", "Consist.trivial", "Consist.normal",
+                    "Compl.trivial", "Compl.normal", "Infer.extrema", "Infer.parallel"],
+    "modelname": ["GPT3.5", "GPT4", "Llama2-chat", "Llama2-FT+0", "Llama2-FT+100k", "Llama2-FT+1M"],
+    "prompting": ["basic"],
+}
+CELL_STYLES = ("mean", "conf", "tuple", "str", "latex")
+
+
+@dataclass
+class Analysis:
+    """The standard tables of one analysis; each stats table has mean, sem, count, var, std, conf95."""
+
+    tuples: pd.DataFrame  # compute_acc_table: one row per (prompting, modelname, tuple_ID)
+    accuracy: pd.DataFrame  # accuracy_by_group over (prompting, modelname, *by)
+    bias: pd.DataFrame  # bias_by_group over (prompting, modelname, *by)
+    average: pd.DataFrame | None  # accuracy per (prompting, modelname); None with a single problem
+    by: list[str] = field(default_factory=lambda: ["problemname"])
+
+    def __repr__(self) -> str:
+        return f"<Analysis {len(self.tuples):,} tuples, by {self.by}>"
+
+
+def compute_acc_table(
+    df: pd.DataFrame, filter_incomplete_tuples: bool = True, require_complete: bool = False
+) -> pd.DataFrame:
+    """Return one row per (prompting, modelname, tuple_ID) with the tuple's ``acc`` and ``bias``.
+
+    ``df`` holds one row per answered trial with ``resp``, ``goldresp``, ``tuple_ID``,
+    ``modelname`` (``prompting`` optional) and ``n_options`` or ``expectedresp``. With
+    ``filter_incomplete_tuples``, rows of a tuple whose number of answers differs from its
+    number of options are dropped, with a warning (a DataError with ``require_complete``).
+    Per row, ``acc`` is 1 when the answer is in the gold answer's class (``ANSWER_CLASS``)
+    and ``bias`` follows ``BIAS``; the tuple's values are means weighted by ``GOLD_WEIGHT``
+    of the gold answers, over the weight of the whole tuple (a missing bias counts as 0).
+    The other columns keep the tuple's first row; ``resp``, ``goldresp`` and ``text`` are
+    dropped. ``df`` is not modified.
+    """
+    keys = [k for k in TUPLE_KEYS if k in df.columns]
+    missing = [c for c in ("resp", "goldresp", "tuple_ID", "modelname") if c not in df.columns]
+    if missing:
+        raise DataError(f"results table lacks the column(s) {', '.join(missing)}")
+    first, group = _group_ids(df, keys)
+    if filter_incomplete_tuples:
+        complete = np.bincount(group)[group] == _n_options(df)
+        if not complete.all():
+            dropped = len(np.unique(group[~complete]))
+            message = f"{dropped:,} incomplete tuples ({int((~complete).sum()):,} answers)"
+            if require_complete:
+                raise DataError(f"{message}: some results files are partial")
+            log.warning("dropping %s: normal for partial results files", message)
+            df = df.loc[complete]
+            first, group = _group_ids(df, keys)
+    weight = _lookup(df["goldresp"], GOLD_WEIGHT, np.nan)
+    if np.isnan(weight).any():
+        unknown = sorted({str(g) for g in df["goldresp"][np.isnan(weight)]})
+        raise DataError(f"unknown gold answer(s) {unknown}: known are {list(GOLD_WEIGHT)}")
+    resp_class = _lookup(df["resp"], _CLASS_CODE, -1.0)
+    gold_class = _lookup(df["goldresp"], _CLASS_CODE, -2.0)
+    bias = np.nan_to_num(_lookup(df["resp"], BIAS, np.nan))
+    weight_sum = np.bincount(group, weights=weight)
+    out = df.iloc[first].drop(columns=[c for c in ("resp", "goldresp", "text") if c in df.columns])
+    out = out.reset_index(drop=True)
+    out["acc"] = np.bincount(group, weights=weight * (resp_class == gold_class)) / weight_sum
+    out["bias"] = np.bincount(group, weights=weight * bias) / weight_sum
+    return out
+
+
+def accuracy_by_group(
+    df: pd.DataFrame, by: Sequence[str] = ("prompting", "modelname", "problemname"),
+    rebalance: bool = True, accfield: str = "acc",
+) -> pd.DataFrame:
+    """Return per group of ``by`` the mean, sem, count, var, std and conf95 of ``accfield``.
+
+    ``df`` is a ``compute_acc_table`` result (one row per tuple). With ``rebalance``, the
+    statistics are first taken per group of ``by`` plus ``problemsize`` and ``problemname``
+    (those not in ``by`` that exist), then problem sizes and then problems are collapsed with
+    equal weights (``common.stats.collapse_equal_weight``), so no size or problem dominates
+    the mean because it has more tuples. Without, it is a plain groupby. ``conf95`` is
+    ``1.96 * sem``. ``df`` is not modified.
+    """
+    by = list(by)
+    unknown = [f for f in [*by, accfield] if f not in df.columns]
+    if unknown:
+        raise UserError(f"unknown field(s) {unknown}; available: {sorted(map(str, df.columns))}")
+    finer = [f for f in REBALANCED if rebalance and f not in by and f in df.columns]
+    table = stats.group_stats(df, by + finer, accfield)
+    for level in finer:
+        table = stats.collapse_equal_weight(table, [f for f in table.index.names if f != level])
+    table["conf95"] = Z95 * table["sem"]
+    return table
+
+
+def bias_by_group(
+    df: pd.DataFrame, by: Sequence[str] = ("prompting", "modelname", "problemname"), rebalance: bool = True
+) -> pd.DataFrame:
+    """Return ``accuracy_by_group`` of the ``bias`` field (mean in [-1, 1], >0 leans affirmative)."""
+    return accuracy_by_group(df, by, rebalance, accfield="bias")
+
+
+def format_cell(mean: float, sem: float, cell_style: str = "str", scale: float = 100.0,
+                decimals: int | None = None) -> Any:
+    """Return one table cell for a mean and its standard error, both multiplied by ``scale``.
+
+    ``cell_style``: ``mean`` (the value), ``conf`` (the 95% half-width 1.96*sem), ``tuple``
+    (value, conf), ``str`` ("75.6 (0.4)"), ``latex`` ("75.6{\\tiny $\\pm 0.4$}"). Strings have
+    ``decimals`` digits after the point (default 1 when ``scale`` >= 10, else 2).
+    """
+    value, conf = scale * mean, scale * Z95 * sem
+    if cell_style == "mean":
+        return value
+    if cell_style == "conf":
+        return conf
+    if cell_style == "tuple":
+        return (value, conf)
+    places = (1 if scale >= 10 else 2) if decimals is None else decimals
+    if cell_style == "str":
+        return f"{value:.{places}f} ({conf:.{places}f})"
+    if cell_style == "latex":
+        return f"{value:.{places}f}{{\\tiny $\\pm {conf:.{places}f}$}}"
+    raise ValueError(f"unknown cell_style {cell_style!r}: use one of {', '.join(CELL_STYLES)}")
+
+
+def pivot_pretty(
+    stats_table: pd.DataFrame, index: Sequence[str] | None = None, columns: str | Sequence[str] = (),
+    cell_style: str = "str", scale: float = 100.0, hide_uniques: bool = True,
+    order_prefs: dict[str, list[Any]] | None = None, decimals: int | None = None,
+) -> pd.DataFrame:
+    """Return a display table of ``format_cell`` cells from a stats table (mean and sem).
+
+    Rows are ``index`` (default: the stats' index levels not in ``columns``, leaving out those
+    with a single value when ``hide_uniques``), columns are ``columns``. Values follow
+    ``order_prefs`` (default ``ORDER_PREFS``): known ones first in that order, then the others
+    sorted. ``stats_table`` is not modified.
+    """
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    st = stats_table.reset_index()
+    st["value"] = [format_cell(m, s, cell_style, scale, decimals)
+                   for m, s in zip(st["mean"], st["sem"], strict=True)]
+    if index is None:
+        levels = [f for f in stats_table.index.names if f not in columns]
+        index = [f for f in levels if not hide_uniques or st[f].nunique() > 1] or levels[:1]
+    index = list(index)
+    for name in index + columns:
+        st[name] = display_order(st[name], name, order_prefs)
+    st = st.drop_duplicates(subset=index + columns)
+    table = st.set_index(index + columns)["value"]
+    if not columns:
+        return table.sort_index().to_frame("value")
+    return table.unstack(columns).sort_index()
+
+
+def display_order(
+    values: pd.Series, name: str, order_prefs: dict[str, list[Any]] | None = None
+) -> pd.Categorical:
+    """Return ``values`` as an ordered categorical: preferred values first, then the rest sorted."""
+    preferred = (ORDER_PREFS if order_prefs is None else order_prefs).get(name, [])
+    present = list(pd.unique(values.astype(object)))
+    known = [v for v in preferred if v in present]
+    others = sorted((v for v in present if v not in known), key=_sort_key)
+    return pd.Categorical(values.astype(object), categories=known + others, ordered=True)
+
+
+def analyse_results_df(
+    results_df: pd.DataFrame, by: Sequence[str] = ("problemname",), require_complete: bool = False
+) -> Analysis:
+    """Return the standard ``Analysis`` of a joined results table (one row per answered trial).
+
+    Accuracy and bias are grouped by (prompting, modelname, *by); the average accuracy over
+    all problems is computed only when there is more than one problem. ``require_complete``:
+    see ``compute_acc_table``. ``results_df`` is not modified.
+    """
+    tuples = compute_acc_table(results_df, require_complete=require_complete)
+    if tuples.empty:
+        raise DataError("no complete tuple to analyse: every tuple lacks answers")
+    models = ["prompting", "modelname"]
+    by = [f for f in by if f not in models]
+    average = accuracy_by_group(tuples, models) if tuples["problemname"].nunique() > 1 else None
+    return Analysis(tuples=tuples, accuracy=accuracy_by_group(tuples, models + by),
+                    bias=bias_by_group(tuples, models + by), average=average, by=by)
+
+
+def analyse_results_in_testset_dir(
+    testset_dir: str | Path, by: Sequence[str] = ("problemname",),
+    cache_dir: str | Path | None = cache.DEFAULT_DIR, require_complete: bool = False,
+) -> Analysis:
+    """Return the ``Analysis`` of every results file in ``<testset_dir>/results``.
+
+    See ``analyse_results_df``.
+
+    Parsed columns are cached under ``cache_dir`` (None: no cache). Raises FileNotFoundError
+    for a missing directory or trials file, DataError when there is no results file.
+    """
+    fields = [f for f in by if f not in ("prompting", "modelname")]  # parse only the trial fields needed
+    results = load_results_in_testset_dir(testset_dir, cache_dir, fields)
+    return analyse_results_df(results, by, require_complete)
+
+
+_CLASSES = list(dict.fromkeys(ANSWER_CLASS.values()))
+_CLASS_CODE = {answer: float(_CLASSES.index(cls)) for answer, cls in ANSWER_CLASS.items()}
+
+
+def _lookup(column: pd.Series, table: dict[str, float], default: float) -> np.ndarray:
+    """Return ``table[value]`` (``default`` when absent) for each value of ``column``, as floats."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        per_category = np.array([table.get(str(c), default) for c in column.cat.categories] + [default])
+        return per_category[column.cat.codes.to_numpy()]  # code -1 (missing) picks the default
+    return np.array([table.get(str(v), default) for v in column], dtype=float)
+
+
+def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Return (first row of each group, group number of each row) for the groups of ``keys``.
+
+    Groups are numbered in the sorted order of the keys' codes (a missing key is a group of
+    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals.
+    """
+    ids = np.zeros(len(df), dtype=np.int64)
+    for key in keys:
+        column = df[key]
+        codes = column.cat.codes.to_numpy() if isinstance(column.dtype, pd.CategoricalDtype) \
+            else pd.factorize(column, use_na_sentinel=True)[0]
+        ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
+        _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
+    _, first, group = np.unique(ids, return_index=True, return_inverse=True)
+    return first, group
+
+
+def _n_options(df: pd.DataFrame) -> np.ndarray:
+    """Return each row's number of options: ``n_options`` or ``len(expectedresp)``."""
+    if "n_options" in df.columns:
+        return df["n_options"].to_numpy()
+    if "expectedresp" in df.columns:
+        return np.array([len(x) for x in df["expectedresp"]])
+    raise DataError("results table lacks 'expectedresp' (or 'n_options'): tuple sizes are unknown")
+
+
+def _sort_key(value: Any) -> tuple[int, Any]:
+    """Sort numbers numerically before strings; missing values last."""
+    if isinstance(value, int | float | np.number):
+        return (2, 0) if math.isnan(value) else (0, value)
+    return (1, str(value))

@@ -1,0 +1,142 @@
+"""Read JSON lines fast: whole files in one parse call, or chosen fields without parsing records.
+
+Every function returns None when its shortcut cannot be trusted for the given bytes; the
+caller then falls back to a plain line-by-line parse, which also names any bad line. The
+shortcuts rely on one JSON property: inside a string every quote is escaped, so an
+unescaped ``"name":`` can only be a member name.
+"""
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+# A member value that holds no object: a string, a number, true/false/null, or a flat list.
+_VALUE = rb'("(?:[^"\\\n]|\\.)*"|-?\d[\d.eE+-]*|true|false|null|\[[^\[\]{}\n]*\])'
+# A results line as the release and ResultsWriter write it (compact, Key then resp).
+_SIMPLE_RESULT = re.compile(rb'^\{"Key": ?(-?\d{1,19}), ?"resp": ?"([^"\\\n]*)"\}\n', re.MULTILINE)
+
+
+def parse_lines(data: bytes) -> list[Any] | None:
+    """Return the values of JSON lines ``data`` parsed in one call, or None if that fails.
+
+    Parsing ``[line1,line2,...]`` at once is several times faster than a loop over lines
+    (a newline cannot occur inside a JSON value). None for blank lines, a missing final
+    newline (maybe a torn write) or any malformed line.
+    """
+    if not data.endswith(b"\n") or b"\n\n" in data:
+        return None
+    try:
+        return json.loads(b"[" + data[:-1].replace(b"\n", b",") + b"]")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+def without_member(data: bytes, name: bytes) -> bytes:
+    """Return JSON lines ``data`` with every ``"<name>":"..."`` string member cut out, unparsed.
+
+    The value ends at the first quote preceded by an even number of backslashes. If the
+    result were not valid JSON, the caller's parse fails and it parses ``data`` instead.
+    """
+    key = b'"' + name + b'":"'
+    parts, pos, find = [], 0, data.find
+    while (start := find(key, pos)) >= 0:
+        end = start + len(key)
+        while True:
+            end = find(b'"', end)
+            if end < 0:
+                return data
+            escapes = end
+            while data[escapes - 1] == 0x5C:  # backslash
+                escapes -= 1
+            if (end - escapes) % 2 == 0:
+                break
+            end += 1
+        if data[end + 1 : end + 2] == b",":  # drop the member and the comma after it
+            parts.append(data[pos:start])
+            pos = end + 2
+        else:  # the last member: drop the comma before it
+            parts.append(data[pos : start - 1] if data[start - 1 : start] == b"," else data[pos:start])
+            pos = end + 1
+    parts.append(data[pos:])
+    return b"".join(parts)
+
+
+def field_columns(data: bytes, names: list[str]) -> dict[str, Any] | None:
+    """Return ``{name: column}`` for fields of JSON lines ``data``, read without parsing records.
+
+    Only for flat records: when every line is one object and no other brace occurs, a member
+    name appears at most once per line, so a field found as often as there are lines is
+    found once in each, in order. A column is an int64, float or bool array, a categorical of
+    strings, or for a list field the list lengths (int64). Returns None when the shortcut does
+    not apply (nested objects, a field missing from any line, values of mixed kinds...).
+    """
+    lines = data.count(b"\n")
+    if not data.endswith(b"\n") or b"\n\n" in data or not lines == data.count(b"{") == data.count(b"}"):
+        return None
+    columns: dict[str, Any] = {}
+    for name in names:
+        found = re.findall(b'"' + re.escape(name.encode()) + b'":[ \t]*' + _VALUE, data)
+        if len(found) != lines:  # also when absent: the caller asks for fields it knows exist
+            return None
+        if found[0][:1] in b"-0123456789":  # numbers, often all distinct (Key): convert directly
+            try:
+                columns[name] = np.array([int(v) for v in found], dtype=np.int64)
+                continue
+            except (ValueError, OverflowError):
+                pass  # floats, or mixed: decode each distinct value below
+        codes, raw = pd.factorize(pd.Series(found, dtype=object))
+        try:
+            values = [_decode(v) for v in raw]  # distinct values only
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return None
+        column = _column(codes, values)
+        if column is None:
+            return None
+        columns[name] = column
+    return columns
+
+
+def simple_results(data: bytes) -> tuple[np.ndarray, pd.Categorical] | None:
+    """Return (Keys, answers) if every line of ``data`` is a plain ``{"Key":..,"resp":".."}``.
+
+    A regular expression reads such files about twice as fast as JSON; None when any line
+    has another shape. Duplicate Keys are kept (the caller decides).
+    """
+    matches = _SIMPLE_RESULT.findall(data)  # anchored at line starts: every line must match whole
+    if len(matches) != data.count(b"\n") or not data.endswith(b"\n"):
+        return None
+    try:
+        keys = np.array([int(key) for key, _ in matches], dtype=np.int64)
+    except OverflowError:
+        return None
+    codes, labels = pd.factorize(pd.Series([resp for _, resp in matches], dtype=object))
+    return keys, pd.Categorical.from_codes(codes, categories=[label.decode() for label in labels])
+
+
+def _decode(value: bytes) -> Any:
+    """Return the JSON ``value``; a string without escapes is decoded directly (faster)."""
+    if value[:1] == b'"' and b"\\" not in value:
+        return value[1:-1].decode("utf-8")
+    return json.loads(value)
+
+
+def _column(codes: np.ndarray, values: list[Any]) -> Any:
+    """Return the column whose row i holds ``values[codes[i]]``; None for mixed kinds."""
+    kinds = {type(v) for v in values}
+    if kinds == {list}:
+        return np.array([len(v) for v in values], dtype=np.int64)[codes]
+    if kinds == {int}:
+        return np.array(values, dtype=np.int64)[codes]
+    if kinds == {bool}:
+        return np.array(values, dtype=bool)[codes]
+    if kinds <= {int, float, type(None)} and kinds != {type(None)}:
+        return np.array([np.nan if v is None else v for v in values], dtype=float)[codes]
+    if kinds <= {str, type(None)}:
+        labels = [v for v in values if v is not None]
+        position = {label: i for i, label in enumerate(labels)}
+        recode = np.array([-1 if v is None else position[v] for v in values], dtype=np.int64)
+        return pd.Categorical.from_codes(recode[codes], categories=labels)
+    return None

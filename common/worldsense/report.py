@@ -1,0 +1,117 @@
+"""Render a WorldSense ``Analysis``: the terminal report, Markdown, a tidy CSV, and a bar plot.
+
+The terminal report has the release's layout (banners, then pandas tables of "mean (95%
+interval)" cells); accuracy is in %, one decimal; bias in [-1, 1], two decimals.
+"""
+
+import io
+from pathlib import Path
+
+import pandas as pd
+
+from common.jsonl import atomic_write, write_text
+from common.worldsense.analysis import Analysis, display_order, pivot_pretty
+
+RULE = "-" * 74
+MODEL_ROWS = ["prompting", "modelname"]
+
+
+def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
+    """Return the report's (title, display table) pairs: average accuracy (if any), accuracy, bias."""
+    by_what = "for each of the problems" if analysis.by == ["problemname"] else "by " + ", ".join(analysis.by)
+    tables = []
+    if analysis.average is not None:
+        tables.append(("AVERAGE ACCURACY ACROSS ALL PROBLEMS (with 95% confidence interval)",
+                       pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"])))
+    tables.append((f"ACCURACY {by_what}  (with 95% confidence interval)",
+                   pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0)))
+    tables.append((f"BIAS {by_what} (with 95% confidence interval)",
+                   pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0)))
+    return tables
+
+
+def format_report(analysis: Analysis, testset: str | Path) -> str:
+    """Return the terminal report: a banner naming ``testset``, then the tables with titles."""
+    stars = "*" * 74
+    parts = [f"{stars}\n*\n*  ANALYSING RESULTS OF TESTSET {testset}\n*\n{stars}\n"]
+    for title, table in report_tables(analysis):
+        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
+        parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")
+    return "\n".join(parts)
+
+
+def write_markdown(analysis: Analysis, testset: str | Path, path: str | Path) -> None:
+    """Write the report's tables as Markdown (one section per table) to ``path``, atomically."""
+    parts = [f"# WorldSense results: {testset}\n"]
+    for title, table in report_tables(analysis):
+        parts.append(f"## {title}\n\n{markdown_table(table)}\n")
+    write_text(path, "\n".join(parts))
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """Return ``table`` as a Markdown table; index levels become the first columns."""
+    flat = table.reset_index()
+    names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in flat.columns]
+    names = [n.strip(" /") or "value" for n in names]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in flat.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def write_csv(analysis: Analysis, path: str | Path) -> None:
+    """Write every statistic as a tidy CSV to ``path`` atomically.
+
+    One row per (metric, prompting, modelname, group): columns ``metric`` (average_accuracy,
+    accuracy, bias), the grouping fields, ``mean``, ``conf95``, ``sem``, ``count`` (effective
+    number of tuples), unscaled (accuracy in [0, 1]).
+    """
+    frames = []
+    named = [("average_accuracy", analysis.average), ("accuracy", analysis.accuracy), ("bias", analysis.bias)]
+    for metric, table in named:
+        if table is not None:
+            flat = table[["mean", "conf95", "sem", "count"]].reset_index()
+            flat = flat.astype({name: object for name in table.index.names})  # keep 3, not 3.0, beside blanks
+            frames.append(flat.assign(metric=metric))
+    tidy = pd.concat(frames, ignore_index=True)
+    tidy = tidy[["metric", *MODEL_ROWS, *analysis.by, "mean", "conf95", "sem", "count"]]
+    buffer = io.StringIO()
+    tidy.to_csv(buffer, index=False, lineterminator="\n")
+    write_text(path, buffer.getvalue())
+
+
+def plot_accuracy(analysis: Analysis, path: str | Path) -> None:
+    """Write a PNG bar plot of accuracy (%) per group and model with 95% interval error bars."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    st = analysis.accuracy.reset_index()
+    st["group"] = st[analysis.by].astype(str).agg(" / ".join, axis=1)
+    st["model"] = st["modelname"].astype(str)
+    if st["prompting"].nunique() > 1:
+        st["model"] = st["prompting"].astype(str) + " / " + st["model"]
+    groups = list(pd.unique(_in_display_order(st, analysis.by)["group"]))
+    models = list(pd.unique(_in_display_order(st, MODEL_ROWS)["model"]))
+    width = 0.8 / len(models)
+    width_inches = min(40.0, max(6.0, 1.2 * len(groups) * max(1.0, len(models) / 3)))
+    fig, ax = plt.subplots(figsize=(width_inches, 4.5))
+    for i, model in enumerate(models):
+        rows = st[st["model"] == model].set_index("group").reindex(groups)
+        xs = [g + (i - (len(models) - 1) / 2) * width for g in range(len(groups))]
+        ax.bar(xs, 100 * rows["mean"], width, yerr=100 * rows["conf95"], capsize=2, label=model)
+    ax.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance")
+    ax.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
+    ax.set_ylabel("accuracy (%), 95% interval")
+    ax.set_ylim(0, 100)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    with atomic_write(Path(path), binary=True) as handle:
+        fig.savefig(handle, format="png", dpi=120, metadata={"Software": None})
+    plt.close(fig)
+
+
+def _in_display_order(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
+    """Return ``df`` sorted by the display order (``display_order``) of the columns ``names``."""
+    codes = pd.DataFrame({n: display_order(df[n], n).codes for n in names}, index=df.index)
+    return df.loc[codes.sort_values(names, kind="stable").index]

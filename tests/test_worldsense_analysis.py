@@ -1,0 +1,196 @@
+"""WorldSense analysis: hand-computed statistics on tiny test sets, and the published table."""
+
+import logging
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
+
+from common import paths
+from common.errors import DataError, UserError
+from common.worldsense import analysis, report
+from common.worldsense.analysis import (
+    accuracy_by_group,
+    analyse_results_in_testset_dir,
+    bias_by_group,
+    compute_acc_table,
+    format_cell,
+    pivot_pretty,
+)
+from common.worldsense.data import load_results_in_testset_dir
+
+
+def _two_problem_set(tmp_path: Path) -> Path:
+    """P1 = Infer.normal: size 3 tuples scored 1,0,1,1 and size 4 tuples 0,1; P2 = Infer.trivial: 1,1,0."""
+    trials, acc = [], []
+    for i, (size, a) in enumerate([(3, 1), (3, 0), (3, 1), (3, 1), (4, 0), (4, 1)]):
+        trials += tf_tuple(f"p1-{i}", "Infer.normal", size)
+        acc.append(a)
+    for i, a in enumerate([1, 1, 0]):
+        trials += tf_tuple(f"p2-{i}", "Infer.trivial", 3)
+        acc.append(a)
+    return write_testset(tmp_path / "ts", trials, {"M": answers_for(trials, acc)})
+
+
+def _stat(table: pd.DataFrame, key: tuple) -> pd.Series:
+    return table.loc[key]
+
+
+def test_rebalanced_accuracy_and_interval_by_hand(tmp_path):
+    tuples = compute_acc_table(load_results_in_testset_dir(_two_problem_set(tmp_path), cache_dir=None))
+    plain = accuracy_by_group(tuples, ["modelname", "problemname", "problemsize"])
+    # size 3 of P1: values 1,0,1,1 -> mean .75, sample var .25, sem sqrt(.25)/sqrt(4)
+    assert _stat(plain, ("M", "Infer.normal", 3))["mean"] == pytest.approx(0.75)
+    assert _stat(plain, ("M", "Infer.normal", 3))["sem"] == pytest.approx(0.25)
+    per_problem = accuracy_by_group(tuples, ["modelname", "problemname"])
+    # sizes 3 (mean .75, var .25) and 4 (mean .5, var .5) get the same effective count 2:
+    # mean (.75+.5)/2; mean of squares ((.25+.75**2)+(.5+.5**2))/2; sem = sqrt(var)/sqrt(2+2)
+    mean_p1 = (0.75 + 0.5) / 2
+    meansq_p1 = ((0.25 + 0.75**2) + (0.5 + 0.5**2)) / 2
+    p1 = _stat(per_problem, ("M", "Infer.normal"))
+    assert p1["mean"] == pytest.approx(0.625)
+    assert p1["count"] == 4
+    assert p1["sem"] == pytest.approx(math.sqrt(meansq_p1 - mean_p1**2) / 2)
+    assert p1["sem"] == pytest.approx(0.3125)
+    assert p1["conf95"] == pytest.approx(1.96 * 0.3125)
+    # P2: 1,1,0 -> mean 2/3, sample variance 1/3, count 3 (nothing to rebalance)
+    p2 = _stat(per_problem, ("M", "Infer.trivial"))
+    assert p2["mean"] == pytest.approx(2 / 3)
+    assert p2["sem"] == pytest.approx(math.sqrt(1 / 3) / math.sqrt(3))
+    # average: both problems get the effective count min(4, 3) = 3
+    average = accuracy_by_group(tuples, ["modelname"]).loc["M"]
+    mean = (mean_p1 + 2 / 3) / 2
+    meansq = (meansq_p1 + (1 / 3 + (2 / 3) ** 2)) / 2
+    assert average["count"] == 6
+    assert average["mean"] == pytest.approx(mean)
+    assert average["sem"] == pytest.approx(math.sqrt(meansq - mean**2) / math.sqrt(6))
+
+
+def test_three_option_weighting_and_bias(tmp_path):
+    trials = compl_tuple("c1") + compl_tuple("c2")
+    # c1: answers 1,3,3 to gold 1,2,3: right, wrong, right -> (.25*1 + .25*0 + .5*1) / 1 = .75
+    #     bias +1,-1,-1 -> (.25 - .25 - .5) / 1 = -.5
+    # c2: answers 2,1,1: right, right, wrong -> (.25 + .25) / 1 = .5; bias +1 everywhere -> 1
+    directory = write_testset(tmp_path / "ts", trials, {"M": ["1", "3", "3", "2", "1", "1"]})
+    tuples = compute_acc_table(load_results_in_testset_dir(directory, cache_dir=None)).set_index("tuple_ID")
+    assert tuples.loc["c1", "acc"] == pytest.approx(0.75)
+    assert tuples.loc["c1", "bias"] == pytest.approx(-0.5)
+    assert tuples.loc["c2", "acc"] == pytest.approx(0.5)
+    assert tuples.loc["c2", "bias"] == pytest.approx(1.0)
+    assert analysis.GOLD_WEIGHT["1"] == analysis.GOLD_WEIGHT["2"] == 0.25
+    assert analysis.GOLD_WEIGHT["3"] == 0.5
+
+
+def test_bias_with_empty_responses(tmp_path):
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.normal", 3)
+    # t1: "" (no valid answer) and FALSE: acc (0 + .5)/1; bias (missing, -1) -> (.5 * -1) / 1
+    # t2: both empty: acc 0, bias 0 (no signed answer, over the whole tuple's weight)
+    directory = write_testset(tmp_path / "ts", trials, {"M": ["", "FALSE", "", ""]})
+    tuples = compute_acc_table(load_results_in_testset_dir(directory, cache_dir=None)).set_index("tuple_ID")
+    assert tuples.loc["t1", ["acc", "bias"]].tolist() == [0.5, -0.5]
+    assert tuples.loc["t2", ["acc", "bias"]].tolist() == [0.0, 0.0]
+    bias = bias_by_group(tuples.reset_index(), ["modelname", "problemname"]).loc[("M", "Infer.normal")]
+    assert bias["mean"] == pytest.approx(-0.25)
+
+
+def test_incomplete_tuples_are_dropped_with_a_warning(tmp_path, caplog):
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.normal", 3)
+    directory = write_testset(tmp_path / "ts", trials, {"M": ["TRUE", "FALSE", "FALSE", None]})
+    with caplog.at_level(logging.WARNING):
+        tuples = compute_acc_table(load_results_in_testset_dir(directory, cache_dir=None))
+    assert tuples["tuple_ID"].tolist() == ["t1"]
+    assert tuples["acc"].tolist() == [1.0]
+    assert "partial results file: 3 of 4" in caplog.text
+    assert "1 incomplete tuples (1 answers)" in caplog.text
+    with pytest.raises(DataError, match="incomplete tuples"):
+        analyse_results_in_testset_dir(directory, cache_dir=None, require_complete=True)
+
+
+def test_a_results_file_without_answers_adds_no_row(tmp_path):
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
+    answers = {"A": ["TRUE", "FALSE", "TRUE", "FALSE"], "B": [None] * 4}
+    result = analyse_results_in_testset_dir(write_testset(tmp_path / "ts", trials, answers), cache_dir=None)
+    assert result.average.loc[("basic", "A"), "mean"] == 1.0
+    assert list(result.average.index) == [("basic", "A")]
+
+
+def test_single_problem_set_has_no_average_and_unknown_problems_sort_last(tmp_path):
+    trials = [*tf_tuple("a", "Zeta.new", 3), *tf_tuple("b", "Infer.extrema", 3),
+              *tf_tuple("c", "Infer.normal", 3)]
+    answers = {"zz-model": answers_for(trials, [1, 0, 1]), "GPT4": answers_for(trials, [0, 1, 1])}
+    single = write_testset(tmp_path / "single", trials[2:4], {"M": answers["GPT4"][2:4]})
+    assert analyse_results_in_testset_dir(single, cache_dir=None).average is None
+    assert "AVERAGE" not in report.format_report(analyse_results_in_testset_dir(single, cache_dir=None), "s")
+    result = analyse_results_in_testset_dir(write_testset(tmp_path / "ts", trials, answers), cache_dir=None)
+    table = pivot_pretty(result.accuracy, index=["prompting", "modelname"], columns=["problemname"])
+    assert list(table.columns) == ["Infer.normal", "Infer.extrema", "Zeta.new"]
+    assert [m for _, m in table.index] == ["GPT4", "zz-model"]
+    assert table.loc[("basic", "GPT4"), "Infer.extrema"] == "100.0 (0.0)"
+
+
+def test_format_cell_styles():
+    assert format_cell(0.756, 0.002) == "75.6 (0.4)"
+    assert format_cell(-0.001, 0.005, scale=1.0) == "-0.00 (0.01)"
+    assert format_cell(0.5, 0.01, "mean") == 50.0
+    assert format_cell(0.5, 0.01, "conf") == pytest.approx(1.96)
+    assert format_cell(0.5, 0.01, "tuple") == (50.0, pytest.approx(1.96))
+    assert format_cell(0.5, 0.01, "latex") == r"50.0{\tiny $\pm 2.0$}"
+    assert format_cell(0.5, 0.01, "str", scale=1000.0, decimals=0) == "500 (20)"
+    with pytest.raises(ValueError, match="cell_style"):
+        format_cell(0.5, 0.01, "html")
+
+
+def test_grouping_by_an_unknown_field_is_a_user_error(tmp_path):
+    with pytest.raises(UserError, match=r"unknown trial field\(s\) \[.colour.\]; the trials have: Key"):
+        analyse_results_in_testset_dir(_two_problem_set(tmp_path), by=["colour"], cache_dir=None)
+
+
+def test_unknown_gold_answer_is_refused(tmp_path):
+    trials = [dict(t, goldresp="MAYBE") for t in tf_tuple("t", "Infer.normal", 3)]
+    directory = write_testset(tmp_path / "ts", trials, {"M": ["TRUE", "FALSE"]})
+    with pytest.raises(DataError, match="unknown gold answer"):
+        analyse_results_in_testset_dir(directory, cache_dir=None)
+
+
+# ---- the published table (../shared/worldsense/README.md), every cell ----
+
+PUBLISHED = """
+GPT3.5        55.6 (0.4) | 64.8 (1.1)   55.1 (0.6)      52.2 (0.7)     49.9 (0.7)    59.9 (1.0)   51.8 (1.0)
+GPT4          75.6 (0.4) | 90.3 (0.7)   75.6 (0.6)      71.2 (0.6)     65.0 (0.6)    93.1 (0.6)   58.5 (0.7)
+Llama2-chat   56.2 (0.3) | 62.2 (0.8)   59.1 (0.5)      54.2 (0.4)     49.4 (0.3)    60.5 (0.7)   51.5 (0.5)
+Llama2-FT+1M  77.4 (0.4) | 79.7 (0.9)   80.6 (0.5)      54.9 (0.3)     52.8 (0.3)    98.5 (0.2)   97.8 (0.3)
+GPT3.5        0.08 (0.02)  -0.34 (0.01)    -0.15 (0.01)   -0.00 (0.01)  -0.02 (0.02)  0.20 (0.02)
+GPT4          -0.14 (0.01)  -0.20 (0.01)    -0.12 (0.01)    0.00 (0.01)   0.09 (0.01)  0.78 (0.01)
+Llama2-chat   -0.43 (0.02)  -0.63 (0.01)     0.52 (0.01)    0.79 (0.01)   0.52 (0.02)  0.83 (0.01)
+Llama2-FT+1M   0.26 (0.02)   0.04 (0.01)     0.84 (0.01)    0.90 (0.01)  -0.02 (0.00)  0.02 (0.01)
+"""
+PROBLEMS = ["Infer.trivial", "Infer.normal", "Consist.trivial", "Consist.normal",
+            "Compl.trivial", "Compl.normal"]
+
+
+def _cells(line: str) -> list[str]:
+    """Split '55.6 (0.4)   64.8 (1.1) ...' into its cells."""
+    tokens = line.replace("|", " ").split()
+    return [f"{a} {b}" for a, b in zip(tokens[::2], tokens[1::2], strict=True)]
+
+
+def test_published_table_is_reproduced_exactly():
+    testset = paths.DATA / "worldsense" / "test_set"
+    if not (testset / "trials.jsonl.bz2").is_file():
+        pytest.skip("run `make data` first (the official test set is not in the repository)")
+    result = analyse_results_in_testset_dir(testset, cache_dir=None)
+    tables = dict(report.report_tables(result))
+    titles = list(tables)
+    average, accuracy, bias = (tables[t] for t in titles)
+    lines = [line.split(maxsplit=1) for line in PUBLISHED.strip().splitlines()]
+    for model, cells in lines[:4]:
+        expected = _cells(cells)
+        assert average.loc[model, "basic"] == expected[0]
+        assert accuracy.loc[("basic", model), PROBLEMS].tolist() == expected[1:]
+    for model, cells in lines[4:]:
+        assert bias.loc[("basic", model), PROBLEMS].tolist() == _cells(cells)
+    assert list(accuracy.columns) == PROBLEMS
+    published_models = ["GPT3.5", "GPT4", "Llama2-chat", "Llama2-FT+1M"]
+    assert [m for _, m in accuracy.index][:4] == published_models  # a random model's row may follow
