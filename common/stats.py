@@ -7,6 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+
 # ---- proportions: Wilson interval, exact McNemar ----
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Return the Wilson score interval ``(lo, hi)`` for ``successes`` out of ``n`` trials.
