@@ -97,7 +97,7 @@ def test_random_model_is_independent_of_hash_seed(tmp_path):
 
 
 def test_make_help_lists_every_phony_target():
-    makefile = (ROOT / "Makefile").read_text()
+    makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")  # join continued lines
     phony = {t for line in re.findall(r"^\.PHONY:(.*)$", makefile, flags=re.M) for t in line.split()}
     result = subprocess.run(["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True,
                             text=True, env={**os.environ, "MAKEFLAGS": ""}, check=True)

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 from common import paths
 from common.errors import DataError, UserError
@@ -20,6 +19,7 @@ from common.worldsense.analysis import (
     pivot_pretty,
 )
 from common.worldsense.data import load_results_in_testset_dir
+from tests.worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 
 def _two_problem_set(tmp_path: Path) -> Path:

@@ -8,13 +8,13 @@ import subprocess
 import sys
 
 import pytest
-from worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 from common import cli, paths
 from common.errors import DataError
 from common.jsonl import read_jsonl, write_jsonl
 from common.worldsense import cache, load_testset
 from common.worldsense.data import load_results_columns, load_results_in_testset_dir, load_trial_columns
+from tests.worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 
 def _script():
