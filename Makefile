@@ -63,7 +63,7 @@ format: $(ENV_OK)
 
 ## Delete generated problems and analysis outputs (never downloads or model results).
 clean:
-	rm -rf .pytest_cache .ruff_cache
+	rm -rf .pytest_cache .ruff_cache .cache results/worldsense results/blocks
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 # ---- environment -----------------------------------------------------------------------------
