@@ -166,11 +166,11 @@ def load_results_in_testset_dir(
     testset_dir = Path(testset_dir)
     if not testset_dir.is_dir():
         raise FileNotFoundError(2, "No such test set directory", str(testset_dir))
-    trials = load_trial_columns(testset_dir, cache_dir, fields)
     files = find_results_files(testset_dir / RESULTS_DIR)
     if not files:
         raise DataError(f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
                         "to analyse (write one with scripts/test_random_model.py)")
+    trials = load_trial_columns(testset_dir, cache_dir, fields)
     results = {parse_results_filename(f): load_results_columns(f, cache_dir) for f in files}
     return assemble_results(trials, results, source=testset_dir / RESULTS_DIR)
 
@@ -323,7 +323,10 @@ def _cached_fields(source: _TrialsFile, names: list[str], cache_dir: str | Path 
             columns[name] = None  # cached as: no such field, or not numbers nor strings
     todo = [name for name in names if name not in columns]
     if todo:
-        parsed = extract.field_columns(source.text(), todo)
+        big_bz2 = source.path.suffix == ".bz2" and len(source.raw) >= bzip2.MIN_PARALLEL_BYTES
+        parsed = extract.field_columns_bz2(source.raw, todo) if big_bz2 else None
+        if parsed is None:
+            parsed = extract.field_columns(source.text(), todo)
         if parsed is None:  # not flat JSON lines: parse every record
             records = _parse_trials(source.path, source.text(), skip_text=True)
             parsed = {name: _record_column([r.get(name) for r in records]) for name in todo}
