@@ -87,11 +87,12 @@ def write_jsonl(path: str | Path, records: Iterable[dict[str, Any]]) -> int:
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
+def atomic_write(path: str | Path, binary: bool = False, fsync: bool = True) -> Iterator[IO[Any]]:
     """Yield a handle on a temporary file beside ``path``; on success rename it over ``path``.
 
     On any exception the temporary file is removed and ``path`` is left as it was, so a
-    reader never sees a half-written file. Parent directories are created.
+    reader never sees a half-written file. Parent directories are created. ``fsync=False``
+    skips flushing to disk, for files that are checked on load and can be rebuilt (caches).
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -101,7 +102,8 @@ def atomic_write(path: str | Path, binary: bool = False) -> Iterator[IO[Any]]:
         with os.fdopen(fd, "wb" if binary else "w", **({} if binary else {"encoding": "utf-8"})) as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if fsync:
+                os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

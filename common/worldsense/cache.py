@@ -10,8 +10,6 @@ the parsed layout changes. A damaged entry is ignored with a warning and rewritt
 
 import hashlib
 import logging
-import os
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -19,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from common import paths
+from common.jsonl import atomic_write
 
 log = logging.getLogger(__name__)
 
@@ -70,12 +69,5 @@ def save_frame(path: Path, df: pd.DataFrame) -> None:
             arrays[f"{name}.categories"] = np.array(labels, dtype=bytes)  # UTF-8: 1/4 the size of "<U"
         else:
             arrays[f"{name}.values"] = column.to_numpy()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_write(path, binary=True, fsync=False) as handle:
+        np.savez(handle, **arrays)
