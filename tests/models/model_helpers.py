@@ -1,9 +1,9 @@
 """Helpers for the model-access tests: configs pointing at the stub server, tiny trial sets."""
 
-import json
 from pathlib import Path
 from typing import Any
 
+from common.jsonl import write_jsonl
 from common.models.config import ModelConfig, config_from_mapping
 from common.models.stub_server import StubServer
 
@@ -27,8 +27,6 @@ def make_items(n: int, start: int = 0) -> list[dict[str, Any]]:
 
 def write_testset(directory: Path, n: int) -> Path:
     """Write a test set directory with ``n`` trials (plain trials.jsonl) and return it."""
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / "trials.jsonl", "w", encoding="utf-8") as handle:
-        for item in make_items(n):
-            handle.write(json.dumps({**item, "problemname": "stub", "tuple_ID": item["Key"]}) + "\n")
+    write_jsonl(directory / "trials.jsonl",
+                [{**item, "problemname": "stub", "tuple_ID": item["Key"]} for item in make_items(n)])
     return directory
