@@ -69,3 +69,20 @@ def test_fields_read_in_worker_processes_equal_one_read_of_the_whole_file():
             assert got[name].dtype == expected[name].dtype and (got[name] == expected[name]).all()
     # data the shortcut cannot read whole (no final newline) gives None: the caller falls back
     assert extract.field_columns_bz2(bz2.compress(text[:-1], compresslevel=1), names, workers=2) is None
+
+
+@pytest.mark.parametrize("shift", range(8))
+def test_block_magic_is_found_at_every_bit_alignment(shift):
+    """The magic is searched byte-wise per alignment; compare with a plain bit-by-bit scan."""
+    rng = random.Random(shift)
+    nbits = 8 * 64
+    positions = sorted({8 * rng.randrange(1, 10) + shift, 8 * rng.randrange(20, 40) + shift, nbits - 48})
+    bits = rng.getrandbits(nbits)
+    for position in positions:  # write the magic at these bit offsets (counted from the top bit)
+        bits &= ~(((1 << 48) - 1) << (nbits - position - 48))
+        bits |= bzip2.BLOCK_MAGIC << (nbits - position - 48)
+    raw = bits.to_bytes(nbits // 8, "big")
+    window = (1 << 48) - 1
+    expected = [p for p in range(nbits - 47) if (bits >> (nbits - p - 48)) & window == bzip2.BLOCK_MAGIC]
+    assert bzip2._find(raw, bzip2.BLOCK_MAGIC) == expected
+    assert set(positions) <= set(expected)

@@ -46,16 +46,14 @@ def split_blocks(raw: bytes) -> list[bytes] | None:
     """
     if raw[:3] != b"BZh" or len(raw) < 14:
         return None
-    nbits = 8 * len(raw)
-    bits = int.from_bytes(raw, "big")
-    starts, ends = _find(bits, len(raw), BLOCK_MAGIC), _find(bits, len(raw), END_MAGIC)
-    if not starts or not ends or starts[0] != 32 or max(ends) < starts[-1] or max(ends) + 80 > nbits:
+    starts, ends = _find(raw, BLOCK_MAGIC), _find(raw, END_MAGIC)
+    if not starts or not ends or starts[0] != 32 or max(ends) < starts[-1] or max(ends) + 80 > 8 * len(raw):
         return None
     bounds = [*starts, max(ends)]
     pieces = []
     for begin, end in itertools.pairwise(bounds):
-        block = (bits >> (nbits - end)) & ((1 << (end - begin)) - 1)
-        crc = (bits >> (nbits - begin - 80)) & 0xFFFFFFFF  # follows the 48-bit block magic
+        block = _bits(raw, begin, end)
+        crc = _bits(raw, begin + 48, begin + 80)  # follows the 48-bit block magic
         stream = (((block << 48) | END_MAGIC) << 32) | crc
         size = end - begin + 80
         padding = -size % 8
@@ -63,14 +61,31 @@ def split_blocks(raw: bytes) -> list[bytes] | None:
     return pieces
 
 
-def _find(bits: int, nbytes: int, magic: int) -> list[int]:
-    """Return the sorted bit offsets where the 48-bit ``magic`` occurs in the data ``bits``."""
-    pattern = magic.to_bytes(6, "big")
+def _bits(raw: bytes, begin: int, end: int) -> int:
+    """Return bits ``begin`` to ``end`` (exclusive, counted from the first byte's top bit) as an int."""
+    first, last = begin // 8, -(-end // 8)
+    value = int.from_bytes(raw[first:last], "big") >> (8 * last - end)
+    return value & ((1 << (end - begin)) - 1)
+
+
+def _find(raw: bytes, magic: int) -> list[int]:
+    """Return the sorted bit offsets where the 48-bit ``magic`` occurs in ``raw``.
+
+    For each of the 8 bit alignments, the bytes the magic covers whole are searched as a
+    byte string; the bits it shares with the bytes around them are then compared.
+    """
     found = []
-    for shift in range(8):
-        shifted = (bits << shift).to_bytes(nbytes + 1, "big")  # one byte more: nothing lost
-        position = shifted.find(pattern)
+    for shift in range(8):  # the magic starts at bit ``shift`` of a byte
+        window = (magic << (8 - shift)).to_bytes(7, "big")  # 56 bits: shift bits before, 8 - shift after
+        head_mask, tail_mask = 0xFF >> shift, (0xFF << (8 - shift)) & 0xFF
+        whole = window[:6] if shift == 0 else window[1:6]
+        offset = 0 if shift == 0 else 1  # where ``whole`` starts in the window
+        position = raw.find(whole)
         while position >= 0:
-            found.append(8 * (position - 1) + shift)
-            position = shifted.find(pattern, position + 1)
+            start = position - offset
+            if start >= 0 and (shift == 0 or (
+                    raw[start] & head_mask == window[0] & head_mask
+                    and start + 6 < len(raw) and raw[start + 6] & tail_mask == window[6] & tail_mask)):
+                found.append(8 * start + shift)
+            position = raw.find(whole, position + 1)
     return sorted(found)
