@@ -6,6 +6,7 @@ import logging
 import os
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
@@ -55,21 +56,21 @@ def test_cache_is_used_and_invalidated_when_an_input_changes(testset, tmp_path):
     cache_dir = tmp_path / "cache"
     first = load_results_in_testset_dir(testset, cache_dir, fields=[])
     entries = sorted(p.name.split("-v")[0] for p in cache_dir.iterdir())
-    assert entries == ["results", "results", "trials-Key", "trials-expectedresp", "trials-goldresp",
-                       "trials-problemname", "trials-problemsize", "trials-tuple_ID"]
+    assert entries == ["fieldnames", "results", "results", "trials-Key", "trials-expectedresp",
+                       "trials-goldresp", "trials-problemname", "trials-problemsize", "trials-tuple_ID"]
     again = load_results_in_testset_dir(testset, cache_dir, fields=[])
     assert again.equals(first)
-    assert len(list(cache_dir.iterdir())) == 8  # nothing re-parsed
+    assert len(list(cache_dir.iterdir())) == 9  # nothing re-parsed
     with_skin = load_results_in_testset_dir(testset, cache_dir, fields=["skin"])
     assert with_skin["skin"].tolist()[:2] == ["race", "race"]
-    assert len(list(cache_dir.iterdir())) == 9  # only the new field was parsed
+    assert len(list(cache_dir.iterdir())) == 10  # only the new field was parsed
     # change one answer: the results file's hash changes, so its columns are parsed again
     results = testset / "results" / "basic___random___results.jsonl"
     rows = read_jsonl(results)
     rows[0]["resp"] = "TRUE"
     write_jsonl(results, rows)
     changed = load_results_in_testset_dir(testset, cache_dir, fields=["skin"])
-    assert len(list(cache_dir.iterdir())) == 10
+    assert len(list(cache_dir.iterdir())) == 11
     random_rows = changed[changed["modelname"] == "random"]
     assert random_rows["resp"].tolist()[0] == "TRUE"
 
@@ -171,3 +172,27 @@ def test_outputs_are_byte_identical_across_hash_seeds(testset, tmp_path):
         done = subprocess.run(argv, capture_output=True, check=True, env=env)
         outputs.append((done.stdout, (out / "s.csv").read_bytes(), (out / "a.png").read_bytes()))
     assert outputs[0] == outputs[1]
+
+
+def test_big_results_files_are_parsed_by_worker_processes_with_the_same_errors(
+        testset, tmp_path, monkeypatch):
+    """Results files of 1 MB or more go to the worker pool; a bad line there still names file:line."""
+    submitted = []
+    submit = ProcessPoolExecutor.submit
+    monkeypatch.setattr(ProcessPoolExecutor, "submit",
+                        lambda pool, fn, *args: submitted.append(args[0].name) or submit(pool, fn, *args))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})  # two workers even on one core
+    results = testset / "results" / "basic___big___results.jsonl"
+    keys = load_trial_columns(testset, None)["Key"].tolist()
+    filler = [{"Key": 10**12 + i, "resp": "TRUE"} for i in range(45_000)]  # unknown Keys: ignored
+    write_jsonl(results, [{"Key": keys[0], "resp": "FALSE"}, *filler])
+    assert results.stat().st_size >= 1 << 20
+    df = load_results_in_testset_dir(testset, tmp_path / "cache", fields=[])
+    big = df[df["modelname"] == "big"]
+    assert big["resp"].tolist() == ["FALSE"] and big["Key"].tolist() == [keys[0]]
+    assert submitted == ["basic___big___results.jsonl"]  # the two small files were parsed here
+    lines = results.read_text().splitlines(keepends=True)
+    lines[2] = "{not json\n"
+    results.write_text("".join(lines))
+    with pytest.raises(DataError, match=r"basic___big___results.jsonl:3"):
+        load_results_in_testset_dir(testset, None, fields=[])

@@ -15,6 +15,7 @@ import bz2
 import logging
 import re
 from collections.abc import Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -87,7 +88,7 @@ def load_trainset(path: str | Path) -> pd.DataFrame:
 
 def load_trial_columns(
     testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR,
-    fields: Sequence[str] | None = None,
+    fields: Sequence[str] | None = None, pool: ProcessPoolExecutor | None = None,
 ) -> pd.DataFrame:
     """Return the analysis columns of a test set's trials: one row per trial, in file order.
 
@@ -95,12 +96,13 @@ def load_trial_columns(
     requested ``fields`` (None: every field of the first trial holding numbers or strings,
     except ``text``), ``n_options`` = ``len(expectedresp)`` and ``goldresp`` in clear; strings
     as categoricals. Each field is parsed once and cached on its own, keyed by the trials
-    file's SHA-256 (``cache_dir`` None: no cache). Raises DataError for a missing required
-    field, UserError for an unknown field in ``fields``.
+    file's SHA-256 (``cache_dir`` None: no cache). Fields not cached are read by the worker
+    processes of ``pool`` (``extract.worker_pool``; None: a pool made for this call). Raises
+    DataError for a missing required field, UserError for an unknown field in ``fields``.
     """
     path = trials_path(testset_dir)
     source = _TrialsFile(path)
-    available = [name for name in source.field_names() if name != "text"]
+    available = [name for name in _cached_field_names(source, cache_dir) if name != "text"]
     unknown = [f for f in (fields or ()) if f not in available]
     if unknown:
         raise UserError(f"{path}: unknown trial field(s) {unknown}; the trials have: {', '.join(available)}")
@@ -111,7 +113,7 @@ def load_trial_columns(
     wanted = available if fields is None else [f for f in available if f in fields]
     names = list(dict.fromkeys([*REQUIRED_FIELDS, *[f for f in ("problemsize",) if f in available],
                                 *wanted, gold]))
-    columns = _cached_fields(source, names, cache_dir)
+    columns = _cached_fields(source, names, cache_dir, pool)
     if columns["Key"] is None or columns["Key"].dtype != np.int64:
         raise DataError(f"{path}: every trial needs an integer 'Key'")
     if columns["expectedresp"] is None or columns["expectedresp"].dtype != np.int64:
@@ -135,20 +137,32 @@ def load_results_columns(
     """
     path = Path(path)
     data = path.read_bytes()
-    digest = cache.content_digest(data)
-    entry = cache.entry_path(cache_dir, "results", digest) if cache_dir else None
+    entry = cache.entry_path(cache_dir, "results", cache.content_digest(data)) if cache_dir else None
     df = cache.load_frame(entry) if entry else None
     if df is None:
-        simple = extract.simple_results(data)
-        df = None if simple is None else pd.DataFrame({"Key": simple[0], "resp": simple[1]})
-        if df is None:  # extra fields, escapes, a torn last line...: the careful reader
-            df = _results_frame(path, read_results(path))
-        elif df["Key"].duplicated().any():
-            duplicated = df["Key"].duplicated()
-            log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, duplicated.sum())
-            df = df[~duplicated].reset_index(drop=True)
+        df = _parse_results(path, data)
         if entry:
             cache.save_frame(entry, df)
+    return df
+
+
+def _cached_results_columns(path: Path, cache_dir: str | Path | None) -> pd.DataFrame | None:
+    """Return what ``load_results_columns`` returns if the cache holds it, else None."""
+    if not cache_dir:
+        return None
+    return cache.load_frame(cache.entry_path(cache_dir, "results", cache.content_digest(path.read_bytes())))
+
+
+def _parse_results(path: Path, data: bytes) -> pd.DataFrame:
+    """Return the ``Key`` and ``resp`` columns of the results file ``path`` holding ``data``."""
+    simple = extract.simple_results(data)
+    if simple is None:  # extra fields, escapes, a torn last line...: the careful reader
+        return _results_frame(path, read_results(path))
+    df = pd.DataFrame({"Key": simple[0], "resp": simple[1]})
+    duplicated = df["Key"].duplicated()
+    if duplicated.any():
+        log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, duplicated.sum())
+        df = df[~duplicated].reset_index(drop=True)
     return df
 
 
@@ -170,9 +184,24 @@ def load_results_in_testset_dir(
     if not files:
         raise DataError(f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
                         "to analyse (write one with scripts/test_random_model.py)")
-    trials = load_trial_columns(testset_dir, cache_dir, fields)
-    results = {parse_results_filename(f): load_results_columns(f, cache_dir) for f in files}
+    with extract.worker_pool() as pool:  # one pool: results files are parsed while trials decompress
+        jobs: dict[tuple[str, str], Future | pd.DataFrame | Path] = {}
+        for path in files:
+            job = _cached_results_columns(path, cache_dir)
+            if job is None:  # to parse: by a worker (big files), or here after the trials
+                big = path.stat().st_size >= bzip2.MIN_PARALLEL_BYTES
+                job = pool.submit(load_results_columns, path, cache_dir) if pool and big else path
+            jobs[parse_results_filename(path)] = job
+        trials = load_trial_columns(testset_dir, cache_dir, fields, pool)
+        results = {label: _result_of(job, cache_dir) for label, job in jobs.items()}
     return assemble_results(trials, results, source=testset_dir / RESULTS_DIR)
+
+
+def _result_of(job: Future | pd.DataFrame | Path, cache_dir: str | Path | None) -> pd.DataFrame:
+    """Return the results columns of ``job``: loaded, being parsed by a worker, or still to load."""
+    if isinstance(job, Future):
+        return job.result()
+    return job if isinstance(job, pd.DataFrame) else load_results_columns(job, cache_dir)
 
 
 def assemble_results(
@@ -303,7 +332,21 @@ class _TrialsFile:
         return list(parse_json_line(first.decode("utf-8", "replace"), self.path, 1))
 
 
-def _cached_fields(source: _TrialsFile, names: list[str], cache_dir: str | Path | None) -> dict[str, Any]:
+def _cached_field_names(source: _TrialsFile, cache_dir: str | Path | None) -> list[str]:
+    """Return ``source.field_names()``, from the cache when it holds them (saves a block's decompression)."""
+    entry = cache.entry_path(cache_dir, "fieldnames", source.digest) if cache_dir else None
+    stored = cache.load_frame(entry) if entry else None
+    if stored is not None and "field" in stored.columns:
+        return [str(name) for name in stored["field"]]
+    names = source.field_names()
+    if entry:
+        cache.save_frame(entry, pd.DataFrame({"field": pd.Categorical(names)}))
+    return names
+
+
+def _cached_fields(
+    source: _TrialsFile, names: list[str], cache_dir: str | Path | None, pool: ProcessPoolExecutor | None
+) -> dict[str, Any]:
     """Return ``{name: column or None}`` for trial fields, from the cache or parsed (then cached).
 
     Lists become their lengths; fields that hold neither numbers nor strings map to None.
@@ -324,7 +367,7 @@ def _cached_fields(source: _TrialsFile, names: list[str], cache_dir: str | Path 
     todo = [name for name in names if name not in columns]
     if todo:
         big_bz2 = source.path.suffix == ".bz2" and len(source.raw) >= bzip2.MIN_PARALLEL_BYTES
-        parsed = extract.field_columns_bz2(source.raw, todo) if big_bz2 else None
+        parsed = extract.field_columns_bz2(source.raw, todo, pool=pool) if big_bz2 else None
         if parsed is None:
             parsed = extract.field_columns(source.text(), todo)
         if parsed is None:  # not flat JSON lines: parse every record

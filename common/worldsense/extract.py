@@ -7,10 +7,12 @@ unescaped ``"name":`` can only be a member name.
 """
 
 import bz2
+import contextlib
 import json
 import multiprocessing
 import os
 import re
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -19,6 +21,8 @@ import pandas as pd
 from pandas.api.types import union_categoricals
 
 from common.worldsense.bzip2 import split_blocks
+
+RANGES_PER_WORKER = 4  # ranges per worker: one that finishes early takes another
 
 # A member value that holds no object: a string, a number, true/false/null, or a flat list.
 # The string branch is the "unrolled loop" form of "(?:[^"\\\n]|\\.)*": same strings, but runs of
@@ -108,24 +112,45 @@ def field_columns(data: bytes, names: list[str]) -> dict[str, Any] | None:
     return columns
 
 
-def field_columns_bz2(raw: bytes, names: list[str], workers: int | None = None) -> dict[str, Any] | None:
-    """Return what ``field_columns(bz2.decompress(raw), names)`` returns, decompressed and read in parallel.
+@contextlib.contextmanager
+def worker_pool(workers: int | None = None) -> Iterator[ProcessPoolExecutor | None]:
+    """Yield a pool of ``workers`` processes (default: one per usable core), or None on one core.
 
-    The bzip2 blocks are split into contiguous ranges; each worker process decompresses its
-    ranges and reads the complete lines inside them, so decompression and reading run on every
-    core without sharing a GIL, and only the small columns come back. The lines cut by range
-    boundaries are read here. None when the file cannot be split, a piece is invalid (the
-    caller's plain path then reports it), or a shortcut does not apply.
+    The workers are forked, so they start at once with every module and byte already loaded,
+    and only when the first task is submitted (a pool that gets no task costs nothing). Enter
+    it before this process starts any thread: forking a process that has threads can deadlock.
+    Callers share one pool so that independent parsing jobs fill the cores together.
     """
     workers = workers or len(os.sched_getaffinity(0))
-    pieces = split_blocks(raw) if workers > 1 else None
-    if pieces is None or len(pieces) < 2 * workers:
+    if workers < 2:
+        yield None
+        return
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        yield pool
+
+
+def field_columns_bz2(
+    raw: bytes, names: list[str], workers: int | None = None, pool: ProcessPoolExecutor | None = None
+) -> dict[str, Any] | None:
+    """Return what ``field_columns(bz2.decompress(raw), names)`` returns, decompressed and read in parallel.
+
+    The bzip2 blocks are split into contiguous ranges, a few per worker so that none waits
+    for the last; each worker process (of ``pool``, or of a pool of ``workers`` made for this
+    call) decompresses a range and reads the complete lines inside it, so decompression and
+    reading run on every core without sharing a GIL, and only the small columns come back.
+    The lines cut by range boundaries are read here. None when the file cannot be split, a
+    piece is invalid (the caller's plain path then reports it), or a shortcut does not apply.
+    """
+    if pool is None:
+        with worker_pool(workers) as own:
+            return None if own is None else field_columns_bz2(raw, names, workers, own)
+    pieces = split_blocks(raw)
+    if pieces is None or len(pieces) < 2:
         return None
-    step = -(-len(pieces) // (2 * workers))
+    step = -(-len(pieces) // (RANGES_PER_WORKER * (workers or len(os.sched_getaffinity(0)))))
     ranges = [(pieces[i : i + step], names) for i in range(0, len(pieces), step)]
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            parts = list(pool.map(_read_range, ranges))
+        parts = list(pool.map(_read_range, ranges))
     except (OSError, ValueError, EOFError):
         return None
     runs: list[dict[str, Any] | None] = []
