@@ -3,11 +3,13 @@
 Each run is a fresh Python process (whole-process wall time, as a user sees it); inside it,
 the time is split into imports, loading (parse + join) and computing (statistics + tables).
 Variants run interleaved, so machine noise hits them alike; medians over --runs are reported,
-with the speed-up as anchor time / our time. The single-threaded bzip2 decompression of the
-trials (what the release pays; ours uses every core) is timed alone too. The anchor is the release's own code
-(facebookresearch/worldsense: analyse_results.py and the worldsense/ package), which is not
-part of this repository: pass a directory holding a copy with --anchor. Its tables and ours
-must be identical (compared line by line).
+with the speed-up as median anchor time / median our time, and "paired" as the median of the
+per-run ratios (each run's anchor and ours ran back to back: steadier on a noisy machine).
+The single-threaded bzip2 decompression of the trials (what the release pays; ours uses every
+core) is timed alone too. The anchor is the release's own code (facebookresearch/worldsense:
+analyse_results.py and the worldsense/ package), which is not part of this repository: pass a
+directory holding a copy with --anchor. Its tables and ours must be identical (compared line
+by line).
 
 $ python scripts/bench_worldsense.py -t data/worldsense/test_set --anchor /tmp/worldsense-release
 $ python scripts/bench_worldsense.py --runs 3          # ours only, cold vs warm
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run {i + 1}/{args.runs}: {walls}", file=sys.stderr)
         outputs = {v: tables((Path(tmp) / f"{v}.txt").read_text()) for v in variants if v != "bzip2"}
     print(f"WorldSense analysis of {args.testset}: median of {args.runs} runs (seconds)")
-    print(f"{'variant':<22}{'wall':>8}{'import':>8}{'load':>8}{'compute':>9}{'speed-up':>10}")
+    print(f"{'variant':<22}{'wall':>8}{'import':>8}{'load':>8}{'compute':>9}{'speed-up':>10}{'paired':>8}")
     medians = {v: {k: statistics.median(t[k] for t in times[v]) for k in times[v][0]} for v in variants}
     labels = {"anchor": "release (anchor)", "cold": "ours, cold cache", "warm": "ours, warm cache",
               "bzip2": "bz2.decompress alone"}
@@ -120,7 +122,11 @@ def main(argv: list[str] | None = None) -> int:
             m = medians[variant]
             compared = args.anchor and variant != "bzip2"
             ratio = f"{medians['anchor']['wall'] / m['wall']:.1f}x" if compared else "-"
-            print(f"{label:<22}{m['wall']:8.2f}{m['import']:8.2f}{m['load']:8.2f}{m['compute']:9.2f}{ratio:>10}")
+            paired = statistics.median(a["wall"] / t["wall"] for a, t in zip(times["anchor"], times[variant],
+                                                                              strict=True)) if compared else 0
+            paired_text = f"{paired:.1f}x" if compared else "-"
+            print(f"{label:<22}{m['wall']:8.2f}{m['import']:8.2f}{m['load']:8.2f}{m['compute']:9.2f}"
+                  f"{ratio:>10}{paired_text:>8}")
     if args.anchor:  # the release decompresses on one core; what is left is the rest of its work
         print(f"release minus its bzip2 time: {medians['anchor']['wall'] - medians['bzip2']['load']:.2f}")
     same = all(outputs[v] == outputs["cold"] and outputs[v] for v in outputs)
