@@ -22,11 +22,12 @@ WS_TESTSET ?= $(WS_TEST)
 WS_ANCHOR ?=
 BLOCKS_DATA := data/cogsci22_blocks/.fetched
 WS_REPORT := results/worldsense/test_set/report.txt
+WS_OTHER_REPORTS := $(patsubst %,results/worldsense/other_tests/%/report.txt,memorisation ood-size ood-query ood-problem)
 WS_CODE := scripts/analyse_results.py $(wildcard common/worldsense/*.py) common/stats.py
 
 # ---- user-facing targets ---------------------------------------------------------------------
 .PHONY: help all env data data-worldsense-other test test-all lint format clean \
-	analyse-worldsense bench-worldsense
+	analyse-worldsense analyse-worldsense-other bench-worldsense
 
 ## List the targets with one line each.
 help:
@@ -34,23 +35,23 @@ help:
 	@awk '/^## /{doc=substr($$0,4); next} doc && /^[a-zA-Z0-9_.-]+:/ {sub(/:.*/,""); printf "  %-24s %s\n", $$0, doc; doc=""}' $(MAKEFILE_LIST)
 
 ## Reproduce the published numbers and run the built-in baselines (offline with DATA_MIRROR).
-all: $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT)
+all: data $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT)
 
 ## Create the virtual environment .venv from requirements.txt (done automatically when needed).
 env: $(ENV_OK)
 
-## Fetch the external data (WorldSense test set and training sets, CogSci 2022 blocks release).
-data: $(WS_CORE) $(BLOCKS_DATA)
+## Fetch the external data: all five WorldSense test sets, its training sets, the CogSci 2022 blocks release.
+data: $(WS_CORE) $(BLOCKS_DATA) $(WS_OTHER)
 
-## Fetch the four other WorldSense test sets (memorisation, ood-*): needs the network.
+## Fetch the four other WorldSense test sets (memorisation, ood-*); offline, a warning (not in the mirror).
 data-worldsense-other: $(WS_OTHER)
 
 ## Run the fast tests and the linter (offline, a few minutes).
-test: lint data
+test: lint $(WS_CORE) $(BLOCKS_DATA)
 	$(PYTHON) -m pytest -m "not slow and not integration"
 
 ## Run every test, including the slow and integration ones.
-test-all: lint data
+test-all: lint $(WS_CORE) $(BLOCKS_DATA)
 	$(PYTHON) -m pytest
 
 ## Check the code with ruff.
@@ -77,8 +78,9 @@ $(ENV_OK): requirements.txt pyproject.toml
 $(WS_CORE): configs/data/worldsense.yaml configs/data/worldsense.sha256 | $(ENV_OK)
 	$(PYTHON) scripts/fetch_data.py $< --group test_set training_set --stamp $@
 
+# The offline mirror lacks the other test sets: without network this warns and writes no stamp.
 $(WS_OTHER): configs/data/worldsense.yaml configs/data/worldsense.sha256 | $(ENV_OK)
-	$(PYTHON) scripts/fetch_data.py $< --group other_tests --stamp $@
+	$(PYTHON) scripts/fetch_data.py $< --group other_tests --skip-offline --stamp $@
 
 $(BLOCKS_DATA): configs/data/cogsci22_blocks.yaml configs/data/cogsci22_blocks.sha256 | $(ENV_OK)
 	$(PYTHON) scripts/fetch_data.py $< --stamp $@
@@ -97,6 +99,12 @@ $(WS_REPORT): $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done 
 ## Print the accuracy and bias tables of a WorldSense test set (WS_TESTSET=<dir>, default the official one).
 analyse-worldsense: $(WS_CORE)
 	$(PYTHON) scripts/analyse_results.py -t $(WS_TESTSET)
+
+## Print and save the tables of the four other WorldSense test sets (their data needs the network once).
+analyse-worldsense-other: $(WS_OTHER_REPORTS)
+
+results/worldsense/other_tests/%/report.txt: $(WS_OTHER) $(WS_CODE)
+	$(PYTHON) scripts/analyse_results.py -t $(WS)/other_tests/$* --out $@
 
 ## Time the WorldSense analysis, cold and cached, against the release's script (WS_ANCHOR=<dir>).
 bench-worldsense: $(WS_CORE)

@@ -19,3 +19,11 @@ class DataError(UserError):
 
 class FetchError(UserError):
     """An external data file could not be fetched or failed its pinned hash."""
+
+
+class OfflineError(FetchError):
+    """The data host could not be reached at all (no network, no DNS, connection refused)."""
+
+    def __init__(self, message: str, host: str = ""):
+        super().__init__(message)
+        self.host = host  # e.g. raw.githubusercontent.com

@@ -10,6 +10,7 @@ then renamed into place, so a failed or partial transfer never stays on disk.
 import hashlib
 import logging
 import os
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
 
 from common import cli, config
-from common.errors import ConfigError, FetchError
+from common.errors import ConfigError, FetchError, OfflineError
 from common.jsonl import atomic_write
 from common.paths import ROOT
 
@@ -138,8 +139,16 @@ def _download_verified(session: requests.Session, url: str, target: Path, digest
     """Stream ``url`` into ``target`` atomically, refusing it if its SHA-256 is not ``digest``."""
     hasher = hashlib.sha256()
     try:
-        with session.get(url, stream=True, timeout=TIMEOUT) as response, \
-                atomic_write(target, binary=True) as out:
+        response = session.get(url, stream=True, timeout=TIMEOUT)
+    except requests.ConnectionError as exc:  # not a byte received: the host is out of reach
+        raise OfflineError(
+            f"could not download {target.name}: cannot reach {url} ({_reason(exc)}). No network? "
+            "Set DATA_MIRROR to a directory holding a copy of the release (e.g. DATA_MIRROR=../shared)",
+            host=urllib.parse.urlsplit(url).netloc) from None
+    except requests.RequestException as exc:
+        raise FetchError(f"could not download {target.name} from {url}: {_reason(exc)}") from None
+    try:
+        with response, atomic_write(target, binary=True) as out:
             if response.status_code != 200:
                 raise FetchError(
                     f"could not download {target.name}: HTTP {response.status_code} "
@@ -153,8 +162,8 @@ def _download_verified(session: requests.Session, url: str, target: Path, digest
                           "set DATA_MIRROR to a verified copy")
     except requests.RequestException as exc:
         raise FetchError(
-            f"could not download {target.name} from {url}: {_reason(exc)}. No network? "
-            "Set DATA_MIRROR to a directory holding a copy of the release (e.g. DATA_MIRROR=../shared)"
+            f"could not download {target.name} from {url}: {_reason(exc)}. Retry, or set DATA_MIRROR "
+            "to a directory holding a copy of the release (e.g. DATA_MIRROR=../shared)"
         ) from None
 
 

@@ -6,13 +6,16 @@ The stamp file (the Make target) is written last, listing what was verified.
 $ python scripts/fetch_data.py configs/data/worldsense.yaml --group test_set training_set \
       --stamp data/worldsense/.fetched-core
 $ DATA_MIRROR=../shared python scripts/fetch_data.py configs/data/cogsci22_blocks.yaml
+$ python scripts/fetch_data.py configs/data/worldsense.yaml --group other_tests --skip-offline \
+      --stamp data/worldsense/.fetched-other     # optional data: a warning, not a failure, offline
 """
 
 import logging
+import os
 import sys
 
 from common import cli, fetch
-from common.errors import ConfigError
+from common.errors import ConfigError, OfflineError
 from common.jsonl import write_text
 
 log = logging.getLogger("fetch_data")
@@ -24,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group", nargs="*", default=[], help="groups to fetch (default: all)")
     parser.add_argument("--stamp", help="file to write when every file is verified")
     parser.add_argument("--retries", type=int, default=3, help="retries per download")
+    parser.add_argument("--skip-offline", action="store_true",
+                        help="when the host cannot be reached, warn and exit 0 without the stamp "
+                             "(for optional data: the next run tries again)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -35,7 +41,18 @@ def main(argv: list[str] | None = None) -> int:
     prefixes = [p for g in args.group for p in spec.groups[g]]
     files = fetch.select(pinned, prefixes)
     log.info("%s: %s", spec.name, spec.description)
-    paths = fetch.fetch(spec, files, retries=args.retries)
+    if args.skip_offline:  # an unreachable host is expected here: no warning per retry
+        logging.getLogger("urllib3").setLevel(logging.ERROR)
+    try:
+        paths = fetch.fetch(spec, files, retries=args.retries)
+    except OfflineError as exc:
+        if not args.skip_offline:
+            raise
+        mirror = " and DATA_MIRROR does not hold these files" if os.environ.get("DATA_MIRROR") else ""
+        log.warning("%s %s: skipped: %s cannot be reached%s (optional data); files verified so far "
+                    "are kept, the next run tries again", spec.name, " ".join(args.group) or "(all)",
+                    exc.host, mirror)
+        return 0
     if args.stamp:
         write_text(args.stamp, "".join(f"{h}  {p}\n" for p, h in files.items()))
     log.info("%s: %d files verified under %s", spec.name, len(paths), spec.dest)

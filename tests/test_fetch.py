@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from common import fetch
-from common.errors import ConfigError, FetchError
+from common.errors import ConfigError, FetchError, OfflineError
 
 GOOD = b"trial data\n" * 1000
 DIGEST = hashlib.sha256(GOOD).hexdigest()
@@ -90,8 +90,10 @@ def test_hash_mismatch_leaves_nothing_on_disk(server, tmp_path):
 
 def test_connection_dropped_mid_body_leaves_no_partial_file(server, tmp_path):
     server.routes["/rel/sub/a.jsonl"] = ("drop", GOOD)
-    with pytest.raises(FetchError, match=r"could not download a\.jsonl from http://127\.0\.0\.1:\d+/rel/sub/a\.jsonl"):
+    message = r"could not download a\.jsonl from http://127\.0\.0\.1:\d+/rel/sub/a\.jsonl"
+    with pytest.raises(FetchError, match=message) as caught:
         fetch.fetch(make_source(url_of(server)), {"sub/a.jsonl": DIGEST}, mirror="", retries=1, root=tmp_path)
+    assert not isinstance(caught.value, OfflineError)  # the host answered: not an offline machine
     assert leftovers(tmp_path) == []
 
 
@@ -107,7 +109,8 @@ def test_no_network_says_to_set_data_mirror(tmp_path):
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     source = make_source(f"http://127.0.0.1:{port}/rel")
-    with pytest.raises(FetchError, match=r"could not download a\.jsonl .*No network\? Set DATA_MIRROR"):
+    message = r"could not download a\.jsonl: cannot reach .*No network\? Set DATA_MIRROR"
+    with pytest.raises(OfflineError, match=message):
         fetch.fetch(source, {"sub/a.jsonl": DIGEST}, mirror="", retries=0, root=tmp_path)
     assert leftovers(tmp_path) == []
 

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import socket
 import subprocess
 from pathlib import Path
 
@@ -50,6 +51,25 @@ def test_fetch_data_bad_config_names_line(tmp_path):
     bad.write_text("name: x\nurl: http://127.0.0.1:9\nmirorr: x\n")
     result = run_script("scripts/fetch_data.py", str(bad))
     assert_user_error(result, "source.yaml:3: unknown config key: mirorr")
+
+
+def test_fetch_data_offline_is_an_error_unless_the_data_is_optional(tmp_path):
+    with socket.socket() as sock:  # a port nobody listens on: the host is out of reach
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    (tmp_path / "source.sha256").write_text(f"{'0' * 64}  sub/a.jsonl\n")
+    (tmp_path / "source.yaml").write_text(
+        f"name: demo\nurl: http://127.0.0.1:{port}/rel\nmirror: demo\ndest: {tmp_path / 'data'}\n"
+        "checksums: source.sha256\n")
+    args = ["scripts/fetch_data.py", str(tmp_path / "source.yaml"), "--retries", "0",
+            "--stamp", str(tmp_path / "stamp")]
+    offline = {"DATA_MIRROR": ""}
+    failed = run_script(*args, env=offline)
+    assert_user_error(failed, "could not download a.jsonl: cannot reach", "No network?")
+    skipped = run_script(*args, "--skip-offline", env=offline)
+    assert skipped.returncode == 0, skipped.stderr
+    assert "demo (all): skipped: 127.0.0.1:" in skipped.stderr
+    assert not (tmp_path / "stamp").exists() and not (tmp_path / "data" / "sub" / "a.jsonl").exists()
 
 
 def test_fetch_data_missing_config():
