@@ -130,6 +130,16 @@ def test_single_problem_set_has_no_average_and_unknown_problems_sort_last(tmp_pa
     assert table.loc[("basic", "GPT4"), "Infer.extrema"] == "100.0 (0.0)"
 
 
+def test_columns_grouped_by_two_fields_follow_the_display_order(tmp_path):
+    """The first trials seen are Zeta.new size 4: the columns still start with Infer.normal, size 3."""
+    trials = [*tf_tuple("a", "Zeta.new", 4), *tf_tuple("b", "Infer.normal", 4), *tf_tuple("c", "Zeta.new", 3),
+              *tf_tuple("d", "Infer.normal", 3)]
+    testset = write_testset(tmp_path / "ts", trials, {"M": answers_for(trials, [1, 0, 1, 1])})
+    result = analyse_results_in_testset_dir(testset, by=["problemname", "problemsize"], cache_dir=None)
+    table = pivot_pretty(result.accuracy, columns=["problemname", "problemsize"])
+    assert list(table.columns) == [("Infer.normal", 3), ("Infer.normal", 4), ("Zeta.new", 3), ("Zeta.new", 4)]
+
+
 def test_format_cell_styles():
     assert format_cell(0.756, 0.002) == "75.6 (0.4)"
     assert format_cell(-0.001, 0.005, scale=1.0) == "-0.00 (0.01)"

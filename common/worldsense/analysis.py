@@ -194,7 +194,7 @@ def pivot_pretty(
     table = st.set_index(index + columns)["value"]
     if not columns:
         return table.sort_index().to_frame("value")
-    return table.unstack(columns).sort_index()
+    return table.unstack(columns).sort_index().sort_index(axis=1)  # unstack keeps first-seen column order
 
 
 def display_order(
