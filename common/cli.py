@@ -2,6 +2,7 @@
 
 import argparse
 import logging
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -38,8 +39,9 @@ def run_main(main: Callable[[list[str] | None], int], argv: list[str] | None = N
     """Run a script's ``main`` and return its exit code.
 
     A ``UserError`` or a missing file is reported as ``error: <message>`` on stderr with exit
-    code 2 (argparse already uses 2 for bad arguments); Ctrl-C exits 130 without a traceback.
-    Anything else is a bug and keeps its traceback.
+    code 2 (argparse already uses 2 for bad arguments); Ctrl-C exits 130 without a traceback,
+    and so does output piped into a reader that stops early (``| head``: exit 141, as a shell
+    reports SIGPIPE). Anything else is a bug and keeps its traceback.
     """
     try:
         return main(argv)
@@ -49,6 +51,9 @@ def run_main(main: Callable[[list[str] | None], int], argv: list[str] | None = N
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # nothing more can be written: silence the flush at exit too
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
 
 
 def _describe(exc: Exception) -> str:

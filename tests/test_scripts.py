@@ -5,6 +5,7 @@ import os
 import re
 import socket
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -124,3 +125,17 @@ def test_make_help_lists_every_phony_target():
     listed = {line.split()[0] for line in result.stdout.splitlines()[1:] if line.strip()}
     assert phony <= listed, f"targets without a '## ' help line: {sorted(phony - listed)}"
     assert all(len(line.split(None, 1)) == 2 for line in result.stdout.splitlines()[1:])
+
+
+def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
+    """`analyse_results.py ... | head -1`: the reader leaves early; no traceback, exit 141 like SIGPIPE."""
+    testset = tiny_test_set(tmp_path / "ts")
+    assert run_script("scripts/test_random_model.py", "-t", str(testset)).returncode == 0
+    read, write = os.pipe()
+    os.close(read)  # nobody will read: the first write fails with EPIPE
+    with os.fdopen(write, "wb") as stdout:
+        command = [sys.executable, "scripts/analyse_results.py", "-t", str(testset), "--no-cache"]
+        done = subprocess.run(command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                              timeout=300)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
