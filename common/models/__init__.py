@@ -1,10 +1,11 @@
 """Model access: built-in baselines and any OpenAI-compatible server behind one interface.
 
 ``resolve_model(name_or_config)`` returns a Model (``complete(messages, item) -> Reply``);
-``run_items`` asks it every trial of a set with the WorldSense answering protocol and appends
-the answers to a results file. Modules: config (settings), client (HTTP, retries, timeouts),
-cache (SQLite), builtin (registry of offline models), answering (protocol), runner (thread
-pool, resume, metadata), stub_server (a local OpenAI-compatible server for tests and benchmarks).
+``run_items`` asks it every item of a set, by default with the WorldSense answering protocol
+(a suite passes its own, as the blocks scripts do), and appends the records to a results file.
+Modules: config (settings), client (HTTP, retries, timeouts), cache (SQLite), builtin (registry
+of offline models), answering (protocol), runner (thread pool, resume, metadata), stub_server
+(a local OpenAI-compatible server for tests and benchmarks).
 """
 
 from common.models.base import Counters, Model, ModelError, Reply, RequestFailed

@@ -9,12 +9,13 @@ starts. Each run adds an entry to a metadata JSON next to the
 results file: settings, totals, tokens, and cost when the model has a price.
 """
 
+import functools
 import json
 import logging
 import queue
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +39,7 @@ class RunSummary:
     total: int = 0  # items asked for (after --limit)
     already_done: int = 0  # skipped: their Key was in the results file
     answered: int = 0  # records written by this run
-    invalid: int = 0  # of those, how many got resp "" (no valid option)
+    invalid: int = 0  # of those, how many have an error (WorldSense: resp "", no valid option)
     failed: int = 0  # not answered after retries (not written; a later run asks them again)
     status: str = "running"  # complete | incomplete (some failed) | stopped: <why>
     elapsed_s: float = 0.0
@@ -53,10 +54,14 @@ def metadata_path(results_path: str | Path) -> Path:
 
 
 def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str | Path, *,
-              reprompts: int = 1, counters: Counters | None = None,
-              labels: dict[str, Any] | None = None, show_progress: bool = True) -> RunSummary:
+              reprompts: int = 1, answer: Callable[[Model, dict[str, Any]], dict[str, Any]] | None = None,
+              counters: Counters | None = None, labels: dict[str, Any] | None = None,
+              show_progress: bool = True) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
 
+    ``answer(model, item)`` returns the record of one item (with its ``Key``; a true ``error``
+    field counts it as invalid). The default is the WorldSense protocol (``answer_item`` with
+    ``reprompts``); another suite passes its own (the blocks planning and translation runs).
     ``labels`` (e.g. prompting and model name) are recorded in the metadata. Raises the
     ModelError that stopped the run, after the answers so far and the metadata are written.
     """
@@ -71,14 +76,16 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
                  Path(results_path).name, f"{len(items):,}", f"{summary.already_done:,}", f"{len(todo):,}",
                  model.name, model.concurrency)
         try:
-            _run_pool(model, todo, writer, reprompts, counters, summary, show_progress)
+            protocol = answer or functools.partial(answer_item, reprompts=reprompts)
+            _run_pool(model, todo, writer, protocol, counters, summary, show_progress)
             summary.status = "complete" if not summary.failed else "incomplete"
         except BaseException as exc:
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
             raise
         finally:
             summary.elapsed_s = round(time.time() - started, 3)
-            _save_metadata(model, results_path, summary, counters, labels or {}, reprompts, started)
+            settings = {**(labels or {}), **({} if answer else {"reprompts": reprompts})}
+            _save_metadata(model, results_path, summary, counters, settings, started)
     return summary
 
 
@@ -97,8 +104,9 @@ def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return unique
 
 
-def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter, reprompts: int,
-              counters: Counters, summary: RunSummary, show_progress: bool) -> None:
+def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
+              answer: Callable[[Model, dict[str, Any]], dict[str, Any]], counters: Counters,
+              summary: RunSummary, show_progress: bool) -> None:
     """Answer ``todo`` with a thread pool, at most ``2 * concurrency`` items queued; update ``summary``.
 
     Workers answer and append; they hand each outcome to this (main) thread through a queue,
@@ -111,7 +119,7 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter, r
         try:
             record = None
             if not stop.is_set():
-                record = answer_item(model, item, reprompts)
+                record = answer(model, item)
                 record = record if writer.append(record) else None  # None: its Key was already written
             outcomes.put((item, record, None))
         except BaseException as exc:  # handed to the main thread, which decides
@@ -169,12 +177,12 @@ def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseExcep
         raise exc
     elif record is not None:
         summary.answered += 1
-        summary.invalid += record["resp"] == ""
+        summary.invalid += bool(record.get("error"))
         summary.failed_in_a_row = 0
 
 
 def _save_metadata(model: Model, results_path: str | Path, summary: RunSummary, counters: Counters,
-                   labels: dict[str, Any], reprompts: int, started: float) -> None:
+                   labels: dict[str, Any], started: float) -> None:
     """Append this run's entry to the metadata JSON beside the results file (rewritten atomically)."""
     path = metadata_path(results_path)
     runs = []
@@ -187,7 +195,7 @@ def _save_metadata(model: Model, results_path: str | Path, summary: RunSummary, 
     settings = model.settings()
     entry = {
         "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        **labels, "model": settings, "reprompts": reprompts,
+        **labels, "model": settings,
         **{name: value for name, value in vars(summary).items()},
         **totals,
         "items_per_s": round(summary.answered / summary.elapsed_s, 2) if summary.elapsed_s else None,
