@@ -7,3 +7,12 @@ CONFIGS = ROOT / "configs"
 DATA = ROOT / "data"
 RESULTS = ROOT / "results"
 CACHE = ROOT / ".cache"
+
+
+def shown(path: str | Path) -> str:
+    """Return ``path`` relative to the project root when it is inside it, else as given: how
+    messages and reports name files (short, and free of this machine's directories)."""
+    try:
+        return str(Path(path).resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)

@@ -51,18 +51,10 @@ def config_path(name_or_path: str, builtins: Mapping[str, Any] = BUILTINS) -> Pa
     if "/" not in name_or_path and named.is_file():
         return named
     raise UserError(f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(builtins))}), "
-                    f"not a .yaml file, and not a config in {_shown(MODEL_CONFIGS)} "
+                    f"not a .yaml file, and not a config in {paths.shown(MODEL_CONFIGS)} "
                     f"({', '.join(available_configs()) or 'none'})")
 
 
 def available_configs() -> list[str]:
     """Return the names of the configs in configs/models/, sorted."""
     return sorted(path.stem for path in MODEL_CONFIGS.glob("*.yaml"))
-
-
-def _shown(path: Path) -> str:
-    """Return ``path`` relative to the project root when inside it (messages stay short)."""
-    try:
-        return str(path.relative_to(paths.ROOT))
-    except ValueError:
-        return str(path)
