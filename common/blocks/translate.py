@@ -50,15 +50,19 @@ def solve_from_facts(view: View, init_text: str, goal_text: str,
                      objects: Iterable[str] | None = None) -> TranslationOutcome:
     """Return the outcome of planning from model-written facts for ``view`` (see module doc)."""
     objects = view.items if objects is None else list(objects)
+    init_facts = goal = board = None
+    problems = []  # why there is no plan, initial state first
     try:
         init_facts = read_facts(init_text, objects)
         board = read_state(init_text, objects)
     except FactError as exc:
-        return TranslationOutcome(None, None, f"initial facts: {exc}")
+        problems.append(f"initial facts: {exc}")
     try:
         goal = read_facts(goal_text, objects)
     except FactError as exc:
-        return TranslationOutcome(None, None, f"goal facts: {exc}", init_facts)
+        problems.append(f"goal facts: {exc}")
+    if problems:  # the facts read so far are kept for their accuracy
+        return TranslationOutcome(None, None, problems[0], init_facts, goal)
     conflicts = goal_conflicts(goal, objects)
     if conflicts:
         return TranslationOutcome(None, None, "planner found no plan: " + "; ".join(conflicts),
@@ -92,3 +96,17 @@ def rule_translate(text: str) -> str:
                 facts.append(relation_pddl((kind, names.get("top"), names.get("bottom"))))
                 break
     return "".join(fact + "\n" for fact in facts)
+
+
+def described_objects(text: str) -> list[str]:
+    """Return the item names the English template sentences of ``text`` mention, sorted: the
+    objects a model could know from the description alone (the stricter protocol)."""
+    names: dict[str, None] = {}
+    for line in text.splitlines():
+        sentence = line.strip().lstrip(";").strip()
+        for _, pattern in _SENTENCES:
+            match = pattern.fullmatch(sentence)
+            if match:
+                names.update(dict.fromkeys(n for n in match.groupdict().values() if n))
+                break
+    return sorted(names)
