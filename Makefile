@@ -121,8 +121,8 @@ BLOCKS_SETS := cogsci_problems scaling
 BLOCKS_PROMPTS := data/blocks/released/prompts/.done $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/prompts/.done)
 BLOCKS_PROMPT_TYPES := nl pddl
 
-.PHONY: reproduce-blocks blocks-problems blocks-prompts bench-blocks clean-blocks
-all: reproduce-blocks blocks-prompts
+.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines bench-blocks clean-blocks
+all: reproduce-blocks blocks-prompts blocks-baselines
 clean: clean-blocks
 
 ## Re-score the paper's released blocks-world outputs: published table, strict, baselines, CIs, McNemar.
@@ -135,6 +135,10 @@ blocks-problems: $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/problems/manifest.j
 
 ## Write the few-shot planning and translation prompts of every blocks-world set and view.
 blocks-prompts: $(BLOCKS_PROMPTS)
+
+## Run the built-in models on the blocks prompts (noop, random, oracle plan; rules translates) and print scores.
+blocks-baselines: results/blocks/cogsci_problems/baselines.txt
+	cat $<
 
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
 bench-blocks: $(VENV)/.bench-ok
@@ -165,6 +169,20 @@ data/blocks/released/prompts/.done: $(BLOCKS_DATA) scripts/generate_prompts.py $
 	  done; \
 	done
 	touch $@
+
+# One results file per view and model under results/blocks/<set>/<type>___<view>/ (append-only:
+# a rerun asks nothing again and re-scores the recorded answers); the summaries are the target.
+results/blocks/%/baselines.txt: data/blocks/%/prompts/.done scripts/lm_plan.py scripts/codex_translate.py \
+		$(BLOCKS_COMMON) $(wildcard common/models/*.py)
+	mkdir -p $(@D)
+	for view in $$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' \
+	    data/blocks/$*/problems/manifest.json); do \
+	  for model in noop random oracle; do \
+	    $(PYTHON) scripts/lm_plan.py --model $$model --prompts data/blocks/$*/prompts/paper___nl___$$view.jsonl; \
+	  done; \
+	  $(PYTHON) scripts/codex_translate.py --model rules --prompts data/blocks/$*/prompts/paper___pddl___$$view.jsonl; \
+	done > $@.tmp
+	mv $@.tmp $@
 
 $(VENV)/.bench-ok: requirements-bench.txt | $(ENV_OK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt

@@ -1,0 +1,61 @@
+"""The LLM + planner method: a model translates each problem to PDDL facts, our planner plans.
+
+For every test problem of a blocks-world `pddl` prompts file the model is asked twice: the
+facts of the initial state, then of the goal (completions cut at the next ";", also the stop
+sequence sent to HTTP models). The facts are read, the optimal planner plans from them, and
+the plan is checked on the TRUE problem. No plan, or facts that cannot be read, is a failure
+whose reason is recorded. Translation accuracy (precision and recall of the facts) is recorded
+apart from plan success. As in the paper, the fact reader is given the true problem's objects
+(flagged in every row); --objects described gives it only the objects the English names.
+Rows go to results/blocks/<set>/pddl___<view>/<prompting>___<modelname>___results.jsonl.
+Built-in model: rules (reads the English templates perfectly: an upper bound).
+
+$ python scripts/codex_translate.py --model rules \\
+      --prompts data/blocks/cogsci_problems/prompts/paper___pddl___all.jsonl
+$ OPENAI_API_KEY=... python scripts/codex_translate.py --model openai-gpt-4o-mini --objects described \\
+      --prompts data/blocks/scaling/prompts/paper___pddl___all.jsonl --limit 20
+"""
+
+import functools
+import logging
+import sys
+
+from common import cli
+from common.blocks import run
+from common.models import Counters, run_items
+
+log = logging.getLogger("codex_translate")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    run.add_run_arguments(parser)
+    parser.add_argument("--objects", choices=["true", "described"], default="true",
+                        help="objects given to the fact reader: the true problem's (the paper's protocol) "
+                             "or those the English description names")
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+
+    items = run.load_run_items(args, "pddl")
+    counters = Counters()
+    model = run.resolve_run_model(args, "pddl", counters)
+    out_path = run.results_path(args, items, "pddl", model.name)
+    if args.objects == "true":
+        log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
+    try:
+        summary = run_items(model, items, out_path, counters=counters,
+                            answer=functools.partial(run.translation_record, objects=args.objects),
+                            labels={"prompting": items[0]["prompting"], "modelname": model.name,
+                                    "prompts": str(args.prompts), "objects": args.objects})
+    finally:
+        model.close()
+
+    print(run.rescore_report(out_path, items, "pddl", args.objects, scores_csv=args.scores), end="")
+    if summary.failed:
+        log.error("%d problems failed after retries; run the same command again to ask them", summary.failed)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))

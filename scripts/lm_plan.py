@@ -1,0 +1,52 @@
+"""Ask a model to plan every test problem of a blocks-world prompts file, and score its plans.
+
+The prompt is sent as is; the completion is cut at the stop marker "Initially:" (also sent as
+the stop sequence to HTTP models unless --set stop=... says otherwise), parsed, and checked on
+the true problem under the lenient (paper) and strict rules. One row per problem and view is
+appended to results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw
+completion, parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
+The printed summary is re-scored from the raw completions, never by asking again.
+Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner).
+
+$ python scripts/lm_plan.py --model random \\
+      --prompts data/blocks/cogsci_problems/prompts/paper___nl___two.jsonl
+$ python scripts/lm_plan.py --prompts data/blocks/released/prompts/paper___nl___all.jsonl \\
+      --problem-path data/cogsci22_blocks/dataset/simple_stack/problems --model configs/models/vllm.yaml
+"""
+
+import logging
+import sys
+
+from common import cli
+from common.blocks import run
+from common.models import Counters, run_items
+
+log = logging.getLogger("lm_plan")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    run.add_run_arguments(parser)
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+
+    items = run.load_run_items(args, "nl")
+    counters = Counters()
+    model = run.resolve_run_model(args, "nl", counters)
+    out_path = run.results_path(args, items, "nl", model.name)
+    try:
+        summary = run_items(model, items, out_path, answer=run.plan_record, counters=counters,
+                            labels={"prompting": items[0]["prompting"], "modelname": model.name,
+                                    "prompts": str(args.prompts)})
+    finally:
+        model.close()
+
+    print(run.rescore_report(out_path, items, "nl", scores_csv=args.scores), end="")
+    if summary.failed:
+        log.error("%d problems failed after retries; run the same command again to ask them", summary.failed)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))
