@@ -292,11 +292,8 @@ def _field_names(records: list[dict[str, Any]]) -> list[str]:
 def _with_clear_gold(df: pd.DataFrame, path: Path) -> pd.DataFrame:
     """Return ``df`` with ``goldresp`` in clear (mapped from ``goldresp_obfusc`` if needed)."""
     if "goldresp_obfusc" in df.columns:
-        gold = df["goldresp_obfusc"].map(DEOBFUSCATE)
-        if gold.isna().any():
-            bad = df.loc[gold.isna(), "goldresp_obfusc"].iloc[0]
-            raise DataError(f"{path}: unknown obfuscated gold answer {bad!r}")
-        df = df.drop(columns="goldresp_obfusc").assign(goldresp=gold)
+        gold = _clear_gold(path, df["goldresp_obfusc"], obfuscated=True)
+        df = df.drop(columns="goldresp_obfusc").assign(goldresp=np.asarray(gold, dtype=object))
     if "goldresp" not in df.columns:
         raise DataError(f"{path}: trials have neither 'goldresp' nor 'goldresp_obfusc'")
     return df
