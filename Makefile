@@ -63,9 +63,10 @@ lint: $(ENV_OK)
 format: $(ENV_OK)
 	$(PYTHON) -m ruff check --fix common scripts tests
 
-## Delete generated problems and analysis outputs (never downloads or model results).
+## Delete generated problems and analysis outputs (never downloads, model results or the response cache).
 clean:
-	rm -rf .pytest_cache .ruff_cache .cache results/worldsense results/blocks
+	rm -rf .pytest_cache .ruff_cache .cache/worldsense results/worldsense
+	rm -f results/blocks/*.csv results/blocks/*/baselines.txt
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 # ---- environment -----------------------------------------------------------------------------

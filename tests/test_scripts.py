@@ -139,3 +139,19 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
                               timeout=300)
     assert done.returncode == 141, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
+def test_make_clean_keeps_model_results_and_the_response_cache(tmp_path):
+    kept = ["results/blocks/cogsci_problems/nl___one/paper___m___results.jsonl",
+            "data/worldsense/test_set/results/basic___m___results.jsonl", ".cache/models/responses.sqlite",
+            "data/cogsci22_blocks/.fetched"]
+    removed = ["results/blocks/cogsci22_rescored.csv", "results/blocks/cogsci_problems/baselines.txt",
+               "results/worldsense/test_set/report.txt", ".cache/worldsense/trials-Key-v3-x.npz",
+               "data/blocks/scaling/problems/manifest.json"]
+    for name in kept + removed:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    subprocess.run(["make", "--no-print-directory", "-f", str(ROOT / "Makefile"), "clean"], cwd=tmp_path,
+                   check=True, capture_output=True, env={**os.environ, "MAKEFLAGS": ""})
+    assert [name for name in kept if not (tmp_path / name).exists()] == []
+    assert [name for name in removed if (tmp_path / name).exists()] == []
