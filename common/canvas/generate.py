@@ -48,11 +48,15 @@ class SetConfig:
     geometry: Geometry = field(default_factory=Geometry)
 
 
-def load_config(path: str | Path) -> SetConfig:
-    """Return the SetConfig of a YAML file; raise ConfigError naming file:line and field if it is invalid."""
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SetConfig:
+    """Return the SetConfig of a YAML file with ``overrides`` applied; raise ConfigError naming
+    file:line and field (or ``<command line>`` for an override) if anything is invalid."""
     data, source = config.load_yaml(path)
     cfg = config.build(SetConfig, data, source)
     _check(cfg, source)
+    if overrides:
+        cfg = config.apply_overrides(cfg, overrides)
+        _check(cfg, config.Source("<command line>"))
     return cfg
 
 
@@ -140,7 +144,7 @@ def generate_set(cfg: SetConfig, seed: int | None = None) -> Built:
 
 def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rng: random.Random) -> None:
     """Append the trials of one item (all description types and few-shot styles), or count it skipped."""
-    reason = task.unsupported(n)
+    reason = task.unsupported(n, stratum)
     found = None if reason else _draw(task, n, stratum, cfg, rng)
     if found is None:
         built.skipped[(task.name, n, stratum, reason or f"no canvas in {cfg.canvas_attempts} draws")] += 1

@@ -41,8 +41,11 @@ class Task:
         """Return the labels the set balances over (usually the possible answers), in a fixed order."""
         raise NotImplementedError
 
-    def unsupported(self, num_shapes: int) -> str | None:
-        """Return why no canvas of ``num_shapes`` shapes can make this task's question, or None."""
+    def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
+        """Return why no canvas of ``num_shapes`` shapes can give a question of ``stratum``, or None.
+
+        Only certain impossibilities are reported here; rare canvases are found by drawing.
+        """
         if num_shapes < self.min_shapes:
             return f"{self.name} needs at least {self.min_shapes} shapes"
         return None

@@ -15,6 +15,12 @@ from common.canvas.tasks.base import Questions, Task
 from common.canvas.tasks.existence import example_queries, pick_query
 
 
+def _feasible(num_shapes: int, k: int) -> list[attr.Query]:
+    """Return the queries that can match exactly ``k`` of ``num_shapes`` distinct identities."""
+    return [q for mask in attr.MASKS for q in attr.queries_of_type(mask)
+            if attr.universe_count(q) >= k and len(IDENTITIES) - attr.universe_count(q) >= num_shapes - k]
+
+
 class CountTask(Task):
     """How many shapes have these attributes? Balanced over 0..N."""
 
@@ -25,6 +31,13 @@ class CountTask(Task):
         """Return ``["0", ..., "N"]``."""
         return [str(k) for k in range(num_shapes + 1)]
 
+    def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
+        """Return why a count of ``stratum`` among ``num_shapes`` shapes cannot be asked (no query
+        reaches it)."""
+        if stratum is not None and not _feasible(num_shapes, int(stratum)):
+            return f"no query matches exactly that many of {num_shapes} distinct shapes"
+        return super().unsupported(num_shapes, stratum)
+
     def identities(
         self, rng: random.Random, num_shapes: int, stratum: str | None
     ) -> list[tuple[str, str, str]]:
@@ -33,12 +46,7 @@ class CountTask(Task):
         if stratum is None:
             return sample_identities(rng, num_shapes)
         k = int(stratum)
-        feasible = [
-            q
-            for mask in attr.MASKS
-            for q in attr.queries_of_type(mask)
-            if attr.universe_count(q) >= k and len(IDENTITIES) - attr.universe_count(q) >= num_shapes - k
-        ]
+        feasible = _feasible(num_shapes, k)
         if not feasible:
             return sample_identities(rng, num_shapes)  # generate_questions will find it impossible
         query = rng.choice(feasible)

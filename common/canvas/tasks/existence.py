@@ -2,7 +2,7 @@
 
 import random
 
-from common.canvas.shapes import Geometry, Shape
+from common.canvas.shapes import IDENTITIES, Geometry, Shape
 from common.canvas.tasks import attributes as attr
 from common.canvas.tasks.base import Impossible, Questions, Task
 
@@ -44,6 +44,12 @@ class ExistenceTask(Task):
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return ``["Yes", "No"]``."""
         return ["Yes", "No"]
+
+    def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
+        """Return why the question cannot be made: "No" is impossible when all 24 identities are drawn."""
+        if stratum == "No" and num_shapes == len(IDENTITIES):
+            return "every identity is on the canvas: nothing is absent"
+        return super().unsupported(num_shapes, stratum)
 
     def generate_questions(
         self,
