@@ -150,7 +150,11 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
         built.skipped[(task.name, n, stratum, reason or f"no canvas in {cfg.canvas_attempts} draws")] += 1
         return
     shapes, questions = found
-    other = _other_canvas_examples(task, n, cfg, rng) if "other_canvas" in cfg.fewshot else []
+    other = (
+        _other_canvas_examples(task, n, cfg, rng, questions.pairs[0][0])
+        if "other_canvas" in cfg.fewshot
+        else []
+    )
     kinds = [task.owned_description] if task.owned_description else cfg.descriptions
     for kind in kinds:
         for style in cfg.fewshot:
@@ -187,19 +191,21 @@ def _draw(
 
 
 def _other_canvas_examples(
-    task: Task, n: int, cfg: SetConfig, rng: random.Random
+    task: Task, n: int, cfg: SetConfig, rng: random.Random, test_question: str
 ) -> list[tuple[list[Shape], Questions]]:
-    """Return up to ``cfg.examples`` other canvases with a question each (random answers),
-    for few-shot prompts."""
+    """Return up to ``cfg.examples`` other canvases with a question each (random answers), for
+    few-shot prompts; an example never asks the test question itself (even of another canvas)."""
     out = []
     for _ in range(cfg.examples):
         for _ in range(cfg.canvas_attempts):
             shapes = random_canvas(rng, task.identities(rng, n, None), cfg.geometry)
             try:
-                out.append((shapes, task.generate_questions(shapes, rng, cfg.geometry, None, 0)))
-                break
+                questions = task.generate_questions(shapes, rng, cfg.geometry, None, 0)
             except Impossible:
                 continue
+            if questions.pairs[0][0] != test_question:
+                out.append((shapes, questions))
+                break
     return out
 
 
