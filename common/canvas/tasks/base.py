@@ -56,14 +56,8 @@ class Task:
         """Return the identities of a new canvas; tasks may bias the draw toward ``stratum``."""
         return sample_identities(rng, num_shapes)
 
-    def generate_questions(
-        self,
-        shapes: list[Shape],
-        rng: random.Random,
-        geometry: Geometry,
-        selected: str | None = None,
-        examples: int = 2,
-    ) -> Questions:
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
         """Return the test question (of stratum ``selected``, random if None) and up to ``examples`` others.
 
         Raises Impossible when the canvas has no question of that stratum.

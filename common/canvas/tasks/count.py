@@ -56,14 +56,8 @@ class CountTask(Task):
         rng.shuffle(chosen)
         return chosen
 
-    def generate_questions(
-        self,
-        shapes: list[Shape],
-        rng: random.Random,
-        geometry: Geometry,
-        selected: str | None = None,
-        examples: int = 2,
-    ) -> Questions:
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
         """Return a count question answered ``selected`` and examples on attribute-disjoint queries."""
         identities = [s.identity for s in shapes]
         stratum = self.pick_stratum(rng, len(shapes), selected)

@@ -51,14 +51,8 @@ class ExistenceTask(Task):
             return "every identity is on the canvas: nothing is absent"
         return super().unsupported(num_shapes, stratum)
 
-    def generate_questions(
-        self,
-        shapes: list[Shape],
-        rng: random.Random,
-        geometry: Geometry,
-        selected: str | None = None,
-        examples: int = 2,
-    ) -> Questions:
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
         """Return an existence question answered ``selected`` and examples on attribute-disjoint queries."""
         identities = [s.identity for s in shapes]
         stratum = self.pick_stratum(rng, len(shapes), selected)

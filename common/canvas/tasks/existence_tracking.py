@@ -24,14 +24,8 @@ class ExistenceTrackingTask(Task):
         """Return ``["Yes", "No"]``."""
         return ["Yes", "No"]
 
-    def generate_questions(
-        self,
-        shapes: list[Shape],
-        rng: random.Random,
-        geometry: Geometry,
-        selected: str | None = None,
-        examples: int = 2,
-    ) -> Questions:
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
         """Return the events (as a suffix), a question answered ``selected``, and examples on other shapes."""
         stratum = self.pick_stratum(rng, len(shapes), selected)
         present = [s.identity for s in shapes]

@@ -63,14 +63,8 @@ class ShuffleTrackingTask(Task):
         """Return the positions ``"0"`` (bottom) .. ``"N-1"`` (top)."""
         return [str(p) for p in range(num_shapes)]
 
-    def generate_questions(
-        self,
-        shapes: list[Shape],
-        rng: random.Random,
-        geometry: Geometry,
-        selected: str | None = None,
-        examples: int = 2,
-    ) -> Questions:
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
         """Return the line-up and swaps, a question about position ``selected``, and examples on
         other positions.
 

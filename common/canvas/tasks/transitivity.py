@@ -42,14 +42,8 @@ class TransitivityTask(Task):
         """Return the four directions."""
         return ["Left", "Right", "Above", "Below"]
 
-    def generate_questions(
-        self,
-        shapes: list[Shape],
-        rng: random.Random,
-        geometry: Geometry,
-        selected: str | None = None,
-        examples: int = 2,
-    ) -> Questions:
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
         """Return a chain description, a question answered ``selected`` and examples on other chain pairs.
 
         Raises Impossible when no shape has shapes on both sides along the answer's axis.
