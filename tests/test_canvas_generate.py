@@ -79,6 +79,9 @@ def test_fewshot_never_repeats_nor_gives_away_the_test_question(built):
             pair = set(re.fullmatch(r"Where is the (.+) relative to the (.+)\?", test_q).groups())
             for q, _ in shots:
                 assert set(re.fullmatch(r"Where is the (.+) relative to the (.+)\?", q).groups()) != pair
+        if trial["fewshot"] == "same_canvas" and trial["task"] == "shuffle_tracking":
+            named = {a for _, a in shots}
+            assert len(set(trial["expectedresp"]) - named) >= 2  # no answer by elimination
         if trial["fewshot"] == "same_canvas" and trial["task"] in ("existence", "count"):
             for q, _ in shots:
                 assert not attribute_values(test_q) & attribute_values(q), (test_q, q)

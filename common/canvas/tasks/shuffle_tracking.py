@@ -81,7 +81,8 @@ class ShuffleTrackingTask(Task):
             order[i], order[j] = order[j], order[i]
         position = int(self.pick_stratum(rng, len(shapes), selected))
         others = [p for p in range(len(order)) if p != position]
-        chosen = [position, *rng.sample(others, min(examples, len(others)))]
+        # examples leave at least two shapes unnamed: naming all others would give the answer by elimination
+        chosen = [position, *rng.sample(others, max(0, min(examples, len(others) - 1)))]
         pairs = [(position_question(p, len(order)), title(tuple(order[p].split()))) for p in chosen]
         vocabulary = [title(s.identity) for s in sorted(shapes, key=lambda s: s.identity)]
         return Questions(pairs, vocabulary, description=" ".join(sentences), facts={"final_order": order})
