@@ -1,5 +1,6 @@
 """Exact description sentences and each task's gold answer on hand-made canvases."""
 
+import itertools
 import random
 
 import pytest
@@ -172,3 +173,20 @@ def test_unsupported_sizes():
     assert TASKS["transitivity"]().unsupported(2)
     assert TASKS["existence"]().unsupported(24, "No")
     assert TASKS["count"]().unsupported(24, "0") and not TASKS["count"]().unsupported(24, "12")
+
+
+def test_shuffle_tracking_places_its_canvases_in_a_column():
+    from common.canvas.relations import vertical
+    from common.canvas.shapes import IDENTITIES, bounding_box, fits
+
+    task = TASKS["shuffle_tracking"]()
+    rng = random.Random(1)
+    for n in (3, 8, 12):
+        identities = rng.sample(IDENTITIES, n)
+        column = task.place(rng, identities, G)
+        assert [s.identity for s in column] == identities
+        assert all(vertical(a, b, G) == "Above" for a, b in itertools.pairwise(column))
+        assert all(fits(s, column[:i], G) for i, s in enumerate(column))
+        assert all(bounding_box(s, G)[1] > -32 and bounding_box(s, G)[3] < 32 for s in column)
+    with pytest.raises(Impossible, match="do not fit in one column"):
+        task.place(rng, list(IDENTITIES), G)

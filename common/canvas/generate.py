@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from common import config
 from common.canvas import describe
-from common.canvas.shapes import IDENTITIES, SIZES, Geometry, Shape, random_canvas
+from common.canvas.shapes import IDENTITIES, SIZES, Geometry, Shape
 from common.canvas.tasks import TASKS, Impossible, Questions, Task
 from common.errors import ConfigError
 
@@ -182,8 +182,8 @@ def _draw(
     """Return a canvas and its questions with the test answer in ``stratum``, or None after the allowed
     draws."""
     for _ in range(cfg.canvas_attempts):
-        shapes = random_canvas(rng, task.identities(rng, n, stratum), cfg.geometry)
         try:
+            shapes = task.place(rng, task.identities(rng, n, stratum), cfg.geometry)
             return shapes, task.generate_questions(shapes, rng, cfg.geometry, stratum, cfg.examples)
         except Impossible:
             continue
@@ -198,8 +198,8 @@ def _other_canvas_examples(
     out = []
     for _ in range(cfg.examples):
         for _ in range(cfg.canvas_attempts):
-            shapes = random_canvas(rng, task.identities(rng, n, None), cfg.geometry)
             try:
+                shapes = task.place(rng, task.identities(rng, n, None), cfg.geometry)
                 questions = task.generate_questions(shapes, rng, cfg.geometry, None, 0)
             except Impossible:
                 continue

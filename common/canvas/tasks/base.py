@@ -11,7 +11,7 @@ bounded number of times, and counts the request as skipped when none fits).
 import random
 from dataclasses import dataclass, field
 
-from common.canvas.shapes import IDENTITIES, Geometry, Shape, sample_identities
+from common.canvas.shapes import IDENTITIES, Geometry, Shape, random_canvas, sample_identities
 
 
 class Impossible(Exception):
@@ -55,6 +55,12 @@ class Task:
     ) -> list[tuple[str, str, str]]:
         """Return the identities of a new canvas; tasks may bias the draw toward ``stratum``."""
         return sample_identities(rng, num_shapes)
+
+    def place(self, rng: random.Random, identities: list[tuple[str, str, str]],
+              geometry: Geometry) -> list[Shape]:
+        """Return a canvas of these identities: random placement (``shapes.random_canvas``) unless a
+        task needs a layout (may raise Impossible or CanvasError)."""
+        return random_canvas(rng, identities, geometry)
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:

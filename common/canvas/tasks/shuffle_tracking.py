@@ -2,17 +2,21 @@
 "What shape is second from the top?".
 
 The task owns the description. It needs every shape of the canvas above the previous one by
-the relation rule (else "from bottom to top" would not be justified); other canvases are
-impossible for it and redrawn. Balanced over the position asked (0 = bottom); positions below the middle are
-asked from the bottom, the others from the top. The answer is an identity: "Large Blue Square".
+the relation rule (else "from bottom to top" would not be justified), so it places its canvases
+as a column: each shape above the previous one by the smallest integer step beyond the margin,
+the spare height spread at random (sorted random cut points), inside the border, then random x
+positions (no touching). Shapes that cannot fit in one column make the request impossible.
+Balanced over the position asked (0 = bottom); positions below the middle are asked from the
+bottom, the others from the top. The answer is an identity: "Large Blue Square".
 """
 
 import itertools
+import math
 import random
 
 from common.canvas import describe
 from common.canvas.relations import vertical
-from common.canvas.shapes import Geometry, Shape, title
+from common.canvas.shapes import Geometry, Shape, bounding_box, fits, margin, title
 from common.canvas.tasks.base import Impossible, Questions, Task
 
 ORDINALS = [
@@ -62,6 +66,33 @@ class ShuffleTrackingTask(Task):
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the positions ``"0"`` (bottom) .. ``"N-1"`` (top)."""
         return [str(p) for p in range(num_shapes)]
+
+    def place(self, rng: random.Random, identities: list[tuple[str, str, str]],
+              geometry: Geometry) -> list[Shape]:
+        """Return the shapes in a column, bottom to top in the given order; raise Impossible if they
+        do not fit."""
+        column = [Shape(*identity, 0, 0) for identity in identities]
+        gaps = [math.floor(margin(a, b, 1, geometry)) + 1 for a, b in itertools.pairwise(column)]
+        low = math.floor(-geometry.half - bounding_box(column[0], geometry)[1]) + 1
+        high = math.ceil(geometry.half - bounding_box(column[-1], geometry)[3]) - 1
+        slack = high - low - sum(gaps)
+        if slack < 0:
+            raise Impossible(f"{len(column)} shapes do not fit in one column")
+        cuts = sorted(rng.randint(0, slack) for _ in column)  # spare height below each shape
+        ys = [low + cuts[0]]
+        for gap, before, cut in zip(gaps, cuts[:-1], cuts[1:], strict=True):
+            ys.append(ys[-1] + gap + cut - before)
+        placed: list[Shape] = []
+        for shape, y in zip(column, ys, strict=True):
+            for _ in range(geometry.place_attempts):
+                x = rng.randint(-geometry.half, geometry.half)
+                candidate = Shape(shape.size, shape.colour, shape.kind, x, y)
+                if fits(candidate, placed, geometry):
+                    placed.append(candidate)
+                    break
+            else:
+                raise Impossible(f"no room for a {shape.name} at height {y}")
+        return placed
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:
