@@ -206,3 +206,40 @@ bench-models: $(ENV_OK)
 $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip install --disable-pip-version-check -r requirements-engine.txt
 	touch $@
+
+# ---- canvas ----------------------------------------------------------------------------------
+# Trial sets: data/canvas/<set>/trials.jsonl.bz2 (written last, after manifest.json) from
+# configs/canvas/<set>.yaml. Models answer into data/canvas/<set>/results/ (ask_model.py; raw
+# data, never deleted). The built-in baselines run on a copy of the trials under
+# results/canvas/<set>/baselines/, rebuilt from scratch, so a regenerated set never meets stale answers.
+CANVAS_COMMON := $(wildcard common/canvas/*.py common/canvas/tasks/*.py)
+CANVAS_SETS := $(patsubst configs/canvas/%.yaml,%,$(wildcard configs/canvas/*.yaml))
+
+.PHONY: canvas-trials canvas-baselines clean-canvas
+all: canvas-baselines
+clean: clean-canvas
+
+## Generate the canvas trial sets of configs/canvas/ (data/canvas/<set>/trials.jsonl.bz2 + manifest.json).
+canvas-trials: $(foreach s,$(CANVAS_SETS),data/canvas/$(s)/trials.jsonl.bz2)
+
+## Run the built-in models (random, oracle) on the standard canvas set and print both scorers' tables.
+canvas-baselines: results/canvas/standard/baselines.txt
+	cat $<
+
+## Delete the generated canvas trials and baseline runs (never data/canvas/<set>/results/).
+clean-canvas:
+	rm -f $(foreach s,$(CANVAS_SETS),data/canvas/$(s)/trials.jsonl.bz2 data/canvas/$(s)/manifest.json)
+	rm -rf results/canvas
+
+data/canvas/%/trials.jsonl.bz2: configs/canvas/%.yaml scripts/generate_canvas.py $(CANVAS_COMMON) | $(ENV_OK)
+	$(PYTHON) scripts/generate_canvas.py $< --out $(@D)
+
+results/canvas/%/baselines.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py scripts/score_canvas.py \
+		$(CANVAS_COMMON) $(wildcard common/models/*.py)
+	rm -rf $(@D)/baselines
+	mkdir -p $(@D)/baselines
+	cp $< $(@D)/baselines/
+	for model in random oracle; do \
+	  $(PYTHON) scripts/ask_model.py -t $(@D)/baselines --model $$model --no-cache; \
+	done
+	$(PYTHON) scripts/score_canvas.py -t $(@D)/baselines --csv $(@D)/baselines.csv --out $@

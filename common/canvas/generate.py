@@ -1,0 +1,286 @@
+"""Canvas trial sets from a config: canvases, questions, prompts, balanced answers, skipped counts.
+
+Defaults live in ``SetConfig``; a config file holds only the differences and is checked strictly
+(file:line errors). The set is built in rounds: round r holds item r of every (number of shapes,
+task) stratum, so any prefix of the file covers the strata evenly. Within a stratum, the answer
+(or position) of item r comes from a schedule of shuffled blocks, each block holding every
+answer once: any prefix of a stratum is balanced to within one per answer.
+
+Every item has its own ``random.Random`` seeded by (seed, task, number of shapes, round), so the
+output never depends on PYTHONHASHSEED and an item can be regenerated alone. Canvas draws per item
+are bounded by ``canvas_attempts``; an item whose answer no canvas gave is skipped and counted.
+"""
+
+import dataclasses
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from common import config
+from common.canvas import describe
+from common.canvas.shapes import IDENTITIES, SIZES, Geometry, Shape
+from common.canvas.tasks import TASKS, Impossible, Questions, Task
+from common.errors import ConfigError
+
+FewShot = Literal["none", "same_canvas", "other_canvas"]
+
+
+def _all_tasks() -> list[str]:
+    return list(TASKS)
+
+
+@dataclass
+class SetConfig:
+    """Settings of a canvas trial set; the defaults make the standard set."""
+
+    seed: int = 0
+    num_shapes: list[int] = field(default_factory=lambda: [3, 5, 8])  # canvases of each size
+    items: int = 24  # test questions per (task, number of shapes)
+    tasks: list[str] = field(default_factory=_all_tasks)
+    descriptions: list[str] = field(default_factory=lambda: list(describe.SHARED))  # for tasks owning none
+    fewshot: list[FewShot] = field(default_factory=lambda: ["none", "same_canvas", "other_canvas"])
+    examples: int = 2  # few-shot examples per prompt (the original: 2)
+    canvas_attempts: int = 200  # canvases drawn per item before it is skipped
+    events: int = 3  # existence tracking: additions and removals
+    swaps: int = 3  # shuffle tracking: swaps
+    geometry: Geometry = field(default_factory=Geometry)
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SetConfig:
+    """Return the SetConfig of a YAML file with ``overrides`` applied; raise ConfigError naming
+    file:line and field (or ``<command line>`` for an override) if anything is invalid."""
+    data, source = config.load_yaml(path)
+    cfg = config.build(SetConfig, data, source)
+    _check(cfg, source)
+    if overrides:
+        cfg = config.apply_overrides(cfg, overrides)
+        _check(cfg, config.Source("<command line>"))
+    return cfg
+
+
+def _check(cfg: SetConfig, source: config.Source) -> None:
+    """Raise ConfigError (file:line: field) for values the types allow but the suite does not."""
+
+    def fail(name: str, message: str) -> None:
+        raise ConfigError(f"{source.where(name)}: field '{name}': {message}")
+
+    for i, n in enumerate(cfg.num_shapes):
+        if not 1 <= n <= len(IDENTITIES):
+            fail(f"num_shapes.{i}", f"{n} is not between 1 and {len(IDENTITIES)} (identities are unique)")
+    for i, name in enumerate(cfg.tasks):
+        if name not in TASKS:
+            fail(f"tasks.{i}", f"unknown task {name!r} (known: {', '.join(TASKS)})")
+    for i, name in enumerate(cfg.descriptions):
+        if name not in describe.SHARED:
+            fail(f"descriptions.{i}", f"unknown description {name!r} (known: {', '.join(describe.SHARED)})")
+    for name in ("items", "examples", "canvas_attempts", "events", "swaps"):
+        if getattr(cfg, name) < (1 if name in ("items", "canvas_attempts") else 0):
+            fail(name, f"{getattr(cfg, name)} is too small")
+    geometry = cfg.geometry
+    for name in ("circle_radius", "side"):
+        sizes = getattr(geometry, name)
+        if sorted(sizes) != sorted(SIZES) or min(sizes.values()) <= 0:
+            fail(f"geometry.{name}", f"needs a positive value for each of {', '.join(SIZES)}")
+    if geometry.half < 4 or geometry.margin_scale < 0 or geometry.place_attempts < 1:
+        fail("geometry", "half must be >= 4, margin_scale >= 0 and place_attempts >= 1")
+    if not cfg.tasks or not cfg.num_shapes or not cfg.fewshot:
+        fail("tasks", "tasks, num_shapes and fewshot need at least one entry each")
+
+
+def make_tasks(cfg: SetConfig) -> list[Task]:
+    """Return the configured task instances, with the set's event and swap counts."""
+    tasks = [TASKS[name]() for name in cfg.tasks]
+    for task in tasks:
+        for setting in ("events", "swaps"):
+            if hasattr(task, setting):
+                setattr(task, setting, getattr(cfg, setting))
+    return tasks
+
+
+def schedule(strata: list[str], length: int, rng: random.Random) -> list[str]:
+    """Return ``length`` strata as concatenated shuffled blocks, each block holding every stratum once."""
+    out: list[str] = []
+    while len(out) < length:
+        block = list(strata)
+        rng.shuffle(block)
+        out += block
+    return out[:length]
+
+
+@dataclass
+class Built:
+    """A generated set: its trials and the counts for the manifest."""
+
+    trials: list[dict[str, Any]] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)  # (task, num_shapes, stratum or variant, reason) -> n
+    items: int = 0
+
+
+def generate_set(cfg: SetConfig, seed: int | None = None) -> Built:
+    """Return every trial of the set (Keys 0, 1, ...) and the skipped counts; nothing is written."""
+    seed = cfg.seed if seed is None else seed
+    tasks = make_tasks(cfg)
+    plans = {
+        (t.name, n): schedule(t.answer_strata(n), cfg.items, random.Random(f"{seed}:schedule:{t.name}:{n}"))
+        for t in tasks
+        for n in cfg.num_shapes
+    }
+    built = Built()
+    for r in range(cfg.items):
+        for n in cfg.num_shapes:
+            for task in tasks:
+                _add_item(
+                    built,
+                    cfg,
+                    task,
+                    n,
+                    plans[(task.name, n)][r],
+                    random.Random(f"{seed}:{task.name}:{n}:{r}"),
+                )
+    return built
+
+
+def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rng: random.Random) -> None:
+    """Append the trials of one item (all description types and few-shot styles), or count it skipped."""
+    reason = task.unsupported(n, stratum)
+    found = None if reason else _draw(task, n, stratum, cfg, rng)
+    if found is None:
+        built.skipped[(task.name, n, stratum, reason or f"no canvas in {cfg.canvas_attempts} draws")] += 1
+        return
+    shapes, questions = found
+    other = (
+        _other_canvas_examples(task, n, cfg, rng, questions.pairs[0][0])
+        if "other_canvas" in cfg.fewshot
+        else []
+    )
+    kinds = [task.owned_description] if task.owned_description else cfg.descriptions
+    for kind in kinds:
+        for style in cfg.fewshot:
+            no_shots = style == "same_canvas" and len(questions.pairs) < 2
+            if no_shots or (style == "other_canvas" and not other):
+                built.skipped[(task.name, n, f"{kind}/{style}", "no few-shot example available")] += 1
+                continue
+            examples = other if style == "other_canvas" else []
+            text = render(
+                task,
+                _description(kind, shapes, questions, cfg.geometry),
+                questions,
+                style,
+                [(_description(kind, s, q, cfg.geometry), q.pairs[0]) for s, q in examples],
+            )
+            built.trials.append(
+                _trial(len(built.trials), built.items, task, kind, style, shapes, questions, text)
+            )
+    built.items += 1
+
+
+def _draw(
+    task: Task, n: int, stratum: str, cfg: SetConfig, rng: random.Random
+) -> tuple[list[Shape], Questions] | None:
+    """Return a canvas and its questions with the test answer in ``stratum``, or None after the allowed
+    draws."""
+    for _ in range(cfg.canvas_attempts):
+        try:
+            shapes = task.place(rng, task.identities(rng, n, stratum), cfg.geometry)
+            return shapes, task.generate_questions(shapes, rng, cfg.geometry, stratum, cfg.examples)
+        except Impossible:
+            continue
+    return None
+
+
+def _other_canvas_examples(
+    task: Task, n: int, cfg: SetConfig, rng: random.Random, test_question: str
+) -> list[tuple[list[Shape], Questions]]:
+    """Return up to ``cfg.examples`` other canvases with a question each (random answers), for
+    few-shot prompts; an example never asks the test question itself (even of another canvas)."""
+    out = []
+    for _ in range(cfg.examples):
+        for _ in range(cfg.canvas_attempts):
+            try:
+                shapes = task.place(rng, task.identities(rng, n, None), cfg.geometry)
+                questions = task.generate_questions(shapes, rng, cfg.geometry, None, 0)
+            except Impossible:
+                continue
+            if questions.pairs[0][0] != test_question:
+                out.append((shapes, questions))
+                break
+    return out
+
+
+def _description(kind: str, shapes: list[Shape], questions: Questions, geometry: Geometry) -> str:
+    """Return the description of a canvas: the task's own, or a shared one plus the task's suffix."""
+    if questions.description is not None:
+        return questions.description
+    text = describe.describe(kind, shapes, geometry)
+    return f"{text} {questions.suffix}" if questions.suffix else text
+
+
+def render(
+    task: Task, description: str, questions: Questions, style: str, other: list[tuple[str, tuple[str, str]]]
+) -> str:
+    """Return the prompt: examples (same canvas after the description, or other canvases
+    before it), then the question."""
+    question = questions.pairs[0][0]
+    ending = f"Question: {question}\n{task.instruction}"
+    if style == "same_canvas":
+        shots = "".join(f"Question: {q}\nAnswer: {a}\n\n" for q, a in questions.pairs[1:])
+        return f"{description}\n\n{shots}{ending}"
+    if style == "other_canvas":
+        shots = "".join(
+            f"Example {i}: {d}\nQuestion: {q}\nAnswer: {a}\n\n" for i, (d, (q, a)) in enumerate(other, 1)
+        )
+        return f"{shots}Now a new canvas. {description}\n\n{ending}"
+    return f"{description}\n\n{ending}"
+
+
+def _trial(
+    key: int,
+    item: int,
+    task: Task,
+    kind: str,
+    style: str,
+    shapes: list[Shape],
+    questions: Questions,
+    text: str,
+) -> dict[str, Any]:
+    """Return one trial record in the WorldSense format plus the canvas suite's fields."""
+    return {
+        "Key": key,
+        "tuple_ID": key,
+        "item": item,
+        "problemname": task.name,
+        "problemsize": len(shapes),
+        "task": task.name,
+        "description": kind,
+        "num_shapes": len(shapes),
+        "fewshot": style,
+        "text": text,
+        "expectedresp": questions.vocabulary,
+        "goldresp": questions.pairs[0][1],
+        "question": questions.pairs[0][0],
+        "shapes": [s.as_dict() for s in shapes],
+        "facts": questions.facts,
+    }
+
+
+def summary(cfg: SetConfig, built: Built, seed: int) -> dict[str, Any]:
+    """Return the manifest: resolved config, counts per task / size / answer, skipped requests
+    with reasons."""
+    answers: dict[str, Counter] = {}
+    first = {trial["item"]: trial for trial in reversed(built.trials)}  # one trial per item
+    for item in sorted(first):
+        answers.setdefault(first[item]["task"], Counter())[first[item]["goldresp"]] += 1
+    return {
+        "config": dataclasses.asdict(cfg) | {"seed": seed},
+        "trials": len(built.trials),
+        "items": built.items,
+        "trials_by_task": dict(Counter(t["task"] for t in built.trials)),
+        "item_answers_by_task": {task: dict(sorted(c.items())) for task, c in answers.items()},
+        "skipped": [
+            {"task": t, "num_shapes": n, "what": what, "reason": reason, "count": count}
+            for (t, n, what, reason), count in built.skipped.items()
+        ],
+        "skipped_total": sum(built.skipped.values()),
+    }

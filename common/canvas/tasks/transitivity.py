@@ -1,0 +1,84 @@
+"""Transitivity: a chain of shapes through a pivot, then a question about two shapes not adjacent in it.
+
+The description (owned by the task) names a pivot shape, then the shapes on one side of it
+going away from it, then those on the other side, each sentence relating a shape to the
+previous one ("Below the small blue square is a small blue triangle."). Each side is built
+greedily: the next shape is the nearest one (on the chain's axis) that is beyond the previous by
+the relation rule. The answer follows by transitivity and agrees with the rule on the pair.
+"""
+
+import random
+
+from common.canvas import describe
+from common.canvas.relations import horizontal, vertical
+from common.canvas.shapes import Geometry, Shape
+from common.canvas.tasks.base import Impossible, Questions, Task
+
+OPPOSITE = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
+
+
+def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
+    """Return the chain going ``word`` (Left/Right/Above/Below) from ``pivot``, nearest first."""
+    relate = horizontal if word in ("Left", "Right") else vertical
+    axis = 0 if word in ("Left", "Right") else 1
+    chain, previous = [], pivot
+    while True:
+        beyond = [s for s in shapes if relate(previous, s, geometry) == word]
+        if not beyond:
+            return chain
+        previous = min(beyond, key=lambda s: (abs((s.x, s.y)[axis] - (previous.x, previous.y)[axis]), s.name))
+        chain.append(previous)
+
+
+class TransitivityTask(Task):
+    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four directions."""
+
+    name = "transitivity"
+    owned_description = "chain"
+    instruction = "Answer with one of Left, Right, Above, Below."
+    min_shapes = 3
+
+    def answer_strata(self, num_shapes: int) -> list[str]:
+        """Return the four directions."""
+        return ["Left", "Right", "Above", "Below"]
+
+    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
+                           selected: str | None = None, examples: int = 2) -> Questions:
+        """Return a chain description, a question answered ``selected`` and examples on other chain pairs.
+
+        Raises Impossible when no shape has shapes on both sides along the answer's axis.
+        """
+        stratum = self.pick_stratum(rng, len(shapes), selected)
+        words = ["Left", "Right"] if stratum in ("Left", "Right") else ["Below", "Above"]
+        chains = [
+            (p, _side(p, shapes, words[0], geometry), _side(p, shapes, words[1], geometry)) for p in shapes
+        ]
+        chains = [c for c in chains if c[1] and c[2]]
+        if not chains:
+            raise Impossible(f"no 3-shape chain along the {'x' if words[0] == 'Left' else 'y'} axis")
+        pivot, first, second = rng.choice(chains)
+        line = [*reversed(first), pivot, *second]  # ordered along words[0] -> words[1]
+        sides = [(words[0], first), (words[1], second)]
+        if rng.random() < 0.5:
+            sides.reverse()
+        far = [(i, j) for i in range(len(line)) for j in range(i + 2, len(line))]
+        i, j = rng.choice(far)
+        # line[i] lies towards words[0] of line[j]
+        subject, reference = (line[i], line[j]) if stratum == words[0] else (line[j], line[i])
+        others = [(a, b) for a in line for b in line if a != b and {a, b} != {subject, reference}]
+        chosen = [(subject, reference), *rng.sample(others, min(examples, len(others)))]
+        pairs = [
+            (f"Where is the {a.name} relative to the {b.name}?", self._word(a, b, line, words))
+            for a, b in chosen
+        ]
+        return Questions(
+            pairs,
+            self.answer_strata(len(shapes)),
+            description=describe.chain(len(shapes), pivot, sides),
+            facts={"chain": [s.name for s in line]},
+        )
+
+    @staticmethod
+    def _word(a: Shape, b: Shape, line: list[Shape], words: list[str]) -> str:
+        """Return where ``a`` is relative to ``b`` from their order in the chain."""
+        return words[0] if line.index(a) < line.index(b) else words[1]
