@@ -137,7 +137,7 @@ def load_results_columns(
     """
     path = Path(path)
     data = path.read_bytes()
-    entry = cache.entry_path(cache_dir, "results", cache.content_digest(data)) if cache_dir else None
+    entry = _results_entry(data, cache_dir)
     df = cache.load_frame(entry) if entry else None
     if df is None:
         df = _parse_results(path, data)
@@ -148,9 +148,13 @@ def load_results_columns(
 
 def _cached_results_columns(path: Path, cache_dir: str | Path | None) -> pd.DataFrame | None:
     """Return what ``load_results_columns`` returns if the cache holds it, else None."""
-    if not cache_dir:
-        return None
-    return cache.load_frame(cache.entry_path(cache_dir, "results", cache.content_digest(path.read_bytes())))
+    entry = _results_entry(path.read_bytes(), cache_dir)
+    return cache.load_frame(entry) if entry else None
+
+
+def _results_entry(data: bytes, cache_dir: str | Path | None) -> Path | None:
+    """Return the cache entry of a results file holding ``data`` (None without a cache)."""
+    return cache.entry_path(cache_dir, "results", cache.content_digest(data)) if cache_dir else None
 
 
 def _parse_results(path: Path, data: bytes) -> pd.DataFrame:
