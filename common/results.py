@@ -3,17 +3,25 @@
 One JSON object a line with at least ``Key`` and ``resp``. A run appends and flushes one
 line per finished item; a restarted run skips the Keys already present. A process killed
 mid-write can leave a torn last line (no newline, or half a JSON object): opening the file
-for appending detects it, warns, and cuts it off, so the next run rewrites that item.
+for appending detects it, warns, and cuts it off, so the next run rewrites that item. Only
+one process writes a results file at a time: the writer holds an exclusive lock on
+``.<name>.lock`` beside it (``flock``, released by the OS even when the process is killed),
+and a second writer is refused at once.
+
+A record with a true ``refused`` field is an item the server refused to answer (too long for
+the model's context, a content filter); readers count it apart from wrong or invalid answers.
 """
 
+import errno
+import fcntl
 import logging
 import os
 import threading
 from pathlib import Path
 from typing import Any
 
-from common.errors import DataError
-from common.jsonl import dumps, parse_json_line
+from common.errors import DataError, UserError
+from common.jsonl import atomic_write, dumps, parse_json_line
 
 log = logging.getLogger(__name__)
 
@@ -74,21 +82,36 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
+def lock_path(path: str | Path) -> Path:
+    """Return the lock file of a results file: ``.<name>.lock`` in the same directory."""
+    path = Path(path)
+    return path.with_name(f".{path.name}.lock")
+
+
 class ResultsWriter:
     """Append-only writer of one results file, safe to share between threads.
 
-    Opening reads the Keys already present (``done``), truncating a torn last line. ``append``
-    writes one line and flushes it, unless the Key is already there: a Key is never written
-    twice. Use as a context manager or call ``close``.
+    Opening takes the file's lock (UserError naming the other process when a second writer
+    tries), then reads the Keys already present (``done``), truncating a torn last line. With
+    ``drop_refused`` the records of refused items are removed first (the file is rewritten
+    atomically; ``dropped`` says how many), so that they are asked again. ``append`` writes one
+    line and flushes it, unless the Key is already there: a Key is never written twice. Use
+    as a context manager or call ``close`` (which releases the lock).
     """
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, drop_refused: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.done: set[Any] = set()
+        self.dropped = 0
         self._lock = threading.Lock()
-        self._repair_and_load()
-        self._handle = open(self.path, "a", encoding="utf-8")
+        self._lock_handle = _acquire_lock(self.path)
+        try:
+            self._repair_and_load(drop_refused)
+            self._handle = open(self.path, "a", encoding="utf-8")
+        except BaseException:
+            self._lock_handle.close()
+            raise
 
     def __repr__(self) -> str:
         return f"<ResultsWriter {self.path.name}: {len(self.done)} keys>"
@@ -107,10 +130,12 @@ class ResultsWriter:
         return True
 
     def close(self) -> None:
-        """Flush and close the file."""
+        """Flush and close the file, then release its lock."""
         with self._lock:
             if not self._handle.closed:
                 self._handle.close()
+            if not self._lock_handle.closed:
+                self._lock_handle.close()  # closing the descriptor releases the flock
 
     def __enter__(self) -> "ResultsWriter":
         return self
@@ -118,8 +143,9 @@ class ResultsWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _repair_and_load(self) -> None:
-        """Read the Keys present, and cut off a torn last line so appends start on a line boundary."""
+    def _repair_and_load(self, drop_refused: bool) -> None:
+        """Read the Keys present, and cut off a torn last line so appends start on a line boundary;
+        with ``drop_refused``, rewrite the file without its refused records."""
         if not self.path.exists():
             return
         data = self.path.read_bytes()
@@ -132,7 +158,42 @@ class ResultsWriter:
             with open(self.path, "r+b") as handle:
                 handle.truncate(good_end)
                 os.fsync(handle.fileno())
+        if drop_refused and any(record.get("refused") for record in records):
+            kept = [line for line in data[:good_end].decode("utf-8").splitlines(keepends=True)
+                    if line.strip() and not _is_refused(line)]
+            self.dropped = len(records) - len(kept)
+            with atomic_write(self.path) as handle:
+                handle.write("".join(kept))
+            records = [record for record in records if not record.get("refused")]
+            log.info("%s: %d refused items will be asked again", self.path, self.dropped)
         self.done = {record["Key"] for record in records}
+
+
+def _is_refused(line: str) -> bool:
+    """Return whether a results line (known to be valid JSON) records a refused item."""
+    return bool(parse_json_line(line, None, 0).get("refused"))
+
+
+def _acquire_lock(path: Path):
+    """Return the open lock file of ``path``, holding its exclusive flock; raise UserError when
+    another process holds it (naming that process, which wrote its pid into the lock file)."""
+    handle = open(lock_path(path), "a+", encoding="utf-8")
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        handle.seek(0)
+        holder = handle.read().strip() or "?"
+        handle.close()
+        if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
+            raise
+        raise UserError(f"{path} is being written by another run (process {holder}); wait for it "
+                        "to finish or stop it, or write another file (another --modelname or --prompting)"
+                        ) from None
+    handle.seek(0)
+    handle.truncate()
+    handle.write(f"{os.getpid()}\n")
+    handle.flush()
+    return handle
 
 
 def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:

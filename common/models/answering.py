@@ -41,14 +41,17 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
     """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
 
     ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every completion, in
-    order), ``attempts`` (HTTP requests), ``cached`` (all turns from the cache), ``latency_s``,
+    order), ``finish_reason`` (the server's, per completion: "length" means cut at max_tokens),
+    ``attempts`` (HTTP requests), ``cached`` (all turns from the cache), ``latency_s``,
     ``prompt_tokens``, ``completion_tokens`` and ``error`` (why ``resp`` is "", else None).
     Transport failures propagate (RequestFailed, ModelError): an item that was not really
-    answered is not recorded, so a later run asks it again.
+    answered is not recorded, so a later run asks it again. So does RequestRefused, which the
+    runner records as a refused item.
     """
     options = list(item["expectedresp"])
     messages: list[Message] = [{"role": "user", "content": item["text"]}]
     raw: list[str] = []
+    finish: list[str] = []
     totals = {"attempts": 0, "prompt_tokens": 0, "completion_tokens": 0}
     cached = True
     start = time.monotonic()
@@ -59,6 +62,7 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
                          {"role": "user", "content": reprompt_text(options)}]
         reply = model.complete(messages, item)
         raw.append(reply.text)
+        finish.append(reply.finish_reason)
         cached = cached and reply.cached
         totals["attempts"] += reply.attempts
         totals["prompt_tokens"] += reply.prompt_tokens
@@ -67,5 +71,6 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
         if resp is not None:
             break
     error = None if resp is not None else f"no valid option after {reprompts} re-prompt(s)"
-    return {"Key": item["Key"], "resp": resp or "", "raw": raw, **totals, "cached": cached,
+    return {"Key": item["Key"], "resp": resp or "", "raw": raw, "finish_reason": finish, **totals,
+            "cached": cached,
             "latency_s": round(time.monotonic() - start, 4), "error": error}

@@ -23,6 +23,7 @@ class Reply:
     attempts: int = 1  # HTTP requests it took (1 + retries); 0 when answered from the cache
     cached: bool = False
     latency_s: float = 0.0  # wall time of the successful request (0 from the cache)
+    finish_reason: str = ""  # the server's: "stop", "length" (cut at max_tokens), ...; "" if unknown
 
 
 class Model(Protocol):
@@ -50,6 +51,24 @@ class ModelError(UserError):
 
 class RequestFailed(Exception):
     """One request still failed after its retries (a transient error); the run may go on."""
+
+
+REFUSAL_KINDS = ("context_length_exceeded", "content_filter", "invalid_prompt")
+
+
+class RequestRefused(Exception):
+    """The server refused this one request for a reason of its own (it is too long for the
+    model's context, a content filter, a prompt it cannot tokenize); other items may succeed.
+
+    ``kind`` is one of REFUSAL_KINDS, ``message`` the server's message (key masked). The
+    runner records the item as refused (answer empty) and goes on; asking again gives the
+    same refusal, so a rerun does not, unless told to (``--retry-errors``).
+    """
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(f"refused ({kind}): {message}")
+        self.kind = kind
+        self.message = message
 
 
 @dataclass

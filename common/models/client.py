@@ -3,9 +3,14 @@
 Plain ``requests``, one Session per worker thread, a (connect, read) timeout on every request.
 Connection errors, timeouts, 408, 429, 5xx and unreadable bodies are retried with exponential
 backoff and jitter, honouring ``Retry-After``, up to ``max_retries`` per request and
-``retry_budget`` per run. Any other 4xx means the request itself is wrong: the run stops at
-once with the server's message. The API key is sent in the Authorization header only and is
-masked out of every message this module produces.
+``retry_budget`` per run. A 400 (413, 422) that concerns this one request, told apart by the
+OpenAI error ``code``/``type`` and the message (``classify_refusal``: context length exceeded,
+content filter, a prompt that cannot be tokenized), raises RequestRefused: the runner records
+the item and goes on. Any other 4xx means every request would fail (bad key, unknown model,
+wrong URL): the run stops at once with the server's message. Before its first real request the
+model checks once that the server answers at all (``GET /models``), so a server that is down is
+reported in seconds instead of after every item's backoff. The API key is sent in the
+Authorization header only and is masked out of every message this module produces.
 """
 
 import email.utils
@@ -19,7 +24,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from common.models.base import Counters, Message, ModelError, Reply, RequestFailed
+from common.models.base import Counters, Message, ModelError, Reply, RequestFailed, RequestRefused
 from common.models.cache import ResponseCache, request_key
 from common.models.config import ModelConfig
 
@@ -27,6 +32,28 @@ log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never retried
 RETRY_AFTER_MAX_S = 600.0  # a server's Retry-After is obeyed as given, up to this (guards against nonsense)
+REFUSAL_STATUSES = frozenset({400, 413, 422})  # statuses a per-request refusal comes with (422: TGI)
+CHECK_TIMEOUT_S = (5.0, 30.0)  # (connect, read) of the one reachability check before the first request
+CHECK_ATTEMPTS = 2  # a server that is just starting gets a second chance, one second later
+
+# What servers say when one request is refused for itself (OpenAI, vLLM, llama.cpp, TGI, LM Studio,
+# Azure); matched against the error's code and type first, then its message.
+_REFUSAL_CODES = {
+    "context_length_exceeded": "context_length_exceeded",
+    "exceed_context_size_error": "context_length_exceeded",  # llama.cpp's own server
+    "string_above_max_length": "context_length_exceeded",
+    "content_filter": "content_filter", "content_policy_violation": "content_filter",
+    "invalid_prompt": "invalid_prompt",
+}
+_REFUSAL_MESSAGES = (
+    ("context_length_exceeded", re.compile(
+        r"maximum context length|context (?:length|size|window)|exceeds? the (?:available )?context"
+        r"|too many (?:input )?tokens|(?:prompt|input) is too long|must be <= \d+", re.IGNORECASE)),
+    ("content_filter", re.compile(r"content (?:management )?polic|content filter|safety system",
+                                  re.IGNORECASE)),
+    ("invalid_prompt", re.compile(r"tokeni[sz]|could not (?:be )?(?:de|en)code|invalid (?:utf|unicode)"
+                                  r"|surrogates not allowed", re.IGNORECASE)),
+)
 
 
 class _Transient(Exception):
@@ -54,6 +81,9 @@ class HTTPModel:
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
         self._budget_left = config.retry_budget
+        self._check_lock = threading.Lock()
+        self._checked = False  # set by check_endpoint once the server has answered
+        self._check_error: ModelError | None = None  # ... or why it did not
         self._jitter = random.Random(config.seed)  # only spreads waiting times; answers do not depend on it
 
     def __repr__(self) -> str:
@@ -88,13 +118,70 @@ class HTTPModel:
         key = request_key(self.url, body) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.counters.add(cache_hits=1)
-            return Reply(hit["text"], hit["prompt_tokens"], hit["completion_tokens"], attempts=0, cached=True)
+            return Reply(hit["text"], hit["prompt_tokens"], hit["completion_tokens"], attempts=0,
+                         cached=True, finish_reason=hit.get("finish_reason", ""))
+        self.check_endpoint()
         reply = self._post_with_retries(body)
         self.counters.add(prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
         if self.cache is not None and reply.text.strip():
             self.cache.put(key, {"text": reply.text, "prompt_tokens": reply.prompt_tokens,
-                                 "completion_tokens": reply.completion_tokens})
+                                 "completion_tokens": reply.completion_tokens,
+                                 "finish_reason": reply.finish_reason})
         return reply
+
+    def check_endpoint(self) -> None:
+        """Check once that the server answers (``GET <base_url>/models``); later calls return at once.
+
+        Raises ModelError naming the URL and the fix when nothing listens there (after
+        CHECK_ATTEMPTS tries a second apart) or when the server rejects the key (401/403).
+        Any other answer means a server is up; a model list without the configured model only
+        logs a warning (some servers accept any name). Runs of cached answers never call it.
+        """
+        with self._check_lock:
+            if self._checked:
+                return
+            if self._check_error is not None:  # another thread's check failed: the same answer
+                raise ModelError(str(self._check_error))
+            try:
+                self._check_once()
+            except ModelError as exc:
+                self._check_error = exc
+                raise
+            self._checked = True
+
+    def _check_once(self) -> None:
+        """Do the check of ``check_endpoint``: return when a server answers, else raise ModelError."""
+        url = self.config.base_url.rstrip("/") + "/models"
+        for attempt in range(1, CHECK_ATTEMPTS + 1):
+            try:
+                response = self._session().get(url, timeout=CHECK_TIMEOUT_S)
+                break
+            except requests.exceptions.ReadTimeout:
+                return  # connected, only slow to list its models: it is up
+            except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema,
+                    requests.exceptions.MissingSchema) as exc:
+                raise ModelError(f"{url}: not a usable URL, check base_url: {exc}") from None
+            except requests.RequestException as exc:
+                if attempt == CHECK_ATTEMPTS:
+                    raise ModelError(
+                        f"no model server answers at {self.config.base_url} "
+                        f"({type(exc).__name__}: {self._mask(str(exc))[:200]}). Start the server, "
+                        f"or fix base_url in the model config (or --set base_url=...)") from None
+                time.sleep(1.0)
+        if response.status_code in (401, 403):
+            raise ModelError(f"{url}: the server rejects the API key with HTTP {response.status_code}: "
+                             f"{self._server_message(response)}; check the key in "
+                             f"{self.config.api_key_env or 'the variable api_key_env names'}")
+        self._warn_unlisted_model(response)
+
+    def _warn_unlisted_model(self, response: requests.Response) -> None:
+        """Log a warning when the server's model list (OpenAI format) lacks the configured model."""
+        listed = (_json_or_none(response) or {}).get("data") if response.ok else None
+        if isinstance(listed, list):
+            ids = [str(entry.get("id")) for entry in listed if isinstance(entry, dict)]
+            if ids and self.config.model not in ids:
+                log.warning("%s does not list model %r (it lists %s); requests may be refused",
+                            self.config.base_url, self.config.model, ", ".join(ids[:10]))
 
     def close(self) -> None:
         """Close every thread's Session, and the cache (committing what it holds in memory)."""
@@ -128,6 +215,7 @@ class HTTPModel:
     def _post_once(self, body: dict[str, Any]) -> Reply:
         """Return the reply of one POST; raise _Transient (retry) or ModelError (stop)."""
         start = time.monotonic()
+        self.counters.add(requests=1)  # every attempt, also those that time out or cannot connect
         try:
             response = self._session().post(self.url, json=body, timeout=tuple(self.config.timeout_s))
         except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema,
@@ -138,21 +226,25 @@ class HTTPModel:
         except requests.RequestException as exc:  # refused, reset, dropped, ...
             raise _Transient(f"connection failed: {self._mask(str(exc))[:300]}") from None
         latency = time.monotonic() - start
-        self.counters.add(requests=1)
         status = response.status_code
         if status in RETRY_STATUSES or status >= 500:
             raise _Transient(f"HTTP {status}: {self._server_message(response)}",
                              _retry_after(response.headers.get("Retry-After")))
         if status >= 400:
+            message = self._server_message(response)
+            kind = classify_refusal(status, _json_or_none(response), message)
+            if kind is not None:
+                raise RequestRefused(kind, f"HTTP {status}: {message}")
             raise ModelError(f"{self.url}: the server refused the request with HTTP {status} (not retried): "
-                             f"{self._server_message(response)}")
+                             f"{message}")
         try:
             data = response.json()
             choice = data["choices"][0]
             text = choice["message"]["content"] if self.config.api == "chat" else choice["text"]
             usage = data.get("usage") or {}
             return Reply(text or "", int(usage.get("prompt_tokens") or 0),
-                         int(usage.get("completion_tokens") or 0), latency_s=latency)
+                         int(usage.get("completion_tokens") or 0), latency_s=latency,
+                         finish_reason=str(choice.get("finish_reason") or ""))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise _Transient(f"malformed response body: {self._mask(response.text)[:200]!r}") from None
 
@@ -202,6 +294,38 @@ class HTTPModel:
             return text
         text = text.replace(self._key, "***")
         return re.sub(r"[A-Za-z0-9_\-]{8,}", lambda m: "***" if m.group(0) in self._key else m.group(0), text)
+
+
+def classify_refusal(status: int, body: Any, message: str) -> str | None:
+    """Return the kind of refusal (one of base.REFUSAL_KINDS) when an error response concerns
+    only the request it answers, else None (the error concerns the whole run).
+
+    Only 400, 413 and 422 can be per-request. The OpenAI error object's ``code`` and ``type``
+    decide first (``context_length_exceeded``, llama.cpp's ``exceed_context_size_error``,
+    ``content_filter``, ``invalid_prompt``), then the message (vLLM: "This model's maximum
+    context length is ...", TGI: "... must be <= 2048", "... could not be tokenized"). A 413
+    (request body too large) is taken as too long for the context.
+    """
+    if status not in REFUSAL_STATUSES:
+        return None
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    if isinstance(error, dict):
+        for field in ("code", "type"):
+            kind = _REFUSAL_CODES.get(str(error.get(field, "")).lower())
+            if kind:
+                return kind
+    for kind, pattern in _REFUSAL_MESSAGES:
+        if pattern.search(message):
+            return kind
+    return "context_length_exceeded" if status == 413 else None
+
+
+def _json_or_none(response: requests.Response) -> Any:
+    """Return the response body parsed as JSON, or None when it is not JSON."""
+    try:
+        return response.json()
+    except ValueError:
+        return None
 
 
 def _retry_after(value: str | None) -> float | None:

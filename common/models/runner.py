@@ -1,12 +1,21 @@
 """Ask a model every trial of a set, in parallel, appending each answer to a results file as it comes.
 
 A thread pool of ``model.concurrency`` workers answers items with the answering protocol and
-appends each record (flushed) through ``ResultsWriter``: Keys already in the file are skipped,
-a Key is never written twice, and a killed run loses at most the items in flight. At most
-``2 * concurrency`` items are queued at once, so a stop (a refused request, a spent retry
-budget, Ctrl-C) ends the run quickly: items in flight finish and are written, no new one
-starts. Each run adds an entry to a metadata JSON next to the
-results file: settings, totals, tokens, and cost when the model has a price.
+appends each record (flushed) through ``ResultsWriter``, which holds the file's lock for the
+run (a second run on the same file is refused at once): Keys already in the file are skipped,
+a Key is never written twice, and a killed run loses at most the items in flight.
+
+A request the server refuses for that item alone (RequestRefused: too long for the context, a
+content filter) is recorded on the item (``resp`` "", ``refused`` the kind, ``error`` the
+server's message) and the run goes on; a rerun does not ask it again unless
+``retry_refused``. Whole-run errors (ModelError: bad key, unknown model, spent retry budget, a
+server that is down) stop the run: at most ``2 * concurrency`` items are queued, so items in
+flight finish, are written and counted, and no new one starts.
+
+Each run has an entry in a metadata JSON next to the results file: settings, totals, tokens,
+and cost when the model has a price. It is written when the run starts and every
+``METADATA_EVERY_S`` seconds, so even a run killed with SIGKILL leaves one; the next run marks
+such an entry ``killed`` and sets its ``answered`` from the file (only one run writes at a time).
 """
 
 import functools
@@ -21,15 +30,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import cli
+from common import cli, paths
 from common.jsonl import write_json
 from common.models.answering import answer_item
-from common.models.base import Counters, Model, ModelError, RequestFailed
+from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
 
 FAILED_IN_A_ROW = 10  # items failing one after the other (at least, or 2 x concurrency) stop the run
+METADATA_EVERY_S = 5.0  # how often a running run's metadata entry is brought up to date
 
 
 @dataclass
@@ -38,10 +48,12 @@ class RunSummary:
 
     total: int = 0  # items asked for (after --limit)
     already_done: int = 0  # skipped: their Key was in the results file
-    answered: int = 0  # records written by this run
-    invalid: int = 0  # of those, how many have an error (WorldSense: resp "", no valid option)
+    answered: int = 0  # records written by this run (refused ones included)
+    invalid: int = 0  # of those, answers with an error (WorldSense: resp "", no valid option)
+    refused: int = 0  # of those, requests the server refused for that item (context length, filter)
     failed: int = 0  # not answered after retries (not written; a later run asks them again)
-    status: str = "running"  # complete | incomplete (some failed) | stopped: <why>
+    retried_refused: int = 0  # refused records dropped at the start to be asked again (retry_refused)
+    status: str = "running"  # running | complete | incomplete (some failed) | stopped: <why> | killed
     elapsed_s: float = 0.0
     failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
     failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
@@ -56,37 +68,54 @@ def metadata_path(results_path: str | Path) -> Path:
 def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str | Path, *,
               reprompts: int = 1, answer: Callable[[Model, dict[str, Any]], dict[str, Any]] | None = None,
               counters: Counters | None = None, labels: dict[str, Any] | None = None,
-              show_progress: bool = True) -> RunSummary:
+              show_progress: bool = True, retry_refused: bool = False) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
 
     ``answer(model, item)`` returns the record of one item (with its ``Key``; a true ``error``
     field counts it as invalid). The default is the WorldSense protocol (``answer_item`` with
     ``reprompts``); another suite passes its own (the blocks planning and translation runs).
-    ``labels`` (e.g. prompting and model name) are recorded in the metadata. Raises the
-    ModelError that stopped the run, after the answers so far and the metadata are written.
+    When it raises RequestRefused the runner writes ``refused_record`` instead. With
+    ``retry_refused`` the refused records already in the file are dropped and asked again.
+    ``labels`` (e.g. prompting and model name) are recorded in the metadata. Raises UserError
+    when another process is writing the file, and the ModelError that stopped the run, after
+    the answers so far and the metadata are written.
     """
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
     summary = RunSummary()
     started = time.time()
-    with ResultsWriter(results_path) as writer:
+    with ResultsWriter(results_path, drop_refused=retry_refused) as writer:
+        summary.retried_refused = writer.dropped
+        settings = {**(labels or {}), **({} if answer else {"reprompts": reprompts})}
+        meta = _RunMetadata(model, results_path, settings, started, keys_at_start=len(writer.done))
         items = _unique_keys(items)
         todo = [item for item in items if item["Key"] not in writer.done]
         summary.total, summary.already_done = len(items), len(items) - len(todo)
         log.info("%s: %s items, %s already answered, %s to ask %s with %d worker(s)",
                  Path(results_path).name, f"{len(items):,}", f"{summary.already_done:,}", f"{len(todo):,}",
                  model.name, model.concurrency)
+        if items and not todo:
+            log.warning("every item is already answered in %s: nothing to ask. A new model or prompt "
+                        "needs its own --modelname / --prompting (a new results file)",
+                        paths.shown(results_path))
         try:
+            meta.save(summary, counters)
             protocol = answer or functools.partial(answer_item, reprompts=reprompts)
-            _run_pool(model, todo, writer, protocol, counters, summary, show_progress)
+            _run_pool(model, todo, writer, protocol, counters, summary, show_progress,
+                      lambda: meta.save(summary, counters, every=METADATA_EVERY_S))
             summary.status = "complete" if not summary.failed else "incomplete"
         except BaseException as exc:
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
             raise
         finally:
             summary.elapsed_s = round(time.time() - started, 3)
-            settings = {**(labels or {}), **({} if answer else {"reprompts": reprompts})}
-            _save_metadata(model, results_path, summary, counters, settings, started)
+            meta.save(summary, counters)
     return summary
+
+
+def refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, Any]:
+    """Return the results record of an item whose request the server refused: no answer
+    (``resp`` ""), ``refused`` the kind and ``error`` the server's message (key already masked)."""
+    return {"Key": item["Key"], "resp": "", "refused": refusal.kind, "error": refusal.message}
 
 
 def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -106,11 +135,13 @@ def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
               answer: Callable[[Model, dict[str, Any]], dict[str, Any]], counters: Counters,
-              summary: RunSummary, show_progress: bool) -> None:
+              summary: RunSummary, show_progress: bool, tick: Callable[[], None]) -> None:
     """Answer ``todo`` with a thread pool, at most ``2 * concurrency`` items queued; update ``summary``.
 
-    Workers answer and append; they hand each outcome to this (main) thread through a queue,
-    which counts it, moves the progress bar, and re-raises what must stop the run.
+    Workers answer and append (a refused request as its ``refused_record``); they hand each
+    outcome to this (main) thread through a queue, which counts it, moves the progress bar,
+    calls ``tick`` (the metadata update), and re-raises what must stop the run, after the
+    items still in flight have finished and been counted.
     """
     stop = threading.Event()
     outcomes: queue.SimpleQueue = queue.SimpleQueue()
@@ -119,7 +150,10 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
         try:
             record = None
             if not stop.is_set():
-                record = answer(model, item)
+                try:
+                    record = answer(model, item)
+                except RequestRefused as refusal:
+                    record = refused_record(item, refusal)
                 record = record if writer.append(record) else None  # None: its Key was already written
             outcomes.put((item, record, None))
         except BaseException as exc:  # handed to the main thread, which decides
@@ -129,36 +163,43 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
                        disable=not show_progress)
     in_flight, window, shown = 0, 2 * model.concurrency, 0.0
     give_up = max(window, FAILED_IN_A_ROW)
-    with ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask") as pool:
-        try:
-            for item in [*todo, None]:
-                while in_flight and (in_flight >= window or item is None):
-                    _collect(*outcomes.get(), summary, counters, max_failed_in_a_row=give_up)
-                    in_flight -= 1
-                    bar.update(1)
-                    if time.monotonic() - shown > 0.1:  # formatting the postfix each item would cost more
-                        shown = time.monotonic()
-                        bar.set_postfix_str(_postfix(counters), refresh=False)
-                if item is not None:
-                    pool.submit(work, item)
-                    in_flight += 1
-            bar.set_postfix_str(_postfix(counters), refresh=False)
-        except BaseException:
-            stop.set()  # queued items return at once; those in flight finish and are written
-            raise
-        finally:
-            bar.close()
+    pool = ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask")
+    try:
+        for item in [*todo, None]:
+            while in_flight and (in_flight >= window or item is None):
+                outcome = outcomes.get()
+                in_flight -= 1
+                _collect(*outcome, summary, counters, max_failed_in_a_row=give_up)
+                bar.update(1)
+                if time.monotonic() - shown > 0.1:  # formatting the postfix each item would cost more
+                    shown = time.monotonic()
+                    bar.set_postfix_str(_postfix(counters, summary), refresh=False)
+                    tick()
+            if item is not None:
+                pool.submit(work, item)
+                in_flight += 1
+        bar.set_postfix_str(_postfix(counters, summary), refresh=False)
+    except BaseException:
+        stop.set()  # queued items return at once; those in flight finish and are written
+        pool.shutdown(wait=True)
+        for _ in range(in_flight):  # count what was written after the stop, so counts match the file
+            _count_quietly(*outcomes.get(), summary)
+        raise
+    finally:
+        pool.shutdown(wait=True)
+        bar.close()
 
 
-def _postfix(counters: Counters) -> str:
-    """Return the progress bar's counters: retries, errors, tokens."""
-    return (f"retries={counters.retries} errors={counters.errors} "
+def _postfix(counters: Counters, summary: RunSummary) -> str:
+    """Return the progress bar's counters: retries, errors, refused items, tokens."""
+    return (f"retries={counters.retries} errors={counters.errors} refused={summary.refused} "
             f"tokens={counters.prompt_tokens + counters.completion_tokens:,}")
 
 
 def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
              summary: RunSummary, counters: Counters, max_failed_in_a_row: int) -> None:
-    """Count the outcome of one item; a failed request is logged and counted, other errors re-raised.
+    """Count the outcome of one item; a failed request is logged and counted, other errors re-raised
+    with the item's Key in the message.
 
     Raises ModelError when ``max_failed_in_a_row`` items failed with no answer in between: a
     server that is down would otherwise cost every item its full backoff.
@@ -173,35 +214,75 @@ def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseExcep
         if summary.failed_in_a_row >= max_failed_in_a_row:
             raise ModelError(f"{summary.failed_in_a_row} items in a row failed after their retries; "
                              f"is the server up? Last error: {exc}")
+    elif isinstance(exc, ModelError):
+        raise ModelError(f"Key {item['Key']}: {exc}") from None
     elif exc is not None:
         raise exc
     elif record is not None:
-        summary.answered += 1
+        _count_quietly(item, record, None, summary)
+        if record.get("refused"):
+            log.warning("Key %s refused by the server, recorded and skipped by later runs "
+                        "(--retry-errors asks again): %s", item["Key"], record.get("error"))
+
+
+def _count_quietly(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
+                   summary: RunSummary) -> None:
+    """Count a written record in ``summary`` (answered, refused or invalid); ignore anything else."""
+    if record is None:
+        return
+    summary.answered += 1
+    summary.failed_in_a_row = 0  # the server answered, if only to refuse
+    if record.get("refused"):
+        summary.refused += 1
+    else:
         summary.invalid += bool(record.get("error"))
-        summary.failed_in_a_row = 0
 
 
-def _save_metadata(model: Model, results_path: str | Path, summary: RunSummary, counters: Counters,
-                   labels: dict[str, Any], started: float) -> None:
-    """Append this run's entry to the metadata JSON beside the results file (rewritten atomically)."""
-    path = metadata_path(results_path)
-    runs = []
-    if path.is_file():
-        try:
-            runs = json.loads(path.read_text(encoding="utf-8"))["runs"]
-        except (ValueError, KeyError, TypeError):
-            log.warning("%s: not a run metadata file; starting it afresh", path)
-    totals = counters.as_dict()
-    settings = model.settings()
-    entry = {
-        "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        **labels, "model": settings,
-        **{name: value for name, value in vars(summary).items()},
-        **totals,
-        "items_per_s": round(summary.answered / summary.elapsed_s, 2) if summary.elapsed_s else None,
-    }
-    price = settings.get("price_per_1k_tokens")
-    if price:  # tokens of cached answers cost nothing and are not in the counters
-        entry["cost_usd"] = round((totals["prompt_tokens"] * price["input"]
-                                   + totals["completion_tokens"] * price["output"]) / 1000, 6)
-    write_json(path, {"results_file": Path(results_path).name, "runs": [*runs, entry]})
+class _RunMetadata:
+    """This run's entry in the metadata JSON beside the results file (rewritten atomically).
+
+    Created when the run starts (the caller holds the results file's lock, so no other run
+    writes it meanwhile). An earlier entry still marked ``running`` belongs to a run that was
+    killed: it becomes ``killed`` with ``answered`` set from the Keys that appeared in the file
+    since it started.
+    """
+
+    def __init__(self, model: Model, results_path: str | Path, labels: dict[str, Any], started: float,
+                 keys_at_start: int):
+        self.model, self.results_path, self.labels = model, Path(results_path), labels
+        self.path = metadata_path(results_path)
+        self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
+        self.runs: list[dict[str, Any]] = []
+        if self.path.is_file():
+            try:
+                self.runs = json.loads(self.path.read_text(encoding="utf-8"))["runs"]
+            except (ValueError, KeyError, TypeError):
+                log.warning("%s: not a run metadata file; starting it afresh", self.path)
+        for run in self.runs:
+            if run.get("status") == "running":
+                run["status"] = "killed"
+                if isinstance(run.get("keys_at_start"), int):
+                    run["answered"] = keys_at_start - run["keys_at_start"]
+
+    def save(self, summary: RunSummary, counters: Counters, every: float = 0.0) -> None:
+        """Write the entry with the current counts (unless saved less than ``every`` seconds ago)."""
+        now = time.time()
+        if every and now - self.last_saved < every:
+            return
+        self.last_saved = now
+        totals = counters.as_dict()
+        settings = self.model.settings()
+        elapsed = summary.elapsed_s or round(now - self.started, 3)
+        entry = {
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
+            **self.labels, "model": settings,
+            **{name: value for name, value in vars(summary).items() if name != "failed_in_a_row"},
+            "elapsed_s": elapsed, "keys_at_start": self.keys_at_start,
+            **totals,
+            "items_per_s": round(summary.answered / elapsed, 2) if elapsed else None,
+        }
+        price = settings.get("price_per_1k_tokens")
+        if price:  # tokens of cached answers cost nothing and are not in the counters
+            entry["cost_usd"] = round((totals["prompt_tokens"] * price["input"]
+                                       + totals["completion_tokens"] * price["output"]) / 1000, 6)
+        write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})

@@ -13,6 +13,11 @@ behaviour from a queue (then ``default``); the reply text comes from ``answer(pr
     drop         close the connection without answering
     empty        200 with an empty answer
 
+``max_context`` (words, like its token counts) makes it refuse longer requests as llama.cpp's
+and vLLM's servers do: HTTP 400 with an OpenAI-style error whose code is
+``context_length_exceeded``. A reply longer than the request's ``max_tokens`` words is cut there
+with ``finish_reason`` "length". ``GET .../models`` lists the one model ``stub-model``.
+
 Run it alone (e.g. for scripts/bench_runner.py): ``python -m common.models.stub_server --port 0``
 prints ``listening on http://127.0.0.1:<port>/v1`` and serves until killed.
 """
@@ -41,8 +46,9 @@ class StubServer:
     """
 
     def __init__(self, answer: Callable[[str], str] = default_answer, default: str = "ok",
-                 port: int = 0, record: bool = True):
+                 port: int = 0, record: bool = True, max_context: int | None = None):
         self.answer = answer
+        self.max_context = max_context
         self.default = default
         self.record = record
         self.requests: list[dict[str, Any]] = []
@@ -103,6 +109,12 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:
             """Stay quiet."""
 
+        def do_GET(self) -> None:
+            if self.path.rstrip("/").endswith("/models"):
+                return self._send(200, json.dumps({"object": "list", "data": [
+                    {"id": "stub-model", "object": "model", "owned_by": "stub"}]}).encode())
+            self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
+
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             if server.record:
@@ -122,6 +134,13 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
             if behaviour.isdigit():
                 return self._error(int(behaviour), arg)
             prompt = _prompt_of(body)
+            asked = _words_of(body) + int(body.get("max_tokens") or 0)
+            if server.max_context is not None and asked > server.max_context:
+                return self._send(400, json.dumps({"error": {
+                    "message": f"This model's maximum context length is {server.max_context} tokens. "
+                               f"However, you requested {asked} tokens. Please reduce the length.",
+                    "type": "invalid_request_error", "param": "messages",
+                    "code": "context_length_exceeded"}}).encode())
             text = "" if behaviour == "empty" else server.answer(prompt)
             self._send(200, json.dumps(_completion(body, self.path, text, prompt)).encode())
 
@@ -151,15 +170,27 @@ def _prompt_of(body: dict[str, Any]) -> str:
     return str(body.get("prompt", ""))
 
 
+def _words_of(body: dict[str, Any]) -> int:
+    """Return the request's length in words (its "tokens"): every message, or the prompt."""
+    if "messages" in body:
+        return sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+    return len(str(body.get("prompt", "")).split())
+
+
 def _completion(body: dict[str, Any], path: str, text: str, prompt: str) -> dict[str, Any]:
-    """Return an OpenAI-format response carrying ``text``, with word counts as token usage."""
+    """Return an OpenAI-format response carrying ``text`` (cut at ``max_tokens`` words, then with
+    finish_reason "length"), with word counts as token usage."""
+    finish = "stop"
+    limit = body.get("max_tokens")
+    if isinstance(limit, int) and len(text.split()) > limit:
+        text, finish = " ".join(text.split()[:limit]), "length"
     usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
     if path.endswith("/chat/completions"):
-        choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
+        choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
         kind = "chat.completion"
     else:
-        choice = {"index": 0, "text": text, "finish_reason": "stop"}
+        choice = {"index": 0, "text": text, "finish_reason": finish}
         kind = "text_completion"
     return {"id": "stub-1", "object": kind, "model": body.get("model", ""), "choices": [choice],
             "usage": usage}

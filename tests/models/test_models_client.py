@@ -141,7 +141,10 @@ def test_retry_after_as_an_http_date_in_the_past_means_at_once(server):
 
 
 def test_a_refused_connection_is_retried_then_fails(server):
-    config = make_config(server, max_retries=2)
-    server.stop()  # nothing listens on the port any more
+    model = HTTPModel(make_config(server, max_retries=2))
+    model.complete(ASK)  # the server was up when the run started ...
+    server.stop()  # ... and nothing listens on the port any more
+    model.close()  # (its keep-alive connection would still be served)
     with pytest.raises(RequestFailed, match=r"connection failed.*gave up after 3 attempts"):
-        HTTPModel(config).complete(ASK)
+        model.complete([{"role": "user", "content": "another question"}])
+    assert model.counters.requests == 4  # attempts that could not connect count as requests too

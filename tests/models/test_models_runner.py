@@ -1,6 +1,7 @@
 """The runner against a real server: parallel answers, resume, failures, stops, metadata, progress."""
 
 import json
+import time
 
 import pytest
 from model_helpers import SENTINEL_KEY, make_config, make_items
@@ -91,7 +92,7 @@ def test_progress_bar_shows_retries_errors_and_tokens(server, tmp_path, capsys):
     server.script("500")
     run_items(model, make_items(3), tmp_path / "p___stub___results.jsonl", show_progress=True)
     final = capsys.readouterr().err.strip().split("\r")[-1]
-    assert "3/3" in final and "retries=1 errors=0 tokens=30" in final
+    assert "3/3" in final and "retries=1 errors=0 refused=0 tokens=30" in final
 
 
 def test_builtin_models_run_through_the_same_runner(tmp_path):
@@ -108,14 +109,27 @@ def test_repeated_keys_in_the_items_are_asked_once(server, tmp_path):
     assert sorted(keys_in(out)) == list(range(5))
 
 
-def test_a_server_that_is_down_stops_the_run_after_a_few_failed_items(server, tmp_path):
+def test_a_server_that_is_down_at_the_start_stops_the_run_in_seconds(server, tmp_path):
+    out = tmp_path / "basic___stub___results.jsonl"
+    model = HTTPModel(make_config(server, concurrency=8, max_retries=5, backoff_s=1.0))
+    server.stop()
+    start = time.monotonic()
+    with pytest.raises(ModelError, match=rf"no model server answers at {server.url}.*Start the server"):
+        run_items(model, make_items(50), out)
+    assert time.monotonic() - start < 5  # one check, tried twice a second apart; not 50 backoffs
+    run = json.loads(metadata_path(out).read_text())["runs"][-1]
+    assert run["answered"] == 0 and run["status"].startswith("stopped")
+
+
+def test_a_server_failing_during_the_run_stops_it_after_a_few_failed_items(server, tmp_path):
     out = tmp_path / "basic___stub___results.jsonl"
     model = HTTPModel(make_config(server, concurrency=2, max_retries=1))
-    server.stop()
+    server.script("ok", "ok", *["503"] * 200)
     with pytest.raises(ModelError, match=r"10 items in a row failed after their retries; is the server up"):
         run_items(model, make_items(50), out)
     run = json.loads(metadata_path(out).read_text())["runs"][-1]
-    assert run["failed"] == 10 and run["answered"] == 0 and run["status"].startswith("stopped")
+    assert run["failed"] == 10 and run["answered"] == 2 and run["status"].startswith("stopped")
+    assert len(keys_in(out)) == 2
 
 
 def test_a_bad_url_stops_at_once(tmp_path):
