@@ -1,21 +1,24 @@
-"""Analyse every model results file of a WorldSense test set: accuracy and bias with 95% intervals.
+"""Analyse the results of any suite: tables with 95% intervals, figures, tidy statistics.
 
-Prints the release's three tables (average accuracy, accuracy per problem, bias per problem).
-Each tuple of dependent trials counts once; problem sizes and problems are weighted equally.
-Partial results files are analysed with a warning (incomplete tuples are left out). Parsed
-columns are cached under .cache/worldsense, keyed by the files' content hash.
+The suite is recognised from the directory (or named with --suite); each suite's analysis lives
+in common/<suite>/report.py. WorldSense: the release's three tables (average accuracy, accuracy
+per problem, bias per problem) and the answers per model; each tuple of dependent trials counts
+once, problem sizes and problems weigh equally; partial results files are analysed with a
+warning (incomplete tuples are left out); parsed columns are cached under .cache/worldsense.
 
 $ python scripts/analyse_results.py -t data/worldsense/test_set
-$ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown report.md
-$ python scripts/analyse_results.py -t data/worldsense/other_tests/ood-size --csv stats.csv --plot acc.png
+$ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown /tmp/report.md
+$ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
 """
 
 import logging
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
-from common import cli, paths
+from common import analysis, cli, paths
 from common.jsonl import write_text
-from common.worldsense import analysis, report
 
 log = logging.getLogger("analyse_results")
 
@@ -23,36 +26,42 @@ log = logging.getLogger("analyse_results")
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("-t", "--testset", default="data/worldsense/test_set",
-                        help="test set directory (holds trials.jsonl.bz2 and results/)")
-    parser.add_argument("--by", nargs="+", default=["problemname"], metavar="FIELD",
-                        help="trial fields to group accuracy and bias by (e.g. problemsize, skin)")
+                        help="a suite's test set or results directory")
+    parser.add_argument("--suite", choices=list(analysis.SUITES), help="the suite (default: recognised)")
     parser.add_argument("--out", metavar="TXT", help="also write the printed report to this file")
     parser.add_argument("--csv", metavar="CSV", help="write every statistic as a tidy CSV file")
     parser.add_argument("--markdown", metavar="MD", help="write the tables as Markdown")
-    parser.add_argument("--plot", metavar="PNG", help="write a bar plot of accuracy per group and model")
+    parser.add_argument("--figures", metavar="DIR", type=Path, help="write the suite's figures (PNG) here")
+    parser.add_argument("--plot", metavar="PNG", type=Path, help="write the suite's main figure to this file")
     parser.add_argument("--require-complete", action="store_true",
-                        help="refuse (exit 2) when a tuple lacks answers, instead of warning")
-    parser.add_argument("--no-cache", action="store_true", help="parse every file again; read/write no cache")
-    parser.add_argument("--cache-dir", default=".cache/worldsense",
-                        help="where parsed columns are cached (relative to the project root)")
+                        help="refuse (exit 2) when results are partial, instead of warning")
+    group = parser.add_argument_group("WorldSense")
+    group.add_argument("--by", nargs="+", default=["problemname"], metavar="FIELD",
+                       help="trial fields to group accuracy and bias by (e.g. problemsize, skin)")
+    group.add_argument("--no-cache", action="store_true", help="parse every file again; read/write no cache")
+    group.add_argument("--cache-dir", default=".cache/worldsense",
+                       help="where parsed columns are cached (relative to the project root)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
-    result = analysis.analyse_results_in_testset_dir(
-        args.testset, by=args.by, cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
-        require_complete=args.require_complete)
-    text = report.format_report(result, args.testset)
-    print(text, end="")
+    with tempfile.TemporaryDirectory() as scratch:
+        figures_dir = args.figures or (Path(scratch) if args.plot else None)
+        section = analysis.analyse(args.testset, suite=args.suite, figures_dir=figures_dir, by=args.by,
+                                   cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
+                                   require_complete=args.require_complete)
+        if args.plot and section.figures:
+            args.plot.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(section.figures[0][1], args.plot)
+    print(section.text, end="")
     if args.out:
-        write_text(args.out, text)
+        write_text(args.out, section.text)
     if args.csv:
-        report.write_csv(result, args.csv)
+        write_text(args.csv, analysis.tidy_data(section).to_csv(index=False, lineterminator="\n"))
     if args.markdown:
-        report.write_markdown(result, args.testset, args.markdown)
-    if args.plot:
-        report.plot_accuracy(result, args.plot)
-    models = result.tuples.groupby(["prompting", "modelname"], observed=True).ngroups
-    log.info("analysed %s tuples of %d model(s)", f"{len(result.tuples):,}", models)
+        write_text(args.markdown, analysis.section_markdown(section))
+    for note in section.notes:
+        log.warning("%s", note)
+    log.info("analysed %s: %s", args.testset, "; ".join(section.summary) or section.title)
     return 0
 
 

@@ -193,7 +193,8 @@ def test_published_table_is_reproduced_exactly():
     result = analyse_results_in_testset_dir(testset, cache_dir=None)
     tables = dict(report.report_tables(result))
     titles = list(tables)
-    average, accuracy, bias = (tables[t] for t in titles)
+    average, accuracy, bias, answers = (tables[t] for t in titles)
+    assert answers["answered"].tolist() == ["87,048"] * 4 and answers["refused"].tolist() == ["0"] * 4
     lines = [line.split(maxsplit=1) for line in PUBLISHED.strip().splitlines()]
     for model, cells in lines[:4]:
         expected = _cells(cells)

@@ -124,7 +124,7 @@ def test_script_no_cache_writes_no_cache(testset, tmp_path, capsys):
 
 def test_script_exits_2_on_a_missing_test_set(tmp_path, capsys):
     assert cli.run_main(_script().main, ["-t", str(tmp_path / "nowhere")]) == 2
-    assert "No such test set directory" in capsys.readouterr().err
+    assert "No such test set or results directory" in capsys.readouterr().err
 
 
 def test_script_exits_2_without_results_files(tmp_path, capsys):

@@ -31,6 +31,7 @@ from common.worldsense.data import load_results_in_testset_dir
 log = logging.getLogger(__name__)
 
 TUPLE_KEYS = ("prompting", "modelname", "tuple_ID")
+MODEL_KEYS = ("prompting", "modelname")
 REBALANCED = ("problemsize", "problemname")  # collapsed in this order when not grouped by
 Z95 = 1.96  # two-sided 95% normal quantile: conf95 = 1.96 * sem
 
@@ -63,6 +64,7 @@ class Analysis:
     bias: pd.DataFrame  # bias_by_group over (prompting, modelname, *by)
     average: pd.DataFrame | None  # accuracy per (prompting, modelname); None with a single problem
     by: list[str] = field(default_factory=lambda: ["problemname"])
+    coverage: pd.DataFrame | None = None  # per (prompting, modelname): trials, answered, invalid, refused
 
     def __repr__(self) -> str:
         return f"<Analysis {len(self.tuples):,} tuples, by {self.by}>"
@@ -224,7 +226,27 @@ def analyse_results_df(
     by = [f for f in by if f not in models]
     average = accuracy_by_group(tuples, models) if tuples["problemname"].nunique() > 1 else None
     return Analysis(tuples=tuples, accuracy=accuracy_by_group(tuples, models + by),
-                    bias=bias_by_group(tuples, models + by), average=average, by=by)
+                    bias=bias_by_group(tuples, models + by), average=average, by=by,
+                    coverage=answer_coverage(results_df))
+
+
+def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
+    """Return per (prompting, modelname) how many trials were answered and how: ``trials`` in the
+    set, ``answered`` (records in the results file), ``invalid`` (no valid option: "" or an
+    answer outside the options, scored wrong as in the release) and ``refused`` (requests the
+    server refused for that item, also scored wrong, counted apart). None when ``results_df``
+    does not come from ``assemble_results``. ``results_df`` is not modified.
+    """
+    rows = results_df.attrs.get("coverage")
+    if not rows:
+        return None
+    table = pd.DataFrame(rows)
+    order = pd.DataFrame({name: display_order(table[name], name).codes for name in MODEL_KEYS})
+    table = table.loc[order.sort_values(list(MODEL_KEYS), kind="stable").index].set_index(list(MODEL_KEYS))
+    valid = results_df["resp"].astype(object).isin(list(ANSWER_CLASS))
+    not_valid = (~valid).groupby([results_df["prompting"], results_df["modelname"]], observed=True).sum()
+    table["invalid"] = not_valid.reindex(table.index, fill_value=0).astype(int) - table["refused"]
+    return table[["trials", "answered", "invalid", "refused"]]
 
 
 def analyse_results_in_testset_dir(

@@ -21,7 +21,7 @@ from common.jsonl import atomic_write
 
 log = logging.getLogger(__name__)
 
-FORMAT_VERSION = 3  # bump when the columns stored for a file change
+FORMAT_VERSION = 4  # bump when the columns stored for a file change
 DEFAULT_DIR = paths.CACHE / "worldsense"
 
 

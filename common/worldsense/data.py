@@ -129,7 +129,8 @@ def load_trial_columns(
 def load_results_columns(
     path: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
 ) -> pd.DataFrame:
-    """Return a results file as a DataFrame with ``Key`` (int64) and ``resp`` (categorical string).
+    """Return a results file as a DataFrame with ``Key`` (int64) and ``resp`` (categorical string),
+    plus ``refused`` (the refusal kind or "") when the server refused some items.
 
     Same semantics as ``common.results.read_results`` (torn last line ignored, first answer of
     a duplicated Key kept), with a fast path for well-formed files; a missing ``resp`` becomes
@@ -217,14 +218,16 @@ def assemble_results(
     come in results order (as given), then trials order; ``prompting``, ``modelname`` and
     ``resp`` are added as categoricals. A partial results file (fewer answers than trials) is
     analysed with a warning; answers whose Key is not in the trials are ignored with a warning.
-    The inputs are not modified.
+    ``attrs["coverage"]`` holds one row per results file: prompting, modelname, trials,
+    answered, refused (items the server refused; their ``resp`` is ""). The inputs are not
+    modified.
     """
     if not results:
         raise DataError(f"{source}: no results to analyse")
     keys = pd.Index(trials["Key"])
     if not keys.is_unique:
         raise DataError(f"{source}: the trials file has duplicate Keys")
-    rows, resps, sizes = [], [], []
+    rows, resps, sizes, coverage = [], [], [], []
     for (prompting, modelname), res in results.items():
         found = keys.get_indexer(res["Key"].to_numpy())
         known = np.flatnonzero(found >= 0)
@@ -235,6 +238,9 @@ def assemble_results(
             log.warning("%s/%s: partial results file: %s of %s trials answered", prompting, modelname,
                         f"{len(known):,}", f"{len(trials):,}")
         known = known[np.argsort(found[known], kind="stable")]  # trials order
+        refused = int((res["refused"].to_numpy()[known] != "").sum()) if "refused" in res.columns else 0
+        coverage.append({"prompting": prompting, "modelname": modelname, "trials": len(trials),
+                         "answered": len(known), "refused": refused})
         rows.append(found[known])
         resp = pd.Categorical(res["resp"])
         labels = pd.Index([str(c) for c in resp.categories], dtype=object)  # one category dtype for all
@@ -246,6 +252,7 @@ def assemble_results(
     for position, name in enumerate(("prompting", "modelname")):
         labels, codes = np.unique([label[position] for label in results], return_inverse=True)
         df[name] = pd.Categorical.from_codes(codes[which], categories=labels.tolist())
+    df.attrs["coverage"] = coverage
     return df
 
 
@@ -277,13 +284,17 @@ def _parse_trials(path: Path, data: bytes, skip_text: bool = False) -> list[dict
 
 
 def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
-    """Return Key and resp columns of parsed results records (a missing ``resp`` becomes "")."""
+    """Return Key and resp columns of parsed results records (a missing ``resp`` becomes ""), and
+    ``refused`` (the refusal kind, "" for answered items) when some item was refused."""
     try:
         keys = np.array([r["Key"] for r in records], dtype=np.int64)
     except (TypeError, ValueError, OverflowError):
         raise DataError(f"{path}: every 'Key' must be an integer, as in the trials file") from None
     resp = ["" if r.get("resp") is None else str(r["resp"]) for r in records]
-    return pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
+    df = pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
+    if any(r.get("refused") for r in records):
+        df["refused"] = pd.Categorical([str(r.get("refused") or "") for r in records])
+    return df
 
 
 def _field_names(records: list[dict[str, Any]]) -> list[str]:

@@ -5,15 +5,73 @@ interval)" cells); accuracy is in %, one decimal; bias in [-1, 1], two decimals.
 """
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from common.analysis import Section, markdown_table
 from common.jsonl import atomic_write, write_text
-from common.worldsense.analysis import Analysis, display_order, pivot_pretty
+from common.results import find_results_files
+from common.worldsense import cache
+from common.worldsense.analysis import Analysis, analyse_results_in_testset_dir, display_order, pivot_pretty
+from common.worldsense.data import RESULTS_DIR, trials_path
 
 RULE = "-" * 74
 MODEL_ROWS = ["prompting", "modelname"]
+
+
+ABOUT = """WorldSense (Benchekroun et al. 2023) tests grounded reasoning about simple orderings
+("Alice takes history before economics..."). Three problem families, each trivial and normal:
+**Infer** (is a relation TRUE or FALSE?), **Consist** (is a description POSSIBLE or IMPOSSIBLE?),
+**Compl** (is the information enough to decide?). The trials of a tuple share a description with
+the answers swapped, so the tuple is the unit of statistics and chance is 50% on every problem;
+problem sizes and problems are weighted equally; intervals are 1.96 standard errors. **Bias**
+is the leaning towards the affirmative answer (+1 always, -1 never)."""
+
+
+def detect(path: Path) -> bool:
+    """Return whether ``path`` is a WorldSense test set: a trials file and no generated-set
+    manifest (the canvas sets share the trial format but carry a manifest.json)."""
+    try:
+        trials_path(path)
+    except FileNotFoundError:
+        return False
+    return not (path / "manifest.json").is_file()
+
+
+def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("problemname",),
+            cache_dir: str | Path | None = cache.DEFAULT_DIR, require_complete: bool = False,
+            **_: Any) -> Section:
+    """Return the WorldSense Section of the test set ``path``: the release's tables (accuracy and
+    bias with 95% intervals) plus the answers table, the tidy statistics, one summary line per
+    model, and with ``figures_dir`` the accuracy bar plot ``worldsense_accuracy.png``."""
+    result = analyse_results_in_testset_dir(path, by=by, cache_dir=cache_dir,
+                                            require_complete=require_complete)
+    figures = []
+    if figures_dir is not None:
+        plot_accuracy(result, figures_dir / "worldsense_accuracy.png")
+        figures.append(("WorldSense accuracy per problem and model (95% intervals; chance 50%)",
+                        figures_dir / "worldsense_accuracy.png"))
+    summary = []
+    if result.average is not None:
+        for (prompting, model), row in _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(
+                MODEL_ROWS).iterrows():
+            summary.append(f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}")
+    notes = []
+    if result.coverage is not None:
+        for (prompting, model), row in result.coverage.iterrows():
+            if row["answered"] < row["trials"]:
+                notes.append(f"{model} ({prompting}): partial results, {row['answered']:,} of "
+                             f"{row['trials']:,} trials answered (incomplete tuples are left out)")
+            if row["refused"]:
+                notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
+                             "(scored wrong)")
+    return Section(suite="worldsense", title="WorldSense", about=ABOUT, text=format_report(result, path),
+                   tables=report_tables(result), figures=figures, data={"stats": tidy_stats(result)},
+                   summary=summary, notes=notes,
+                   inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)])
 
 
 def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
@@ -27,6 +85,10 @@ def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
                    pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0)))
     tables.append((f"BIAS {by_what} (with 95% confidence interval)",
                    pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0)))
+    if analysis.coverage is not None:
+        shown = analysis.coverage.map(lambda n: f"{n:,}")
+        title = "ANSWERS per model (invalid: no valid option; refused: by the server; both scored wrong)"
+        tables.append((title, shown))
     return tables
 
 
@@ -48,18 +110,15 @@ def write_markdown(analysis: Analysis, testset: str | Path, path: str | Path) ->
     write_text(path, "\n".join(parts))
 
 
-def markdown_table(table: pd.DataFrame) -> str:
-    """Return ``table`` as a Markdown table; index levels become the first columns."""
-    flat = table.reset_index()
-    names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in flat.columns]
-    names = [n.strip(" /") or "value" for n in names]
-    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
-    lines += ["| " + " | ".join(str(v) for v in row) + " |" for row in flat.itertuples(index=False)]
-    return "\n".join(lines)
-
-
 def write_csv(analysis: Analysis, path: str | Path) -> None:
-    """Write every statistic as a tidy CSV to ``path`` atomically.
+    """Write every statistic (``tidy_stats``) as CSV to ``path`` atomically."""
+    buffer = io.StringIO()
+    tidy_stats(analysis).to_csv(buffer, index=False, lineterminator="\n")
+    write_text(path, buffer.getvalue())
+
+
+def tidy_stats(analysis: Analysis) -> pd.DataFrame:
+    """Return every statistic as a tidy table.
 
     One row per (metric, prompting, modelname, group): columns ``metric`` (average_accuracy,
     accuracy, bias), the grouping fields, ``mean``, ``conf95``, ``sem``, ``count`` (effective
@@ -73,10 +132,7 @@ def write_csv(analysis: Analysis, path: str | Path) -> None:
             flat = flat.astype({name: object for name in table.index.names})  # keep 3, not 3.0, beside blanks
             frames.append(flat.assign(metric=metric))
     tidy = pd.concat(frames, ignore_index=True)
-    tidy = tidy[["metric", *MODEL_ROWS, *analysis.by, "mean", "conf95", "sem", "count"]]
-    buffer = io.StringIO()
-    tidy.to_csv(buffer, index=False, lineterminator="\n")
-    write_text(path, buffer.getvalue())
+    return tidy[["metric", *MODEL_ROWS, *analysis.by, "mean", "conf95", "sem", "count"]]
 
 
 def plot_accuracy(analysis: Analysis, path: str | Path) -> None:

@@ -1,0 +1,116 @@
+"""One analysis entry point for every suite: a suite's results become a ``Section``.
+
+``scripts/analyse_results.py`` and the report (``results/report.html`` / ``.md``) both go
+through here. Each suite contributes one module (registered in ``SUITES``) with two functions:
+
+- ``detect(path) -> bool``: whether ``path`` (a test set or a results directory) is the suite's;
+- ``section(path, figures_dir=None, **options) -> Section``: its analysis, tables with 95%
+  intervals, figures written under ``figures_dir`` (none when it is None), and summary lines.
+  Options a suite does not know are ignored, so one command line serves every suite.
+
+Computation stays in the suite's own modules; the section only assembles what they return.
+"""
+
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pandas as pd
+
+from common.errors import UserError
+
+# suite name -> module providing detect() and section(); order is the detection order
+SUITES: dict[str, str] = {
+    "worldsense": "common.worldsense.report",
+}
+
+
+@dataclass
+class Section:
+    """What one suite's analysis shows: in the terminal, in the report, and as CSV."""
+
+    suite: str  # a key of SUITES
+    title: str  # heading, e.g. "WorldSense"
+    about: str  # what it measures and how it is scored (Markdown, a paragraph or two)
+    text: str  # the terminal report, as analyse_results.py prints it
+    tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (title, display table)
+    figures: list[tuple[str, Path]] = field(default_factory=list)  # (caption, PNG written by section())
+    data: dict[str, pd.DataFrame] = field(default_factory=dict)  # tidy statistics by name, for CSV
+    summary: list[str] = field(default_factory=list)  # short lines for the end of `make all`
+    paper: pd.DataFrame | None = None  # published vs reproduced numbers, where a paper is reproduced
+    notes: list[str] = field(default_factory=list)  # caveats: partial files, refused items, ...
+    inputs: list[Path] = field(default_factory=list)  # files read (their SHA-256 go in the provenance)
+
+    def __repr__(self) -> str:
+        return f"<Section {self.suite}: {len(self.tables)} tables, {len(self.figures)} figures>"
+
+
+def suite_module(name: str) -> ModuleType:
+    """Return the module of suite ``name``; raise UserError listing the suites for an unknown one."""
+    if name not in SUITES:
+        raise UserError(f"unknown suite {name!r}: choose one of {', '.join(SUITES)}")
+    return importlib.import_module(SUITES[name])
+
+
+def detect_suite(path: str | Path) -> str:
+    """Return the name of the suite whose results ``path`` holds (the first whose ``detect`` says
+    so); raise UserError naming the path and the suites when none does."""
+    path = Path(path)
+    if not path.exists():
+        raise FileNotFoundError(2, "No such test set or results directory", str(path))
+    for name in SUITES:
+        if suite_module(name).detect(path):
+            return name
+    raise UserError(f"{path}: not a test set or results directory of any suite ({', '.join(SUITES)}); "
+                    "give the directory a suite's scripts wrote, or name the suite with --suite")
+
+
+def analyse(path: str | Path, suite: str | None = None, figures_dir: str | Path | None = None,
+            **options: Any) -> Section:
+    """Return the Section of the results under ``path`` (suite detected unless given)."""
+    name = suite or detect_suite(path)
+    return suite_module(name).section(Path(path), Path(figures_dir) if figures_dir else None, **options)
+
+
+def markdown_table(table: pd.DataFrame) -> str:
+    """Return ``table`` as a Markdown table; index levels become the first columns."""
+    flat = table.reset_index() if _has_named_index(table) else table
+    names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in flat.columns]
+    names = [n.strip(" /") or "value" for n in names]
+    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in flat.itertuples(index=False)]
+    return "\n".join(lines)
+
+
+def section_markdown(section: Section, level: int = 1) -> str:
+    """Return ``section`` as Markdown: its title, what it measures, notes, tables and figures
+    (figures as image links relative to where the Markdown is written is the caller's business:
+    their paths are used as given)."""
+    hashes = "#" * level
+    parts = [f"{hashes} {section.title}\n", section.about.strip() + "\n"]
+    parts += [f"> {note}\n" for note in section.notes]
+    for title, table in section.tables:
+        parts.append(f"{hashes}# {title}\n\n{markdown_table(table)}\n")
+    for caption, path in section.figures:
+        parts.append(f"![{caption}]({path.as_posix()})\n\n*{caption}*\n")
+    return "\n".join(parts)
+
+
+def tidy_data(section: Section) -> pd.DataFrame:
+    """Return the section's statistics as one frame: the only table as it is, several ones stacked
+    with a ``table`` column naming each."""
+    if len(section.data) == 1:
+        return next(iter(section.data.values()))
+    return pd.concat([frame.assign(table=name) for name, frame in section.data.items()], ignore_index=True)
+
+
+def _has_named_index(table: pd.DataFrame) -> bool:
+    """Return whether the index carries information (named levels), not just 0..n-1."""
+    return any(name is not None for name in table.index.names)
+
+
+def _cell(value: Any) -> str:
+    """Return a table value as Markdown text (pipes escaped)."""
+    return str(value).replace("|", "\\|")
