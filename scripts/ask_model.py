@@ -4,7 +4,9 @@ Follows the WorldSense protocol: ask `text`, extract the answer, re-prompt with 
 with one of these options: ..." when it is not in `expectedresp`, record "" when it still is
 not. Answers are appended to <testset>/results/<prompting>___<modelname>___results.jsonl as
 they come (re-running resumes), and each run is summarised in <...>___results.meta.json.
-The question text is sent as is; --prompting only labels the results file.
+The question text is sent as is; --prompting only labels the results file. A trial the server
+refuses for itself (too long for the model's context, a content filter) is recorded as refused
+and the run goes on; re-running skips it unless --retry-errors.
 
 $ python scripts/ask_model.py -t data/worldsense/test_set --model oracle --limit 100
 $ OPENAI_API_KEY=... python scripts/ask_model.py -t data/worldsense/test_set --model openai-gpt-4o-mini
@@ -42,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="re-prompts when the answer is not an option")
     parser.add_argument("--limit", type=int, default=None, help="only the first N trials of the file")
     parser.add_argument("--seed", type=int, default=0, help="seed of the built-in random model")
+    parser.add_argument("--retry-errors", action="store_true",
+                        help="ask again the trials the server refused (e.g. after raising the context size)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
     args = parser.parse_args(argv)
@@ -60,14 +64,11 @@ def main(argv: list[str] | None = None) -> int:
     items = trials[["Key", "text", "expectedresp", "goldresp"]].head(args.limit).to_dict("records")
     try:
         summary = run_items(model, items, out_path, reprompts=args.reprompts, counters=counters,
-                            labels={"prompting": args.prompting, "modelname": model.name})
+                            labels={"prompting": args.prompting, "modelname": model.name},
+                            retry_refused=args.retry_errors)
     finally:
         model.close()
-    log.info("%s: %s answered (%s invalid -> \"\"), %s already there, %s failed; %s requests, %s retries, "
-             "%s cache hits, %s tokens", out_path, f"{summary.answered:,}", f"{summary.invalid:,}",
-             f"{summary.already_done:,}", f"{summary.failed:,}", f"{counters.requests:,}",
-             f"{counters.retries:,}", f"{counters.cache_hits:,}",
-             f"{counters.prompt_tokens + counters.completion_tokens:,}")
+    log.info("%s", summary.describe(out_path, counters))
     if summary.failed:
         log.error("%s items failed after retries; run the same command again to ask them", summary.failed)
         return 1

@@ -1,8 +1,10 @@
 """Answer a WorldSense-format test set with a "model" that picks a random allowed answer.
 
-This is the template for testing a new model: copy it, replace ``answer`` with a call to
-your model, pick a ``--modelname``. Results go to <testset>/results/<prompting>___<model>___results.jsonl,
-one flushed line per trial; re-running resumes where an interrupted run stopped.
+This is the template for testing a new model: copy it under a new name, replace ``answer``
+with a call to your model. The model's name comes from the file name (``test_<name>_model.py``,
+so a copy never writes into another model's results) unless ``--modelname`` says otherwise.
+Results go to <testset>/results/<prompting>___<model>___results.jsonl, one flushed line per
+trial; re-running resumes where an interrupted run stopped.
 
 $ python scripts/test_random_model.py -t data/worldsense/test_set
 $ python scripts/test_random_model.py -t data/worldsense/test_set --seed=3 --modelname=random3
@@ -19,6 +21,7 @@ from common.worldsense import load_testset
 from common.worldsense.data import RESULTS_DIR
 
 log = logging.getLogger("test_random_model")
+MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
 
 
 def answer(text: str, options: list[str], rng: random.Random) -> str:
@@ -31,7 +34,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-t", "--testset", required=True, help="test set directory (holds trials.jsonl.bz2)")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--prompting", default="basic", help="prompting label for the results file name")
-    parser.add_argument("--modelname", default="random", help="model label for the results file name")
+    parser.add_argument("--modelname", default=MODELNAME,
+                        help="model label for the results file name (default: from the script's name)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -47,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
             rng = random.Random(f"{args.seed}:{key}")  # per-trial seed: resuming gives the same answers
             written += results.append({"Key": int(key), "resp": answer(text, options, rng)})
     log.info("wrote %s new answers (%s were already there)", f"{written:,}", f"{len(trials) - written:,}")
+    if not written and len(trials):
+        log.warning("every trial is already answered in %s: nothing was asked. A new model needs its own "
+                    "--modelname (or a copy of this script under another name)", out_path)
     return 0
 
 

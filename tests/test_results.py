@@ -2,11 +2,13 @@
 
 import json
 import logging
+import subprocess
+import sys
 import threading
 
 import pytest
 
-from common.errors import DataError
+from common.errors import DataError, UserError
 from common.results import (
     ResultsWriter,
     find_results_files,
@@ -114,3 +116,33 @@ def test_many_threads_never_write_a_key_twice(tmp_path):
             t.join()
     keys = [json.loads(line)["Key"] for line in path.read_text().splitlines()]
     assert len(keys) == len(set(keys)) == 300
+
+
+def test_a_second_writer_is_refused_until_the_first_process_dies(tmp_path):
+    path = tmp_path / "basic___m___results.jsonl"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", ("import sys, time; from common.results import ResultsWriter; "
+                                "w = ResultsWriter(sys.argv[1]); w.append({'Key': 1, 'resp': 'a'}); "
+                                "print('ok', flush=True); time.sleep(60)"), str(path)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ok"
+        with pytest.raises(UserError, match=rf"being written by another run \(process {holder.pid}\)"):
+            ResultsWriter(path)
+    finally:
+        holder.kill()  # SIGKILL: the OS releases the lock, no cleanup needed
+        holder.wait()
+    with ResultsWriter(path) as writer:
+        assert writer.done == {1} and writer.append({"Key": 2, "resp": "b"})
+
+
+def test_drop_refused_rewrites_the_file_without_refused_records(tmp_path):
+    path = tmp_path / "basic___m___results.jsonl"
+    lines = [{"Key": 1, "resp": "a"}, {"Key": 2, "resp": "", "refused": "content_filter", "error": "x"},
+             {"Key": 3, "resp": "c"}]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    with ResultsWriter(path) as writer:
+        assert writer.done == {1, 2, 3} and writer.dropped == 0
+    with ResultsWriter(path, drop_refused=True) as writer:
+        assert writer.done == {1, 3} and writer.dropped == 1
+    assert [json.loads(line)["Key"] for line in path.read_text().splitlines()] == [1, 3]

@@ -45,14 +45,18 @@ def resolve_model(name_or_path: str, *, overrides: dict[str, Any] | None = None,
 def config_path(name_or_path: str, builtins: Mapping[str, Any] = BUILTINS) -> Path:
     """Return the config file ``name_or_path`` refers to; raise UserError listing the choices if none."""
     candidate = Path(name_or_path)
-    if candidate.suffix in (".yaml", ".yml") and candidate.is_file():
-        return candidate
+    if candidate.suffix in (".yaml", ".yml"):
+        if candidate.is_file():
+            return candidate
+        raise UserError(f"no model config file {name_or_path}: check the path, or use a config name "
+                        f"from {paths.shown(MODEL_CONFIGS)} ({', '.join(available_configs()) or 'none'}) "
+                        f"or a built-in ({', '.join(sorted(builtins))})")
     named = MODEL_CONFIGS / f"{name_or_path}.yaml"
     if "/" not in name_or_path and named.is_file():
         return named
     raise UserError(f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(builtins))}), "
-                    f"not a .yaml file, and not a config in {paths.shown(MODEL_CONFIGS)} "
-                    f"({', '.join(available_configs()) or 'none'})")
+                    f"and not a config in {paths.shown(MODEL_CONFIGS)} "
+                    f"({', '.join(available_configs()) or 'none'}); a config file path ends in .yaml")
 
 
 def available_configs() -> list[str]:

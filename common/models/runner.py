@@ -58,6 +58,17 @@ class RunSummary:
     failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
     failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
 
+    def describe(self, results_path: str | Path, counters: Counters) -> str:
+        """Return the one-line account of the run that scripts log: what was written and how
+        (answers, invalid answers, refused items kept apart), what was skipped or failed, and
+        the requests it took."""
+        answers = self.answered - self.invalid - self.refused
+        return (f"{paths.shown(results_path)}: {self.answered:,} written ({answers:,} answers, "
+                f"{self.invalid:,} invalid, {self.refused:,} refused by the server), "
+                f"{self.already_done:,} already there, {self.failed:,} failed after retries; "
+                f"{counters.requests:,} requests, {counters.retries:,} retries, {counters.cache_hits:,} "
+                f"cache hits, {counters.prompt_tokens + counters.completion_tokens:,} tokens")
+
 
 def metadata_path(results_path: str | Path) -> Path:
     """Return the run metadata file of a results file: ``<name without .jsonl>.meta.json`` beside it."""

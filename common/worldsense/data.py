@@ -12,6 +12,7 @@ files' content hash (``common.worldsense.cache``), one entry per trial field.
 """
 
 import bz2
+import json
 import logging
 import re
 from collections.abc import Sequence
@@ -286,15 +287,34 @@ def _parse_trials(path: Path, data: bytes, skip_text: bool = False) -> list[dict
 def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
     """Return Key and resp columns of parsed results records (a missing ``resp`` becomes ""), and
     ``refused`` (the refusal kind, "" for answered items) when some item was refused."""
-    try:
-        keys = np.array([r["Key"] for r in records], dtype=np.int64)
-    except (TypeError, ValueError, OverflowError):
-        raise DataError(f"{path}: every 'Key' must be an integer, as in the trials file") from None
+    bad = next((r["Key"] for r in records if not _is_int64(r["Key"])), None)
+    if bad is not None:
+        raise DataError(f"{path}:{_line_of_key(path, bad)}: 'Key' must be an integer, as in the trials "
+                        f"file (got {bad!r})")
+    keys = np.array([r["Key"] for r in records], dtype=np.int64)
     resp = ["" if r.get("resp") is None else str(r["resp"]) for r in records]
     df = pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
     if any(r.get("refused") for r in records):
         df["refused"] = pd.Categorical([str(r.get("refused") or "") for r in records])
     return df
+
+
+def _is_int64(value: Any) -> bool:
+    """Return whether ``value`` is an integer (not a bool) that fits a signed 64-bit column."""
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+def _line_of_key(path: Path, key: Any) -> int | str:
+    """Return the number of the first line of the results file ``path`` whose Key is ``key``
+    (for error messages), or "?" when it cannot be found."""
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for number, line in enumerate(handle, start=1):
+            try:
+                if json.loads(line).get("Key") == key:
+                    return number
+            except (ValueError, AttributeError):
+                continue
+    return "?"
 
 
 def _field_names(records: list[dict[str, Any]]) -> list[str]:

@@ -112,3 +112,72 @@ def test_random_builtin_matches_the_offline_template(tmp_path):
     expected = {r["Key"]: r["resp"] for r in read_results(testset / "results/basic___random___results.jsonl")}
     got = {r["Key"]: r["resp"] for r in read_results(testset / "results/runner___random___results.jsonl")}
     assert got == expected and len(got) == 30 and set(got.values()) == {"TRUE", "FALSE"}
+
+
+def test_a_second_run_on_the_same_results_file_is_refused_at_once(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 300)
+    config = write_config(tmp_path, server, concurrency=2)
+    server.default = "slow:0.05"  # the first run takes about 8 s
+    first = ask(testset, config, wait=False)
+    deadline = time.monotonic() + 30
+    while not results_of(testset).exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    second = ask(testset, config)  # started while the first one writes
+    assert second.returncode == 2, second.stderr
+    assert f"being written by another run (process {first.pid})" in second.stderr
+    assert first.wait(timeout=60) == 0
+    keys = [json.loads(line)["Key"] for line in results_of(testset).read_text().splitlines()]
+    assert sorted(keys) == list(range(300))  # one writer: every Key once
+    assert ask(testset, config).returncode == 0  # the lock went with the first process
+
+
+def test_a_killed_run_leaves_a_metadata_entry_that_the_next_run_corrects(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 200)
+    config = write_config(tmp_path, server, concurrency=2)
+    out = results_of(testset)
+    meta = out.with_name("basic___stubmodel___results.meta.json")
+    server.default = "slow:0.02"
+    process = ask(testset, config, wait=False)
+    deadline = time.monotonic() + 60
+    while (not out.exists() or out.read_text().count("\n") < 10) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    process.kill()
+    process.wait()
+    entry = json.loads(meta.read_text())["runs"][-1]
+    assert entry["status"] == "running"  # written when the run started: a SIGKILL leaves it
+    written = len(read_results(out))
+    server.default = "ok"
+    assert ask(testset, config).returncode == 0
+    killed, finished = json.loads(meta.read_text())["runs"]
+    assert killed["status"] == "killed" and killed["answered"] == written  # counted from the file
+    assert finished["already_done"] == written and finished["answered"] == 200 - written
+
+
+def test_timed_out_attempts_count_as_requests(server, tmp_path):
+    testset = write_testset(tmp_path / "set", 2)
+    config = write_config(tmp_path, server, concurrency=1, timeout_s=[2, 0.3])
+    server.script("slow:1", "ok", "ok")
+    run = ask(testset, config)
+    assert run.returncode == 0, run.stderr
+    entry = json.loads(results_of(testset).with_name("basic___stubmodel___results.meta.json").read_text())
+    assert (entry["runs"][-1]["requests"], entry["runs"][-1]["retries"]) == (3, 1)
+
+
+def test_a_missing_config_file_is_named(tmp_path):
+    testset = write_testset(tmp_path / "set", 2)
+    run = ask(testset, tmp_path / "nope.yaml")
+    assert run.returncode == 2 and f"no model config file {tmp_path / 'nope.yaml'}" in run.stderr
+
+
+def test_a_copied_template_names_its_model_after_its_file(tmp_path):
+    testset = write_testset(tmp_path / "set", 5)
+    template = (ROOT / "scripts" / "test_random_model.py").read_text()
+    copy = tmp_path / "test_mine_model.py"
+    copy.write_text(template)
+    first = subprocess.run([sys.executable, str(copy), "-t", str(testset)], capture_output=True,
+                           text=True, timeout=60)
+    again = subprocess.run([sys.executable, str(copy), "-t", str(testset)], capture_output=True,
+                           text=True, timeout=60)
+    assert first.returncode == 0 and (testset / "results" / "basic___mine___results.jsonl").is_file()
+    assert "wrote 5 new answers" in first.stderr
+    assert again.returncode == 0 and "every trial is already answered" in again.stderr
