@@ -108,6 +108,22 @@ def test_incomplete_tuples_are_dropped_with_a_warning(tmp_path, caplog):
         analyse_results_in_testset_dir(directory, cache_dir=None, require_complete=True)
 
 
+def test_refused_trials_are_scored_wrong_and_counted_apart(tmp_path):
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
+    directory = write_testset(tmp_path / "ts", trials, {"A": ["TRUE", "FALSE", "TRUE", ""]})
+    path = directory / "results" / "basic___A___results.jsonl"
+    lines = path.read_text().splitlines()
+    lines[3] = '{"Key": 103, "resp": "", "refused": "context_length_exceeded", "error": "too long"}'
+    lines[2] = '{"Key": 102, "resp": "", "raw": ["maybe", "maybe"], "error": "no valid option"}'
+    path.write_text("\n".join(lines) + "\n")
+    result = analyse_results_in_testset_dir(directory, cache_dir=None)
+    coverage = result.coverage.loc[("basic", "A")]
+    assert coverage.to_dict() == {"trials": 4, "answered": 4, "invalid": 1, "refused": 1}
+    assert result.accuracy.loc[("basic", "A", "Infer.trivial"), "mean"] == 0.0  # both wrong
+    assert result.accuracy.loc[("basic", "A", "Infer.normal"), "mean"] == 1.0
+    assert "refused" in report.format_report(result, "ts")
+
+
 def test_a_results_file_without_answers_adds_no_row(tmp_path):
     trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
     answers = {"A": ["TRUE", "FALSE", "TRUE", "FALSE"], "B": [None] * 4}
@@ -194,7 +210,7 @@ def test_published_table_is_reproduced_exactly():
     tables = dict(report.report_tables(result))
     titles = list(tables)
     average, accuracy, bias, answers = (tables[t] for t in titles)
-    assert answers["answered"].tolist() == ["87,048"] * 4 and answers["refused"].tolist() == ["0"] * 4
+    assert set(answers["answered"]) == {"87,048"} and set(answers["refused"]) == {"0"}
     lines = [line.split(maxsplit=1) for line in PUBLISHED.strip().splitlines()]
     for model, cells in lines[:4]:
         expected = _cells(cells)

@@ -97,6 +97,21 @@ def test_results_columns_keep_the_first_answer_of_a_duplicated_key(tmp_path):
     assert load_results_columns(path, cache_dir=None)["Key"].tolist() == [1]
 
 
+def test_a_non_integer_key_is_named_with_its_line(tmp_path):
+    path = tmp_path / "basic___m___results.jsonl"
+    path.write_text('{"Key": 1, "resp": "TRUE"}\n{"Key": "7", "resp": "FALSE", "raw": ["x"]}\n')
+    with pytest.raises(DataError, match=r"basic___m___results.jsonl:2: 'Key' must be an integer.*got '7'"):
+        load_results_columns(path, cache_dir=None)
+
+
+def test_refused_items_are_kept_in_a_column(tmp_path):
+    path = tmp_path / "basic___m___results.jsonl"
+    path.write_text('{"Key": 1, "resp": "TRUE", "raw": ["TRUE"]}\n'
+                    '{"Key": 2, "resp": "", "refused": "context_length_exceeded", "error": "too long"}\n')
+    df = load_results_columns(path, cache_dir=None)
+    assert df["refused"].tolist() == ["", "context_length_exceeded"] and df["resp"].tolist() == ["TRUE", ""]
+
+
 def test_script_prints_tables_and_writes_outputs(testset, tmp_path, capsys):
     out = tmp_path / "out"
     argv = ["-t", str(testset), "--cache-dir", str(tmp_path / "cache"), "--by", "problemsize",
