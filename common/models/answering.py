@@ -10,7 +10,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from common.models.base import Message, Model
+from common.models.base import Message, Model, RequestRefused
 
 REPROMPT = "Only respond with one of these options: {options}"
 _TRIM = " \t\r\n.,;:!?\"'`*()[]"
@@ -45,8 +45,9 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
     ``attempts`` (HTTP requests), ``cached`` (all turns from the cache), ``latency_s``,
     ``prompt_tokens``, ``completion_tokens`` and ``error`` (why ``resp`` is "", else None).
     Transport failures propagate (RequestFailed, ModelError): an item that was not really
-    answered is not recorded, so a later run asks it again. So does RequestRefused, which the
-    runner records as a refused item.
+    answered is not recorded, so a later run asks it again. So does RequestRefused on the
+    first turn (the runner records a refused item); a refused re-prompt (the longer
+    conversation no longer fits the context) gives a refused record that keeps ``raw``.
     """
     options = list(item["expectedresp"])
     messages: list[Message] = [{"role": "user", "content": item["text"]}]
@@ -60,7 +61,14 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
         if turn:
             messages += [{"role": "assistant", "content": raw[-1]},
                          {"role": "user", "content": reprompt_text(options)}]
-        reply = model.complete(messages, item)
+        try:
+            reply = model.complete(messages, item)
+        except RequestRefused as refusal:
+            if not turn:
+                raise  # nothing answered: the runner records the refused item
+            return {"Key": item["Key"], "resp": "", "raw": raw, "finish_reason": finish, **totals,
+                    "cached": False, "latency_s": round(time.monotonic() - start, 4),
+                    "refused": refusal.kind, "error": f"the re-prompt was refused: {refusal.message}"}
         raw.append(reply.text)
         finish.append(reply.finish_reason)
         cached = cached and reply.cached

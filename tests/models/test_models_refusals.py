@@ -160,3 +160,15 @@ def test_ask_model_finishes_a_set_with_refused_trials_and_counts_them_apart(shor
     third = ask(testset, config, "--retry-errors", "--no-cache")
     assert third.returncode == 0 and len(short_context.requests) == asked + 3
     assert len(read_results(results_of(testset))) == 12
+
+
+def test_a_refused_re_prompt_keeps_the_first_answer(tmp_path):
+    with StubServer(answer=lambda prompt: "maybe so", max_context=60) as stub:
+        out = tmp_path / "basic___stub___results.jsonl"
+        items = make_items(1)
+        items[0]["text"] = "word " * 30 + items[0]["text"]  # fits once, not with the re-prompt
+        summary = run_items(HTTPModel(make_config(stub, max_tokens=8)), items, out)
+        record = read_results(out)[0]
+    assert record["raw"] == ["maybe so"] and record["refused"] == "context_length_exceeded"
+    assert record["error"].startswith("the re-prompt was refused: HTTP 400")
+    assert (summary.refused, summary.invalid) == (1, 0)
