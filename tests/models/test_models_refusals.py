@@ -163,7 +163,7 @@ def test_ask_model_finishes_a_set_with_refused_trials_and_counts_them_apart(shor
 
 
 def test_a_refused_re_prompt_keeps_the_first_answer(tmp_path):
-    with StubServer(answer=lambda prompt: "maybe so", max_context=60) as stub:
+    with StubServer(answer=lambda prompt: "maybe so", max_context=52) as stub:
         out = tmp_path / "basic___stub___results.jsonl"
         items = make_items(1)
         items[0]["text"] = "word " * 30 + items[0]["text"]  # fits once, not with the re-prompt
