@@ -98,3 +98,24 @@ def test_ask_model_against_llama_cpp(engine, tmp_path, api):
     meta = json.loads((testset / "results" / f"basic___tiny-{api}___results.meta.json").read_text())
     assert meta["runs"][-1]["status"] == "complete" and meta["runs"][-1]["completion_tokens"] > 0
     print(f"\n{api}: " + "; ".join(f"{r['raw']!r} -> {r['resp']!r}" for r in records))
+
+
+def test_a_prompt_longer_than_the_context_is_recorded_as_refused(engine, tmp_path):
+    testset = worldsense_trials(tmp_path / "set")
+    trials = load_testset(testset).to_dict("records")
+    trials[1]["text"] = "apple " * 6000 + trials[1]["text"]  # beyond the server's 4096-token context
+    write_jsonl(testset / "trials.jsonl", trials)
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({"base_url": engine, "model": "tiny-llama", "max_tokens": 8,
+                                      "concurrency": 1, "timeout_s": [5, 120]}))
+    command = [sys.executable, str(ROOT / "scripts" / "ask_model.py"), "-t", str(testset),
+               "--model", str(config), "--no-cache"]
+    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stderr[-3000:]
+    records = {r["Key"]: r for r in read_results(testset / "results" / "basic___tiny___results.jsonl")}
+    assert sorted(records) == sorted(t["Key"] for t in trials)
+    refused = records[trials[1]["Key"]]
+    assert refused["refused"] == "context_length_exceeded" and "context" in refused["error"]
+    assert not any(r.get("refused") for key, r in records.items() if key != trials[1]["Key"])
+    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0 and "0 written" in again.stderr and "0 requests" in again.stderr
