@@ -11,7 +11,9 @@ from typing import Any
 
 import pandas as pd
 
+from common import paths
 from common.analysis import Section, markdown_table
+from common.config import load_yaml
 from common.jsonl import atomic_write, write_text
 from common.results import find_results_files
 from common.worldsense import cache
@@ -20,6 +22,7 @@ from common.worldsense.data import RESULTS_DIR, trials_path
 
 RULE = "-" * 74
 MODEL_ROWS = ["prompting", "modelname"]
+PUBLISHED = paths.CONFIGS / "papers" / "worldsense.yaml"
 
 
 ABOUT = """WorldSense (Benchekroun et al. 2023) tests grounded reasoning about simple orderings
@@ -68,10 +71,44 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
             if row["refused"]:
                 notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
                              "(scored wrong)")
+    paper = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
+    if paper is not None:
+        same = int(paper["same"].sum())
+        summary.insert(0, f"published table: {same} of {len(paper)} cells reproduced exactly")
     return Section(suite="worldsense", title="WorldSense", about=ABOUT, text=format_report(result, path),
                    tables=report_tables(result), figures=figures, data={"stats": tidy_stats(result)},
-                   summary=summary, notes=notes,
+                   summary=summary, notes=notes, paper=paper,
                    inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)])
+
+
+def paper_comparison(analysis: Analysis) -> pd.DataFrame | None:
+    """Return every cell of the published table (configs/papers/worldsense.yaml) next to the
+    same cell of ``analysis``: columns metric, model, problem, published, reproduced, same.
+
+    None when ``analysis`` is not grouped by problem. A model of the paper missing from the
+    results gives "-" as reproduced (and same False).
+    """
+    if analysis.by != ["problemname"]:
+        return None
+    published = load_yaml(PUBLISHED)[0]
+    prompting = published["prompting"]
+    average = pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"]) \
+        if analysis.average is not None else None
+    accuracy = pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0)
+    bias = pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0)
+    rows = []
+    for model, cell in published["average_accuracy"].items():
+        found = average.loc[model, prompting] if average is not None and model in average.index else "-"
+        rows.append(("average accuracy", model, "all", cell, found))
+    for metric, table in (("accuracy", accuracy), ("bias", bias)):
+        for model, cells in published[metric].items():
+            for problem, cell in cells.items():
+                key = (prompting, model)
+                found = table.loc[key, problem] if key in table.index and problem in table.columns else "-"
+                rows.append((metric, model, problem, cell, found))
+    frame = pd.DataFrame(rows, columns=["metric", "model", "problem", "published", "reproduced"])
+    frame["same"] = frame["published"] == frame["reproduced"]
+    return frame
 
 
 def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
