@@ -17,7 +17,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import analysis, cli, paths
+from common import analysis, cli, paths, report
 from common.jsonl import write_text
 
 log = logging.getLogger("analyse_results")
@@ -33,6 +33,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", metavar="MD", help="write the tables as Markdown")
     parser.add_argument("--figures", metavar="DIR", type=Path, help="write the suite's figures (PNG) here")
     parser.add_argument("--plot", metavar="PNG", type=Path, help="write the suite's main figure to this file")
+    parser.add_argument("--section", metavar="JSON", type=Path,
+                        help="save the analysis for the report (scripts/build_report.py); needs --figures")
+    parser.add_argument("--quiet", action="store_true", help="print nothing (write the files only)")
     parser.add_argument("--require-complete", action="store_true",
                         help="refuse (exit 2) when results are partial, instead of warning")
     group = parser.add_argument_group("WorldSense")
@@ -43,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="where parsed columns are cached (relative to the project root)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
+    if args.section and not args.figures:
+        parser.error("--section needs --figures DIR (the report embeds the figures from there)")
 
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
@@ -52,7 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(section.figures[0][1], args.plot)
-    print(section.text, end="")
+    if not args.quiet:
+        print(section.text, end="")
+    if args.section:
+        report.save_section(section, args.section)
     if args.out:
         write_text(args.out, section.text)
     if args.csv:

@@ -71,14 +71,28 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
             if row["refused"]:
                 notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
                              "(scored wrong)")
-    paper = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
-    if paper is not None:
-        same = int(paper["same"].sum())
-        summary.insert(0, f"published table: {same} of {len(paper)} cells reproduced exactly")
+    comparison = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
+    paper = None
+    if comparison is not None:
+        same = int(comparison["same"].sum())
+        summary.insert(0, f"published table: {same} of {len(comparison)} cells reproduced exactly")
+        paper = paper_table(comparison)
     return Section(suite="worldsense", title="WorldSense", about=ABOUT, text=format_report(result, path),
                    tables=report_tables(result), figures=figures, data={"stats": tidy_stats(result)},
                    summary=summary, notes=notes, paper=paper,
                    inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)])
+
+
+def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Return ``paper_comparison`` as a display table: one row per (metric, model), one column per
+    problem, cells "<published> ✓" when reproduced exactly, else "<published> ≠ <reproduced>"."""
+    pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
+    cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
+    order = list(dict.fromkeys(cells["problem"]))
+    table = cells.pivot(index=["metric", "model"], columns="problem", values="cell")
+    rows = pd.MultiIndex.from_tuples(list(dict.fromkeys(zip(cells["metric"], cells["model"], strict=True))),
+                                     names=["metric", "model"])
+    return table.reindex(index=rows, columns=order).fillna("")
 
 
 def paper_comparison(analysis: Analysis) -> pd.DataFrame | None:

@@ -1,0 +1,306 @@
+"""The one report of every suite: ``results/report.html`` (self-contained) and ``results/report.md``.
+
+Each suite's analysis (``common.analysis.Section``) is saved as JSON by
+``scripts/analyse_results.py --section`` (tables as display strings, figures as PNG paths, the
+SHA-256 of every input file); ``scripts/build_report.py`` assembles the saved sections with
+the provenance: commit, date, configs, pinned external data and the settings of every model
+that wrote a results file (never a key: the run metadata holds only the variable's name).
+The HTML embeds its images (base64) and needs no network; the Markdown links them.
+"""
+
+import base64
+import datetime
+import hashlib
+import html
+import json
+import os
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from common import paths
+from common.analysis import Section
+from common.errors import DataError
+from common.jsonl import write_json
+
+SCHEMA = 1  # version of the saved section format
+
+
+# ---- saving and loading sections ------------------------------------------------------------------
+def save_section(section: Section, path: str | Path) -> None:
+    """Write ``section`` as JSON to ``path`` (atomically): display tables as rows of strings,
+    figure paths relative to the project root, and the SHA-256 and size of every input file."""
+    write_json(path, {
+        "schema": SCHEMA, "suite": section.suite, "title": section.title, "about": section.about,
+        "text": section.text, "summary": section.summary, "notes": section.notes,
+        "tables": [{"title": title, **_flat(table)} for title, table in section.tables],
+        "paper": _flat(section.paper) if section.paper is not None else None,
+        "figures": [{"caption": caption, "path": _relative(figure)} for caption, figure in section.figures],
+        "inputs": [{"path": _relative(p), "sha256": file_sha256(p), "bytes": Path(p).stat().st_size}
+                   for p in section.inputs],
+    })
+
+
+def load_section(path: str | Path) -> dict[str, Any]:
+    """Return a saved section; raise DataError naming the file when it is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise DataError(f"{path}: not a saved section ({exc})") from None
+    if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+        raise DataError(f"{path}: not a section saved by this version (schema {SCHEMA}); "
+                        "rebuild it with scripts/analyse_results.py --section")
+    return data
+
+
+def file_sha256(path: str | Path) -> str:
+    """Return the SHA-256 hex digest of a file, read in 1 MB blocks."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _flat(table: pd.DataFrame) -> dict[str, Any]:
+    """Return a display table as ``{"columns": [...], "rows": [[str, ...], ...]}``: named index
+    levels become the first columns, multi-level column names are joined with " / "."""
+    flat = table.reset_index() if any(name is not None for name in table.index.names) else table
+    columns = [" / ".join(map(str, c)).strip(" /") if isinstance(c, tuple) else str(c) for c in flat.columns]
+    rows = [["" if _missing(v) else str(v) for v in row] for row in flat.itertuples(index=False)]
+    return {"columns": [c or "value" for c in columns], "rows": rows}
+
+
+def _missing(value: Any) -> bool:
+    """Return whether a table cell is empty (None or NaN)."""
+    return value is None or (isinstance(value, float) and value != value)
+
+
+def _relative(path: str | Path) -> str:
+    """Return ``path`` relative to the project root when it lies inside it, else as given."""
+    resolved = Path(path).resolve()
+    try:
+        return resolved.relative_to(paths.ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# ---- provenance ---------------------------------------------------------------------------------
+def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Return where the report comes from: date, commit (and whether the tree had changes), the
+    configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
+    section, and the models that wrote its results files (settings from their run metadata)."""
+    commit, dirty = _git_state()
+    configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
+    pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
+    return {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit, "uncommitted_changes": dirty,
+        "configs": [{"path": _relative(p), "sha256": file_sha256(p)} for p in configs],
+        "pinned_data": [{"list": _relative(p), "files": sum(1 for line in p.read_text().splitlines()
+                                                           if line.strip() and not line.startswith("#"))}
+                        for p in pinned],
+        "inputs": [{**entry, "suite": section["suite"]}
+                   for section in sections for entry in section["inputs"]],
+        "models": _models(sections),
+    }
+
+
+def _git_state() -> tuple[str, bool | None]:
+    """Return (commit hash, whether tracked files differ from it); ("unknown", None) outside git."""
+    try:
+        run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], **run).stdout.strip()
+        changes = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **run).stdout
+        return commit, bool(changes.strip())
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", None
+
+
+def _models(sections: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return one entry per results file among the sections' inputs that has run metadata: the
+    file, the model's settings of its last run (as recorded: never a key), runs, tokens, cost."""
+    models = []
+    for section in sections:
+        for entry in section["inputs"]:
+            results = paths.ROOT / entry["path"]
+            meta = results.with_name(results.name.removesuffix(".jsonl") + ".meta.json")
+            if not entry["path"].endswith("___results.jsonl"):
+                continue
+            try:
+                runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
+            except (OSError, ValueError, KeyError, TypeError):  # e.g. results released with a paper
+                models.append({"suite": section["suite"], "results": entry["path"], "runs": 0,
+                               "settings": {"released": True}, "tokens": 0, "cost_usd": 0.0})
+                continue
+            settings = dict(runs[-1].get("model") or {})
+            models.append({
+                "suite": section["suite"], "results": entry["path"], "runs": len(runs),
+                "settings": {k: v for k, v in settings.items() if v is not None},  # never a key: see models
+                "tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0)
+                              for r in runs),
+                "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
+            })
+    return models
+
+
+# ---- rendering ----------------------------------------------------------------------------------
+def summary_lines(sections: Sequence[dict[str, Any]], per_section: int = 4) -> list[str]:
+    """Return the short terminal summary: one line per section with its first summary lines."""
+    lines = []
+    for section in sections:
+        shown = section["summary"][:per_section]
+        more = len(section["summary"]) - len(shown)
+        tail = f"; ... ({more} more)" if more > 0 else ""
+        lines.append(f"{section['title']}: " + "; ".join(shown) + tail)
+    return lines
+
+
+def render_markdown(sections: Sequence[dict[str, Any]], prov: dict[str, Any], figure_links: dict[str, str],
+                    title: str = "Grounded reasoning benchmarks: report") -> str:
+    """Return the report as Markdown; ``figure_links`` maps a figure's path to the link to use."""
+    parts = [f"# {title}\n", f"Built {prov['date']} from commit `{prov['commit']}`"
+             + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "") + ".\n",
+             "## Summary\n", *[f"- {line}" for line in summary_lines(sections, per_section=99)], ""]
+    for section in sections:
+        parts += [f"## {section['title']}\n", section["about"].strip() + "\n"]
+        parts += [f"> {note}\n" for note in section["notes"]]
+        if section["paper"]:
+            parts += ["### Paper vs reproduced\n", _markdown_table(section["paper"]), ""]
+        for table in section["tables"]:
+            parts += [f"### {table['title']}\n", _markdown_table(table), ""]
+        for figure in section["figures"]:
+            link = figure_links.get(figure["path"], figure["path"])
+            parts += [f"![{figure['caption']}]({link})\n", f"*{figure['caption']}*\n"]
+    parts += ["## Provenance\n", _markdown_provenance(prov)]
+    return "\n".join(parts) + "\n"
+
+
+def _markdown_table(table: dict[str, Any]) -> str:
+    """Return a flat table as Markdown (pipes in cells escaped)."""
+    def cells(values: Sequence[str]) -> str:
+        return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
+
+    return "\n".join([cells(table["columns"]), "|" + "---|" * len(table["columns"]),
+                      *[cells(row) for row in table["rows"]]])
+
+
+def _provenance_tables(prov: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Return the provenance's tables, titled: models (settings, runs, tokens, cost), inputs, configs."""
+    models = {"columns": ["suite", "results file", "settings (no keys)", "runs", "tokens", "cost (USD)"],
+              "rows": [[m["suite"], m["results"], _settings_text(m["settings"]), str(m["runs"]),
+                        f"{m['tokens']:,}", f"{m['cost_usd']:g}"] for m in prov["models"]]}
+    inputs = {"columns": ["suite", "file", "bytes", "SHA-256"],
+              "rows": [[i["suite"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in prov["inputs"]]}
+    configs = {"columns": ["config", "SHA-256"], "rows": [[c["path"], c["sha256"]] for c in prov["configs"]]}
+    return [("Models", models), ("Inputs", inputs), ("Configs", configs)]
+
+
+def _provenance_line(prov: dict[str, Any]) -> str:
+    """Return the provenance's first sentence: commit, date and the pinned external data."""
+    pinned = ", ".join(f"{p['list']} ({p['files']} files)" for p in prov["pinned_data"])
+    dirty = " (with uncommitted changes)" if prov["uncommitted_changes"] else ""
+    return (f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
+            f"against a pinned SHA-256 when fetched: {pinned}.")
+
+
+def _markdown_provenance(prov: dict[str, Any]) -> str:
+    """Return the provenance as Markdown: its first sentence, then its tables."""
+    parts = [_provenance_line(prov), ""]
+    for title, table in _provenance_tables(prov):
+        parts += [f"### {title}\n", _markdown_table(table), ""]
+    return "\n".join(parts)
+
+
+def _settings_text(settings: dict[str, Any]) -> str:
+    """Return model settings as one short line: ``name=value`` pairs, built-ins marked."""
+    if settings.get("released"):
+        return "no run metadata (results written elsewhere, e.g. released with a paper)"
+    if settings.get("builtin"):
+        return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
+    keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")
+    return ", ".join(f"{k}={settings[k]}" for k in keep if k in settings)
+
+
+CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1200px;margin:2em auto;
+padding:0 1em;color:#222;line-height:1.45}h1{border-bottom:2px solid #444}h2{border-bottom:1px solid #bbb;
+margin-top:2em}table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.86em}th,td{border:1px solid #ccc;
+padding:.25em .55em;text-align:left;vertical-align:top}th{background:#f2f2f2}
+tr:nth-child(even) td{background:#fafafa}
+td.no{background:#fbe3e3!important}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
+figcaption{font-size:.9em;color:#555}blockquote{border-left:4px solid #e0a800;margin:.5em 0;padding:.2em .8em;
+background:#fff8e1}code{background:#f4f4f4;padding:0 .2em}.wide{overflow-x:auto}nav a{margin-right:1em}"""
+
+
+def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any],
+                title: str = "Grounded reasoning benchmarks: report") -> str:
+    """Return the report as one self-contained HTML page (images embedded as base64 PNG, inline
+    CSS, no script, no network)."""
+    esc = html.escape
+    body = [f"<h1>{esc(title)}</h1>",
+            f"<p>Built {esc(prov['date'])} from commit <code>{esc(prov['commit'])}</code>"
+            + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "") + ".</p>",
+            "<nav>" + "".join(f'<a href="#{esc(s["suite"])}">{esc(s["title"])}</a>' for s in sections)
+            + '<a href="#provenance">Provenance</a></nav>',
+            "<h2>Summary</h2><ul>" + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99))
+            + "</ul>"]
+    for section in sections:
+        body.append(f'<h2 id="{esc(section["suite"])}">{esc(section["title"])}</h2>')
+        body.append(f"<p>{_inline_markdown(section['about'])}</p>")
+        body += [f"<blockquote>{esc(note)}</blockquote>" for note in section["notes"]]
+        if section["paper"]:
+            body += ["<h3>Paper vs reproduced</h3>", _html_table(section["paper"])]
+        for table in section["tables"]:
+            body += [f"<h3>{esc(table['title'])}</h3>", _html_table(table)]
+        for figure in section["figures"]:
+            data = base64.b64encode((paths.ROOT / figure["path"]).read_bytes()).decode("ascii")
+            body.append(f'<figure><img alt="{esc(figure["caption"])}" src="data:image/png;base64,{data}">'
+                        f"<figcaption>{esc(figure['caption'])}</figcaption></figure>")
+    body += ['<h2 id="provenance">Provenance</h2>', _html_provenance(prov)]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n"
+            + "\n".join(body) + "\n</body></html>\n")
+
+
+def _html_table(table: dict[str, Any]) -> str:
+    """Return a flat table as HTML; a ``same`` column's False cells are highlighted."""
+    esc = html.escape
+    same = table["columns"].index("same") if "same" in table["columns"] else None
+    head = "".join(f"<th>{esc(c)}</th>" for c in table["columns"])
+    rows = []
+    for row in table["rows"]:
+        cells = "".join(f'<td{" class=no" if i == same and v == "False" else ""}>{esc(v)}</td>'
+                        for i, v in enumerate(row))
+        rows.append(f"<tr>{cells}</tr>")
+    body = "".join(rows)
+    return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
+
+
+def _html_provenance(prov: dict[str, Any]) -> str:
+    """Return the provenance as HTML: its first sentence, then its tables."""
+    parts = [f"<p>{html.escape(_provenance_line(prov))}</p>"]
+    for title, table in _provenance_tables(prov):
+        parts += [f"<h3>{html.escape(title)}</h3>", _html_table(table)]
+    return "\n".join(parts)
+
+
+def _inline_markdown(text: str) -> str:
+    """Return a paragraph of Markdown as HTML: escaped, with **bold** and `code` spans."""
+    import re
+
+    out = html.escape(" ".join(text.split()))
+    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
+    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+
+
+def figure_copies(sections: Sequence[dict[str, Any]], directory: str | Path) -> dict[str, str]:
+    """Return, for the Markdown report, each figure's link relative to ``directory`` (figures stay
+    where the sections wrote them)."""
+    links = {}
+    for section in sections:
+        for figure in section["figures"]:
+            links[figure["path"]] = os.path.relpath(paths.ROOT / figure["path"], directory)
+    return links

@@ -1,0 +1,42 @@
+"""Build the one report of every suite from saved sections: results/report.html and report.md.
+
+Each section is the JSON that `scripts/analyse_results.py --section` wrote for one suite (its
+tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). The HTML
+stands alone (images embedded, no network); the Markdown links the figures. Prints where the
+report is and one summary line per section.
+
+$ python scripts/build_report.py results/sections/worldsense.json \\
+      --html /tmp/report.html --markdown /tmp/report.md
+"""
+
+import logging
+import sys
+from pathlib import Path
+
+from common import cli, paths, report
+from common.jsonl import write_text
+
+log = logging.getLogger("build_report")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    parser.add_argument("sections", nargs="+", type=Path, help="saved sections, in report order")
+    parser.add_argument("--html", type=Path, required=True, help="the HTML report to write")
+    parser.add_argument("--markdown", type=Path, required=True, help="the Markdown report to write")
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+
+    sections = [report.load_section(path) for path in args.sections]
+    prov = report.provenance(sections)
+    links = report.figure_copies(sections, args.markdown.resolve().parent)
+    write_text(args.markdown, report.render_markdown(sections, prov, links))
+    write_text(args.html, report.render_html(sections, prov))
+    print(f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})")
+    for line in report.summary_lines(sections):
+        print(f"  {line}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))

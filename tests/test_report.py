@@ -1,0 +1,99 @@
+"""The one report: sections saved and loaded, provenance, self-contained HTML, Markdown, the script."""
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from common import report
+from common.analysis import Section
+from common.errors import DataError
+from common.jsonl import write_json
+from tests.conftest import run_script
+from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
+
+SENTINEL = "sk-SENTINEL-never-in-a-report-77"
+
+
+def _section(tmp_path, results=None) -> Section:
+    """A hand-made section with one table (a named index), one figure and one results input."""
+    figure = tmp_path / "fig.png"
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 2))
+    ax.plot([0, 1], [0, 1])
+    fig.savefig(figure)
+    plt.close(fig)
+    table = pd.DataFrame({"acc": ["50.0 [40.0, 60.0]", "75.0 [65.1, 82.8]"]},
+                         index=pd.Index(["random", "oracle | x"], name="model"))
+    paper = pd.DataFrame({"view": ["one"], "codex": ["99 ✓"]})
+    return Section(suite="toy", title="Toy suite", about="Measures **nothing**, with `code`.", text="T\n",
+                   tables=[("Accuracy", table)], figures=[("A line", figure)], summary=["oracle: 75.0%"],
+                   paper=paper, notes=["1 trial refused by the server"], inputs=[results] if results else [])
+
+
+def test_a_saved_section_loads_with_flat_tables_and_input_hashes(tmp_path):
+    results = tmp_path / "basic___m___results.jsonl"
+    results.write_text('{"Key": 1, "resp": "a"}\n')
+    report.save_section(_section(tmp_path, results), tmp_path / "s.json")
+    loaded = report.load_section(tmp_path / "s.json")
+    rows = [["random", "50.0 [40.0, 60.0]"], ["oracle | x", "75.0 [65.1, 82.8]"]]
+    assert loaded["tables"][0] == {"title": "Accuracy", "columns": ["model", "acc"], "rows": rows}
+    assert loaded["inputs"][0]["sha256"] == report.file_sha256(results) and loaded["inputs"][0]["bytes"] == 24
+    assert loaded["paper"]["rows"] == [["one", "99 ✓"]]
+
+
+def test_a_file_that_is_not_a_section_is_named(tmp_path):
+    (tmp_path / "x.json").write_text('{"schema": 0}')
+    with pytest.raises(DataError, match=r"x.json: not a section saved by this version"):
+        report.load_section(tmp_path / "x.json")
+    (tmp_path / "y.json").write_text("{")
+    with pytest.raises(DataError, match=r"y.json: not a saved section"):
+        report.load_section(tmp_path / "y.json")
+
+
+def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
+    results = tmp_path / "basic___m___results.jsonl"
+    results.write_text('{"Key": 1, "resp": "a"}\n')
+    write_json(tmp_path / "basic___m___results.meta.json", {"runs": [
+        {"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "M_KEY"},
+         "prompt_tokens": 10, "completion_tokens": 2, "cost_usd": 0.5}]})
+    report.save_section(_section(tmp_path, results), tmp_path / "s.json")
+    sections = [report.load_section(tmp_path / "s.json")]
+    prov = report.provenance(sections)
+    page = report.render_html(sections, prov)
+    assert page.count("<table>") == 2 + 3  # the section's table and paper table, three provenance tables
+    assert page.count('src="data:image/png;base64,') == 1
+    assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
+    assert "<strong>nothing</strong>" in page and "oracle | x" in page and "refused by the server" in page
+    assert "api_key_env=M_KEY" in page and "12" in page and SENTINEL not in page
+    assert re.fullmatch(r"[0-9a-f]{40}|unknown", prov["commit"])
+    assert any(c["path"] == "configs/papers/worldsense.yaml" for c in prov["configs"])
+    markdown = report.render_markdown(sections, prov, {sections[0]["figures"][0]["path"]: "fig.png"})
+    assert "| oracle \\| x | 75.0 [65.1, 82.8] |" in markdown and "![A line](fig.png)" in markdown
+
+
+def test_build_report_writes_html_and_markdown_and_prints_a_short_summary(tmp_path):
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
+    testset = write_testset(tmp_path / "ts", trials, {"A": answers_for(trials, [1, 0])})
+    section = tmp_path / "sections" / "worldsense.json"
+    analysed = run_script("scripts/analyse_results.py", "-t", str(testset), "--no-cache", "--quiet",
+                          "--section", str(section), "--figures", str(tmp_path / "figures"))
+    assert analysed.returncode == 0, analysed.stderr
+    assert analysed.stdout == "" and json.loads(section.read_text())["suite"] == "worldsense"
+    built = run_script("scripts/build_report.py", str(section), "--html", str(tmp_path / "r.html"),
+                       "--markdown", str(tmp_path / "r.md"))
+    assert built.returncode == 0, built.stderr
+    assert built.stdout.splitlines()[0].startswith("Report: ") and len(built.stdout.splitlines()) == 2
+    assert "WorldSense: A (basic): 50.0%" in built.stdout
+    assert "worldsense_accuracy.png" in (tmp_path / "r.md").read_text()
+    assert (tmp_path / "r.html").read_text().count('src="data:image/png;base64,') == 1
+
+
+def test_section_without_figures_dir_is_a_usage_error(tmp_path):
+    run = run_script("scripts/analyse_results.py", "--section", str(tmp_path / "s.json"))
+    assert run.returncode == 2 and "--section needs --figures" in run.stderr
