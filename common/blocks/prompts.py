@@ -90,10 +90,13 @@ def translation_prompts(examples: Sequence[View], test: View, prompting: str = "
 
 
 def completion_facts(completion: str, stop: str = ";") -> str:
-    """Return the PDDL facts of a translation completion: the prompt's "(" put back in front,
-    cut at the stop marker (the paper stopped at the next ";" line)."""
+    """Return the PDDL facts of a translation completion cut at the stop marker (the paper
+    stopped at the next ";" line), with the prompt's "(" put back in front, unless the answer
+    opens its own (a chat model, which never saw that "(", writes "(ontable x)", not
+    "ontable x)")."""
     index = completion.find(stop)
-    return "(" + (completion if index < 0 else completion[:index])
+    facts = completion if index < 0 else completion[:index]
+    return facts if facts.lstrip().startswith("(") else "(" + facts
 
 
 PROMPT_TYPES = ("nl", "pddl")
