@@ -4,9 +4,10 @@ A completion endpoint gets the prompt as is (the paper's); a chat endpoint (`api
 same few shots as turns (a one-line system instruction, each example as a user and an assistant
 turn), and its results are labelled <prompting>-turns. The completion is cut at the stop marker
 "Initially:" (also sent as the stop sequence to HTTP models unless --set stop=... says
-otherwise), parsed, and checked on the true problem under the lenient (paper) and strict rules. One row per problem and view is
-appended to results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw
-completion, parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
+otherwise), parsed, and checked on the true problem under the lenient (paper) and strict
+rules. One row per problem and view is appended to
+results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw completion,
+parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
 The printed summary is re-scored from the raw completions, never by asking again.
 Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner).
 A request the server refuses (e.g. longer than the model's context) is recorded as refused,

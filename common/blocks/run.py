@@ -34,8 +34,13 @@ from common.blocks.planner import optimal_length
 from common.blocks.problems import load_problems
 from common.blocks.prompts import completion_facts
 from common.blocks.state import board_relations, move_english, relation_pddl
-from common.blocks.translate import (TranslationOutcome, described_objects, facts_accuracy, rule_translate,
-                                     solve_from_facts)
+from common.blocks.translate import (
+    TranslationOutcome,
+    described_objects,
+    facts_accuracy,
+    rule_translate,
+    solve_from_facts,
+)
 from common.config import parse_overrides
 from common.errors import DataError, UserError
 from common.jsonl import dumps, read_jsonl, write_text
@@ -195,7 +200,8 @@ def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
     except RequestRefused as refusal:
         return blocks_refused_record(item, refusal)
     return {"Key": item["Key"], "id": item["id"], "view": item["view"], "raw": reply.text,
-            "finish_reason": reply.finish_reason, **_transport([reply], start), **score_plan(item, reply.text)}
+            "finish_reason": reply.finish_reason, **_transport([reply], start),
+            **score_plan(item, reply.text)}
 
 
 def translation_record(model: Model, item: dict[str, Any], objects: str = "true",
@@ -278,7 +284,8 @@ def score_plan(item: dict[str, Any], raw: str) -> dict[str, Any]:
             "error": error}
 
 
-def translation_outcome(item: dict[str, Any], raw: dict[str, str], objects: str = "true") -> TranslationOutcome:
+def translation_outcome(item: dict[str, Any], raw: dict[str, str],
+                        objects: str = "true") -> TranslationOutcome:
     """Return what the fact reader and the planner make of translation completions ``raw``
     (part -> text) for ``item`` (see ``score_translation`` for ``objects``)."""
     view = item["problem"]
@@ -334,7 +341,8 @@ def score_rounds(item: dict[str, Any], rounds: Sequence[dict[str, str]], objects
     final = next((k for k, error in enumerate(errors) if error is None), len(scores) - 1)
     after = [scores[min(k, final)] for k in range(feedback + 1)]
     return {**scores[final], "rounds_used": final, "round_errors": errors,
-            "lenient_by_round": [s["lenient"] for s in after], "strict_by_round": [s["strict"] for s in after]}
+            "lenient_by_round": [s["lenient"] for s in after],
+            "strict_by_round": [s["strict"] for s in after]}
 
 
 def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], prompt_type: str,
