@@ -23,6 +23,7 @@ from common.errors import UserError
 
 # suite name -> module providing detect() and section(); order is the detection order
 SUITES: dict[str, str] = {
+    "blocks": "common.blocks.report",
     "worldsense": "common.worldsense.report",
 }
 
