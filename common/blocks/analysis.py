@@ -41,7 +41,8 @@ def run_directories(path: str | Path) -> list[Path]:
     path = Path(path)
     if not path.is_dir():
         return []
-    return [d for d in sorted(path.iterdir()) if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)]
+    return [d for d in sorted(path.iterdir())
+            if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)]
 
 
 def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path]]:
@@ -68,12 +69,14 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path]]:
     return pd.DataFrame(rows), files
 
 
-def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str, file: Path) -> dict[str, Any]:
+def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str,
+         file: Path) -> dict[str, Any]:
     """Return the analysed fields of one results record."""
     refused = str(record.get("refused") or "")
     row = {"method": method, "view": record.get("view", view), "prompting": prompting, "model": model,
            "file": file.name, "id": record.get("id"), "refused": refused,
-           "lenient": bool(record.get("lenient")) and not refused, "strict": bool(record.get("strict")) and not refused,
+           "lenient": bool(record.get("lenient")) and not refused,
+           "strict": bool(record.get("strict")) and not refused,
            "goal_held_initially": record.get("goal_held_initially"),
            "optimal_length": record.get("optimal_length"),
            "invalid": bool(record.get("error")) and not refused}
@@ -143,7 +146,8 @@ def feedback_rounds(df: pd.DataFrame) -> pd.DataFrame:
             row.update({"round": k, "answered": len(group)})
             for rule in ("lenient", "strict"):
                 wins = int(sum(bool(r[k]) for r in group[f"{rule}_by_round"]))
-                row.update({rule: wins, **{f"{rule}_{n}": v for n, v in rate_cells(wins, len(group)).items()}})
+                cells = rate_cells(wins, len(group))
+                row.update({rule: wins, **{f"{rule}_{n}": v for n, v in cells.items()}})
             rows.append(row)
     return pd.DataFrame(rows)
 

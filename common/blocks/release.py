@@ -36,7 +36,8 @@ def plans_dir(root: str | Path = RELEASE) -> Path:
 
 def collated_files(root: str | Path = RELEASE) -> list[Path]:
     """Return the release's raw output files (one per method and view) that re-scoring reads."""
-    return [Path(root) / METHOD_DIRS[method] / view / "collated.json" for method in METHOD_DIRS for view in VIEWS]
+    return [Path(root) / METHOD_DIRS[method] / view / "collated.json"
+            for method in METHOD_DIRS for view in VIEWS]
 
 
 def load_records(method: str, view: str, root: str | Path = RELEASE) -> list[dict[str, Any]]:

@@ -68,7 +68,8 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
               ("SUCCESS by OPTIMAL PLAN LENGTH (lenient, %, 95% interval, answered problems)",
                length_table(by_length))]
     if not rounds.empty:
-        tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)", rounds_table(rounds)))
+        tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
+                       rounds_table(rounds)))
     if not accuracy.empty:
         tables.append(("TRANSLATION ACCURACY (mean precision and recall of the facts)",
                        accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
@@ -79,13 +80,14 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     if figures_dir is not None:
         figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
         plot_by_view(by_view, views, figure)
-        figures.append((f"Blocks world ({set_name}): success by view and run, lenient and strict "
-                        "(95% Wilson intervals)", figure))
+        caption = f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)"
+        figures.append((caption, figure))
         if lengths["optimal_length"].nunique() > 1:
             figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
             plot_by_length(by_length, figure)
-            figures.append((f"Blocks world ({set_name}): lenient success against the optimal plan "
-                            "length, all views pooled (95% Wilson intervals)", figure))
+            caption = (f"Blocks world ({set_name}): lenient success against the optimal plan length, "
+                       "all views pooled (95% Wilson intervals)")
+            figures.append((caption, figure))
     paper, paper_lines, inputs = _paper(set_name, release)
     notes = _notes(by_view)
     summary = paper_lines + _summary(by_view, set_name)
@@ -121,7 +123,8 @@ def length_table(stats: pd.DataFrame) -> pd.DataFrame:
     shown = stats.assign(value=[f"{cell(r, lo, hi).strip()} ({n})" for r, lo, hi, n in zip(
         stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["answered"], strict=True)])
     table = shown.pivot(index=RUN, columns="optimal_length", values="value")
-    rows = pd.MultiIndex.from_tuples(list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True))), names=RUN)
+    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
+    rows = pd.MultiIndex.from_tuples(runs, names=RUN)
     return table.reindex(rows).fillna("").rename(columns=lambda n: f"length {n}")
 
 
@@ -137,7 +140,8 @@ def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
 def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
     """Return the paired tests for display: counts of discordant problems and p, both rules."""
     shown = tests[["view", "a", "b", "n"]].copy()
-    shown["lenient: a only / b only"] = [f"{x} / {y}" for x, y in zip(tests["a_only"], tests["b_only"], strict=True)]
+    shown["lenient: a only / b only"] = [f"{x} / {y}" for x, y in
+                                         zip(tests["a_only"], tests["b_only"], strict=True)]
     shown["p"] = tests["p"].map(lambda p: f"{p:.2g}")
     shown["strict: a only / b only"] = [f"{x} / {y}" for x, y in
                                         zip(tests["strict_a_only"], tests["strict_b_only"], strict=True)]
@@ -155,7 +159,8 @@ def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
     rows = pd.MultiIndex.from_tuples(list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))),
                                      names=index)
     views = list(dict.fromkeys(cells["view"]))
-    return cells.pivot(index=index, columns="view", values="cell").reindex(index=rows, columns=views).fillna("")
+    table = cells.pivot(index=index, columns="view", values="cell")
+    return table.reindex(index=rows, columns=views).fillna("")
 
 
 def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], paper: pd.DataFrame | None) -> str:
@@ -196,11 +201,12 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
     runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
     views = [v for v in views if v in set(stats["view"])]
     width = 0.8 / max(1, len(runs))
-    fig, axes = plt.subplots(1, 2, figsize=(min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3))), 4.5),
-                             sharey=True)
+    width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
+    fig, axes = plt.subplots(1, 2, figsize=(width_inches, 4.5), sharey=True)
     for ax, rule in zip(axes, ("lenient", "strict"), strict=True):
         for i, run in enumerate(runs):
-            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])]
+            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
+                         & (stats["model"] == run[2])]
             part = part.set_index("view").reindex(views)
             xs = [v + (i - (len(runs) - 1) / 2) * width for v in range(len(views))]
             rate = part[f"{rule}_rate"]
@@ -248,8 +254,8 @@ def _paper(set_name: str, release: str | Path | None) -> tuple[pd.DataFrame | No
         return None, [], []
     comparison = analysis.paper_comparison(summary(rescore(root)))
     mine = comparison[comparison["source"] == "published"]
-    line = (f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced exactly "
-            f"({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)")
+    line = (f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
+            f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)")
     return paper_table(comparison), [line], collated_files(root)
 
 
@@ -262,9 +268,10 @@ def _notes(by_view: pd.DataFrame) -> list[str]:
 
 def _summary(by_view: pd.DataFrame, set_name: str) -> list[str]:
     """Return the best run's line (mean lenient success over the views) and the number of runs."""
-    runs = by_view.groupby(RUN, sort=False)["lenient_rate"].mean().dropna().sort_values(ascending=False, kind="stable")
+    runs = by_view.groupby(RUN, sort=False)["lenient_rate"].mean().dropna()
+    runs = runs.sort_values(ascending=False, kind="stable")
     if runs.empty:
         return [f"blocks {set_name}: no answered problems"]
     best = runs.index[0]
-    return [f"blocks {set_name}: {len(runs)} runs; best {run_label(*best)}: {runs.iloc[0]:.1f}% lenient "
-            "(mean over views)"]
+    return [(f"blocks {set_name}: {len(runs)} runs; best {run_label(*best)}: {runs.iloc[0]:.1f}% lenient"
+             " (mean over views)")]
