@@ -122,8 +122,33 @@ BLOCKS_RELEASED := data/cogsci22_blocks/dataset/simple_stack/problems
 BLOCKS_SETS := cogsci_problems scaling
 BLOCKS_PROMPTS := data/blocks/released/prompts/.done $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/prompts/.done)
 BLOCKS_PROMPT_TYPES := nl pddl
+# `make blocks MODEL=<config> [LIMIT=N] [BLOCKS_SET=<set>]`: one summary file per model, set and limit.
+MODEL ?=
+LIMIT ?=
+BLOCKS_SET ?= cogsci_problems
+BLOCKS_MODEL_RUN := results/blocks/$(BLOCKS_SET)/$(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT)).txt
+BLOCKS_MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
+BLOCKS_RUN_DEPS := scripts/lm_plan.py scripts/codex_translate.py $(BLOCKS_COMMON) $(wildcard common/models/*.py)
 
-.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines bench-blocks clean-blocks
+# $(call blocks-run,<set>,<planning models>,<translation models>,<extra options>): every model on
+# every view of the set (views from its manifest), each summary appended to $@ (via $@.tmp).
+define blocks-run
+trap 'rm -f $@.tmp' EXIT; \
+views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' \
+    data/blocks/$(1)/problems/manifest.json); \
+for view in $$views; do \
+  for model in $(2); do \
+    $(PYTHON) scripts/lm_plan.py --model $$model --prompts data/blocks/$(1)/prompts/paper___nl___$$view.jsonl $(4); \
+  done; \
+  for model in $(3); do \
+    $(PYTHON) scripts/codex_translate.py --model $$model --prompts data/blocks/$(1)/prompts/paper___pddl___$$view.jsonl $(4); \
+  done; \
+done > $@.tmp; \
+mv $@.tmp $@
+endef
+
+.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks blocks-needs-model bench-blocks \
+	clean-blocks
 all: reproduce-blocks blocks-prompts blocks-baselines
 clean: clean-blocks
 
@@ -141,6 +166,16 @@ blocks-prompts: $(BLOCKS_PROMPTS)
 ## Run the built-in models on the blocks prompts (noop, random, oracle plan; rules translates) and print scores.
 blocks-baselines: results/blocks/cogsci_problems/baselines.txt
 	cat $<
+
+## Run MODEL=<config name or .yaml> on both methods, every view of BLOCKS_SET (LIMIT=N problems); reruns ask nothing.
+blocks: $(if $(MODEL),$(BLOCKS_MODEL_RUN),blocks-needs-model)
+	cat $<
+	@echo "Analysis: $(PYTHON) scripts/analyse_results.py results/blocks/$(BLOCKS_SET)"
+
+blocks-needs-model:
+	@echo "error: make blocks needs MODEL=<a config in configs/models/ or a .yaml path>, e.g." \
+	    "make blocks MODEL=llamacpp LIMIT=10" >&2
+	@exit 2
 
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
 bench-blocks: $(VENV)/.bench-ok
@@ -174,17 +209,13 @@ data/blocks/released/prompts/.done: $(BLOCKS_DATA) scripts/generate_prompts.py $
 
 # One results file per view and model under results/blocks/<set>/<type>___<view>/ (append-only:
 # a rerun asks nothing again and re-scores the recorded answers); the summaries are the target.
-results/blocks/%/baselines.txt: data/blocks/%/prompts/.done scripts/lm_plan.py scripts/codex_translate.py \
-		$(BLOCKS_COMMON) $(wildcard common/models/*.py)
+results/blocks/%/baselines.txt: data/blocks/%/prompts/.done $(BLOCKS_RUN_DEPS)
 	mkdir -p $(@D)
-	for view in $$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' \
-	    data/blocks/$*/problems/manifest.json); do \
-	  for model in noop random oracle; do \
-	    $(PYTHON) scripts/lm_plan.py --model $$model --prompts data/blocks/$*/prompts/paper___nl___$$view.jsonl; \
-	  done; \
-	  $(PYTHON) scripts/codex_translate.py --model rules --prompts data/blocks/$*/prompts/paper___pddl___$$view.jsonl; \
-	done > $@.tmp
-	mv $@.tmp $@
+	$(call blocks-run,$*,noop random oracle,rules,)
+
+$(BLOCKS_MODEL_RUN): data/blocks/$(BLOCKS_SET)/prompts/.done $(BLOCKS_MODEL_CONFIG) $(BLOCKS_RUN_DEPS)
+	mkdir -p $(@D)
+	$(call blocks-run,$(BLOCKS_SET),$(MODEL),$(MODEL),$(if $(LIMIT),--limit $(LIMIT),))
 
 $(VENV)/.bench-ok: requirements-bench.txt | $(ENV_OK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
