@@ -422,11 +422,12 @@ def rescore_report(results_path: str | Path, items: Sequence[dict[str, Any]], pr
 
 
 def format_summary(table: pd.DataFrame) -> str:
-    """Return the summary as text: success as "rate [lo, hi]", other fields with 2 decimals."""
+    """Return the summary as text: success as "rate [lo, hi]" ("-" when nothing was answered),
+    other fields with 2 decimals."""
     shown = pd.DataFrame({"view": table["view"], "problems": table["problems"]})
     for rule in ("lenient", "strict"):
         bounds = zip(table[rule], table[f"{rule}_lo"], table[f"{rule}_hi"], strict=True)
-        shown[rule] = [f"{v:5.1f} [{lo:5.1f}, {hi:5.1f}]" for v, lo, hi in bounds]
+        shown[rule] = ["-" if pd.isna(v) else f"{v:5.1f} [{lo:5.1f}, {hi:5.1f}]" for v, lo, hi in bounds]
     for name in table.columns:
         if name not in shown.columns and not name.endswith(("_lo", "_hi")):
             shown[name] = table[name].map(_cell)
