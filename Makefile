@@ -147,8 +147,7 @@ done > $@.tmp; \
 mv $@.tmp $@
 endef
 
-.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks blocks-needs-model bench-blocks \
-	clean-blocks
+.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks bench-blocks clean-blocks
 all: reproduce-blocks blocks-prompts blocks-baselines
 clean: clean-blocks
 
@@ -168,14 +167,11 @@ blocks-baselines: results/blocks/cogsci_problems/baselines.txt
 	cat $<
 
 ## Run MODEL=<config name or .yaml> on both methods, every view of BLOCKS_SET (LIMIT=N problems); reruns ask nothing.
-blocks: $(if $(MODEL),$(BLOCKS_MODEL_RUN),blocks-needs-model)
+blocks: $(if $(MODEL),$(BLOCKS_MODEL_RUN),)
+	@test -n "$(MODEL)" || { echo "error: make blocks needs MODEL=<a config in configs/models/ or a" \
+	    ".yaml path>, e.g. make blocks MODEL=llamacpp LIMIT=10" >&2; exit 2; }
 	cat $<
 	@echo "Analysis: $(PYTHON) scripts/analyse_results.py results/blocks/$(BLOCKS_SET)"
-
-blocks-needs-model:
-	@echo "error: make blocks needs MODEL=<a config in configs/models/ or a .yaml path>, e.g." \
-	    "make blocks MODEL=llamacpp LIMIT=10" >&2
-	@exit 2
 
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
 bench-blocks: $(VENV)/.bench-ok
