@@ -2,13 +2,16 @@
 answers per problem: every kind of answer a model gives, the recorded outcome of each row, chat
 turns, feedback rounds and refused requests."""
 
+import importlib.util
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 import yaml
 
+from common import cli
 from common.blocks import run
 from common.blocks.conversation import FACTS_SYSTEM, PLAN_SYSTEM, follow_up, planning_turns, translation_turns
 from common.blocks.planner import optimal_plan
@@ -16,8 +19,8 @@ from common.blocks.problems import Problem, write_problems
 from common.blocks.prompts import prompt_records
 from common.jsonl import write_jsonl
 from common.models.stub_server import StubServer
+from common.paths import ROOT
 from common.results import read_results
-from tests.conftest import run_script
 
 sys.path.insert(0, str(Path(__file__).parent / "models"))
 from model_helpers import FAST  # the model tests' fast retry settings
@@ -161,13 +164,35 @@ def config(directory: Path, server: StubServer, api: str = "completions", name: 
     return path
 
 
+@dataclass
+class Ran:
+    """What a script run in this process returned and printed."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_here(capsys, script: str, *args: str) -> Ran:
+    """Run ``scripts/<name>.py``'s main in this process (as ``cli.run_main`` does for the script,
+    without a new interpreter's start-up) and return its exit code and output."""
+    spec = importlib.util.spec_from_file_location(Path(script).stem, ROOT / script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    capsys.readouterr()
+    code = cli.run_main(module.main, list(args))
+    out = capsys.readouterr()
+    return Ran(code, out.out, out.err)
+
+
 def by_scenario(rows: list[dict]) -> dict[str, dict]:
     return {SCENARIOS[int(row["id"]) - 10]: row for row in rows}
 
 
-def test_every_kind_of_plan_is_recorded_with_its_outcome(hand_set, tmp_path):
+def test_every_kind_of_plan_is_recorded_with_its_outcome(capsys, hand_set, tmp_path):
     with StubServer(answer=scripted) as server:
-        result = run_script(
+        result = run_here(
+            capsys,
             "scripts/lm_plan.py",
             "--model",
             str(config(tmp_path, server)),
@@ -199,9 +224,10 @@ def test_every_kind_of_plan_is_recorded_with_its_outcome(hand_set, tmp_path):
     assert cut["error"] is None  # one line was a move: a wrong plan, not an invalid answer
 
 
-def test_a_reply_cut_at_max_tokens_is_recorded_as_such(hand_set, tmp_path):
+def test_a_reply_cut_at_max_tokens_is_recorded_as_such(capsys, hand_set, tmp_path):
     with StubServer(answer=scripted) as server:
-        result = run_script(
+        result = run_here(
+            capsys,
             "scripts/lm_plan.py",
             "--model",
             str(config(tmp_path, server)),
@@ -222,10 +248,11 @@ def test_a_reply_cut_at_max_tokens_is_recorded_as_such(hand_set, tmp_path):
     assert "1       0" in result.stdout  # invalid 1, refused 0
 
 
-def test_every_kind_of_translation_is_recorded_with_its_outcome(hand_set, tmp_path):
+def test_every_kind_of_translation_is_recorded_with_its_outcome(capsys, hand_set, tmp_path):
     prompts = hand_set / "prompts" / "paper___pddl___v.jsonl"
     with StubServer(answer=scripted) as server:
-        result = run_script(
+        result = run_here(
+            capsys,
             "scripts/codex_translate.py",
             "--model",
             str(config(tmp_path, server)),
@@ -270,10 +297,11 @@ def test_every_kind_of_translation_is_recorded_with_its_outcome(hand_set, tmp_pa
     assert " 4       0" in result.stdout  # 4 invalid (no plan: 2 scenarios + the 2 feedback ones), 0 refused
 
 
-def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(hand_set, tmp_path):
+def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(capsys, hand_set, tmp_path):
     prompts = hand_set / "prompts" / "paper___pddl___v.jsonl"
     with StubServer(answer=scripted) as server:
-        result = run_script(
+        result = run_here(
+            capsys,
             "scripts/codex_translate.py",
             "--model",
             str(config(tmp_path, server)),
@@ -316,12 +344,13 @@ def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(hand_se
     assert "by_round" in result.stdout
 
 
-def test_chat_endpoints_get_the_few_shots_as_turns(hand_set, tmp_path):
+def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
     nl = hand_set / "prompts" / "paper___nl___v.jsonl"
     pddl = hand_set / "prompts" / "paper___pddl___v.jsonl"
     with StubServer(answer=chat_scripted) as server:
         chat = config(tmp_path, server, api="chat", name="stubchat")
-        planned = run_script(
+        planned = run_here(
+            capsys,
             "scripts/lm_plan.py",
             "--model",
             str(chat),
@@ -343,7 +372,8 @@ def test_chat_endpoints_get_the_few_shots_as_turns(hand_set, tmp_path):
         )
         assert messages[2]["content"] == "Move the box onto the pot."
         assert messages[-1]["content"].endswith("Goal:\nThe anvil is on the cup.\n\nActions:")
-        translated = run_script(
+        translated = run_here(
+            capsys,
             "scripts/codex_translate.py",
             "--model",
             str(chat),
@@ -382,11 +412,12 @@ def test_chat_endpoints_get_the_few_shots_as_turns(hand_set, tmp_path):
     assert feedback[-2] == {"role": "assistant", "content": "(on zip shelf)\n"}
 
 
-def test_refused_requests_are_counted_apart_never_as_failed_plans(hand_set, tmp_path):
+def test_refused_requests_are_counted_apart_never_as_failed_plans(capsys, hand_set, tmp_path):
     nl = hand_set / "prompts" / "paper___nl___v.jsonl"
     with StubServer(answer=scripted, max_context=50) as server:  # every prompt is longer
         stub = config(tmp_path, server)
-        result = run_script(
+        result = run_here(
+            capsys,
             "scripts/lm_plan.py",
             "--model",
             str(stub),
@@ -400,7 +431,8 @@ def test_refused_requests_are_counted_apart_never_as_failed_plans(hand_set, tmp_
         )
         assert result.returncode == 0, result.stderr
         asked = len(server.requests)
-        again = run_script(
+        again = run_here(
+            capsys,
             "scripts/lm_plan.py",
             "--model",
             str(stub),
@@ -420,7 +452,7 @@ def test_refused_requests_are_counted_apart_never_as_failed_plans(hand_set, tmp_
     assert row[:6] == ["v", "0", "-", "-", "0", "3"]  # view, none answered, no rates, 0 invalid, 3 refused
 
 
-def test_a_refused_feedback_round_keeps_the_rounds_done(hand_set, tmp_path):
+def test_a_refused_feedback_round_keeps_the_rounds_done(capsys, hand_set, tmp_path):
     pddl = hand_set / "prompts" / "paper___pddl___v.jsonl"
     items = run.load_items(pddl, hand_set / "problems", "pddl")
     longest_first = max(len(item["texts"][part].split()) for item in items for part in ("init", "goal"))
@@ -433,7 +465,8 @@ def test_a_refused_feedback_round_keeps_the_rounds_done(hand_set, tmp_path):
     assert feedback_words > longest_first + 2
     # the first requests fit (prompt + max_tokens 256 words), the longer feedback prompt does not
     with StubServer(answer=scripted, max_context=longest_first + 1 + 256) as server:
-        result = run_script(
+        result = run_here(
+            capsys,
             "scripts/codex_translate.py",
             "--model",
             str(config(tmp_path, server)),
@@ -453,11 +486,18 @@ def test_a_refused_feedback_round_keeps_the_rounds_done(hand_set, tmp_path):
     assert fixable["lenient_by_round"] == [False, False, False] and fixable["error"].startswith("goal facts")
 
 
-def test_builtin_oracle_and_random_translate_or_are_rejected_cleanly(hand_set, tmp_path):
+def test_builtin_oracle_and_random_translate_or_are_rejected_cleanly(capsys, hand_set, tmp_path):
     pddl = str(hand_set / "prompts" / "paper___pddl___v.jsonl")
     for model in ("oracle", "random"):
-        result = run_script(
-            "scripts/codex_translate.py", "--model", model, "--prompts", pddl, "--results-dir", str(tmp_path)
+        result = run_here(
+            capsys,
+            "scripts/codex_translate.py",
+            "--model",
+            model,
+            "--prompts",
+            pddl,
+            "--results-dir",
+            str(tmp_path),
         )
         assert result.returncode == 0, result.stderr
     oracle = read_results(tmp_path / "paper___oracle___results.jsonl")
@@ -466,7 +506,8 @@ def test_builtin_oracle_and_random_translate_or_are_rejected_cleanly(hand_set, t
     assert len(chance) == len(SCENARIOS) and all(
         r["error"] is None for r in chance
     )  # random boards read fine
-    again = run_script(
+    again = run_here(
+        capsys,
         "scripts/codex_translate.py",
         "--model",
         "random",
@@ -479,8 +520,15 @@ def test_builtin_oracle_and_random_translate_or_are_rejected_cleanly(hand_set, t
     assert [r["raw"] for r in read_results(tmp_path / "again" / "paper___random___results.jsonl")] == [
         r["raw"] for r in chance
     ]  # seeded per problem
-    noop = run_script(
-        "scripts/codex_translate.py", "--model", "noop", "--prompts", pddl, "--results-dir", str(tmp_path)
+    noop = run_here(
+        capsys,
+        "scripts/codex_translate.py",
+        "--model",
+        "noop",
+        "--prompts",
+        pddl,
+        "--results-dir",
+        str(tmp_path),
     )
     assert noop.returncode == 2 and "Traceback" not in noop.stderr
     assert "unknown model 'noop': not a built-in (oracle, random, rules)" in noop.stderr
