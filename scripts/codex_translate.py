@@ -60,9 +60,8 @@ def main(argv: list[str] | None = None) -> int:
         summary = run_items(model, items, out_path, counters=counters, retry_refused=args.retry_errors,
                             answer=functools.partial(run.translation_record, objects=args.objects,
                                                      feedback=args.feedback),
-                            labels={"prompting": prompting, "modelname": model.name,
-                                    "prompts": str(args.prompts), "objects": args.objects,
-                                    "feedback": args.feedback})
+                            labels=run.run_labels(args, prompting, model, objects=args.objects,
+                                                  feedback=args.feedback))
     finally:
         model.close()
 

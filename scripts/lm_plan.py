@@ -42,8 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         summary = run_items(model, items, out_path, answer=run.plan_record, counters=counters,
                             retry_refused=args.retry_errors,
-                            labels={"prompting": prompting, "modelname": model.name,
-                                    "prompts": str(args.prompts)})
+                            labels=run.run_labels(args, prompting, model))
     finally:
         model.close()
 

@@ -552,3 +552,38 @@ def test_turns_keep_every_example_and_the_test_problem():
         {"role": "assistant", "content": "(ontable a)"},
         {"role": "user", "content": ";The b rests on the table."},
     ]
+
+
+def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, hand_set, tmp_path):
+    from common import analysis
+    from common.jsonl import read_jsonl
+    from common.models.runner import metadata_path
+
+    out = tmp_path / "handmade" / "nl___v"
+    with StubServer(answer=scripted) as server:
+        result = run_here(
+            capsys,
+            "scripts/lm_plan.py",
+            "--model",
+            str(config(tmp_path, server)),
+            "--no-cache",
+            "--prompts",
+            str(hand_set / "prompts" / "paper___nl___v.jsonl"),
+            "--results-dir",
+            str(out),
+        )
+        assert result.returncode == 0, result.stderr
+    file = out / "paper___stub___results.jsonl"
+    stale = [
+        {**record, "lenient": False, "strict": False} for record in read_jsonl(file)
+    ]  # an old scorer's verdicts
+    write_jsonl(file, stale)
+    section = analysis.analyse(tmp_path / "handmade")
+    row = section.data["success"].iloc[0]
+    assert (row.answered, row.lenient, row.strict) == (10, 9, 7) and not section.notes  # re-scored from raw
+    metadata_path(file).unlink()
+    section = analysis.analyse(tmp_path / "handmade")
+    assert section.data["success"].iloc[0].lenient == 0  # nothing to re-score with: as recorded, and said so
+    note = "scores as recorded (prompts or problems not at hand to re-score): "
+    note += "nl___v/paper___stub___results.jsonl"
+    assert section.notes == [note]

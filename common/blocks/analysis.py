@@ -18,6 +18,7 @@ every row; the other functions are pure functions of that frame:
 """
 
 import itertools
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -45,9 +46,13 @@ def run_directories(path: str | Path) -> list[Path]:
             if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)]
 
 
-def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path]]:
-    """Return ``(rows, files)``: one row per results record under ``path`` (see the module
-    docstring) and the files read.
+def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
+    """Return ``(rows, files, notes)``: one row per results record under ``path`` (see the module
+    docstring), the files read, and caveats.
+
+    Each file is re-scored with the current scorer from its raw answers (``run.rescore``) when
+    its run metadata names a prompts file and problems directory that are still at hand, so a
+    fixed scorer never needs a new request; otherwise its recorded scores are used, with a note.
 
     Columns: ``method, view, prompting, model, file, id, lenient, strict, goal_held_initially,
     optimal_length, invalid, refused`` (the refusal's kind, or "" when answered), and for
@@ -55,18 +60,46 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path]]:
     ``lenient_by_round`` / ``strict_by_round`` (feedback runs). Raises DataError when ``path``
     holds no results files.
     """
-    rows, files = [], []
+    rows, files, as_recorded = [], [], []
     for directory in run_directories(path):
         prefix, view = _DIRECTORY.match(directory.name).groups()
         for file in find_results_files(directory):
             prompting, model = parse_results_filename(file)
             files.append(file)
-            for record in read_results(file):
+            records = rescored(file, prefix)
+            if records is None:
+                records = read_results(file)
+                as_recorded.append(file.parent.name + "/" + file.name)
+            for record in records:
                 rows.append(_row(record, METHODS[prefix], view, prompting, model, file))
     if not rows:
         raise DataError(f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
                         "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)")
-    return pd.DataFrame(rows), files
+    notes = [f"scores as recorded (prompts or problems not at hand to re-score): {', '.join(as_recorded)}"] \
+        if as_recorded else []
+    return pd.DataFrame(rows), files, notes
+
+
+def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
+    """Return the records of a results file re-scored from their raw answers (``run.rescore``),
+    with the prompts file, problems and ``objects`` protocol its last run recorded in the
+    metadata (paths relative to the project root); None when those are not at hand."""
+    from common.blocks import run
+    from common.models.runner import metadata_path
+
+    meta = metadata_path(file)
+    try:
+        last = json.loads(meta.read_text(encoding="utf-8"))["runs"][-1]
+        prompts, problems = (paths.ROOT / last["prompts"], paths.ROOT / last["problems"])
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+    if not prompts.is_file() or not problems.is_dir():
+        return None
+    try:
+        items = run.load_items(prompts, problems, prompt_type)
+    except (DataError, OSError):
+        return None
+    return run.rescore(read_results(file), items, prompt_type, last.get("objects", "true"))
 
 
 def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str,
@@ -93,8 +126,6 @@ def view_order(df: pd.DataFrame, set_name: str | None = None) -> list[str]:
     manifest = paths.DATA / "blocks" / (set_name or "") / "problems" / "manifest.json"
     found = list(dict.fromkeys(df["view"]))
     if set_name and manifest.is_file():
-        import json
-
         listed = [v for v in json.loads(manifest.read_text(encoding="utf-8")).get("views", []) if v in found]
         return listed + sorted(v for v in found if v not in listed)
     paper = [v for v in ("one", "two", "all") if v in found]

@@ -45,7 +45,7 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     is added when the set is one of the paper's (configs/papers/blocks.yaml) and the release
     (``release``, default data/cogsci22_blocks) has been fetched."""
     path = Path(path)
-    df, files = analysis.load_set(path)
+    df, files, notes = analysis.load_set(path)
     set_name = path.resolve().name
     views = analysis.view_order(df, set_name)
     df["view"] = pd.Categorical(df["view"], views, ordered=True)
@@ -89,7 +89,7 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
                        "all views pooled (95% Wilson intervals)")
             figures.append((caption, figure))
     paper, paper_lines, inputs = _paper(set_name, release)
-    notes = _notes(by_view)
+    notes += _notes(by_view)
     summary = paper_lines + _summary(by_view, set_name)
     text = format_text(path, tables, paper)
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}

@@ -470,8 +470,20 @@ def load_run_items(args: argparse.Namespace, prompt_type: str) -> list[dict[str,
     """Return the items of ``args.prompts`` (``load_items``), the first ``args.limit`` of them."""
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be 0 or more")
-    problems = args.problem_path or Path(args.prompts).parent.parent / "problems"
-    return load_items(args.prompts, problems, prompt_type)[: args.limit]
+    return load_items(args.prompts, problems_path(args.prompts, args.problem_path), prompt_type)[: args.limit]
+
+
+def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -> Path:
+    """Return the problems directory of a prompts file: ``problem_path`` if given, else
+    ``problems/`` beside the prompts file's ``prompts/`` directory."""
+    return Path(problem_path) if problem_path else Path(prompts).parent.parent / "problems"
+
+
+def run_labels(args: argparse.Namespace, prompting: str, model: Model, **more: Any) -> dict[str, Any]:
+    """Return the labels a run records in its metadata: prompting, model name, and the prompts
+    file and problems directory (so the analysis can re-score the file with the current scorer)."""
+    return {"prompting": prompting, "modelname": model.name, "prompts": str(args.prompts),
+            "problems": str(problems_path(args.prompts, args.problem_path)), **more}
 
 
 def resolve_run_model(args: argparse.Namespace, prompt_type: str, counters: Counters) -> Model:
