@@ -387,7 +387,7 @@ def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
         )
         assert translated.returncode == 0, translated.stderr
     [plan] = read_results(tmp_path / "nl" / "paper-turns___stubchat___results.jsonl")
-    assert plan["lenient"] and plan["strict"]
+    assert plan["lenient"] and plan["strict"] and plan["sent_as"] == "turns"
     rows = by_scenario(read_results(tmp_path / "pddl" / "paper-turns-feedback1___stubchat___results.jsonl"))
     right = rows["facts right"]  # the answer's own "(" is kept, not doubled
     assert (
@@ -587,3 +587,29 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
     note = "scores as recorded (prompts or problems not at hand to re-score): "
     note += "nl___v/paper___stub___results.jsonl"
     assert section.notes == [note]
+
+
+def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren():
+    from common.blocks.problems import View
+    from common.blocks.prompts import translation_prompts
+
+    view = View("v", [["a", "b"], ["c"]], [("mid", "b", "c")], {})
+    item = {
+        "Key": 1,
+        "id": "x",
+        "view": "v",
+        "prompting": "paper",
+        "problem": view,
+        "optimal_length": 1,
+        "texts": translation_prompts([], view),
+    }
+    init = "(ontable a)\n(on b a)\n(clear b)\n(ontable c)\n(clear c)\n"
+    chatty = run.score_translation(item, {"init": "Sure: " + init, "goal": "(on b c)"}, chat=True)
+    assert chatty["error"] == "initial facts: syntax: line 1, column 1: 'Sure:' outside parentheses"
+    assert chatty["init_recall"] == 1.0  # the facts are there all the same
+    as_completion = run.score_translation(item, {"init": "Sure: " + init, "goal": "on b c)"})
+    assert as_completion["error"] == "initial facts: syntax: line 1, column 8: nested '(' inside an atom"
+    both = [
+        run.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat) for chat in (True, False)
+    ]
+    assert all(score["lenient"] for score in both)  # an own "(" is never doubled

@@ -89,14 +89,14 @@ def translation_prompts(examples: Sequence[View], test: View, prompting: str = "
     }
 
 
-def completion_facts(completion: str, stop: str = ";") -> str:
+def completion_facts(completion: str, stop: str = ";", opened: bool = True) -> str:
     """Return the PDDL facts of a translation completion cut at the stop marker (the paper
-    stopped at the next ";" line), with the prompt's "(" put back in front, unless the answer
-    opens its own (a chat model, which never saw that "(", writes "(ontable x)", not
-    "ontable x)")."""
+    stopped at the next ";" line). When the prompt ``opened`` the first fact (it ends with "("),
+    that "(" is put back in front, unless the answer opens its own; a chat answer (the model
+    never saw a "(") is taken as written."""
     index = completion.find(stop)
     facts = completion if index < 0 else completion[:index]
-    return facts if facts.lstrip().startswith("(") else "(" + facts
+    return facts if not opened or facts.lstrip().startswith("(") else "(" + facts
 
 
 PROMPT_TYPES = ("nl", "pddl")

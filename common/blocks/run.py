@@ -199,8 +199,8 @@ def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
         reply = model.complete(opening(item["texts"]["plan"], "nl", uses_chat(model)), item)
     except RequestRefused as refusal:
         return blocks_refused_record(item, refusal)
-    return {"Key": item["Key"], "id": item["id"], "view": item["view"], "raw": reply.text,
-            "finish_reason": reply.finish_reason, **_transport([reply], start),
+    return {"Key": item["Key"], "id": item["id"], "view": item["view"], "sent_as": sent_as(uses_chat(model)),
+            "raw": reply.text, "finish_reason": reply.finish_reason, **_transport([reply], start),
             **score_plan(item, reply.text)}
 
 
@@ -229,7 +229,7 @@ def translation_record(model: Model, item: dict[str, Any], objects: str = "true"
     finish = [{part: reply.finish_reason for part, reply in zip(PARTS["pddl"], replies, strict=True)}]
     stopped = None
     while len(rounds) <= feedback:
-        errors = translation_outcome(item, rounds[-1], objects).errors
+        errors = translation_outcome(item, rounds[-1], objects, chat).errors
         if not errors:
             break
         answers, reasons = dict(rounds[-1]), {}
@@ -244,12 +244,18 @@ def translation_record(model: Model, item: dict[str, Any], objects: str = "true"
             break
         rounds.append(answers)
         finish.append(reasons)
-    record = {"Key": item["Key"], "id": item["id"], "view": item["view"], "raw": rounds[0],
-              "finish_reason": finish if feedback else finish[0], **_transport(replies, start)}
+    record = {"Key": item["Key"], "id": item["id"], "view": item["view"], "sent_as": sent_as(chat),
+              "raw": rounds[0], "finish_reason": finish if feedback else finish[0],
+              **_transport(replies, start)}
     if not feedback:
-        return {**record, **score_translation(item, rounds[0], objects)}
+        return {**record, **score_translation(item, rounds[0], objects, chat)}
     return {**record, "feedback": feedback, "feedback_raw": rounds[1:], "feedback_stopped": stopped,
-            **score_rounds(item, rounds, objects, feedback)}
+            **score_rounds(item, rounds, objects, feedback, chat)}
+
+
+def sent_as(chat: bool) -> str:
+    """Return how a record's prompt was sent: "turns" (chat messages) or "text" (the prompt as is)."""
+    return "turns" if chat else "text"
 
 
 def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, Any]:
@@ -284,10 +290,10 @@ def score_plan(item: dict[str, Any], raw: str) -> dict[str, Any]:
             "error": error}
 
 
-def translation_outcome(item: dict[str, Any], raw: dict[str, str],
-                        objects: str = "true") -> TranslationOutcome:
+def translation_outcome(item: dict[str, Any], raw: dict[str, str], objects: str = "true",
+                        chat: bool = False) -> TranslationOutcome:
     """Return what the fact reader and the planner make of translation completions ``raw``
-    (part -> text) for ``item`` (see ``score_translation`` for ``objects``)."""
+    (part -> text) for ``item`` (see ``score_translation`` for ``objects`` and ``chat``)."""
     view = item["problem"]
     names = None
     if objects == "described":
@@ -295,14 +301,17 @@ def translation_outcome(item: dict[str, Any], raw: dict[str, str],
                                   + "\n" + item["texts"]["goal"].rsplit("\n\n", 1)[-1])
     elif objects != "true":
         raise ValueError(f"objects must be 'true' or 'described', not {objects!r}")
-    return solve_from_facts(view, completion_facts(raw["init"]), completion_facts(raw["goal"]), names)
+    init, goal = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
+    return solve_from_facts(view, init, goal, names)
 
 
-def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = "true") -> dict[str, Any]:
+def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = "true",
+                      chat: bool = False) -> dict[str, Any]:
     """Return the scores of translation completions (``raw``: part -> text) on the true problem.
 
     The facts are the completions cut at the next ";", with the prompt's "(" put back unless
-    the answer opens its own (``prompts.completion_facts``). The planner's plan is checked on
+    the answer opens its own (``prompts.completion_facts``); a ``chat`` answer (sent as turns,
+    no "(" in the prompt) is read as written. The planner's plan is checked on
     the true problem (``lenient``, ``strict``); ``reason`` (also ``error``) says why there is
     no plan. Translation accuracy is kept apart from success: precision and recall of the
     initial-state and goal facts against the true ones, reading each fact on its own so that
@@ -312,8 +321,8 @@ def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = 
     flagged in the record), "described" only those named in the prompt's English lines.
     """
     view = item["problem"]
-    init_text, goal_text = completion_facts(raw["init"]), completion_facts(raw["goal"])
-    outcome = translation_outcome(item, raw, objects)
+    init_text, goal_text = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
+    outcome = translation_outcome(item, raw, objects, chat)
     init = facts_accuracy(init_text, view.items, board_relations(view.init_board))
     goal = facts_accuracy(goal_text, view.items, list(view.goal))
     check = outcome.check
@@ -330,13 +339,13 @@ def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = 
 
 
 def score_rounds(item: dict[str, Any], rounds: Sequence[dict[str, str]], objects: str,
-                 feedback: int) -> dict[str, Any]:
+                 feedback: int, chat: bool = False) -> dict[str, Any]:
     """Return the scores of a translation with feedback rounds (``rounds``: the answers of round
     0, 1, ...): every field of ``score_translation`` for the round the method ends with (the
     first that gave a plan, else the last), ``rounds_used``, ``round_errors`` (each round's
     error, None when it gave a plan), and ``lenient_by_round`` / ``strict_by_round``: success
     after round k for k = 0..``feedback`` (rounds not needed or not asked keep the last verdict)."""
-    scores = [score_translation(item, answers, objects) for answers in rounds]
+    scores = [score_translation(item, answers, objects, chat) for answers in rounds]
     errors = [score["error"] for score in scores]
     final = next((k for k, error in enumerate(errors) if error is None), len(scores) - 1)
     after = [scores[min(k, final)] for k in range(feedback + 1)]
@@ -364,9 +373,11 @@ def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], 
             scored.append({**record, **score_plan(item, record["raw"])})
         elif record.get("feedback"):
             rounds = [record["raw"], *record.get("feedback_raw", [])]
-            scored.append({**record, **score_rounds(item, rounds, objects, record["feedback"])})
+            chat = record.get("sent_as") == "turns"
+            scored.append({**record, **score_rounds(item, rounds, objects, record["feedback"], chat)})
         else:
-            scored.append({**record, **score_translation(item, record["raw"], objects)})
+            scored.append({**record, **score_translation(item, record["raw"], objects,
+                                                          record.get("sent_as") == "turns")})
     if len(scored) < len(records):
         log.info("%d results rows are for prompts not in this run (changed since, or beyond --limit); "
                  "not scored", len(records) - len(scored))
