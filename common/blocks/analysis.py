@@ -82,15 +82,17 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
 
 def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
     """Return the records of a results file re-scored from their raw answers (``run.rescore``),
-    with the prompts file, problems and ``objects`` protocol its last run recorded in the
-    metadata (paths relative to the project root); None when those are not at hand."""
+    with the prompts file, problems (default: beside the prompts) and ``objects`` protocol its
+    last run recorded in the metadata (paths relative to the project root); None when those are
+    not at hand."""
     from common.blocks import run
     from common.models.runner import metadata_path
 
     meta = metadata_path(file)
     try:
         last = json.loads(meta.read_text(encoding="utf-8"))["runs"][-1]
-        prompts, problems = (paths.ROOT / last["prompts"], paths.ROOT / last["problems"])
+        prompts = paths.ROOT / last["prompts"]
+        problems = paths.ROOT / run.problems_path(last["prompts"], last.get("problems"))
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None
     if not prompts.is_file() or not problems.is_dir():
