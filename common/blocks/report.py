@@ -194,6 +194,11 @@ def _save(fig, path: Path) -> None:
     _pyplot().close(fig)
 
 
+def _colour(index: int, count: int) -> Any:
+    """Return the colour of run ``index`` of ``count``: tab10, or tab20 beyond ten runs (no repeats)."""
+    return _pyplot().get_cmap("tab10" if count <= 10 else "tab20")(index % 20)
+
+
 def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
     """Write bars of success (%) by view, one bar per run, lenient and strict side by side, with
     the Wilson intervals as error bars."""
@@ -212,7 +217,8 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
             rate = part[f"{rule}_rate"]
             errors = [(rate - part[f"{rule}_lo"]).fillna(0).clip(lower=0),
                       (part[f"{rule}_hi"] - rate).fillna(0).clip(lower=0)]
-            ax.bar(xs, rate.fillna(0), width, yerr=errors, capsize=2, label=run_label(*run))
+            ax.bar(xs, rate.fillna(0), width, yerr=errors, capsize=2, label=run_label(*run),
+                   color=_colour(i, len(runs)))
         ax.set_xticks(range(len(views)), views)
         ax.set_title(rule)
         ax.set_ylim(0, 105)
@@ -233,7 +239,7 @@ def plot_by_length(stats: pd.DataFrame, path: Path) -> None:
         rate = part["lenient_rate"]
         shift = (i - (len(groups) - 1) / 2) * 0.05  # runs side by side, so equal rates stay visible
         errors = [(rate - part["lenient_lo"]).clip(lower=0), (part["lenient_hi"] - rate).clip(lower=0)]
-        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors,
+        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(groups)),
                     marker="o", capsize=2, label=run_label(*run))
     ax.set_xlabel("optimal plan length (moves)")
     ax.set_ylabel("lenient success (%), 95% interval")
