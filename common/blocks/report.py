@@ -241,6 +241,7 @@ def plot_by_length(stats: pd.DataFrame, path: Path) -> None:
         errors = [(rate - part["lenient_lo"]).clip(lower=0), (part["lenient_hi"] - rate).clip(lower=0)]
         ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(groups)),
                     marker="o", capsize=2, label=run_label(*run))
+    ax.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
     ax.set_xlabel("optimal plan length (moves)")
     ax.set_ylabel("lenient success (%), 95% interval")
     ax.set_ylim(-2, 105)
