@@ -147,7 +147,8 @@ done > $@.tmp; \
 mv $@.tmp $@
 endef
 
-.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks bench-blocks clean-blocks
+.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks analyse-blocks bench-blocks \
+	clean-blocks
 all: reproduce-blocks blocks-prompts blocks-baselines
 clean: clean-blocks
 
@@ -171,7 +172,11 @@ blocks: $(if $(MODEL),$(BLOCKS_MODEL_RUN),)
 	@test -n "$(MODEL)" || { echo "error: make blocks needs MODEL=<a config in configs/models/ or a" \
 	    ".yaml path>, e.g. make blocks MODEL=llamacpp LIMIT=10" >&2; exit 2; }
 	cat $<
-	@echo "Analysis: $(PYTHON) scripts/analyse_results.py results/blocks/$(BLOCKS_SET)"
+	@echo "Analysis: make analyse-blocks BLOCKS_SET=$(BLOCKS_SET)"
+
+## Print the model-vs-model analysis of results/blocks/BLOCKS_SET (figures in its figures/ directory).
+analyse-blocks: $(ENV_OK)
+	$(PYTHON) scripts/analyse_results.py results/blocks/$(BLOCKS_SET) --figures results/blocks/$(BLOCKS_SET)/figures
 
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
 bench-blocks: $(VENV)/.bench-ok
