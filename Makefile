@@ -182,9 +182,9 @@ analyse-blocks: $(ENV_OK)
 bench-blocks: $(VENV)/.bench-ok
 	$(PYTHON) scripts/bench_blocks.py
 
-## Delete the generated blocks-world problems and prompts (never the release or model results).
+## Delete the generated blocks-world problems, prompts and analysis figures (never the release or model results).
 clean-blocks:
-	rm -rf data/blocks
+	rm -rf data/blocks results/blocks/*/figures
 
 data/blocks/%/problems/manifest.json: configs/blocks/%.yaml scripts/generate_problems.py $(BLOCKS_COMMON) \
 		configs/blocks/vocab/items.yaml configs/blocks/vocab/weird.yaml $(BLOCKS_DATA)
