@@ -243,3 +243,46 @@ results/canvas/%/baselines.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model
 	  $(PYTHON) scripts/ask_model.py -t $(@D)/baselines --model $$model --no-cache; \
 	done
 	$(PYTHON) scripts/score_canvas.py -t $(@D)/baselines --csv $(@D)/baselines.csv --out $@
+
+# ---- Already Said That data ------------------------------------------------------------------
+# WordNet for nltk, offline: Debian's packages copied into data/nltk_data with the lexnames file
+# (the stamp holds the sorted word list's SHA-256). Sets: data/already_said_that/<set>/ from
+# configs/already_said_that/<set>.yaml (manifest.json written last is the target). The optional
+# original_<variant> sets use the evals==3.0.1.post1 data (the network to PyPI once).
+ASAT_VARIANTS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
+ASAT_ORIGINAL_VARIANTS := $(addprefix original_,which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless)
+ASAT_WORDNET := data/nltk_data/.wordnet-ok
+ASAT_ORIGINAL := data/already_said_that_original/report.json
+ASAT_DISTRACTOR_CODE := $(addprefix common/already_said_that/,__init__.py distractors.py winograd.py)
+ASAT_DATA_CODE := scripts/generate_already_said_that.py $(ASAT_DISTRACTOR_CODE) common/config.py common/jsonl.py \
+	$(addprefix common/already_said_that/,config.py dataset.py original.py wordnet.py)
+ASAT_SETS := $(foreach v,$(ASAT_VARIANTS),data/already_said_that/$(v)/manifest.json)
+
+.PHONY: asat-data asat-original clean-asat-data
+all: asat-data
+clean: clean-asat-data
+test test-all: $(ASAT_WORDNET)
+
+## Build the six Already Said That sets (word samples + distractor pools) of configs/already_said_that/.
+asat-data: $(ASAT_SETS)
+
+## Get the original eval's data from the evals==3.0.1.post1 wheel (PyPI) and build the original_* sets.
+asat-original: $(foreach v,$(ASAT_ORIGINAL_VARIANTS),data/already_said_that/$(v)/manifest.json)
+
+## Delete the generated Already Said That sets (never the WordNet copy or the original data).
+clean-asat-data:
+	rm -rf data/already_said_that
+
+# Make WordNet loadable by nltk offline (apt-get installs Debian's wordnet packages if needed; root).
+$(ASAT_WORDNET): scripts/setup_wordnet.py common/already_said_that/wordnet.py | $(ENV_OK)
+	$(PYTHON) scripts/setup_wordnet.py
+
+$(ASAT_ORIGINAL): configs/data/already_said_that_original.sha256 scripts/fetch_already_said_that_original.py \
+		common/already_said_that/original.py $(ASAT_DISTRACTOR_CODE) | $(ENV_OK)
+	$(PYTHON) scripts/fetch_already_said_that_original.py
+
+data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_WORDNET)
+	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
+
+data/already_said_that/original_%/manifest.json: configs/already_said_that/original_%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
+	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
