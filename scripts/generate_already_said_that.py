@@ -1,4 +1,4 @@
-"""Write an Already Said That set directory from its config: samples.jsonl, distractors.jsonl
+r"""Write an Already Said That set directory from its config: samples.jsonl, distractors.jsonl
 and manifest.json (written last: the mark of a finished set).
 
 The word samples depend only on the seed and the word source, so every variant built with the
@@ -6,8 +6,10 @@ same seed asks about the same words (paired comparisons). WordNet words need
 `make data/nltk_data/.wordnet-ok`; `words: original` or `distractors: original` need
 `make asat-original`.
 
-$ python scripts/generate_already_said_that.py --config configs/already_said_that/mixed.yaml --out data/already_said_that/mixed
-$ python scripts/generate_already_said_that.py --config configs/already_said_that/which_is_heavier.yaml --out /tmp/small --set samples=5
+$ python scripts/generate_already_said_that.py --config configs/already_said_that/mixed.yaml \
+    --out data/already_said_that/mixed
+$ python scripts/generate_already_said_that.py --config configs/already_said_that/first_letters.yaml \
+    --out /tmp/small --set samples=5
 """
 
 import logging
@@ -16,9 +18,9 @@ import time
 from pathlib import Path
 
 from common import cli
-from common.already_said_that.config import load_set_config
+from common.already_said_that.config import load_set_config, validate
 from common.already_said_that.dataset import write_set
-from common.config import apply_overrides, parse_overrides
+from common.config import Source, apply_overrides, parse_overrides
 
 log = logging.getLogger("generate_already_said_that")
 
@@ -37,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         name = settings.name
         settings = apply_overrides(settings, parse_overrides(args.set))
         settings.name = name
+        validate(settings, Source("<command line>"))
     start = time.monotonic()
     manifest = write_set(settings, args.out)
     pool = ", ".join(f"{source} {count}" for source, count in manifest["distractors"].items())

@@ -54,12 +54,13 @@ def load_set_config(path: str | Path) -> SetConfig:
                           f"its file ({Path(path).stem})")
     settings: SetConfig = cfg.build(SetConfig, data, source)
     settings.name = Path(path).stem
-    _check(settings, source)
+    validate(settings, source)
     return settings
 
 
-def _check(settings: SetConfig, source: cfg.Source) -> None:
-    """Raise ConfigError for values that are well-typed but inconsistent."""
+def validate(settings: SetConfig, source: cfg.Source) -> None:
+    """Raise ConfigError (naming ``source``'s file and line) for values that are well-typed but
+    out of range or inconsistent with each other (the variant and its sources)."""
     where = source.where
     if not 1 <= settings.turns <= WORDS_PER_SAMPLE:
         raise ConfigError(f"{where('turns')}: field 'turns': {settings.turns} must be between 1 "

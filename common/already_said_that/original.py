@@ -192,24 +192,27 @@ def build_original(dest: Path = ORIGINAL_DIR, checksums: Path = CHECKSUMS,
     return report
 
 
-def load_original(dest: Path = ORIGINAL_DIR) -> dict:
+def load_original(dest: Path | None = None) -> dict:
     """Return the report of the extracted original data; UserError naming the fix if absent."""
+    dest = ORIGINAL_DIR if dest is None else dest
     path = dest / REPORT_NAME
     if not path.is_file():
         raise UserError(f"the original Already Said That data is not in {shown(dest)}: {FIX}")
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def original_samples(n: int, dest: Path = ORIGINAL_DIR) -> list[dict]:
+def original_samples(n: int, dest: Path | None = None) -> list[dict]:
     """Return the first ``n`` samples of the original word file (in its order)."""
+    dest = ORIGINAL_DIR if dest is None else dest
     load_original(dest)
     return read_jsonl(dest / "words.jsonl")[:n]
 
 
-def original_distractors(source: str, dest: Path = ORIGINAL_DIR) -> tuple[dict, list[dict]]:
+def original_distractors(source: str, dest: Path | None = None) -> tuple[dict, list[dict]]:
     """Return ``(example, pool)`` of an original distractor source: the example is the last
     checked record, held out of the pool (the original eval popped the last one for its task
     description)."""
+    dest = ORIGINAL_DIR if dest is None else dest
     load_original(dest)
     records = read_jsonl(dest / f"{source}.jsonl")
     if len(records) < 2:
