@@ -35,13 +35,12 @@ GRAMS_PER_UNIT = {  # exact definitions (the pound and ounce are defined from th
 }
 UNIT_NAMES = {**{unit: unit for unit in GRAMS_PER_UNIT}, **{unit + "s": unit for unit in GRAMS_PER_UNIT}}
 MIN_RATIO = Fraction(105, 100)  # the heavier side is at least 5% heavier: no near-ties
-# Light and dense materials, so that the larger number of lighter stuff is a real trap.
-MATERIALS = (
-    "feathers", "cotton wool", "popcorn", "styrofoam", "paper", "straw", "dry leaves", "sponges",
-    "marshmallows", "bread", "wool", "cork", "water", "sand", "rice", "sugar", "flour", "bricks",
-    "gravel", "granite", "iron", "steel", "lead", "copper", "gold", "silver", "concrete",
-    "marble", "coal", "salt",
-)
+# Every question weighs a light material against a dense one (as the original's feathers
+# against steel), so that a larger amount of the lighter stuff is a real trap.
+LIGHT_MATERIALS = ("feathers", "cotton wool", "popcorn", "styrofoam", "paper", "straw", "dry leaves",
+                   "sponges", "marshmallows", "bread", "wool", "cork")
+DENSE_MATERIALS = ("sand", "bricks", "gravel", "granite", "iron", "steel", "lead", "copper", "gold",
+                   "silver", "concrete", "marble")
 QUANTITIES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 100, 200, 500)
 _HEAVIER = re.compile(r"^Is (\d+) ([a-z]+) of ([a-z ]+) heavier than (\d+) ([a-z]+) of ([a-z ]+)\?$")
 
@@ -122,7 +121,9 @@ def _amount(quantity: int, unit: str) -> str:
 def _heavier_question(rng: random.Random) -> tuple[str, str] | None:
     """Return one which-is-heavier question and its gold, or None for a (near-)tie draw."""
     units = sorted(GRAMS_PER_UNIT)
-    first, second = rng.sample(MATERIALS, 2)
+    first, second = rng.choice(LIGHT_MATERIALS), rng.choice(DENSE_MATERIALS)
+    if rng.random() < 0.5:
+        first, second = second, first
     unit_a = rng.choice(units)
     unit_b = unit_a if rng.random() < 0.5 else rng.choice(units)  # half the time: same unit
     qty_a, qty_b = rng.choice(QUANTITIES), rng.choice(QUANTITIES)
