@@ -56,16 +56,21 @@ def test_which_is_heavier_gold_is_unit_conversion_without_near_ties():
     records = generate("which_is_heavier", 500, 11)
     answers = [r["answer"] for r in records]
     assert 0.4 < answers.count("yes") / len(answers) < 0.6
-    different_units = 0
+    different_units = traps = 0
     for record in records:
         match = distractors._HEAVIER.match(record["question"])
-        qa, ua, _, qb, ub, _ = match.groups()
+        qa, ua, stuff_a, qb, ub, stuff_b = match.groups()
+        light_first = stuff_a in distractors.LIGHT_MATERIALS
+        light, dense = (stuff_a, stuff_b) if light_first else (stuff_b, stuff_a)
+        assert light in distractors.LIGHT_MATERIALS and dense in distractors.DENSE_MATERIALS
+        traps += light_first == (record["answer"] == "yes")  # the light stuff is the heavier side
         grams = distractors.GRAMS_PER_UNIT
         mass_a = int(qa) * grams[distractors.UNIT_NAMES[ua]]
         mass_b = int(qb) * grams[distractors.UNIT_NAMES[ub]]
         assert max(mass_a, mass_b) >= Fraction(105, 100) * min(mass_a, mass_b)
         different_units += distractors.UNIT_NAMES[ua] != distractors.UNIT_NAMES[ub]
     assert different_units > 100  # conversion is really needed in many questions
+    assert 150 < traps < 350  # about half the time the lighter material weighs more
 
 
 def test_which_is_heavier_checker_on_hand_written_questions():
