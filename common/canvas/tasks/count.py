@@ -4,7 +4,8 @@ Identities are distinct, so a full identity counts 0 or 1; larger counts come fr
 one or two attributes. To balance the answers over 0..N the canvas draw is biased: for a
 requested count k, a query type that can match exactly k of N shapes is chosen and k matching
 and N-k other identities are drawn. Counts no query can reach (e.g. N = 24 of a kind) are
-impossible and skipped by the generator.
+impossible and skipped by the generator. On a 24-shape canvas every identity is present, so a
+query's count is fixed by its wording: the task does not run at that size.
 """
 
 import random
@@ -34,6 +35,8 @@ class CountTask(Task):
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why a count of ``stratum`` among ``num_shapes`` shapes cannot be asked (no query
         reaches it)."""
+        if num_shapes >= len(IDENTITIES):
+            return "every identity is on the canvas: a query's count is fixed by its wording"
         if stratum is not None and not _feasible(num_shapes, int(stratum)):
             return f"no query matches exactly that many of {num_shapes} distinct shapes"
         return super().unsupported(num_shapes, stratum)

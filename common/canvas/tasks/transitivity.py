@@ -2,9 +2,15 @@
 
 The description (owned by the task) names a pivot shape, then the shapes on one side of it
 going away from it, then those on the other side, each sentence relating a shape to the
-previous one ("Below the small blue square is a small blue triangle."). Each side is built
+previous one, in one of two forms: "Below the small blue square is a small blue triangle." or
+"The small blue square is above a small blue triangle." (the same fact). Each side is built
 greedily: the next shape is the nearest one (on the chain's axis) that is beyond the previous by
 the relation rule. The answer follows by transitivity and agrees with the rule on the pair.
+
+Balanced over (answer, whether the word of the sentence introducing the asked shape is the
+answer): the subject is never the pivot, and the form of its sentence is set so that "answer
+with the word that introduced the subject" is right in half the items; the other shapes'
+sentences take either form at random. The chain fixes the axis, so chance is 1/2.
 """
 
 import random
@@ -14,7 +20,9 @@ from common.canvas.relations import horizontal, vertical
 from common.canvas.shapes import Geometry, Shape
 from common.canvas.tasks.base import Impossible, Questions, Task
 
-OPPOSITE = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
+OPPOSITE = describe.OPPOSITE
+ANSWERS = ["Left", "Right", "Above", "Below"]
+INTRO = ["intro-same", "intro-other"]  # the subject's introducing word is / is not the answer
 
 
 def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
@@ -31,7 +39,8 @@ def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> l
 
 
 class TransitivityTask(Task):
-    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four directions."""
+    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four directions
+    and over whether the subject's introducing word is the answer."""
 
     name = "transitivity"
     owned_description = "chain"
@@ -39,16 +48,17 @@ class TransitivityTask(Task):
     min_shapes = 3
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return the four directions."""
-        return ["Left", "Right", "Above", "Below"]
+        """Return ``"<direction>:<intro-same or intro-other>"`` for the four directions."""
+        return [f"{answer}:{intro}" for answer in ANSWERS for intro in INTRO]
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:
-        """Return a chain description, a question answered ``selected`` and examples on other chain pairs.
+        """Return a chain description, a question of stratum ``selected`` and examples on other
+        chain pairs.
 
         Raises Impossible when no shape has shapes on both sides along the answer's axis.
         """
-        stratum = self.pick_stratum(rng, len(shapes), selected)
+        stratum, intro = self.pick_stratum(rng, len(shapes), selected).split(":")
         words = ["Left", "Right"] if stratum in ("Left", "Right") else ["Below", "Above"]
         chains = [
             (p, _side(p, shapes, words[0], geometry), _side(p, shapes, words[1], geometry)) for p in shapes
@@ -62,9 +72,15 @@ class TransitivityTask(Task):
         if rng.random() < 0.5:
             sides.reverse()
         far = [(i, j) for i in range(len(line)) for j in range(i + 2, len(line))]
-        i, j = rng.choice(far)
         # line[i] lies towards words[0] of line[j]
-        subject, reference = (line[i], line[j]) if stratum == words[0] else (line[j], line[i])
+        pairs_ = [(line[i], line[j]) if stratum == words[0] else (line[j], line[i]) for i, j in far]
+        pairs_ = [(s, r) for s, r in pairs_ if s != pivot]
+        subject, reference = rng.choice(pairs_)
+        side_word = words[0] if subject in first else words[1]  # the subject's side of the pivot
+        # plain sentence: the introducing word is the side's; inverted: its opposite
+        inverted = {s.name for s in line if s != pivot and s != subject and rng.random() < 0.5}
+        if (side_word == stratum) != (intro == "intro-same"):
+            inverted.add(subject.name)
         others = [(a, b) for a in line for b in line if a != b and {a, b} != {subject, reference}]
         chosen = [(subject, reference), *rng.sample(others, min(examples, len(others)))]
         pairs = [
@@ -73,8 +89,8 @@ class TransitivityTask(Task):
         ]
         return Questions(
             pairs,
-            self.answer_strata(len(shapes)),
-            description=describe.chain(len(shapes), pivot, sides),
+            list(ANSWERS),
+            description=describe.chain(len(shapes), pivot, sides, frozenset(inverted)),
             facts={"chain": [s.name for s in line]},
         )
 
