@@ -141,7 +141,7 @@ def test_transitivity_chain_the_seed_example():
               "The small blue square is below a large yellow circle."}
     for intro, form in (("intro-same", "plain"), ("intro-other", "inverted")):
         for seed in range(6):
-            made = qa("transitivity", [pivot, below, above], f"Below:{intro}", seed)
+            made = qa("transitivity", [pivot, below, above], f"Below:{intro}:ref-same", seed)
             assert made.pairs[0] == ("Where is the small blue triangle relative to the large yellow circle?",
                                      "Below")
             text = made.description
@@ -149,11 +149,11 @@ def test_transitivity_chain_the_seed_example():
             assert any(sentence in text for sentence in circle)
             assert all(q != made.pairs[0][0] for q, _ in made.pairs[1:])
     # the subject is never the pivot; "Above" asks about the circle
-    made = qa("transitivity", [pivot, below, above], "Above:intro-other")
+    made = qa("transitivity", [pivot, below, above], "Above:intro-other:ref-other")
     assert made.pairs[0][0] == "Where is the large yellow circle relative to the small blue triangle?"
     assert "The small blue square is below a large yellow circle." in made.description
     with pytest.raises(Impossible, match="x axis"):
-        qa("transitivity", [pivot, below, above], "Left:intro-same")
+        qa("transitivity", [pivot, below, above], "Left:intro-same:ref-same")
 
 
 def test_shuffle_tracking_answers():

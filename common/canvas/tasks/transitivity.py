@@ -7,10 +7,12 @@ previous one, in one of two forms: "Below the small blue square is a small blue 
 greedily: the next shape is the nearest one (on the chain's axis) that is beyond the previous by
 the relation rule. The answer follows by transitivity and agrees with the rule on the pair.
 
-Balanced over (answer, whether the word of the sentence introducing the asked shape is the
-answer): the subject is never the pivot, and the form of its sentence is set so that "answer
-with the word that introduced the subject" is right in half the items; the other shapes'
-sentences take either form at random. The chain fixes the axis, so chance is 1/2.
+Balanced over (answer, whether the word of the sentence introducing the subject is the answer,
+whether the opposite of the word introducing the reference is): neither the subject nor the
+reference is the pivot, and the forms of their sentences are set by the stratum, so "answer
+with the word that introduced the subject" and "answer the opposite of the reference's word"
+are each right in half the items, and given the answer the two words are independent of it.
+The other shapes' sentences take either form at random. The chain fixes the axis, so chance is 1/2.
 """
 
 import random
@@ -23,6 +25,7 @@ from common.canvas.tasks.base import Impossible, Questions, Task
 OPPOSITE = describe.OPPOSITE
 ANSWERS = ["Left", "Right", "Above", "Below"]
 INTRO = ["intro-same", "intro-other"]  # the subject's introducing word is / is not the answer
+REFERENCE = ["ref-same", "ref-other"]  # the opposite of the reference's introducing word is / is not
 
 
 def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
@@ -48,8 +51,8 @@ class TransitivityTask(Task):
     min_shapes = 3
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``"<direction>:<intro-same or intro-other>"`` for the four directions."""
-        return [f"{answer}:{intro}" for answer in ANSWERS for intro in INTRO]
+        """Return ``"<direction>:<intro-same|intro-other>:<ref-same|ref-other>"`` (16 strata)."""
+        return [f"{answer}:{intro}:{ref}" for answer in ANSWERS for intro in INTRO for ref in REFERENCE]
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:
@@ -58,7 +61,7 @@ class TransitivityTask(Task):
 
         Raises Impossible when no shape has shapes on both sides along the answer's axis.
         """
-        stratum, intro = self.pick_stratum(rng, len(shapes), selected).split(":")
+        stratum, intro, ref = self.pick_stratum(rng, len(shapes), selected).split(":")
         words = ["Left", "Right"] if stratum in ("Left", "Right") else ["Below", "Above"]
         chains = [
             (p, _side(p, shapes, words[0], geometry), _side(p, shapes, words[1], geometry)) for p in shapes
@@ -74,13 +77,18 @@ class TransitivityTask(Task):
         far = [(i, j) for i in range(len(line)) for j in range(i + 2, len(line))]
         # line[i] lies towards words[0] of line[j]
         pairs_ = [(line[i], line[j]) if stratum == words[0] else (line[j], line[i]) for i, j in far]
-        pairs_ = [(s, r) for s, r in pairs_ if s != pivot]
+        pairs_ = [(s, r) for s, r in pairs_ if pivot not in (s, r)]
         subject, reference = rng.choice(pairs_)
-        side_word = words[0] if subject in first else words[1]  # the subject's side of the pivot
+
+        def side(shape: Shape) -> str:
+            return words[0] if shape in first else words[1]  # the shape's side of the pivot
+
         # plain sentence: the introducing word is the side's; inverted: its opposite
-        inverted = {s.name for s in line if s != pivot and s != subject and rng.random() < 0.5}
-        if (side_word == stratum) != (intro == "intro-same"):
+        inverted = {s.name for s in line if s not in (pivot, subject, reference) and rng.random() < 0.5}
+        if (side(subject) == stratum) != (intro == "intro-same"):
             inverted.add(subject.name)
+        if (OPPOSITE[side(reference)] == stratum) != (ref == "ref-same"):
+            inverted.add(reference.name)
         others = [(a, b) for a in line for b in line if a != b and {a, b} != {subject, reference}]
         chosen = [(subject, reference), *rng.sample(others, min(examples, len(others)))]
         pairs = [
