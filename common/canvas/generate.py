@@ -320,4 +320,18 @@ def summary(cfg: SetConfig, built: Built, seed: int) -> dict[str, Any]:
             for (t, n, what, reason), count in built.skipped.items()
         ],
         "skipped_total": sum(built.skipped.values()),
+        "not_run": not_run(cfg, built),
     }
+
+
+def not_run(cfg: SetConfig, built: Built) -> list[dict[str, Any]]:
+    """Return the (task, number of shapes) pairs that got no item at all, with the reasons their
+    requests were skipped (e.g. existence on a 24-shape canvas: every answer would be Yes)."""
+    ran = {(trial["task"], trial["num_shapes"]) for trial in built.trials}
+    out = []
+    for task in cfg.tasks:
+        for n in cfg.num_shapes:
+            if (task, n) not in ran:
+                reasons = sorted({reason for (t, size, _, reason) in built.skipped if (t, size) == (task, n)})
+                out.append({"task": task, "num_shapes": n, "reasons": reasons})
+    return out

@@ -171,12 +171,12 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
     ``trials`` needs Key, item, goldresp, expectedresp, task, description, fewshot, num_shapes.
     Results whose Key is not a trial are ignored. Neither input is modified.
     """
-    by_key = trials.set_index("Key")
+    by_key = {trial["Key"]: trial for trial in trials.to_dict("records")}
     rows = []
     for record in results:
-        if record["Key"] not in by_key.index:
+        trial = by_key.get(record["Key"])
+        if trial is None:
             continue
-        trial = by_key.loc[record["Key"]]
         refused = bool(record.get("refused"))
         response = "" if refused else response_text(record)
         found = None if refused else extract(response, list(trial["expectedresp"]))
