@@ -52,9 +52,9 @@ def test_shuffle_initial_ignores_the_swaps():
 
 
 def test_transitivity_words():
-    text = ("There are 4 shapes in a canvas. There is a small blue square in the canvas. Below the small blue "
-            "square is a small red circle. The small red circle is above a large red circle. The small blue "
-            "square is below a large green triangle.")
+    text = ("There are 4 shapes in a canvas. There is a small blue square in the canvas. "
+            "Below the small blue square is a small red circle. The small red circle is above a large red "
+            "circle. The small blue square is below a large green triangle.")
     subject = RULES["shortcut-transitivity-subject-word"]
     reference = RULES["shortcut-transitivity-reference-word"]
     prompt = ask(text, "Where is the large red circle relative to the large green triangle?")

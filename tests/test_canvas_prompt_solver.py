@@ -91,7 +91,8 @@ def where_from_coordinates(description, subject, reference):
 def where_from_sentences(description, subject, reference):
     for t, phrase, s in re.findall(rf"A ({SHAPE}) is (to the \w+ \w+ of|left of|right of|above|below) "
                                    rf"this ({SHAPE})\.", description):
-        words = [w.capitalize() for w in (phrase.split()[2:4] if phrase.startswith("to the") else phrase.split()[:1])]
+        said = phrase.split()[2:4] if phrase.startswith("to the") else phrase.split()[:1]
+        words = [w.capitalize() for w in said]
         opposite = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
         if (t, s) == (subject, reference):
             return " ".join(words)
@@ -101,8 +102,8 @@ def where_from_sentences(description, subject, reference):
 
 
 def where_from_chain(description, subject, reference):
-    facts = [(b, w.split()[0], a) for w, a, b in re.findall(rf"(Left of|Right of|Above|Below) the ({SHAPE}) is a "
-                                                            rf"({SHAPE})\.", description)]
+    plain = re.findall(rf"(Left of|Right of|Above|Below) the ({SHAPE}) is a ({SHAPE})\.", description)
+    facts = [(b, w.split()[0], a) for w, a, b in plain]
     facts += [(a, w.split()[0].capitalize(), b) for a, w, b in re.findall(
         rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.", description)]
     pivot = re.search(rf"There is a ({SHAPE}) in the canvas\.", description)[1]
@@ -166,7 +167,8 @@ def test_every_same_canvas_example_follows_from_the_prompt_alone(trials):
 def test_the_stated_rule_is_needed_and_used():
     """A coordinates prompt without its rule sentence cannot be solved by this solver: the rule is
     read from the prompt, not assumed."""
-    prompt = next(t for t in generate_set(load_config(CONFIGS / "canvas" / "standard.yaml", {"items": 4})).trials
+    small = generate_set(load_config(CONFIGS / "canvas" / "standard.yaml", {"items": 4})).trials
+    prompt = next(t for t in small
                   if t["task"] == "coordinate" and t["description"] == "coordinates")["text"]
     with pytest.raises(AssertionError, match="states the sizes"):
         solve(re.sub(r"A small circle has radius.*relation on it\.", "", prompt))

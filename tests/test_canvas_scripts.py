@@ -82,7 +82,8 @@ def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, 
     oracle = by_task[by_task["model"] == "oracle"]
     assert set(oracle["task"]) == {"existence", "count", "transitivity", "coordinate", "existence_tracking",
                                    "shuffle_tracking"}
-    assert (oracle["strict"] == 1).all() and (oracle["contains"] == 1).all() and (oracle["invalid"] == 0).all()
+    assert (oracle["strict"] == 1).all() and (oracle["contains"] == 1).all()
+    assert (oracle["invalid"] == 0).all()
     assert "shortcut-shuffle-initial" not in set(by_task["model"])  # shortcuts have their own table
     shortcut = stats[stats["table"] == "shortcuts"]
     assert list(shortcut["shortcut"]) == ["shortcut-shuffle-initial"]
@@ -152,4 +153,8 @@ def test_draw_writes_a_png_and_rejects_an_unknown_key(tmp_path, small_set):
     done = run_script(
         "scripts/draw_canvas.py", "-t", str(small_set), "--key", "99999", "--out", str(tmp_path / "d.png")
     )
-    assert done.returncode == 2 and "no canvas trial with Key 99999" in done.stderr
+    assert done.returncode == 2 and "no canvas trial Key 99999" in done.stderr
+    done = run_script("scripts/draw_canvas.py", "-t", str(small_set), "--line", "4",
+                      "--out", str(tmp_path / "e.png"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "e.png").read_bytes() == (tmp_path / "c.png").read_bytes()  # line 4 is that Key

@@ -205,7 +205,8 @@ def test_unsupported_sizes():
     assert TASKS["shuffle_tracking"]().unsupported(2) == "shuffle_tracking needs at least 3 shapes"
     assert TASKS["transitivity"]().unsupported(2)
     assert TASKS["existence"]().unsupported(24, "Yes:colour")  # every answer would be Yes
-    assert TASKS["existence"]().unsupported(16, "No:size") and not TASKS["existence"]().unsupported(16, "No:kind")
+    assert TASKS["existence"]().unsupported(16, "No:size")
+    assert not TASKS["existence"]().unsupported(16, "No:kind")
     assert TASKS["count"]().unsupported(24, "12")  # counts fixed by the wording
     assert TASKS["count"]().unsupported(8, "8") is None
 

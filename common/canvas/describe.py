@@ -67,7 +67,8 @@ def describe(kind: str, shapes: list[Shape], geometry: Geometry) -> str:
 
 
 # ---- task-owned sentences ----
-def chain(n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]], inverted: frozenset[str] = frozenset()) -> str:
+def chain(n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]],
+          inverted: frozenset[str] = frozenset()) -> str:
     """Return a transitivity-chain description: the pivot, then per side each shape after the previous.
 
     ``sides`` is ``[(word, shapes), ...]`` with word one of Left/Right/Above/Below, the shapes of a

@@ -68,7 +68,8 @@ def introducing_word(text: str, shape: str) -> str | None:
 def chain_facts(text: str) -> list[tuple[str, str, str]]:
     """Return the chain sentences as facts ``(a, word, b)``: a is ``word`` of b (Left/Right/Above/Below)."""
     facts = [(m.group(3), m.group(1).split()[0], m.group(2)) for m in _INTRO_PLAIN.finditer(text)]
-    facts += [(m.group(1), m.group(2).split()[0].capitalize(), m.group(3)) for m in _INTRO_INVERTED.finditer(text)]
+    facts += [(m.group(1), m.group(2).split()[0].capitalize(), m.group(3))
+              for m in _INTRO_INVERTED.finditer(text)]
     return facts
 
 

@@ -85,8 +85,8 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     if figures_dir is not None:
         figure = figures_dir / "canvas_accuracy.png"
         plot_accuracy(by_size, figure)
-        figures.append(("Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by "
-                        "item; dashed: chance", figure))
+        caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
+        figures.append((f"{caption}; dashed: chance", figure))
     data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
@@ -121,7 +121,8 @@ def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, 
             notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
         refused = int(scored["refused"].sum())
         if refused:
-            notes.append(f"{label}: {refused:,} trials refused by the server (counted apart, not in accuracy)")
+            notes.append(f"{label}: {refused:,} trials refused by the server "
+                         "(counted apart, not in accuracy)")
         frames.append(scored.assign(model=label))
     return pd.concat(frames, ignore_index=True), notes
 
@@ -268,7 +269,7 @@ def plot_accuracy(by_size: pd.DataFrame, path: Path) -> None:
     fig, axes = plt.subplots(rows_, cols, figsize=(3.0 * cols + 1.6, 3.0 * rows_), sharey=True, squeeze=False)
     for ax in axes.flat[len(tasks):]:
         ax.set_visible(False)
-    for ax, task in zip(axes.flat, tasks):
+    for ax, task in zip(axes.flat[:len(tasks)], tasks, strict=True):
         rows = table[table["task"] == task]
         for model in dict.fromkeys(rows["model"]):
             line = rows[rows["model"] == model].sort_values("num_shapes")

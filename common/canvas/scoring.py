@@ -37,20 +37,22 @@ import pandas as pd
 
 _MARKER = re.compile(r"\b(?:final\s+answer|the\s+answer\s+is|answer)\b\s*[:\-]?\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_HEDGE = re.compile(r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b",
-                    re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b", re.IGNORECASE)
 VERTICAL = ("Above", "Below")
 HORIZONTAL = ("Left", "Right")
 _DIRECTION = re.compile(r"(?<!\w)(above|below|left|right)(?!\w)", re.IGNORECASE)
-_NOT_DIRECTION = re.compile(r"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:above|below|left|right)\b", re.IGNORECASE)
+_NOT_DIRECTION = re.compile(r"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:above|below|left|right)\b",
+                            re.IGNORECASE)
 _YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
 _NO = re.compile(r"(?<![\w-])(?:no|nope|nah)(?![\w-])", re.IGNORECASE)
 _NO_DETERMINER = re.compile(
-    r"(?<![\w-])no\s+(?:such\s+|other\s+)?(?:small|large|red|blue|yellow|green|square|circle|triangle|shape|one)",
+    r"(?<![\w-])no\s+(?:such\s+|other\s+)?"
+    r"(?:small|large|red|blue|yellow|green|square|circle|triangle|shape|one)",
     re.IGNORECASE)
-NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven",
-                "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen",
-                "twenty"]
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                "nineteen", "twenty"]
 _NUMBER = re.compile(
     r"(?<![\w.-])(\d+|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
     + "|".join(NUMBER_WORDS) + r")(?![\w-]|\.\d)", re.IGNORECASE)

@@ -6,7 +6,6 @@ Suites whose baselines are built-in models register them on import; the modules 
 """
 
 import importlib
-
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any

@@ -20,8 +20,8 @@ ANSWERS = ["Yes", "No"]
 
 
 def pick_query(
-    rng: random.Random, identities: list[tuple[str, str, str]], wanted: int | None, exists: bool | None = None,
-    masks: list[tuple[bool, bool, bool]] | None = None,
+    rng: random.Random, identities: list[tuple[str, str, str]], wanted: int | None,
+    exists: bool | None = None, masks: list[tuple[bool, bool, bool]] | None = None,
 ) -> attr.Query:
     """Return a random query whose match count is ``wanted`` (or, with ``exists``, zero / non-zero).
 
