@@ -217,7 +217,8 @@ CANVAS_COMMON := $(wildcard common/canvas/*.py common/canvas/tasks/*.py)
 CANVAS_SETS := $(patsubst configs/canvas/%.yaml,%,$(wildcard configs/canvas/*.yaml))
 CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-tracking-unmentioned \
 	shortcut-tracking-ignore-events shortcut-tracking-first-event shortcut-shuffle-initial \
-	shortcut-transitivity-subject-word shortcut-transitivity-reference-word
+	shortcut-shuffle-first-swap shortcut-shuffle-most-swapped shortcut-transitivity-subject-word \
+	shortcut-transitivity-reference-word
 
 .PHONY: canvas-trials canvas-baselines clean-canvas
 all: canvas-baselines

@@ -3,8 +3,12 @@
 Each shortcut reads the prompt text only (``reading``), as a model would, and applies one rule
 a model could learn from the wording instead of the canvas. A shortcut that scores above its
 task's chance rate shows a flaw of the set; the generator balances against each one (see the
-tasks' docstrings), and ``report`` shows their scores beside chance. On a prompt of another task
-(or one its rule cannot read) a shortcut answers as the ``random`` built-in does.
+tasks' docstrings), and ``report`` shows their scores beside chance. Two are not balanced by
+construction (``balanced=False``): the most-swapped rule is near chance only in expectation,
+and the first-swap rule is known to stay above chance: with three swaps, stopping after the
+first one is often right, since later swaps rarely touch the asked position (partial tracking
+earns partial credit; more swaps, ``--set swaps=10``, bring it near chance). On a prompt of
+another task (or one its rule cannot read) a shortcut answers as the ``random`` built-in does.
 
 Registered as built-in models on import (``register``; the model resolver imports this module),
 so ``scripts/ask_model.py --model shortcut-shuffle-initial`` works like ``--model random``.
@@ -76,6 +80,32 @@ def _shuffle_initial(prompt: str) -> str | None:
         return None
 
 
+def _shuffle_first_swap(prompt: str) -> str | None:
+    """Shuffle tracking, stopping after the first swap: the shape at the asked position then."""
+    try:
+        text = reading.description(prompt)
+        order, swaps = reading.line_up(text), reading.swaps(text)
+        asked = reading.position(reading.question(prompt), len(order))
+    except ValueError:
+        return None
+    for a, b in swaps[:1]:
+        i, j = order.index(a), order.index(b)
+        order[i], order[j] = order[j], order[i]
+    return title(tuple(order[asked].split()))
+
+
+def _shuffle_most_swapped(prompt: str) -> str | None:
+    """Shuffle tracking: the shape named in the most swap sentences (the first named on a tie)."""
+    try:
+        reading.position(reading.question(prompt), 3)
+    except ValueError:
+        return None
+    named = [shape for pair in reading.swaps(reading.description(prompt)) for shape in pair]
+    if not named:
+        return None
+    return title(tuple(max(dict.fromkeys(named), key=named.count).split()))
+
+
 def _transitivity_words(prompt: str) -> tuple[str | None, str | None] | None:
     """Return the words introducing the subject and the reference of a chain question, or None."""
     text = reading.description(prompt)
@@ -116,6 +146,7 @@ class Shortcut:
     task: str
     about: str
     rule: Rule
+    balanced: bool = True  # False: not kept at chance by construction (measured only; README)
 
 
 SHORTCUTS = [
@@ -129,6 +160,11 @@ SHORTCUTS = [
              "the first event naming the shape decides (added: Yes, removed: No)", _tracking_first_event),
     Shortcut("shortcut-shuffle-initial", "shuffle_tracking",
              "ignore the swaps: the shape at that position in the first line-up", _shuffle_initial),
+    Shortcut("shortcut-shuffle-first-swap", "shuffle_tracking",
+             "stop after the first swap: the shape at that position then", _shuffle_first_swap,
+             balanced=False),
+    Shortcut("shortcut-shuffle-most-swapped", "shuffle_tracking",
+             "the shape named in the most swap sentences", _shuffle_most_swapped, balanced=False),
     Shortcut("shortcut-transitivity-subject-word", "transitivity",
              "the direction word of the sentence introducing the subject", _transitivity_subject_word),
     Shortcut("shortcut-transitivity-reference-word", "transitivity",
