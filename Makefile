@@ -226,10 +226,10 @@ $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
 # scratch, so a regenerated set never meets stale answers; analyse_results.py prints the section.
 CANVAS_COMMON := $(wildcard common/canvas/*.py common/canvas/tasks/*.py)
 CANVAS_SETS := $(patsubst configs/canvas/%.yaml,%,$(wildcard configs/canvas/*.yaml))
-CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-tracking-unmentioned \
-	shortcut-tracking-ignore-events shortcut-tracking-first-event shortcut-shuffle-initial \
-	shortcut-shuffle-first-swap shortcut-shuffle-most-swapped shortcut-transitivity-subject-word \
-	shortcut-transitivity-reference-word
+CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-count-most \
+	shortcut-count-expected shortcut-tracking-unmentioned shortcut-tracking-ignore-events \
+	shortcut-tracking-first-event shortcut-shuffle-initial shortcut-shuffle-first-swap \
+	shortcut-shuffle-most-swapped shortcut-transitivity-subject-word shortcut-transitivity-reference-word
 
 .PHONY: canvas-trials canvas-baselines clean-canvas
 all: canvas-baselines

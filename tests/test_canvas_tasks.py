@@ -99,7 +99,7 @@ def test_existence_and_count_answers(seed):
             assert made.pairs[0][1] == selected
             assert attr.mask_of(tuple(made.facts["query"])) == mask
             assert (attr.count(tuple(made.facts["query"]), identities) > 0) == (selected == "Yes")
-    two = qa("count", CANVAS, "2", seed)  # e.g. small shapes, or non-red squares... some 2-match query
+    two = qa("count", CANVAS, "2:size", seed)  # "How many shapes are small?"
     assert two.pairs[0][1] == "2" and two.vocabulary == ["0", "1", "2", "3"]
     assert attr.count(tuple(two.facts["query"]), identities) == 2
 
@@ -107,9 +107,9 @@ def test_existence_and_count_answers(seed):
 def test_count_three_is_the_only_query_matching_everything():
     # no attribute is shared by all three shapes, so a count of 3 is impossible on this canvas
     with pytest.raises(Impossible):
-        qa("count", CANVAS, "3")
+        qa("count", CANVAS, "3:size")
     smalls = [Shape("small", c, "square", 10 * i, 0) for i, c in enumerate(["red", "blue", "green"])]
-    question, answer = qa("count", smalls, "3").pairs[0]
+    question, answer = qa("count", smalls, "3:size").pairs[0]
     assert answer == "3" and question in (
         "How many shapes are small?",
         "How many squares are there?",
@@ -208,7 +208,7 @@ def test_unsupported_sizes():
     assert TASKS["existence"]().unsupported(16, "No:size")
     assert not TASKS["existence"]().unsupported(16, "No:kind")
     assert TASKS["count"]().unsupported(24, "12")  # counts fixed by the wording
-    assert TASKS["count"]().unsupported(8, "8") is None
+    assert TASKS["count"]().unsupported(8, "8:kind") is None and TASKS["count"]().unsupported(8, "7:colour")
 
 
 def test_shuffle_tracking_places_its_canvases_in_a_column():

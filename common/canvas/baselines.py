@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.canvas import reading
-from common.canvas.shapes import title
+from common.canvas.shapes import COLOURS, IDENTITIES, KINDS, SIZES, title
 from common.models.base import Message, Reply
 from common.models.builtin import RandomModel, register_builtin
 
@@ -106,6 +106,39 @@ def _shuffle_most_swapped(prompt: str) -> str | None:
     return title(tuple(max(dict.fromkeys(named), key=named.count).split()))
 
 
+def _count_range(prompt: str) -> range | None:
+    """Return the counts a count question's wording allows on the test canvas (see the count
+    task), or None for another question."""
+    match = re.fullmatch(r"How many (.+?)(?: are there)?\?", reading.question(prompt))
+    intro = re.match(r"There are (\d+) shapes in a canvas\.", reading.description(prompt))
+    if not match or not intro:
+        return None
+    matching = len(IDENTITIES)
+    for word in re.findall(r"small|large|red|blue|yellow|green|square|circle|triangle", match.group(1)):
+        matching //= len(next(values for values in (SIZES, COLOURS, KINDS) if word in values))
+    n = int(intro.group(1))
+    return range(max(0, n - (len(IDENTITIES) - matching)), min(matching, n) + 1)
+
+
+def _count_most(prompt: str) -> str | None:
+    """Count: the largest count the query's wording allows (all of its kind, or every shape)."""
+    counts = _count_range(prompt)
+    return None if counts is None else str(counts[-1])
+
+
+def _count_expected(prompt: str) -> str | None:
+    """Count: the count expected of a random canvas, N u / 24 rounded (u: identities the query matches)."""
+    counts = _count_range(prompt)
+    if counts is None:
+        return None
+    n = int(re.match(r"There are (\d+)", reading.description(prompt)).group(1))
+    words = re.findall(r"small|large|red|blue|yellow|green|square|circle|triangle", reading.question(prompt))
+    matching = len(IDENTITIES)
+    for word in words:
+        matching //= len(next(values for values in (SIZES, COLOURS, KINDS) if word in values))
+    return str(min(max(round(n * matching / len(IDENTITIES)), counts[0]), counts[-1]))
+
+
 def _transitivity_words(prompt: str) -> tuple[str | None, str | None] | None:
     """Return the words introducing the subject and the reference of a chain question, or None."""
     text = reading.description(prompt)
@@ -152,6 +185,10 @@ class Shortcut:
 SHORTCUTS = [
     Shortcut("shortcut-existence-one-attribute", "existence",
              "a one-attribute query means Yes, a longer one No", _existence_one_attribute),
+    Shortcut("shortcut-count-most", "count",
+             "the largest count the query's wording allows", _count_most),
+    Shortcut("shortcut-count-expected", "count",
+             "the count a random canvas would have on average (N u / 24)", _count_expected),
     Shortcut("shortcut-tracking-unmentioned", "existence_tracking",
              "a shape never mentioned is absent, a mentioned one present", _tracking_unmentioned),
     Shortcut("shortcut-tracking-ignore-events", "existence_tracking",
@@ -196,10 +233,17 @@ class ShortcutModel:
         """Nothing to release."""
 
 
-def chance(task: str, options: int) -> float:
-    """Return the chance rate of a trial: 1 / its number of answers, except transitivity, whose
-    chain fixes the axis and so leaves two answers (1/2)."""
-    return 0.5 if task == "transitivity" else 1.0 / options
+def chance(task: str, options: int, prompt: str = "") -> float:
+    """Return the chance rate of a trial: 1 / the number of answers its prompt's form leaves open.
+
+    Usually all of them (``options``); transitivity: two, since the chain fixes the axis; count:
+    the counts the query's wording allows on the canvas (a full identity: 0 or 1), when the
+    ``prompt`` is given.
+    """
+    if task == "transitivity":
+        return 0.5
+    counts = _count_range(prompt) if task == "count" and prompt else None
+    return 1.0 / (len(counts) if counts else options)
 
 
 def register() -> None:

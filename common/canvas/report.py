@@ -84,7 +84,10 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     figures = []
     if figures_dir is not None:
         figure = figures_dir / "canvas_accuracy.png"
-        plot_accuracy(by_size, figure)
+        rates = trial_chance(trials).rename("chance").reset_index()
+        chances = rates.merge(trials[["Key", "task", "num_shapes"]], on="Key").groupby(
+            ["task", "num_shapes"])["chance"].mean()
+        plot_accuracy(by_size, chances, figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
     data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size}
@@ -179,18 +182,25 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Return, for each shortcut model in the results, its strict score on its own task with the
     clustered 95% interval, the task's chance rate (mean over the trials of ``baselines.chance``)
     and whether the interval holds chance."""
-    options = dict(zip(trials["Key"], trials["expectedresp"].map(len), strict=True))
+    rates = trial_chance(trials)
     rows = []
     for shortcut in SHORTCUTS:
         rows_of = scored[(scored["model"] == shortcut.name) & (scored["task"] == shortcut.task)]
         if rows_of.empty:
             continue
         p, lo, hi = interval(rows_of)
-        rate = sum(chance(shortcut.task, options[k]) for k in rows_of["Key"]) / len(rows_of)
+        rate = float(rates.loc[rows_of["Key"]].mean())
         rows.append({"shortcut": shortcut.name, "task": shortcut.task, "rule": shortcut.about,
                      "items": rows_of["item"].nunique(), "score": p, "lo": lo, "hi": hi, "chance": rate,
                      "at_chance": bool(lo <= rate <= hi)})
     return pd.DataFrame(rows)
+
+
+def trial_chance(trials: pd.DataFrame) -> pd.Series:
+    """Return each trial's chance rate (``baselines.chance``), indexed by Key."""
+    values = [chance(task, len(options), text) for task, options, text
+              in zip(trials["task"], trials["expectedresp"], trials["text"], strict=True)]
+    return pd.Series(values, index=trials["Key"])
 
 
 def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -254,9 +264,10 @@ def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], notes: list[
     return "\n".join(parts)
 
 
-def plot_accuracy(by_size: pd.DataFrame, path: Path) -> None:
+def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None:
     """Write a PNG: one panel per task, strict accuracy (%) against the number of shapes, one line
-    per model (shortcuts left out) with clustered 95% interval bars, chance dashed."""
+    per model with clustered 95% interval bars, the chance rate (``chances`` by task and number of
+    shapes: the mean of ``baselines.chance``) dashed."""
     import matplotlib
 
     matplotlib.use("Agg")  # files only, no display
@@ -277,8 +288,7 @@ def plot_accuracy(by_size: pd.DataFrame, path: Path) -> None:
             ax.errorbar(line["num_shapes"], 100 * line["strict"], yerr=errors, marker="o", capsize=2,
                         label=model)
         sizes = sorted(set(rows["num_shapes"]))
-        chances = [_task_chance(task, n) for n in sizes]
-        ax.plot(sizes, [100 * c for c in chances], "k--", linewidth=1, label="chance")
+        ax.plot(sizes, [100 * chances[(task, n)] for n in sizes], "k--", linewidth=1, label="chance")
         ax.set_title(task.replace("_", " "), fontsize="medium")
         ax.set_xticks(sizes)
         ax.set_xlabel("shapes")
@@ -292,10 +302,3 @@ def plot_accuracy(by_size: pd.DataFrame, path: Path) -> None:
     with atomic_write(path, binary=True) as handle:
         fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
     plt.close(fig)
-
-
-def _task_chance(task: str, num_shapes: int) -> float:
-    """Return a task's chance rate on canvases of ``num_shapes`` shapes (its number of answers)."""
-    options = {"existence": 2, "existence_tracking": 2, "coordinate": 8, "count": num_shapes + 1,
-               "shuffle_tracking": num_shapes}.get(task, 2)
-    return chance(task, options)
