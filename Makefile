@@ -221,10 +221,15 @@ $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
 # ---- canvas ----------------------------------------------------------------------------------
 # Trial sets: data/canvas/<set>/trials.jsonl.bz2 (written last, after manifest.json) from
 # configs/canvas/<set>.yaml. Models answer into data/canvas/<set>/results/ (ask_model.py; raw
-# data, never deleted). The built-in baselines run on a copy of the trials under
-# results/canvas/<set>/baselines/, rebuilt from scratch, so a regenerated set never meets stale answers.
+# data, never deleted). The built-in baselines (random, oracle, every shortcut of
+# common/canvas/baselines.py) run on a copy of the set under results/canvas/<set>/, rebuilt from
+# scratch, so a regenerated set never meets stale answers; analyse_results.py prints the section.
 CANVAS_COMMON := $(wildcard common/canvas/*.py common/canvas/tasks/*.py)
 CANVAS_SETS := $(patsubst configs/canvas/%.yaml,%,$(wildcard configs/canvas/*.yaml))
+CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-count-most \
+	shortcut-count-expected shortcut-tracking-unmentioned shortcut-tracking-ignore-events \
+	shortcut-tracking-first-event shortcut-shuffle-initial shortcut-shuffle-first-swap \
+	shortcut-shuffle-most-swapped shortcut-transitivity-subject-word shortcut-transitivity-reference-word
 
 .PHONY: canvas-trials canvas-baselines clean-canvas
 all: canvas-baselines
@@ -233,8 +238,8 @@ clean: clean-canvas
 ## Generate the canvas trial sets of configs/canvas/ (data/canvas/<set>/trials.jsonl.bz2 + manifest.json).
 canvas-trials: $(foreach s,$(CANVAS_SETS),data/canvas/$(s)/trials.jsonl.bz2)
 
-## Run the built-in models (random, oracle) on the standard canvas set and print both scorers' tables.
-canvas-baselines: results/canvas/standard/baselines.txt
+## Run random, oracle and every shortcut baseline on the standard canvas set; print the canvas analysis.
+canvas-baselines: results/canvas/standard/report.txt
 	cat $<
 
 ## Delete the generated canvas trials and baseline runs (never data/canvas/<set>/results/).
@@ -245,15 +250,23 @@ clean-canvas:
 data/canvas/%/trials.jsonl.bz2: configs/canvas/%.yaml scripts/generate_canvas.py $(CANVAS_COMMON) | $(ENV_OK)
 	$(PYTHON) scripts/generate_canvas.py $< --out $(@D)
 
-results/canvas/%/baselines.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py scripts/score_canvas.py \
-		$(CANVAS_COMMON) $(wildcard common/models/*.py)
-	rm -rf $(@D)/baselines
-	mkdir -p $(@D)/baselines
-	cp $< $(@D)/baselines/
-	for model in random oracle; do \
-	  $(PYTHON) scripts/ask_model.py -t $(@D)/baselines --model $$model --no-cache; \
+results/canvas/%/report.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py scripts/analyse_results.py \
+		$(CANVAS_COMMON) $(wildcard common/models/*.py) common/analysis.py common/stats.py
+	rm -rf $(@D)
+	mkdir -p $(@D)
+	cp $< $(<D)/manifest.json $(@D)/
+	set -e; for model in $(CANVAS_BASELINES); do \
+	  $(PYTHON) scripts/ask_model.py -t $(@D) --model $$model --no-cache; \
 	done
-	$(PYTHON) scripts/score_canvas.py -t $(@D)/baselines --csv $(@D)/baselines.csv --out $@
+	$(PYTHON) scripts/analyse_results.py -t $(@D) --figures $(@D)/figures --csv $(@D)/stats.csv \
+	  --out $@.tmp --quiet
+	mv $@.tmp $@
+
+# The canvas section of the report (results/sections/canvas.json, figures under
+# results/figures/canvas/), from the baselines' results on the standard set.
+CANVAS_SECTION := results/sections/canvas.json
+$(CANVAS_SECTION): results/canvas/standard/report.txt
+	$(PYTHON) scripts/analyse_results.py -t $(<D) --quiet --section $@ --figures results/figures/canvas
 
 # ---- the report ------------------------------------------------------------------------------
 # Each suite's analysis is saved as a section (results/sections/<suite>.json, its figures under
