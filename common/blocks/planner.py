@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from common.blocks.consistency import goal_conflicts
+from common.blocks.fullgoal import full_goal_steps
 from common.blocks.state import Board, Move, applicable_moves, apply_move, canonical, goal_holds, items_of
 
 FREE = -2  # no constraint
@@ -49,6 +50,7 @@ class _Goal:
             else:
                 self.clear[index[bottom]] = True
         self.tower = [self._tower(item) for item in range(n)]  # bitmask of the goal tower below
+        self.full = FREE not in self.support  # every item's support given: the goal is one state
 
     def _tower(self, item: int) -> int:
         """Return the bitmask of the items the goal's ``on`` relations put below ``item``."""
@@ -124,13 +126,27 @@ def _decode(names: list[str], steps: list[tuple[int, int]]) -> list[Move]:
     return [Move(names[item], None if dest == TABLE else names[dest]) for item, dest in steps]
 
 
+class SearchBudgetExceeded(RuntimeError):
+    """A* expanded more states than it was allowed (``max_expansions``) without finishing."""
+
+
+METHODS = ("auto", "astar")
+
+
 def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
-                 max_expansions: int | None = None, greedy_first: bool = True) -> list[Move] | None:
+                 max_expansions: int | None = None, greedy_first: bool = True,
+                 method: str = "auto") -> list[Move] | None:
     """Return a shortest plan reaching ``relations`` from ``board``, or None if none exists.
 
-    ``greedy_first=False`` always searches (the benchmark times the search alone). Raises
-    RuntimeError when ``max_expansions`` states were expanded without finishing.
+    ``method="auto"`` solves full goals (every item's support given) with the exact
+    combinatorial method of ``common.blocks.fullgoal`` and partial goals with A*;
+    ``"astar"`` uses A* for every goal (the method before, kept as the reference the tests and
+    the benchmark compare with). ``greedy_first=False`` skips the shortcut of returning the
+    near-optimal plan when it meets the lower bound (the benchmark times the methods alone).
+    Raises SearchBudgetExceeded when A* expanded ``max_expansions`` states without finishing.
     """
+    if method not in METHODS:
+        raise ValueError(f"optimal_plan: method must be one of {METHODS}, not {method!r}")
     board = canonical(board)
     relations = [tuple(r) for r in relations]
     names, start = _encode(board)
@@ -143,6 +159,9 @@ def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
     greedy = _greedy_steps(goal, start) if greedy_first else None
     if greedy is not None and len(greedy) == h0:  # meets the lower bound: optimal, no search needed
         return _decode(names, greedy)
+    if method == "auto" and goal.full:
+        twice = h0 - len(goal.must_move(start))  # items the bound already makes move twice
+        return _decode(names, full_goal_steps(goal.support, start, lower=twice))
     best_g = {start: 0}
     parent: dict[IntBoard, tuple[IntBoard, int, int]] = {}
     counter = 0
@@ -155,7 +174,7 @@ def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
             continue  # a stale entry: the state was reached again more cheaply
         expanded += 1
         if max_expansions is not None and expanded > max_expansions:
-            raise RuntimeError(f"optimal_plan: more than {max_expansions:,} expansions")
+            raise SearchBudgetExceeded(f"optimal_plan: more than {max_expansions:,} expansions")
         for item, dest, child in _successors(state):
             if child in best_g and best_g[child] <= g + 1:
                 continue
