@@ -279,8 +279,12 @@ def _next_move(clear: list[int], goal: _Goal, stacks: list[list[int]], where: di
     raise AssertionError("near_optimal_plan: no progress on a consistent goal")  # proved impossible
 
 
-def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence]) -> int | None:
+def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
+                   max_expansions: int | None = None) -> int | None:
     """Return the length of a shortest plan (None if the goal cannot be reached).
+
+    ``max_expansions`` limits A* on partial goals (SearchBudgetExceeded past it; full goals
+    need no search).
 
     Lengths do not depend on item names, so problems are renamed to a pattern (items numbered
     stack by stack, shortest stacks first) and the answer is cached per pattern: generating
@@ -294,11 +298,12 @@ def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence]
                            for kind, top, bottom in relations))
     except KeyError:
         return None  # the goal names an item that is not on the board
-    return _pattern_length(shape, key)
+    return _pattern_length(shape, key, max_expansions)
 
 
 @lru_cache(maxsize=65536)
-def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...]) -> int | None:
+def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...],
+                    max_expansions: int | None = None) -> int | None:
     """Return the optimal plan length of a numbered pattern (see ``optimal_length``)."""
     names = [f"{i:03d}" for i in range(sum(shape))]
     board, start = [], 0
@@ -307,5 +312,5 @@ def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...
         start += size
     relations = [(kind, names[top] if top >= 0 else None, names[bottom] if bottom >= 0 else None)
                  for kind, top, bottom in key]
-    plan = optimal_plan(board, relations)
+    plan = optimal_plan(board, relations, max_expansions=max_expansions)
     return None if plan is None else len(plan)
