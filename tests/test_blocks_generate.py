@@ -65,11 +65,14 @@ def test_a_partial_goal_over_the_plan_budget_is_refused_with_the_way_out(tmp_pat
     spec_file.write_text("plan_budget: 1\nviews: [{name: c9, constraints: 9}]\n"
                          "problems: [{num_obj: 8, test: true, count: 20}]\n")
     out = tmp_path / "problems"
-    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path", str(out))
-    assert result.returncode == 2 and f"{spec_file}: problem" in result.stderr and "plan_budget" in result.stderr
+    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path",
+                        str(out))
+    assert result.returncode == 2 and f"{spec_file}: problem" in result.stderr
+    assert "plan_budget" in result.stderr
     assert not out.exists()  # nothing half-written
     spec_file.write_text("plan_budget: 0\nproblems: [{num_obj: 3}]\n")
-    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path", str(out))
+    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path",
+                        str(out))
     assert result.returncode == 2 and "plan_budget must be >= 1" in result.stderr
 
 

@@ -9,8 +9,13 @@ import pytest
 
 from common.blocks.boards import uniform_board
 from common.blocks.fullgoal import full_goal_steps
-from common.blocks.planner import (SearchBudgetExceeded, bfs_plan, near_optimal_plan, optimal_length,
-                                   optimal_plan)
+from common.blocks.planner import (
+    SearchBudgetExceeded,
+    bfs_plan,
+    near_optimal_plan,
+    optimal_length,
+    optimal_plan,
+)
 from common.blocks.state import applicable_moves, apply_move, board_relations, canonical, goal_holds
 
 

@@ -34,6 +34,7 @@ The result is checked against breadth-first search and against A* in the tests (
 """
 
 import heapq
+import itertools
 from collections.abc import Sequence
 
 TABLE = -1
@@ -60,7 +61,7 @@ class _Problem:
         self.on_top = [None] * n                 # the item directly on x in the start board
         below = [TABLE] * n                      # the item directly under x in the start board
         for stack in start:
-            for lower, upper in zip(stack, stack[1:]):
+            for lower, upper in itertools.pairwise(stack):
                 self.on_top[lower] = upper
                 below[upper] = lower
         self.below = below
@@ -154,11 +155,12 @@ def _breakers(graph: dict[int, dict[int, int]], cycle: list[int], n: int) -> lis
         for i in range(1, size):
             nxt: dict[tuple[int, int], list[int]] = {}
             for ends in steps[i]:
-                options = [prev + [cycle[i]] if breaks(i, p[1], ends[0]) else prev for p, prev in table.items()]
+                options = [[*prev, cycle[i]] if breaks(i, came[1], ends[0]) else prev
+                           for came, prev in table.items()]
                 nxt[ends] = min(options, key=len)
             table = nxt
         for last, found in table.items():
-            closing = found + [cycle[0]] if breaks(0, last[1], first[0]) else found
+            closing = [*found, cycle[0]] if breaks(0, last[1], first[0]) else found
             if best is None or len(closing) < len(best):
                 best = closing
     return sorted(best or [])
@@ -223,7 +225,8 @@ def _minimum_table_first(problem: _Problem, lower: int) -> list[bool]:
     return table_first
 
 
-def full_goal_steps(support: Sequence[int], start: Sequence[Sequence[int]], lower: int = 0) -> list[tuple[int, int]]:
+def full_goal_steps(support: Sequence[int], start: Sequence[Sequence[int]],
+                    lower: int = 0) -> list[tuple[int, int]]:
     """Return the ``(item, dest)`` moves (dest -1 for the table) of a shortest plan from the
     integer board ``start`` to the state where each item x sits on ``support[x]`` (-1: table).
 
