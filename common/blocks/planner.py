@@ -1,6 +1,9 @@
-"""Planners on the move representation: exact shortest plans (A*) and fast near-optimal plans.
+"""Planners on the move representation: exact shortest plans and fast near-optimal plans.
 
-``optimal_plan`` runs A* over canonical boards with an admissible heuristic: the sum over
+``optimal_plan`` solves a full goal (every item's support given, so the goal is one state)
+without search: the items not in position plus a minimum set of items that must detour via
+the table to break deadlocks (``common.blocks.fullgoal``, which says why this method).
+For a partial goal it runs A* over canonical boards with an admissible heuristic: the sum over
 items of a lower bound on their own moves. An item must move if the goal names its support
 and it is elsewhere, if it sits on an item that must be clear or must carry another item, or
 if it sits above an item that must move; it must move twice if, in addition, an item the goal
