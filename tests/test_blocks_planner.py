@@ -157,6 +157,8 @@ def test_full_goal_method_matches_astar_on_random_problems(n):
         plan = optimal_plan(start, relations, greedy_first=False)
         assert is_valid(start, plan, relations)
         assert len(plan) == len(optimal_plan(start, relations, greedy_first=False, method="astar"))
+        supports = [r for r in relations if r[0] != "top"]  # the clear facts follow from them
+        assert len(optimal_plan(start, supports, greedy_first=False)) == len(plan)
 
 
 def test_partial_goals_keep_the_astar_plans():
@@ -165,9 +167,11 @@ def test_partial_goals_keep_the_astar_plans():
         items = [f"i{i}" for i in range(n)]
         for _ in range(60):
             start, relations = random_problem(rng, items)
-            if len(relations) == 2 * len(items):  # skip the occasional full goal
-                continue
-            assert optimal_plan(start, relations) == optimal_plan(start, relations, method="astar")
+            reference = optimal_plan(start, relations, method="astar")
+            if sum(kind != "top" for kind, _top, _bottom in relations) == n:  # every support given
+                assert len(optimal_plan(start, relations)) == len(reference)  # full: the other method
+            else:
+                assert optimal_plan(start, relations) == reference
 
 
 def test_deadlocks_need_a_move_to_the_table_the_item_count_bound_misses():
