@@ -209,11 +209,15 @@ def test_twenty_item_full_goals_are_valid_deterministic_and_between_the_bounds()
         assert optimal_length(start, relations) == len(plan)
 
 
-def test_astar_stops_at_its_budget():
+def test_searches_stop_at_their_budget():
     start, goal = [["c", "a"], ["d", "b"]], [("mid", "a", "d"), ("mid", "b", "c")]  # partial: A*
     with pytest.raises(SearchBudgetExceeded, match="more than 1 expansions"):
         optimal_plan(start, goal, max_expansions=1)
     assert len(optimal_plan(start, goal, max_expansions=100)) == 3
+    full = board_relations([["d", "a"], ["c", "b"]])  # the same deadlock as a full goal
+    with pytest.raises(SearchBudgetExceeded, match="more than 1 deadlock-search steps"):
+        optimal_plan(start, full, max_expansions=1)
+    assert len(optimal_plan(start, full, max_expansions=3)) == 3
 
 
 @pytest.mark.slow

@@ -64,6 +64,10 @@ ENDS = {CLEAR_SELF: (FIRST, FIRST), SUPPORT_CLEAR: (FIRST, FINAL), SUPPORT_FINAL
         TABLE_THEN_GOAL: (FIRST, FINAL)}
 
 
+class SearchBudgetExceeded(RuntimeError):
+    """A search went past its budget: A* states expanded, or steps of the deadlock search."""
+
+
 class _Problem:
     """The ordering graph of a full-goal problem: items of M, who sits on whom, goal supports."""
 
@@ -178,9 +182,14 @@ def _breakers(graph: dict[int, dict[int, int]], cycle: list[int], n: int) -> lis
     return sorted(best or [])
 
 
-def _search(problem: _Problem, table_first: list[bool], forbidden: list[bool], budget: int) -> bool:
+def _search(problem: _Problem, table_first: list[bool], forbidden: list[bool], budget: int,
+            steps: list[int], max_steps: int | None) -> bool:
     """Extend ``table_first`` in place with at most ``budget`` items so the graph is acyclic;
-    return whether that is possible (flags are restored on failure)."""
+    return whether that is possible (flags are restored on failure). ``steps[0]`` counts the
+    calls; past ``max_steps`` SearchBudgetExceeded is raised."""
+    steps[0] += 1
+    if max_steps is not None and steps[0] > max_steps:
+        raise SearchBudgetExceeded(f"full_goal_steps: more than {max_steps:,} deadlock-search steps")
     graph = problem.edges(table_first)
     cycle = _find_cycle(graph)
     if cycle is None:
@@ -192,7 +201,7 @@ def _search(problem: _Problem, table_first: list[bool], forbidden: list[bool], b
     found = False
     for x in candidates:
         table_first[x] = True
-        if _search(problem, table_first, forbidden, budget - 1):
+        if _search(problem, table_first, forbidden, budget - 1, steps, max_steps):
             found = True
             break
         table_first[x] = False
@@ -228,24 +237,26 @@ def _topological_moves(problem: _Problem, table_first: list[bool]) -> list[tuple
     return steps
 
 
-def _minimum_table_first(problem: _Problem, lower: int) -> list[bool]:
+def _minimum_table_first(problem: _Problem, lower: int, max_steps: int | None) -> list[bool]:
     """Return the flags of a minimum set T (iterative deepening on |T| from ``lower``)."""
     table_first, forbidden = [False] * problem.n, [False] * problem.n
-    budget = lower
-    while not _search(problem, table_first, forbidden, budget):
+    budget, steps = lower, [0]
+    while not _search(problem, table_first, forbidden, budget, steps, max_steps):
         budget += 1
     return table_first
 
 
-def full_goal_steps(support: Sequence[int], start: Sequence[Sequence[int]],
-                    lower: int = 0) -> list[tuple[int, int]]:
+def full_goal_steps(support: Sequence[int], start: Sequence[Sequence[int]], lower: int = 0,
+                    max_steps: int | None = None) -> list[tuple[int, int]]:
     """Return the ``(item, dest)`` moves (dest -1 for the table) of a shortest plan from the
     integer board ``start`` to the state where each item x sits on ``support[x]`` (-1: table).
 
     Exact (see the module docstring): every item not in position moves once, the items of a
     minimum deadlock-breaking set T twice (to the table first). ``lower``: a known lower bound
     on |T| (the items whose goal tower is partly below them), which only saves time. The
-    support map must describe one state (no cycle, no two items on one support).
+    support map must describe one state (no cycle, no two items on one support). Raises
+    SearchBudgetExceeded after ``max_steps`` steps of the deadlock search (a few hundred at
+    most on 100 random 24-item problems; the search is exponential in the worst case).
     """
     problem = _Problem(support, start)
-    return _topological_moves(problem, _minimum_table_first(problem, lower))
+    return _topological_moves(problem, _minimum_table_first(problem, lower, max_steps))

@@ -62,7 +62,7 @@ class SetSpec:
     views: list[ViewSpec] = field(default_factory=_paper_views)
     trivial: Literal["flag", "drop"] = "flag"  # drop: redraw problems whose goal already holds
     exact_up_to: int = 12        # above this many items store a near-optimal length, not the optimum
-    plan_budget: int = 20_000    # A* expansions allowed per view for an exact length (partial goals)
+    plan_budget: int = 20_000    # search steps per view for an exact length (A* expansions, deadlock search)
     seed: int = 0
 
 
@@ -74,7 +74,7 @@ def load_spec(path: str | Path) -> SetSpec:
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
     spec = config.build(SetSpec, data, source)
     if spec.plan_budget < 1:
-        raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (A* expansions per view)")
+        raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (search steps per view)")
     for index, entry in enumerate(spec.problems):
         where = source.where(f"problems.{index}.num_obj")
         if entry.num_obj < 1 or entry.count < 0:
@@ -165,10 +165,11 @@ def plan_lengths(problem: Problem, exact_up_to: int, plan_budget: int | None = N
     """Return ``{"trivial_goal": {view: bool}, "optimal_plan_length": {view: n or None}}`` and, for
     problems above ``exact_up_to`` items, ``"near_optimal_plan_length"`` (at most twice the optimum).
 
-    Full goals are solved exactly without search; a partial goal's A* may expand at most
-    ``plan_budget`` states (None: no limit). Past that it raises ConfigError naming the problem,
-    its size and view and the two ways out, rather than running for hours: a deterministic
-    count, not a time limit, so a set generates the same on any machine or fails on all.
+    A partial goal's A* may expand at most ``plan_budget`` states and a full goal's deadlock
+    search take at most that many steps (None: no limit; full goals of 24 items need a few
+    hundred). Past that it raises ConfigError naming the problem, its size and view and the two
+    ways out, rather than running for hours: a deterministic count, not a time limit, so a set
+    generates the same on any machine or fails on all.
     """
     exact = len(problem.items) <= exact_up_to
     trivial, optimal, upper = {}, {}, {}
@@ -181,9 +182,9 @@ def plan_lengths(problem: Problem, exact_up_to: int, plan_budget: int | None = N
                 n = len(problem.items)
                 raise ConfigError(
                     f"problem {problem.id} ({n} items), view {name!r}: no optimal plan within plan_budget = "
-                    f"{plan_budget:,} A* expansions (a partial goal of many items can need far more); raise "
-                    f"plan_budget in the spec file, or set exact_up_to below {n} to store a near-optimal "
-                    f"length for problems of this size") from None
+                    f"{plan_budget:,} search steps (A* expansions for a partial goal, which can need far "
+                    f"more at this size); raise plan_budget in the spec file, or set exact_up_to below {n} "
+                    f"to store a near-optimal length for problems of this size") from None
         else:
             optimal[name] = None
             upper[name] = len(near_optimal_plan(problem.init_board, relations))

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from common.blocks.consistency import goal_conflicts
-from common.blocks.fullgoal import full_goal_steps
+from common.blocks.fullgoal import SearchBudgetExceeded, full_goal_steps
 from common.blocks.state import Board, Move, applicable_moves, apply_move, canonical, goal_holds, items_of
 
 FREE = -2  # no constraint
@@ -129,10 +129,6 @@ def _decode(names: list[str], steps: list[tuple[int, int]]) -> list[Move]:
     return [Move(names[item], None if dest == TABLE else names[dest]) for item, dest in steps]
 
 
-class SearchBudgetExceeded(RuntimeError):
-    """A* expanded more states than it was allowed (``max_expansions``) without finishing."""
-
-
 METHODS = ("auto", "astar")
 
 
@@ -146,7 +142,8 @@ def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
     ``"astar"`` uses A* for every goal (the method before, kept as the reference the tests and
     the benchmark compare with). ``greedy_first=False`` skips the shortcut of returning the
     near-optimal plan when it meets the lower bound (the benchmark times the methods alone).
-    Raises SearchBudgetExceeded when A* expanded ``max_expansions`` states without finishing.
+    Raises SearchBudgetExceeded when A* expanded ``max_expansions`` states without finishing,
+    or the full-goal method took that many steps of its deadlock search.
     """
     if method not in METHODS:
         raise ValueError(f"optimal_plan: method must be one of {METHODS}, not {method!r}")
@@ -164,7 +161,7 @@ def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
         return _decode(names, greedy)
     if method == "auto" and goal.full:
         twice = h0 - len(goal.must_move(start))  # items the bound already makes move twice
-        return _decode(names, full_goal_steps(goal.support, start, lower=twice))
+        return _decode(names, full_goal_steps(goal.support, start, lower=twice, max_steps=max_expansions))
     best_g = {start: 0}
     parent: dict[IntBoard, tuple[IntBoard, int, int]] = {}
     counter = 0
@@ -286,8 +283,7 @@ def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence]
                    max_expansions: int | None = None) -> int | None:
     """Return the length of a shortest plan (None if the goal cannot be reached).
 
-    ``max_expansions`` limits A* on partial goals (SearchBudgetExceeded past it; full goals
-    need no search).
+    ``max_expansions`` limits the search (see ``optimal_plan``; SearchBudgetExceeded past it).
 
     Lengths do not depend on item names, so problems are renamed to a pattern (items numbered
     stack by stack, shortest stacks first) and the answer is cached per pattern: generating
