@@ -23,6 +23,7 @@ from common.errors import UserError
 
 # suite name -> module providing detect() and section(); order is the detection order
 SUITES: dict[str, str] = {
+    "already_said_that": "common.already_said_that.report",
     "worldsense": "common.worldsense.report",
 }
 
