@@ -15,20 +15,31 @@ SOURCES = ("which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sente
 VARIANTS = (*SOURCES, "mixed", "distractorless")
 
 QUESTIONS = {
-    "which_is_heavier": [("Is 2 kilograms of feathers heavier than 500 grams of iron?", "yes"),
-                         ("Is 3 pounds of sand heavier than 2 kilograms of water?", "no"),
-                         ("Is 1 tonne of wood heavier than 900 kilograms of lead?", "yes")],
-    "first_letters": [("What word do the first letters of 'cats eat all toys' spell?", "cat"),
-                      ("What word do the first letters of 'dogs often growl' spell?", "dog")],
-    "reverse_sort": [("Sort in reverse alphabetical order: apple, cherry, banana", "cherry, banana, apple"),
-                     ("Sort in reverse alphabetical order: mango, kiwi, lime", "mango, lime, kiwi")],
-    "ambiguous_sentences": [("In 'The trophy did not fit in the case because it was too big', what was too big?",
-                             "the trophy"),
-                            ("In 'The city refused the marchers a permit because they feared violence', "
-                             "who feared violence?", "the city")],
+    "which_is_heavier": [
+        ("Is 2 kilograms of feathers heavier than 500 grams of iron?", "yes"),
+        ("Is 3 pounds of sand heavier than 2 kilograms of water?", "no"),
+        ("Is 1 tonne of wood heavier than 900 kilograms of lead?", "yes"),
+    ],
+    "first_letters": [
+        ("What word do the first letters of 'cats eat all toys' spell?", "cat"),
+        ("What word do the first letters of 'dogs often growl' spell?", "dog"),
+    ],
+    "reverse_sort": [
+        ("Sort in reverse alphabetical order: apple, cherry, banana", "cherry, banana, apple"),
+        ("Sort in reverse alphabetical order: mango, kiwi, lime", "mango, lime, kiwi"),
+    ],
+    "ambiguous_sentences": [
+        ("In 'The trophy did not fit in the case because it was too big', what was too big?", "the trophy"),
+        (
+            "In 'The city refused the marchers a permit because they feared violence', who feared violence?",
+            "the city",
+        ),
+    ],
 }
-EXAMPLES = {source: (f"Example question about {source.replace('_', ' ')}: is ten more than two?", "yes")
-            for source in SOURCES}
+EXAMPLES = {
+    source: (f"Example question about {source.replace('_', ' ')}: is ten more than two?", "yes")
+    for source in SOURCES
+}
 
 
 def lemmas(count: int = 600) -> list[str]:
@@ -38,14 +49,28 @@ def lemmas(count: int = 600) -> list[str]:
 
 
 def _record(source: str, index: int, question: str, answer: str) -> dict[str, Any]:
-    words = [w.lower() for w in question.replace("'", " ").replace(",", " ").replace("?", " ").split()
-             if w.isalpha()]
-    return {"id": f"{source}-{index:04d}", "source": source, "question": question, "answer": answer,
-            "words": words}
+    words = [
+        w.lower()
+        for w in question.replace("'", " ").replace(",", " ").replace("?", " ").split()
+        if w.isalpha()
+    ]
+    return {
+        "id": f"{source}-{index:04d}",
+        "source": source,
+        "question": question,
+        "answer": answer,
+        "words": words,
+    }
 
 
-def write_set(directory: Path, variant: str, samples: int = 20, seed: int = 0, turns: int = 100,
-              adversarial: bool = True) -> Path:
+def write_set(
+    directory: Path,
+    variant: str,
+    samples: int = 20,
+    seed: int = 0,
+    turns: int = 100,
+    adversarial: bool = True,
+) -> Path:
     """Write a set directory (manifest.json last) for ``variant`` and return it."""
     directory.mkdir(parents=True, exist_ok=True)
     sources = [] if variant == "distractorless" else list(SOURCES) if variant == "mixed" else [variant]
@@ -58,11 +83,23 @@ def write_set(directory: Path, variant: str, samples: int = 20, seed: int = 0, t
     example = _record(sources[0], 0, *EXAMPLES[sources[0]]) if sources else None
     manifest = {
         "set": directory.name,
-        "config": {"variant": variant, "adversarial": adversarial, "turns": turns, "samples": samples,
-                   "seed": seed, "words": "wordnet", "distractors": "generated", "sources": sources},
-        "samples": samples, "distractors": {s: len(QUESTIONS[s]) for s in sources}, "example": example,
-        "sha256": {name: hashlib.sha256((directory / name).read_bytes()).hexdigest()
-                   for name in ("samples.jsonl", "distractors.jsonl")},
+        "config": {
+            "variant": variant,
+            "adversarial": adversarial,
+            "turns": turns,
+            "samples": samples,
+            "seed": seed,
+            "words": "wordnet",
+            "distractors": "generated",
+            "sources": sources,
+        },
+        "samples": samples,
+        "distractors": {s: len(QUESTIONS[s]) for s in sources},
+        "example": example,
+        "sha256": {
+            name: hashlib.sha256((directory / name).read_bytes()).hexdigest()
+            for name in ("samples.jsonl", "distractors.jsonl")
+        },
     }
     (directory / "manifest.json").write_text(json.dumps(manifest, indent=1), encoding="utf-8")
     return directory

@@ -23,6 +23,7 @@ two curves are compared with the log-rank test (scipy.stats.logrank).
 """
 
 import math
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
@@ -38,11 +39,29 @@ FAILURES = ("false_positive", "false_negative", "violation")
 def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """Return one row per conversation record: Key, turns, distractors, distractor_accuracy,
     violations (format violations over all its turns), ended, refused (bool)."""
-    rows = [{"Key": r["Key"], "turns": int(r["turns"]), "distractors": int(r["distractors"]),
-             "distractor_accuracy": r.get("distractor_accuracy"), "violations": int(r.get("violations") or 0),
-             "asked": int(r.get("asked") or 0), "ended": r["ended"], "refused": bool(r.get("refused"))}
-            for r in records]
-    columns = ["Key", "turns", "distractors", "distractor_accuracy", "violations", "asked", "ended", "refused"]
+    rows = [
+        {
+            "Key": r["Key"],
+            "turns": int(r["turns"]),
+            "distractors": int(r["distractors"]),
+            "distractor_accuracy": r.get("distractor_accuracy"),
+            "violations": int(r.get("violations") or 0),
+            "asked": int(r.get("asked") or 0),
+            "ended": r["ended"],
+            "refused": bool(r.get("refused")),
+        }
+        for r in records
+    ]
+    columns = [
+        "Key",
+        "turns",
+        "distractors",
+        "distractor_accuracy",
+        "violations",
+        "asked",
+        "ended",
+        "refused",
+    ]
     frame = pd.DataFrame(rows, columns=columns)
     frame["distractor_accuracy"] = pd.to_numeric(frame["distractor_accuracy"], errors="coerce")
     return frame
@@ -60,7 +79,7 @@ def mean_interval(values: Iterable[float]) -> tuple[float, float, float]:
 
 
 def share_interval(hits: int, n: int) -> tuple[float, float, float]:
-    """Return ``(share, lo, hi)`` of ``hits`` out of ``n`` with the Wilson 95% interval (NaN share if n is 0)."""
+    """Return ``(share, lo, hi)`` of ``hits`` out of ``n``, Wilson 95% interval (NaN share if n is 0)."""
     lo, hi = wilson_interval(hits, n)
     return (hits / n if n else math.nan), lo, hi
 
@@ -76,18 +95,25 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     for name, column in (("num_turns", "turns"), ("num_distractors", "distractors")):
         values = kept[column].to_numpy(dtype=float)
         mean, lo, hi = mean_interval(values)
-        out.update({f"avg_{name}": mean, f"avg_{name}_lo": lo, f"avg_{name}_hi": hi,
-                    f"stddev_{name}": float(values.std()) if n else math.nan,
-                    f"median_{name}": float(np.median(values)) if n else math.nan,
-                    f"max_{name}": float(values.max()) if n else math.nan,
-                    f"min_{name}": float(values.min()) if n else math.nan})
+        out.update(
+            {
+                f"avg_{name}": mean,
+                f"avg_{name}_lo": lo,
+                f"avg_{name}_hi": hi,
+                f"stddev_{name}": float(values.std()) if n else math.nan,
+                f"median_{name}": float(np.median(values)) if n else math.nan,
+                f"max_{name}": float(values.max()) if n else math.nan,
+                f"min_{name}": float(values.min()) if n else math.nan,
+            }
+        )
     for ending in FAILURES:
         name = "violation_rate" if ending == "violation" else f"{ending}_rate"
         share, lo, hi = share_interval(int((kept["ended"] == ending).sum()), n)
         out.update({name: share, f"{name}_lo": lo, f"{name}_hi": hi})
     mean, lo, hi = mean_interval(kept["distractor_accuracy"].dropna())
-    out.update({"avg_distractor_accuracy": mean, "avg_distractor_accuracy_lo": lo,
-                "avg_distractor_accuracy_hi": hi})
+    out.update(
+        {"avg_distractor_accuracy": mean, "avg_distractor_accuracy_lo": lo, "avg_distractor_accuracy_hi": hi}
+    )
     out["survived"] = int((kept["ended"] == "survived").sum())
     out["violations_all_turns"] = int(frame["violations"].sum())
     out["turns_asked"] = int(frame["asked"].sum())
@@ -100,8 +126,10 @@ def censored(frame: pd.DataFrame) -> Any:
     from scipy.stats import CensoredData
 
     failed = frame["ended"].isin(FAILURES) & ~frame["refused"]
-    return CensoredData(uncensored=(frame.loc[failed, "turns"] + 1).to_numpy(dtype=float),
-                        right=frame.loc[~failed, "turns"].to_numpy(dtype=float))
+    return CensoredData(
+        uncensored=(frame.loc[failed, "turns"] + 1).to_numpy(dtype=float),
+        right=frame.loc[~failed, "turns"].to_numpy(dtype=float),
+    )
 
 
 def survival(frame: pd.DataFrame, max_turns: int = 100) -> pd.DataFrame:
@@ -114,7 +142,9 @@ def survival(frame: pd.DataFrame, max_turns: int = 100) -> pd.DataFrame:
         return pd.DataFrame({"turn": turns, "alive": math.nan, "lo": math.nan, "hi": math.nan})
     result = ecdf(censored(frame))
     alive = result.sf.evaluate(turns)
-    band = result.sf.confidence_interval(0.95, method="log-log")
+    with warnings.catch_warnings():  # undefined where no one is at risk any more: shown as the estimate
+        warnings.simplefilter("ignore", RuntimeWarning)
+        band = result.sf.confidence_interval(0.95, method="log-log")
     lo = np.where(np.isnan(low := band.low.evaluate(turns)), alive, low)
     hi = np.where(np.isnan(high := band.high.evaluate(turns)), alive, high)
     return pd.DataFrame({"turn": turns, "alive": alive, "lo": lo, "hi": hi})

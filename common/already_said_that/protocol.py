@@ -74,15 +74,21 @@ def task_description(example: dict[str, Any] | None) -> str:
     """Return the system message: the task, the answer format, and a worked example that uses the
     held-out ``example`` distractor (a record of the pool's format; None: no distractor lines)."""
     lines = [
-        "You will be shown words one at a time. Your main task is to say whether the user has "
-        "already shown you the word, in this conversation, as a main-task word. Main-task words "
-        f"come as '{MAIN_PREFIX}<word>'.",
-        "From time to time you will also be asked an unrelated question. Always answer it, then "
-        "go back to the main task. Words that appear in unrelated questions, or in your own "
-        "answers, do not count as shown.",
+        (
+            "You will be shown words one at a time. Your main task is to say whether the user has "
+            "already shown you the word, in this conversation, as a main-task word. Main-task words "
+            f"come as '{MAIN_PREFIX}<word>'."
+        ),
+        (
+            "From time to time you will also be asked an unrelated question. Always answer it, then "
+            "go back to the main task. Words that appear in unrelated questions, or in your own "
+            "answers, do not count as shown."
+        ),
         "",
-        "Reply with [answer: <answer>], where <answer> is yes or no for the main task, or your "
-        "answer to an unrelated question.",
+        (
+            "Reply with [answer: <answer>], where <answer> is yes or no for the main task, or your "
+            "answer to an unrelated question."
+        ),
         "An example exchange:",
         "",
         "```example",
@@ -205,8 +211,9 @@ class Conversation:
         if is_distractor and self.distractors and self._questions:
             record = self.pool[self._questions[self._next_question % len(self._questions)]]
             self._next_question += 1
-            self._turn = Turn(index, "distractor", record["question"], normalise(str(record["answer"])),
-                              question=record)
+            self._turn = Turn(
+                index, "distractor", record["question"], normalise(str(record["answer"])), question=record
+            )
         else:
             adversarial = self._adversarial.random() < ADVERSARIAL_PROBABILITY
             if self.adversarial and adversarial and self.distracting:
@@ -216,8 +223,7 @@ class Conversation:
                 adversarial = False
                 word = next(self.schedule)
             gold = "yes" if word in self.shown else "no"
-            self._turn = Turn(index, "main", f"{MAIN_PREFIX}{word}", gold, word=word,
-                              adversarial=adversarial)
+            self._turn = Turn(index, "main", f"{MAIN_PREFIX}{word}", gold, word=word, adversarial=adversarial)
         return self._turn
 
     def judge(self, reply: str) -> Outcome:
@@ -233,8 +239,15 @@ class Conversation:
         else:
             violation = answer not in ("yes", "no")
             correct = not violation and answer == turn.gold
-            ending = "" if correct else "violation" if violation else \
-                "false_positive" if answer == "yes" else "false_negative"
+            ending = (
+                ""
+                if correct
+                else "violation"
+                if violation
+                else "false_positive"
+                if answer == "yes"
+                else "false_negative"
+            )
             outcome = Outcome(answer, correct, violation, ends=not correct, ending=ending)
             if not correct:
                 self.ending = ending

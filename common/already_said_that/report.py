@@ -14,14 +14,20 @@ from typing import Any
 
 import pandas as pd
 
-from common.analysis import Section
 from common.already_said_that import analysis
 from common.already_said_that.run import RESULTS_DIR, read_turns
+from common.analysis import Section
 from common.jsonl import atomic_write
 from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
 
-VARIANT_ORDER = ("which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences", "mixed",
-                 "distractorless")
+VARIANT_ORDER = (
+    "which_is_heavier",
+    "first_letters",
+    "reverse_sort",
+    "ambiguous_sentences",
+    "mixed",
+    "distractorless",
+)
 MODEL_ORDER = ("oracle", "random", "human")
 SURVIVAL_AT = (10, 25, 50, 75, 100)
 RULE = "-" * 78
@@ -56,9 +62,13 @@ def _is_set_dir(path: Path) -> bool:
 def _run_dirs(path: Path) -> list[Path]:
     """Return the directories under ``path`` (itself, or its children) with runs of this suite:
     a results file with its turn log beside it."""
+
     def has_runs(directory: Path) -> bool:
-        return any(f.with_name(f.name.removesuffix(SUFFIX) + "___turns.jsonl").is_file()
-                   for f in find_results_files(directory))
+        return any(
+            f.with_name(f.name.removesuffix(SUFFIX) + "___turns.jsonl").is_file()
+            for f in find_results_files(directory)
+        )
+
     if not path.is_dir():
         return []
     if has_runs(path):
@@ -79,9 +89,16 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
                 continue
             records = read_results(results)
             _, model = parse_results_filename(results)
-            runs.append({"set": directory.name, "model": model, "results": results, "turns_path": turns_path,
-                         "frame": analysis.conversation_frame(records),
-                         "turns": read_turns(turns_path, {r["Key"] for r in records})})
+            runs.append(
+                {
+                    "set": directory.name,
+                    "model": model,
+                    "results": results,
+                    "turns_path": turns_path,
+                    "frame": analysis.conversation_frame(records),
+                    "turns": read_turns(turns_path, {r["Key"] for r in records}),
+                }
+            )
     return sorted(runs, key=lambda run: (_rank(run["set"], VARIANT_ORDER), _rank(run["model"], MODEL_ORDER)))
 
 
@@ -103,21 +120,36 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
     for run in runs:
         m = analysis.seed_metrics(run["frame"])
         tidy.append({"set": run["set"], "model": run["model"], **m})
-        rows.append({
-            "set": run["set"], "model": run["model"], "conversations": m["n"], "refused": m["refused"],
-            "avg turns": _cell(m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
-            "sd": f"{m['stddev_num_turns']:.1f}", "median": f"{m['median_num_turns']:g}",
-            "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
-            "avg distractors": _cell(m["avg_num_distractors"], m["avg_num_distractors_lo"],
-                                     m["avg_num_distractors_hi"]),
-            "distractor acc. %": _cell(m["avg_distractor_accuracy"], m["avg_distractor_accuracy_lo"],
-                                       m["avg_distractor_accuracy_hi"], 100),
-            "false pos. %": _cell(m["false_positive_rate"], m["false_positive_rate_lo"],
-                                  m["false_positive_rate_hi"], 100),
-            "false neg. %": _cell(m["false_negative_rate"], m["false_negative_rate_lo"],
-                                  m["false_negative_rate_hi"], 100),
-            "violation %": _cell(m["violation_rate"], m["violation_rate_lo"], m["violation_rate_hi"], 100),
-        })
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                "conversations": m["n"],
+                "refused": m["refused"],
+                "avg turns": _cell(m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
+                "sd": f"{m['stddev_num_turns']:.1f}",
+                "median": f"{m['median_num_turns']:g}",
+                "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
+                "avg distractors": _cell(
+                    m["avg_num_distractors"], m["avg_num_distractors_lo"], m["avg_num_distractors_hi"]
+                ),
+                "distractor acc. %": _cell(
+                    m["avg_distractor_accuracy"],
+                    m["avg_distractor_accuracy_lo"],
+                    m["avg_distractor_accuracy_hi"],
+                    100,
+                ),
+                "false pos. %": _cell(
+                    m["false_positive_rate"], m["false_positive_rate_lo"], m["false_positive_rate_hi"], 100
+                ),
+                "false neg. %": _cell(
+                    m["false_negative_rate"], m["false_negative_rate_lo"], m["false_negative_rate_hi"], 100
+                ),
+                "violation %": _cell(
+                    m["violation_rate"], m["violation_rate_lo"], m["violation_rate_hi"], 100
+                ),
+            }
+        )
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
 
 
@@ -128,9 +160,16 @@ def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
         curve = analysis.survival(run["frame"]).assign(set=run["set"], model=run["model"])
         curves.append(curve)
         at = curve.set_index("turn")
-        rows.append({"set": run["set"], "model": run["model"],
-                     **{f"after {t}": _cell(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
-                        for t in SURVIVAL_AT}})
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                **{
+                    f"after {t}": _cell(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
+                    for t in SURVIVAL_AT
+                },
+            }
+        )
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.concat(curves, ignore_index=True)
 
 
@@ -141,18 +180,34 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     for run in runs:
         if run["turns"]:
             tidy.append(analysis.question_errors(run["turns"]).assign(set=run["set"], model=run["model"]))
-    frame = pd.concat(tidy, ignore_index=True) if tidy else pd.DataFrame(
-        columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
-    display = frame.assign(**{"error %": [_cell(r, lo, hi, 100) for r, lo, hi in
-                                          zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)]})
+    frame = (
+        pd.concat(tidy, ignore_index=True)
+        if tidy
+        else pd.DataFrame(columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
+    )
+    display = frame.assign(
+        **{
+            "error %": [
+                _cell(r, lo, hi, 100)
+                for r, lo, hi in zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
+            ]
+        }
+    )
     display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
     rows = []
     for run in runs:
         m = analysis.seed_metrics(run["frame"])
         share, lo, hi = analysis.share_interval(m["violations_all_turns"], m["turns_asked"])
-        rows.append({"set": run["set"], "model": run["model"], "turns asked": m["turns_asked"],
-                     "format violations": m["violations_all_turns"], "violation % of turns": _cell(share, lo, hi, 100, 2),
-                     "refused (context)": m["refused"]})
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                "turns asked": m["turns_asked"],
+                "format violations": m["violations_all_turns"],
+                "violation % of turns": _cell(share, lo, hi, 100, 2),
+                "refused (context)": m["refused"],
+            }
+        )
     return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
 
 
@@ -169,15 +224,20 @@ def logrank_table(runs: list[dict[str, Any]]) -> pd.DataFrame:
     baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
     for run in runs:
         if run["set"] != "distractorless" and run["model"] in baseline:
-            rows.append(_test_row(f"{run['model']}: {run['set']} vs distractorless", run, baseline[run["model"]]))
+            rows.append(
+                _test_row(f"{run['model']}: {run['set']} vs distractorless", run, baseline[run["model"]])
+            )
     return pd.DataFrame(rows, columns=["comparison", "statistic", "p"]).set_index("comparison")
 
 
 def _test_row(label: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     """Return one log-rank row (statistic and p as text; "-" when neither run has a failure)."""
     statistic, p = analysis.logrank(a["frame"], b["frame"])
-    return {"comparison": label, "statistic": "-" if math.isnan(statistic) else f"{statistic:.2f}",
-            "p": "-" if math.isnan(p) else f"{p:.3g}"}
+    return {
+        "comparison": label,
+        "statistic": "-" if math.isnan(statistic) else f"{statistic:.2f}",
+        "p": "-" if math.isnan(p) else f"{p:.3g}",
+    }
 
 
 def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
@@ -195,8 +255,14 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> No
     for ax, name in zip(axes.flat, panels, strict=False):
         for label, curve in curves[curves[panel] == name].groupby(line, sort=False):
             drawn = ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label))
-            ax.fill_between(curve["turn"], 100 * curve["lo"], 100 * curve["hi"], step="post", alpha=0.2,
-                            color=drawn[0].get_color())
+            ax.fill_between(
+                curve["turn"],
+                100 * curve["lo"],
+                100 * curve["hi"],
+                step="post",
+                alpha=0.2,
+                color=drawn[0].get_color(),
+            )
         ax.set_title(str(name), fontsize="medium")
         ax.set_xlim(0, 100)
         ax.set_ylim(0, 102)
@@ -204,7 +270,7 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> No
         ax.legend(fontsize="x-small")
     for ax in axes[:, 0]:
         ax.set_ylabel("% conversations alive")
-    for ax in list(axes.flat)[len(panels):]:
+    for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.tight_layout()
     with atomic_write(path, binary=True) as handle:
@@ -218,16 +284,23 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     ``figures_dir``), and a summary line per model."""
     runs = load_runs(Path(path))
     if not runs:
-        return Section(suite="already_said_that", title="Already Said That", about=ABOUT,
-                       text=f"no Already Said That runs under {path}\n", notes=[f"no runs under {path}"])
+        return Section(
+            suite="already_said_that",
+            title="Already Said That",
+            about=ABOUT,
+            text=f"no Already Said That runs under {path}\n",
+            notes=[f"no runs under {path}"],
+        )
     metrics, metrics_tidy = metrics_table(runs)
     alive, curves = survival_tables(runs)
     questions, questions_tidy, violations = question_tables(runs)
     tests = logrank_table(runs)
-    tables = [("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
-              ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
-              ("Error rates per question type (all turns asked)", questions),
-              ("Format violations over all turns; conversations refused by the server", violations)]
+    tables = [
+        ("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
+        ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
+        ("Error rates per question type (all turns asked)", questions),
+        ("Format violations over all turns; conversations refused by the server", violations),
+    ]
     if not tests.empty:
         tables.append(("Log-rank tests of survival", tests))
     figures = []
@@ -236,17 +309,31 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         for panel, line in (("set", "model"), ("model", "set")):
             target = figures_dir / f"already_said_that_survival_by_{panel}.png"
             plot_survival(curves, panel, line, target)
-            figures.append((f"Already Said That: share of conversations alive after each turn, "
-                            f"one panel per {panel} (95% bands)", target))
-    notes = [f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
-             "refused by the server (context too long), left out of the metrics, censored in the curves"
-             for r in runs if r["frame"]["refused"].any()]
+            figures.append(
+                (
+                    f"Already Said That: share of conversations alive after each turn, one panel per {panel}",
+                    target,
+                )
+            )
+    notes = [
+        f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
+        "refused by the server (context too long), left out of the metrics, censored in the curves"
+        for r in runs
+        if r["frame"]["refused"].any()
+    ]
     text = "".join(f"{RULE}\n    {title}\n{RULE}\n{table.to_string()}\n\n" for title, table in tables)
-    return Section(suite="already_said_that", title="Already Said That", about=ABOUT,
-                   text=f"ALREADY SAID THAT: {path}\n\n{text}", tables=tables, figures=figures,
-                   data={"metrics": metrics_tidy, "survival": curves, "questions": questions_tidy},
-                   summary=summary_lines(metrics_tidy), notes=notes,
-                   inputs=[p for r in runs for p in (r["results"], r["turns_path"])])
+    return Section(
+        suite="already_said_that",
+        title="Already Said That",
+        about=ABOUT,
+        text=f"ALREADY SAID THAT: {path}\n\n{text}",
+        tables=tables,
+        figures=figures,
+        data={"metrics": metrics_tidy, "survival": curves, "questions": questions_tidy},
+        summary=summary_lines(metrics_tidy),
+        notes=notes,
+        inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
+    )
 
 
 def summary_lines(tidy: pd.DataFrame) -> list[str]:

@@ -49,15 +49,20 @@ class SetData:
 
     @property
     def has_distractors(self) -> bool:
-        """Whether turns may be distractor questions (a non-empty pool, a variant other than distractorless)."""
+        """Whether turns may be distractor questions (a pool, and a variant other than distractorless)."""
         return bool(self.pool) and self.config.get("variant") != "distractorless"
 
     def conversation(self, sample: dict[str, Any]) -> Conversation:
         """Return a fresh Conversation for ``sample`` under the set's seed and options."""
-        return Conversation(sample["words"], self.pool, seed=int(self.config.get("seed", 0)),
-                            sample=int(sample["sample"]), distractors=self.has_distractors,
-                            adversarial=bool(self.config.get("adversarial", True)),
-                            max_turns=int(self.config.get("turns", 100)))
+        return Conversation(
+            sample["words"],
+            self.pool,
+            seed=int(self.config.get("seed", 0)),
+            sample=int(sample["sample"]),
+            distractors=self.has_distractors,
+            adversarial=bool(self.config.get("adversarial", True)),
+            max_turns=int(self.config.get("turns", 100)),
+        )
 
 
 def resolve_set(name_or_dir: str | None, variant: str | None = None) -> Path:
@@ -71,9 +76,11 @@ def resolve_set(name_or_dir: str | None, variant: str | None = None) -> Path:
         if (path / "manifest.json").is_file():
             return path
     shipped = sorted(p.parent.name for p in DATA_DIR.glob("*/manifest.json"))
-    raise UserError(f"no Already Said That set {wanted!r} (no manifest.json in {wanted} or "
-                    f"{paths.shown(DATA_DIR / wanted)}); sets built: {', '.join(shipped) or 'none'} "
-                    f"(build them with `make asat-data` or scripts/generate_already_said_that.py)")
+    raise UserError(
+        f"no Already Said That set {wanted!r} (no manifest.json in {wanted} or "
+        f"{paths.shown(DATA_DIR / wanted)}); sets built: {', '.join(shipped) or 'none'} "
+        f"(build them with `make asat-data` or scripts/generate_already_said_that.py)"
+    )
 
 
 def load_set(path: str | Path) -> SetData:
@@ -94,15 +101,23 @@ def load_set(path: str | Path) -> SetData:
     for name, digest in manifest["sha256"].items():
         actual = hashlib.sha256((path / name).read_bytes()).hexdigest()
         if actual != digest:
-            raise DataError(f"{path / name}: SHA-256 differs from manifest.json (changed after generation?); "
-                            "regenerate the set")
+            raise DataError(
+                f"{path / name}: SHA-256 differs from manifest.json (changed after generation?); "
+                "regenerate the set"
+            )
     samples = list(iter_jsonl(path / "samples.jsonl"))
     for lineno, sample in enumerate(samples, start=1):
         words = sample.get("words")
-        if not isinstance(sample.get("sample"), int) or not isinstance(words, list) or not words \
-                or len(set(words)) != len(words):
-            raise DataError(f"{path / 'samples.jsonl'}:{lineno}: a sample needs an integer 'sample' and a "
-                            "non-empty list 'words' of distinct words")
+        if (
+            not isinstance(sample.get("sample"), int)
+            or not isinstance(words, list)
+            or not words
+            or len(set(words)) != len(words)
+        ):
+            raise DataError(
+                f"{path / 'samples.jsonl'}:{lineno}: a sample needs an integer 'sample' and a "
+                "non-empty list 'words' of distinct words"
+            )
     pool = list(iter_jsonl(path / "distractors.jsonl"))
     for lineno, record in enumerate(pool, start=1):
         missing = [key for key in ("id", "source", "question", "answer") if key not in record]
@@ -111,9 +126,15 @@ def load_set(path: str | Path) -> SetData:
     options: dict[str, set[str]] = {}
     for record in pool:
         options.setdefault(record["source"], set()).add(str(record["answer"]).strip().lower())
-    return SetData(path=path, name=str(manifest.get("set") or path.name), config=manifest["config"],
-                   samples=samples, pool=pool, example=manifest.get("example"),
-                   options={source: sorted(answers) for source, answers in sorted(options.items())})
+    return SetData(
+        path=path,
+        name=str(manifest.get("set") or path.name),
+        config=manifest["config"],
+        samples=samples,
+        pool=pool,
+        example=manifest.get("example"),
+        options={source: sorted(answers) for source, answers in sorted(options.items())},
+    )
 
 
 def run_paths(set_name: str, model_name: str, results_root: Path = RESULTS_DIR) -> dict[str, Path]:
@@ -121,22 +142,32 @@ def run_paths(set_name: str, model_name: str, results_root: Path = RESULTS_DIR) 
     log), ``summary`` (the run's summary JSON), all in results/already_said_that/<set>/."""
     results = results_root / set_name / results_filename(PROMPTING, model_name)
     stem = results.name.removesuffix("results.jsonl")
-    return {"results": results, "turns": results.with_name(stem + "turns.jsonl"),
-            "summary": results.with_name(stem + "summary.json")}
+    return {
+        "results": results,
+        "turns": results.with_name(stem + "turns.jsonl"),
+        "summary": results.with_name(stem + "summary.json"),
+    }
 
 
 def conversation_items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
     """Return the runner's items: one per sample (the first ``limit``), Key = sample id."""
     samples = data.samples[:limit] if limit is not None else data.samples
-    return [{"Key": sample["sample"], "sample": sample["sample"], "words": sample["words"]} for sample in samples]
+    return [
+        {"Key": sample["sample"], "sample": sample["sample"], "words": sample["words"]} for sample in samples
+    ]
 
 
 def turn_item(key: Any, turn: Turn, options: dict[str, list[str]]) -> dict[str, Any]:
     """Return what a built-in solver may read about a turn (HTTP models ignore it): the gold
     answer, the kind, and the answers of the question's source (the random guess's options)."""
     source = turn.question["source"] if turn.question else ""
-    return {"Key": key, "turn": turn.index, "kind": turn.kind, "gold": turn.gold,
-            "options": options.get(source, [])}
+    return {
+        "Key": key,
+        "turn": turn.index,
+        "kind": turn.kind,
+        "gold": turn.gold,
+        "options": options.get(source, []),
+    }
 
 
 class ConversationRunner:
@@ -176,23 +207,41 @@ class ConversationRunner:
             tokens["prompt_tokens"] += reply.prompt_tokens
             tokens["completion_tokens"] += reply.completion_tokens
             tokens["cached"] += bool(reply.cached)
-            log.append({**self._turn_fields(item, turn), "reply": reply.text, "answer": outcome.answer,
-                        "correct": outcome.correct, "violation": outcome.violation,
-                        "cached": reply.cached, "prompt_tokens": reply.prompt_tokens,
-                        "completion_tokens": reply.completion_tokens, "finish_reason": reply.finish_reason})
+            log.append(
+                {
+                    **self._turn_fields(item, turn),
+                    "reply": reply.text,
+                    "answer": outcome.answer,
+                    "correct": outcome.correct,
+                    "violation": outcome.violation,
+                    "cached": reply.cached,
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                    "finish_reason": reply.finish_reason,
+                }
+            )
         self._write_turns(log)
         distractor_turns = [t for t in log if t["kind"] == "distractor" and "refused" not in t]
         record = {
-            "Key": item["Key"], "sample": item["sample"], "set": self.data.name,
-            "variant": self.data.config.get("variant"), "model": self.model_name,
-            "turns": conversation.turns_done, "distractors": conversation.distractors_done,
+            "Key": item["Key"],
+            "sample": item["sample"],
+            "set": self.data.name,
+            "variant": self.data.config.get("variant"),
+            "model": self.model_name,
+            "turns": conversation.turns_done,
+            "distractors": conversation.distractors_done,
             "distractors_correct": sum(t["correct"] for t in distractor_turns),
-            "distractor_accuracy": (sum(t["correct"] for t in distractor_turns) / len(distractor_turns)
-                                    if distractor_turns else None),
+            "distractor_accuracy": (
+                sum(t["correct"] for t in distractor_turns) / len(distractor_turns)
+                if distractor_turns
+                else None
+            ),
             "violations": sum(t.get("violation", False) for t in log),
             "ended": "refused" if refused else conversation.ending,
             "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
-            "resp": last_reply, "asked": len(log), **tokens,
+            "resp": last_reply,
+            "asked": len(log),
+            **tokens,
         }
         if refused is not None:
             record.update(refused=refused.kind, error=refused.message)
@@ -201,9 +250,17 @@ class ConversationRunner:
     def _turn_fields(self, item: dict[str, Any], turn: Turn) -> dict[str, Any]:
         """Return the turn log fields describing what was asked."""
         question = turn.question or {}
-        return {"Key": item["Key"], "turn": turn.index, "kind": turn.kind, "message": turn.message,
-                "word": turn.word, "adversarial": turn.adversarial, "source": question.get("source", ""),
-                "question_id": question.get("id", ""), "gold": turn.gold}
+        return {
+            "Key": item["Key"],
+            "turn": turn.index,
+            "kind": turn.kind,
+            "message": turn.message,
+            "word": turn.word,
+            "adversarial": turn.adversarial,
+            "source": question.get("source", ""),
+            "question_id": question.get("id", ""),
+            "gold": turn.gold,
+        }
 
     def _write_turns(self, lines: list[dict[str, Any]]) -> None:
         """Append ``lines`` to the turn log in one flushed write (contiguous per conversation)."""
@@ -238,8 +295,9 @@ def read_turns(path: str | Path, keys: set[Any] | None = None) -> list[dict[str,
         except ValueError:
             if lineno == len(lines) and not text.endswith("\n"):
                 break
-            raise DataError(f"{path}:{lineno}: not a JSON turn record; delete the run's files to start over") \
-                from None
+            raise DataError(
+                f"{path}:{lineno}: not a JSON turn record; delete the run's files to start over"
+            ) from None
         if line["turn"] == 1 or line["Key"] not in blocks:
             blocks[line["Key"]] = []
         blocks[line["Key"]].append(line)
@@ -265,9 +323,12 @@ def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
             output_chars += len(reply)
             history += len(reply)
             conversation.judge(reply)
-    return {"conversations": len(conversation_items(data, limit)), "requests": requests,
-            "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
-            "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN)}
+    return {
+        "conversations": len(conversation_items(data, limit)),
+        "requests": requests,
+        "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
+        "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),
+    }
 
 
 def cost_usd(price: dict[str, float] | None, input_tokens: int, output_tokens: int) -> float | None:

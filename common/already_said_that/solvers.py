@@ -82,8 +82,10 @@ class HumanSolver:
         stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
         if item["turn"] == 1:
             system = next((m["content"] for m in messages if m["role"] == "system"), "")
-            stdout.write(f"\n=== conversation {item['Key']} ===\n{system}\n"
-                         "(type plain answers: yes / no, or the answer to a question)\n\n")
+            stdout.write(
+                f"\n=== conversation {item['Key']} ===\n{system}\n"
+                "(type plain answers: yes / no, or the answer to a question)\n\n"
+            )
         stdout.write(f"[turn {item['turn']}] {messages[-1]['content']}\nyour answer> ")
         stdout.flush()
         line = stdin.readline()
