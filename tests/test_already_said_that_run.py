@@ -430,3 +430,13 @@ def test_resume_after_sigkill_writes_no_conversation_twice(tmp_path):
     turns = read_turns(results.with_name("direct___stub___turns.jsonl"), set(keys))
     assert len(turns) == sum(r["asked"] for r in read_results(results))  # one block per conversation
     assert len(server.requests) - asked_before < sum(r["asked"] for r in read_results(results))
+
+
+@pytest.mark.slow
+def test_benchmark_script_runs(tmp_path):
+    set_dir = write_set(tmp_path / "distractorless", "distractorless", samples=30)
+    result = subprocess.run([sys.executable, "scripts/bench_already_said_that.py", "--sets", str(set_dir),
+                             "--conversations", "30", "--repetitions", "1", "--concurrency", "4"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "distractorless" in result.stdout and "runner / bare loop:" in result.stdout
