@@ -12,7 +12,7 @@
    second. The HTTP set is distractorless when built (no two conversations send the same request).
 
 $ python scripts/bench_already_said_that.py
-$ python scripts/bench_already_said_that.py --sets data/already_said_that/mixed --conversations 300 --repetitions 5
+$ python scripts/bench_already_said_that.py --sets data/already_said_that/mixed --repetitions 5
 """
 
 import json
@@ -29,7 +29,13 @@ from pathlib import Path
 import requests
 
 from common import cli
-from common.already_said_that.run import DATA_DIR, ConversationRunner, conversation_items, load_set, read_turns
+from common.already_said_that.run import (
+    DATA_DIR,
+    ConversationRunner,
+    conversation_items,
+    load_set,
+    read_turns,
+)
 from common.already_said_that.solvers import SOLVERS
 from common.errors import UserError
 from common.models.cache import ResponseCache
@@ -49,16 +55,24 @@ def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, 
             model = SOLVERS[name](0)
             player = ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name)
             start = time.perf_counter()
-            run_items(model, conversation_items(data), workdir / f"{data.name}-{name}-results.jsonl",
-                      answer=player.answer, show_progress=False)
+            run_items(
+                model,
+                conversation_items(data),
+                workdir / f"{data.name}-{name}-results.jsonl",
+                answer=player.answer,
+                show_progress=False,
+            )
             rows.append((data.name, name, len(data.samples), time.perf_counter() - start))
     return rows
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
     """Start the stub server (answering "[answer: no]") in its own process; return it and its base URL."""
-    server = subprocess.Popen([sys.executable, "-m", "common.models.stub_server", "--port", "0",
-                               "--answer", "[answer: no]"], stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", "[answer: no]"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     line = server.stdout.readline()
     if not line.startswith("listening on "):
         server.kill()
@@ -69,14 +83,26 @@ def start_server() -> tuple[subprocess.Popen, str]:
 def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -> tuple[int, float]:
     """Return (turns, seconds) of the runner playing ``limit`` conversations over HTTP (turns: HTTP
     requests plus answers from the cache, when two conversations send the same request)."""
-    config = config_from_mapping({"name": "bench", "base_url": base_url,
-                                  "concurrency": concurrency, "max_tokens": 8, "model": "stub-model"})
+    config = config_from_mapping(
+        {
+            "name": "bench",
+            "base_url": base_url,
+            "concurrency": concurrency,
+            "max_tokens": 8,
+            "model": "stub-model",
+        }
+    )
     model = HTTPModel(config, cache=ResponseCache(workdir / "cache.sqlite"))
     player = ConversationRunner(data, workdir / "turns.jsonl", "bench")
     start = time.perf_counter()
     try:
-        run_items(model, conversation_items(data, limit), workdir / "direct___bench___results.jsonl",
-                  answer=player.answer, show_progress=False)
+        run_items(
+            model,
+            conversation_items(data, limit),
+            workdir / "direct___bench___results.jsonl",
+            answer=player.answer,
+            show_progress=False,
+        )
     finally:
         model.close()
     return model.counters.requests + model.counters.cache_hits, time.perf_counter() - start
@@ -92,7 +118,9 @@ def conversations_of(turns_path: Path, system: str) -> list[list[dict]]:
         messages, sent = [{"role": "system", "content": system}], []
         for line in lines:
             messages = [*messages, {"role": "user", "content": line["message"]}]
-            sent.append({"model": "stub-model", "messages": messages, "temperature": 0.0, "max_tokens": 8, "seed": 0})
+            sent.append(
+                {"model": "stub-model", "messages": messages, "temperature": 0.0, "max_tokens": 8, "seed": 0}
+            )
             messages = [*messages, {"role": "assistant", "content": line["reply"]}]
         bodies.append(sent)
     return bodies
@@ -106,8 +134,10 @@ def bare_loop(url: str, conversations: list[list[dict]], concurrency: int) -> tu
         if not hasattr(local, "session"):
             local.session = requests.Session()
         for body in bodies:
-            local.session.post(url, data=json.dumps(body), headers={"Content-Type": "application/json"},
-                               timeout=(10, 60)).json()
+            local.session.post(
+                url, data=json.dumps(body), headers={"Content-Type": "application/json"}, timeout=(10, 60)
+            ).json()
+
     start = time.perf_counter()
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(play, conversations))
@@ -142,24 +172,38 @@ def main(argv: list[str] | None = None) -> int:
         for rep in range(args.repetitions):
             with tempfile.TemporaryDirectory() as scratch:
                 sent, seconds = run_http(base_url, data, args.conversations, args.concurrency, Path(scratch))
-                conversations = conversations_of(Path(scratch) / "turns.jsonl", ConversationRunner(
-                    data, Path(scratch) / "unused", "bench").system)
-            bare_sent, bare_seconds = bare_loop(base_url + "/chat/completions", conversations, args.concurrency)
+                conversations = conversations_of(
+                    Path(scratch) / "turns.jsonl",
+                    ConversationRunner(data, Path(scratch) / "unused", "bench").system,
+                )
+            bare_sent, bare_seconds = bare_loop(
+                base_url + "/chat/completions", conversations, args.concurrency
+            )
             if bare_sent != sent:
                 raise RuntimeError(f"the bare loop played {bare_sent} turns, the runner {sent}")
             rates["runner"].append(sent / seconds)
             rates["bare Session loop"].append(bare_sent / bare_seconds)
-            log.info("repetition %d: %d requests; %s", rep + 1, sent,
-                     ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()))
+            log.info(
+                "repetition %d: %d requests; %s",
+                rep + 1,
+                sent,
+                ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
+            )
     finally:
         server.kill()
         server.wait()
-    print(f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
-          f"median of {args.repetitions}):")
+    print(
+        f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
+        f"median of {args.repetitions}):"
+    )
     for name, values in rates.items():
-        print(f"  {name:<18} {statistics.median(values):7,.0f} turns/s  (runs: "
-              f"{', '.join(f'{v:,.0f}' for v in values)})")
-    paired = statistics.median(r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True))
+        print(
+            f"  {name:<18} {statistics.median(values):7,.0f} turns/s  (runs: "
+            f"{', '.join(f'{v:,.0f}' for v in values)})"
+        )
+    paired = statistics.median(
+        r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True)
+    )
     print(f"  runner / bare loop: {paired:.1%} (median of the per-repetition ratios)")
     return 0
 
