@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import IO, Any
 
-from common.models.base import Message, Model, Reply
+from common.models.base import Message, Model, ModelError, Reply
 
 
 class RandomSolver:
@@ -78,7 +78,8 @@ class HumanSolver:
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Show the new messages (the task at a conversation's first turn), read one line, and
-        return it wrapped as ``[answer: <line>]``. Raises EOFError when the input ends."""
+        return it wrapped as ``[answer: <line>]``. Raises ModelError (the run stops; finished
+        conversations are kept) when the input ends."""
         stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
         if item["turn"] == 1:
             system = next((m["content"] for m in messages if m["role"] == "system"), "")
@@ -90,7 +91,8 @@ class HumanSolver:
         stdout.flush()
         line = stdin.readline()
         if not line:
-            raise EOFError("the input ended: no answer typed")
+            raise ModelError("the input ended before the conversation did; run the same command again "
+                             "to play the conversations not finished")
         typed = line.strip()
         return Reply(typed if "[answer: " in typed else f"[answer: {typed}]", attempts=0)
 
