@@ -250,11 +250,11 @@ results/canvas/%/baselines.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model
 # results/already_said_that/<set>/direct___<model>___{results,turns}.jsonl (+ summary.json),
 # rebuilt from scratch when the set or the code changes (they cost seconds); model runs
 # (asat-model) are raw data: append-only, resumed, never deleted by make.
-ASAT_SETS := $(patsubst configs/already_said_that/%.yaml,%,$(wildcard configs/already_said_that/*.yaml))
+ASAT_RUN_SETS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
 ASAT_RESULTS := results/already_said_that
 ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) \
 	$(wildcard common/models/*.py) common/results.py
-ASAT_BASELINES := $(foreach s,$(ASAT_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl \
+ASAT_BASELINES := $(foreach s,$(ASAT_RUN_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl \
 	$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl)
 ASAT_REPORT := $(ASAT_RESULTS)/report.txt
 ASAT_MODEL ?= $(value MODEL)
@@ -269,9 +269,9 @@ all: asat-baselines
 clean: clean-asat-runs
 
 ## Play a configured model on every Already Said That set: make asat-model MODEL=<config> [LIMIT=N] (resumes).
-asat-model: $(foreach s,$(ASAT_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
+asat-model: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
 	test -n "$(ASAT_MODEL)" || { echo "name the model: make asat-model MODEL=<config name or .yaml> [LIMIT=N]" >&2; exit 2; }
-	for set in $(ASAT_SETS); do \
+	for set in $(ASAT_RUN_SETS); do \
 	  $(PYTHON) scripts/already_said_that.py --set $$set --model $(ASAT_MODEL) $(if $(ASAT_LIMIT),--limit $(ASAT_LIMIT)); \
 	done
 	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures
