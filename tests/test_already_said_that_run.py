@@ -351,7 +351,8 @@ def test_human_solver_through_a_pipe(tmp_path):
 
 def stub_config(tmp_path, server, **settings):
     path = tmp_path / "stub.yaml"
-    lines = {"base_url": server.url, "model": "stub-model", "backoff_s": 0.001, "max_retries": 2, **settings}
+    lines = {"base_url": server.url, "model": "stub-model", "backoff_s": 0.001, "max_retries": 2,
+             "price_per_1k_tokens": {"input": 0.5, "output": 2.0}, **settings}
     path.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in lines.items()), encoding="utf-8")
     return path
 
@@ -391,6 +392,19 @@ def test_context_refusal_is_counted_apart(tmp_path):
     assert summary["metrics"]["n"] == len(records) - len(refused)
     meta = json.loads(files["results"].with_name("direct___stub___results.meta.json").read_text())
     assert meta["runs"][-1]["refused"] == len(refused)
+    run = summary["this_run"]  # real usage, priced as the config says
+    assert run["prompt_tokens"] > 0 and run["cost_usd"] == pytest.approx(
+        (run["prompt_tokens"] * 0.5 + run["completion_tokens"] * 2.0) / 1000, abs=1e-6)
+
+    # a larger context: --retry-errors plays the refused conversations again, each written once
+    with StubServer(answer=lambda prompt: "[answer: no]") as server:
+        config = stub_config(tmp_path, server, max_tokens=8)
+        assert load_main()(["--set", str(set_dir), "--model", str(config), "--no-cache", "--retry-errors",
+                            "--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0
+    again = read_results(files["results"])
+    assert sorted(r["Key"] for r in again) == [0, 1, 2, 3] and not any(r.get("refused") for r in again)
+    turns = read_turns(files["turns"], {0, 1, 2, 3})
+    assert len(turns) == sum(r["asked"] for r in again) and not any("refused" in t for t in turns)
 
 
 @pytest.mark.slow
