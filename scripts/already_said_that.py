@@ -22,63 +22,43 @@ import logging
 import sys
 from pathlib import Path
 
-from common import cli, paths
-from common.already_said_that import analysis
+from common import cli
 from common.already_said_that.run import (
     RESULTS_DIR,
     ConversationRunner,
     conversation_items,
-    cost_usd,
-    estimate,
+    estimate_text,
     load_set,
     resolve_set,
     run_paths,
+    write_summary,
 )
 from common.already_said_that.solvers import SOLVERS
 from common.config import parse_overrides
-from common.jsonl import write_json
 from common.models import BUILTINS, Counters, resolve_model, run_items
 from common.models.config import load_model_config
 from common.models.resolve import CACHE_FILE, config_path
-from common.results import read_results
 
 log = logging.getLogger("already_said_that")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument(
-        "--set",
-        dest="set_name",
-        metavar="SET",
-        help="set directory, or a set name in data/already_said_that/",
-    )
-    parser.add_argument(
-        "--variant", help="the shipped set of this variant (e.g. which_is_heavier, distractorless)"
-    )
-    parser.add_argument(
-        "--model",
-        required=True,
-        help="random, oracle, human, a config name in configs/models/, or a .yaml path",
-    )
+    parser.add_argument("--set", dest="set_name", metavar="SET",
+                        help="set directory, or a set name in data/already_said_that/")
+    parser.add_argument("--variant", help="the shipped set of this variant (e.g. mixed, distractorless)")
+    parser.add_argument("--model", required=True,
+                        help="random, oracle, human, a config name in configs/models/, or a .yaml path")
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
-    parser.add_argument(
-        "--dry-run", action="store_true", help="print the requests and tokens a run may take; ask nothing"
-    )
-    parser.add_argument(
-        "--retry-errors", action="store_true", help="play again the conversations the server refused"
-    )
+    parser.add_argument("--dry-run", action="store_true",
+                        help="print the requests and tokens a run may take; ask nothing")
+    parser.add_argument("--retry-errors", action="store_true",
+                        help="play again the conversations the server refused")
     parser.add_argument("--concurrency", type=int, help="conversations played at once (default: the model's)")
-    parser.add_argument(
-        "--override",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a model config setting (repeatable), e.g. --override max_tokens=16",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seed of the random solver (the word schedule is the set's)"
-    )
+    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a model config setting (repeatable), e.g. --override max_tokens=16")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the random solver (the word schedule is the set's)")
     parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where results/<set>/ go")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
@@ -93,101 +73,33 @@ def main(argv: list[str] | None = None) -> int:
     if args.concurrency and args.model not in builtins:
         overrides["concurrency"] = args.concurrency
     if args.dry_run:
-        price = (
-            None
-            if args.model in builtins
-            else load_model_config(config_path(args.model, builtins), overrides).price_per_1k_tokens
-        )
-        return print_estimate(data, args.limit, price and vars(price))
+        config = (None if args.model in builtins
+                  else load_model_config(config_path(args.model, builtins), overrides))
+        price = config.price_per_1k_tokens if config else None
+        print(estimate_text(data, args.limit, vars(price) if price else None))
+        return 0
 
     counters = Counters()
-    model = resolve_model(
-        args.model,
-        overrides=overrides,
-        seed=args.seed,
-        use_cache=not args.no_cache,
-        cache_file=args.cache_file,
-        counters=counters,
-        builtins=builtins,
-    )
+    model = resolve_model(args.model, overrides=overrides, seed=args.seed, use_cache=not args.no_cache,
+                          cache_file=args.cache_file, counters=counters, builtins=builtins)
     if args.concurrency and args.model in builtins and args.model != "human":
         model.concurrency = args.concurrency
     files = run_paths(data.name, model.name, args.results_dir)
     player = ConversationRunner(data, files["turns"], model.name)
+    labels = {"prompting": "direct", "modelname": model.name, "set": data.name,
+              "variant": data.config.get("variant"), "schedule_seed": data.config.get("seed")}
     try:
-        summary = run_items(
-            model,
-            conversation_items(data, args.limit),
-            files["results"],
-            answer=player.answer,
-            counters=counters,
-            show_progress=args.model != "human",
-            retry_refused=args.retry_errors,
-            labels={
-                "prompting": "direct",
-                "modelname": model.name,
-                "set": data.name,
-                "variant": data.config.get("variant"),
-                "schedule_seed": data.config.get("seed"),
-            },
-        )
+        summary = run_items(model, conversation_items(data, args.limit), files["results"],
+                            answer=player.answer, counters=counters, show_progress=args.model != "human",
+                            retry_refused=args.retry_errors, labels=labels)
     finally:
         settings = model.settings()
         model.close()
     log.info("%s", summary.describe(files["results"], counters))
-
-    records = read_results(files["results"])
-    metrics = analysis.seed_metrics(analysis.conversation_frame(records))
-    totals = counters.as_dict()
-    price = settings.get("price_per_1k_tokens")
-    write_json(
-        files["summary"],
-        {
-            "set": data.name,
-            "variant": data.config.get("variant"),
-            "model": model.name,
-            "results": paths.shown(files["results"]),
-            "conversations": len(records),
-            "metrics": metrics,
-            "this_run": {
-                "status": summary.status,
-                "conversations_played": summary.answered,
-                "refused": summary.refused,
-                "failed": summary.failed,
-                "elapsed_s": summary.elapsed_s,
-                **totals,
-                "cost_usd": cost_usd(price, totals["prompt_tokens"], totals["completion_tokens"]),
-            },
-            "tokens_recorded": {
-                name: sum(int(r.get(name) or 0) for r in records)
-                for name in ("prompt_tokens", "completion_tokens")
-            },
-        },
-    )
-    print(
-        f"{data.name} / {model.name}: {len(records)} conversations, avg turns "
-        f"{metrics['avg_num_turns']:.2f}, refused {metrics['refused']}; "
-        f"summary in {paths.shown(files['summary'])}"
-    )
+    print(write_summary(files, data, model.name, summary, counters, settings.get("price_per_1k_tokens")))
     if summary.failed:
-        log.error(
-            "%s conversations failed after retries; run the same command again to play them", summary.failed
-        )
+        log.error("%s conversations failed after retries; run the same command again", summary.failed)
         return 1
-    return 0
-
-
-def print_estimate(data, limit: int | None, price: dict | None) -> int:
-    """Print what a run of ``data`` may cost at most (every conversation lasting all its turns)."""
-    guess = estimate(data, limit)
-    cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
-    print(
-        f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
-        f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
-        f"(characters / 4; the whole history is sent every turn, so input grows with the square of the "
-        f"length; a conversation that fails early costs far less)"
-        + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config")
-    )
     return 0
 
 
