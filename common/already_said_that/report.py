@@ -341,5 +341,5 @@ def summary_lines(tidy: pd.DataFrame) -> list[str]:
     lines = []
     for model, group in tidy.groupby("model", sort=False):
         cells = ", ".join(f"{row.set} {row.avg_num_turns:.1f}" for row in group.itertuples())
-        lines.append(f"Already Said That, {model}: avg turns {cells}")
+        lines.append(f"{model}: avg turns {cells}")
     return lines[:3]
