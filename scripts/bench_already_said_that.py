@@ -116,7 +116,7 @@ def conversations_of(turns_path: Path, system: str) -> list[list[dict]]:
     bodies = []
     for lines in by_key.values():
         messages, sent = [{"role": "system", "content": system}], []
-        for line in lines:
+        for line in (line for line in lines if "reply" in line):  # a refused request has none
             messages = [*messages, {"role": "user", "content": line["message"]}]
             sent.append(
                 {"model": "stub-model", "messages": messages, "temperature": 0.0, "max_tokens": 8, "seed": 0}

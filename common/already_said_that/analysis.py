@@ -67,15 +67,17 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def mean_interval(values: Iterable[float]) -> tuple[float, float, float]:
-    """Return ``(mean, lo, hi)``: the mean with mean +- 1.96 standard errors (NaN values dropped;
-    all NaN when there is none, the interval collapsed for a single value)."""
+def mean_interval(values: Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf)
+                  ) -> tuple[float, float, float]:
+    """Return ``(mean, lo, hi)``: the mean with mean +- 1.96 standard errors, clipped to the values'
+    possible range ``bounds`` (NaN values dropped; all NaN when there is none, the interval
+    collapsed for a single value)."""
     data = np.array([v for v in values if not (isinstance(v, float) and math.isnan(v))], dtype=float)
     if data.size == 0:
         return math.nan, math.nan, math.nan
     mean = float(data.mean())
     half = Z95 * float(data.std(ddof=1)) / math.sqrt(data.size) if data.size > 1 else 0.0
-    return mean, mean - half, mean + half
+    return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
 
 
 def share_interval(hits: int, n: int) -> tuple[float, float, float]:
@@ -94,7 +96,7 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     out: dict[str, Any] = {"n": n, "refused": int(frame["refused"].sum())}
     for name, column in (("num_turns", "turns"), ("num_distractors", "distractors")):
         values = kept[column].to_numpy(dtype=float)
-        mean, lo, hi = mean_interval(values)
+        mean, lo, hi = mean_interval(values, (0.0, math.inf))
         out.update(
             {
                 f"avg_{name}": mean,
@@ -110,7 +112,7 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
         name = "violation_rate" if ending == "violation" else f"{ending}_rate"
         share, lo, hi = share_interval(int((kept["ended"] == ending).sum()), n)
         out.update({name: share, f"{name}_lo": lo, f"{name}_hi": hi})
-    mean, lo, hi = mean_interval(kept["distractor_accuracy"].dropna())
+    mean, lo, hi = mean_interval(kept["distractor_accuracy"].dropna(), (0.0, 1.0))
     out.update(
         {"avg_distractor_accuracy": mean, "avg_distractor_accuracy_lo": lo, "avg_distractor_accuracy_hi": hi}
     )

@@ -241,7 +241,7 @@ class ConversationRunner:
             "ended": "refused" if refused else conversation.ending,
             "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
             "resp": last_reply,
-            "asked": len(log),
+            "asked": len(log) - (refused is not None),  # turns answered (not the refused request)
             **tokens,
         }
         if refused is not None:
