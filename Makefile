@@ -264,7 +264,7 @@ ASAT_LIMIT ?= $(value LIMIT)
 asat-baselines: $(ASAT_REPORT)
 	cat $<
 
-.PHONY: asat-baselines asat-model clean-asat-runs
+.PHONY: asat-baselines asat-model bench-asat clean-asat-runs
 all: asat-baselines
 clean: clean-asat-runs
 
@@ -275,6 +275,10 @@ asat-model: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.js
 	  $(PYTHON) scripts/already_said_that.py --set $$set --model $(ASAT_MODEL) $(if $(ASAT_LIMIT),--limit $(ASAT_LIMIT)); \
 	done
 	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures
+
+## Time the Already Said That runner: built-in solvers on every set, and over HTTP against a bare loop.
+bench-asat: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
+	$(PYTHON) scripts/bench_already_said_that.py
 
 ## Delete the built-in solvers' Already Said That runs and the analysis (never a model's runs).
 clean-asat-runs:
