@@ -399,3 +399,56 @@ data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_
 
 data/already_said_that/original_%/manifest.json: configs/already_said_that/original_%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
+
+## Already Said That runs
+# The data block builds data/already_said_that/<set>/manifest.json (written last) from
+# configs/already_said_that/<set>.yaml. The built-in solvers run on every set into
+# results/already_said_that/<set>/direct___<model>___{results,turns}.jsonl (+ summary.json),
+# rebuilt from scratch when the set or the code changes (they cost seconds); model runs
+# (asat-model) are raw data: append-only, resumed, never deleted by make.
+ASAT_RUN_SETS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
+ASAT_RESULTS := results/already_said_that
+ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) \
+	$(wildcard common/models/*.py) common/results.py
+ASAT_BASELINES := $(foreach s,$(ASAT_RUN_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl \
+	$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl)
+ASAT_REPORT := $(ASAT_RESULTS)/report.txt
+ASAT_MODEL ?= $(value MODEL)
+ASAT_LIMIT ?= $(value LIMIT)
+
+## Run random and oracle on every Already Said That set, then print the analysis (figures in results/already_said_that/figures).
+asat-baselines: $(ASAT_REPORT)
+	cat $<
+
+.PHONY: asat-baselines asat-model bench-asat clean-asat-runs
+all: asat-baselines
+clean: clean-asat-runs
+
+## Play a configured model on every Already Said That set: make asat-model MODEL=<config> [LIMIT=N] (resumes).
+asat-model: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
+	test -n "$(ASAT_MODEL)" || { echo "name the model: make asat-model MODEL=<config name or .yaml> [LIMIT=N]" >&2; exit 2; }
+	for set in $(ASAT_RUN_SETS); do \
+	  $(PYTHON) scripts/already_said_that.py --set $$set --model $(ASAT_MODEL) $(if $(ASAT_LIMIT),--limit $(ASAT_LIMIT)); \
+	done
+	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures
+
+## Time the Already Said That runner: built-in solvers on every set, and over HTTP against a bare loop.
+bench-asat: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
+	$(PYTHON) scripts/bench_already_said_that.py
+
+## Delete the built-in solvers' Already Said That runs and the analysis (never a model's runs).
+clean-asat-runs:
+	rm -f $(ASAT_RESULTS)/*/direct___random___* $(ASAT_RESULTS)/*/direct___oracle___* $(ASAT_REPORT)
+	rm -rf $(ASAT_RESULTS)/figures
+
+$(ASAT_RESULTS)/%/direct___random___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) | $(ENV_OK)
+	rm -f $(@D)/direct___random___*
+	$(PYTHON) scripts/already_said_that.py --set $(<D) --model random --loglevel WARNING
+
+$(ASAT_RESULTS)/%/direct___oracle___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) | $(ENV_OK)
+	rm -f $(@D)/direct___oracle___*
+	$(PYTHON) scripts/already_said_that.py --set $(<D) --model oracle --loglevel WARNING
+
+$(ASAT_REPORT): $(ASAT_BASELINES) scripts/analyse_results.py $(ASAT_CODE)
+	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures --quiet --out $@.tmp
+	mv $@.tmp $@

@@ -25,6 +25,7 @@ from common.errors import UserError
 SUITES: dict[str, str] = {
     "blocks": "common.blocks.report",
     "canvas": "common.canvas.report",  # before worldsense: canvas sets share the trial format
+    "already_said_that": "common.already_said_that.report",
     "worldsense": "common.worldsense.report",
 }
 
