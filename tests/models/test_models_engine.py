@@ -7,16 +7,13 @@ the runner must re-prompt, then record "".
 """
 
 import json
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
-import requests
 import yaml
-from tiny_gguf import write_tiny_llama
+from engine_server import llama_server
 
 from common.jsonl import write_jsonl
 from common.models.answering import extract_answer
@@ -28,41 +25,11 @@ pytestmark = pytest.mark.integration
 TRIALS = 4
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory):
-    """Start `python -m llama_cpp.server` on the tiny model; yield its base URL."""
-    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]: make test-engine")
-    pytest.importorskip("gguf", reason="needs gguf: make test-engine")
-    model = write_tiny_llama(tmp_path_factory.mktemp("engine") / "tiny-llama.gguf")
-    port = free_port()
-    log = open(model.with_name("server.log"), "w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-         "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", "4096"],
-        stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}/v1"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            assert server.poll() is None, model.with_name("server.log").read_text()[-2000:]
-            try:
-                if requests.get(url + "/models", timeout=2).ok:
-                    break
-            except requests.ConnectionError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("llama.cpp server did not come up in 120 s")
+    """The base URL of a llama.cpp server on the tiny model (4k context)."""
+    with llama_server(tmp_path_factory.mktemp("engine"), n_ctx=4096) as (url, _log):
         yield url
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-        log.close()
 
 
 def worldsense_trials(directory: Path) -> Path:

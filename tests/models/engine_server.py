@@ -1,0 +1,55 @@
+"""Start llama.cpp's OpenAI-compatible server (llama-cpp-python) on the tiny GGUF the tests write.
+
+Shared by the engine tests (`make test-engine`); the model has random weights, so its answers are
+nonsense: the point is that every request, refusal, parsing and reporting path meets a real server.
+"""
+
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import requests
+from tiny_gguf import write_tiny_llama
+
+
+def free_port() -> int:
+    """Return a TCP port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextmanager
+def llama_server(directory: Path, n_ctx: int) -> Iterator[tuple[str, Path]]:
+    """Yield (base URL, server log) of a llama.cpp server on a tiny model with an ``n_ctx`` context;
+    skip when llama-cpp-python is not installed (`make test-engine` installs it)."""
+    pytest.importorskip("llama_cpp.server", reason="needs llama-cpp-python[server]: make test-engine")
+    pytest.importorskip("gguf", reason="needs gguf: make test-engine")
+    model = write_tiny_llama(directory / "tiny-llama.gguf")
+    port, log_path = free_port(), directory / "server.log"
+    with open(log_path, "w") as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
+             "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", str(n_ctx)],
+            stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}/v1"
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                assert server.poll() is None, log_path.read_text()[-2000:]
+                try:
+                    if requests.get(url + "/models", timeout=2).ok:
+                        break
+                except requests.ConnectionError:
+                    time.sleep(0.5)
+            else:
+                pytest.fail("llama.cpp server did not come up in 120 s")
+            yield url, log_path
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
