@@ -50,7 +50,8 @@ def test_generators_depend_only_on_the_seed():
 def test_counts_equal_the_stack_sum_and_need_no_recursion():
     # the recurrence used equals the definition: the first item's stack has k items
     for n in range(1, 40):
-        stack_sum = sum(math.comb(n - 1, k - 1) * math.factorial(k) * count_states(n - k) for k in range(1, n + 1))
+        stack_sum = sum(math.comb(n - 1, k - 1) * math.factorial(k) * count_states(n - k)
+                        for k in range(1, n + 1))
         assert count_states(n) == stack_sum
     assert len(str(count_states(1000))) > 2000  # was a RecursionError from about 400 items
 

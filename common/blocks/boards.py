@@ -13,7 +13,6 @@ import math
 import random
 from collections.abc import Callable, Sequence
 
-
 _STATE_COUNTS = [1, 1]  # count_states(n) for n < len(_STATE_COUNTS), grown on demand
 
 
