@@ -11,6 +11,8 @@ $ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize
 $ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import shutil
 import sys

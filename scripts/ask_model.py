@@ -14,6 +14,8 @@ $ python scripts/ask_model.py -t data/worldsense/test_set --model configs/models
       --set concurrency=32 --set max_tokens=8 --no-cache
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 from pathlib import Path

@@ -9,6 +9,8 @@ $ python scripts/bench_blocks.py
 $ python scripts/bench_blocks.py --runs 3 --pyperplan-full 0
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 

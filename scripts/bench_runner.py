@@ -13,6 +13,8 @@ $ python scripts/bench_runner.py
 $ python scripts/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import statistics
 import subprocess

@@ -15,6 +15,8 @@ $ python scripts/bench_worldsense.py -t data/worldsense/test_set --anchor /tmp/w
 $ python scripts/bench_worldsense.py --runs 3          # ours only, cold vs warm
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import argparse
 import contextlib
 import io

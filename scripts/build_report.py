@@ -9,6 +9,8 @@ $ python scripts/build_report.py results/sections/worldsense.json \\
       --html /tmp/report.html --markdown /tmp/report.md
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 from pathlib import Path

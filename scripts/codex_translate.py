@@ -16,6 +16,8 @@ $ OPENAI_API_KEY=... python scripts/codex_translate.py --model openai-gpt-4o-min
       --prompts data/blocks/scaling/prompts/paper___pddl___all.jsonl --limit 20
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import functools
 import logging
 import sys

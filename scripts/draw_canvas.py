@@ -3,6 +3,8 @@
 $ python scripts/draw_canvas.py -t data/canvas/standard --key 12 --out results/canvas/trial12.png
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import json
 import logging
 import sys

@@ -10,6 +10,8 @@ $ python scripts/fetch_data.py configs/data/worldsense.yaml --group other_tests 
       --stamp data/worldsense/.fetched-other     # optional data: a warning, not a failure, offline
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import os
 import sys

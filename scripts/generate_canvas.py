@@ -7,6 +7,8 @@ $ python scripts/generate_canvas.py configs/canvas/standard.yaml --out data/canv
 $ python scripts/generate_canvas.py configs/canvas/standard.yaml --out /tmp/small --set items=4 --set seed=7
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 import time

@@ -9,6 +9,8 @@ $ python scripts/generate_problems.py --specs-file configs/blocks/scaling.yaml \
       --problem-path data/blocks/scaling/problems --seed 3
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 from collections import Counter

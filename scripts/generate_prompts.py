@@ -13,6 +13,8 @@ $ python scripts/generate_prompts.py --view all --prompt-type pddl --prompting g
       --problem-path data/blocks/cogsci/problems --output /tmp/pddl_all.jsonl
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 

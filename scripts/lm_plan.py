@@ -14,6 +14,8 @@ $ python scripts/lm_plan.py --prompts data/blocks/released/prompts/paper___nl___
       --problem-path data/cogsci22_blocks/dataset/simple_stack/problems --model configs/models/vllm.yaml
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 

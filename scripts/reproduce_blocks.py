@@ -9,6 +9,8 @@ $ python scripts/reproduce_blocks.py
 $ python scripts/reproduce_blocks.py --release data/cogsci22_blocks --per-problem results/blocks/rescored.csv
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 from pathlib import Path

@@ -9,6 +9,8 @@ $ python scripts/score_canvas.py -t data/canvas/standard --csv results/canvas/st
       --out results/canvas/standard/report.txt
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import sys
 from pathlib import Path

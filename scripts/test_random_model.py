@@ -10,6 +10,8 @@ $ python scripts/test_random_model.py -t data/worldsense/test_set
 $ python scripts/test_random_model.py -t data/worldsense/test_set --seed=3 --modelname=random3
 """
 
+import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+
 import logging
 import random
 import sys

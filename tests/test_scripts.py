@@ -14,7 +14,7 @@ from common.jsonl import write_jsonl
 from common.paths import ROOT
 from tests.conftest import run_script
 
-SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("*.py"))
+SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("[!_]*.py"))
 
 
 @pytest.mark.parametrize("script", SCRIPTS)

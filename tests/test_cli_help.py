@@ -1,0 +1,43 @@
+"""Script help shows each useful default once, and a script run outside .venv says how to fix it."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from common.paths import ROOT
+from tests.conftest import run_script
+from tests.test_scripts import SCRIPTS
+
+
+def option_entries(help_text: str) -> list[str]:
+    """Return the text of each option of an argparse help, its wrapped lines joined."""
+    body = help_text.split("options:", 1)[1]
+    return [" ".join(entry.split()) for entry in re.split(r"\n(?=  -)", body) if entry.strip()]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_help_defaults_are_shown_once_and_never_none(script):
+    result = run_script(script, "--help")
+    assert result.returncode == 0, result.stderr
+    for entry in option_entries(result.stdout):
+        assert "(default: None)" not in entry, entry
+        assert entry.count("default") <= 1, entry
+        assert str(ROOT) not in entry, entry  # paths inside the project are shown relative
+
+
+def test_required_options_show_no_default():
+    result = run_script("scripts/generate_prompts.py", "--help")
+    entries = {entry.split()[0]: entry for entry in option_entries(result.stdout)}
+    assert "default" not in entries["--view"] and "default" not in entries["--output"]
+    assert "(default: paper)" in entries["--prompting"]
+
+
+def test_a_script_outside_the_venv_says_how_to_fix_it():
+    # -S: no site-packages and no venv, as `python3 scripts/...` with a bare interpreter
+    result = subprocess.run([sys.executable, "-S", "scripts/lm_plan.py", "--help"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 1
+    assert "No module named 'common'" not in result.stderr and "Traceback" not in result.stderr
+    assert "run `make env`" in result.stderr and ".venv/bin/python scripts/lm_plan.py" in result.stderr
