@@ -48,8 +48,11 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
 
 
 def setup_logging(level: str) -> None:
-    """Configure root logging to stderr at ``level`` with a short format."""
+    """Configure root logging to stderr at ``level`` with a short format (urllib3's retry
+    warnings only at DEBUG: offline they were pages of noise before the one clear error)."""
     logging.basicConfig(level=getattr(logging, level), format="%(levelname)s %(message)s")
+    if level != "DEBUG":  # urllib3's own "Retrying (Retry(...))" lines: our messages say what failed
+        logging.getLogger("urllib3").setLevel(logging.ERROR)
 
 
 def run_main(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:

@@ -4,9 +4,9 @@ The spec file is a YAML list of problem entries (as the paper's cogsci_problems.
 mapping of set settings with a `problems` list; see common/blocks/README.md.
 
 $ python scripts/generate_problems.py --specs-file configs/blocks/cogsci_problems.yaml \\
-      --problem-path data/blocks/cogsci/problems
+      --problem-path data/blocks/cogsci_problems/problems
 $ python scripts/generate_problems.py --specs-file configs/blocks/scaling.yaml \\
-      --problem-path data/blocks/scaling/problems --seed 3
+      --problem-path /tmp/scaling_seed3/problems --seed 3
 """
 
 import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)

@@ -24,13 +24,15 @@ RELEASES = ("worldsense", "cogsci22_blocks")
 STAMPS = {
     ".venv/.ok": ("requirements.txt", "pyproject.toml"),
     "data/worldsense/.fetched-core": ("configs/data/worldsense.yaml", "configs/data/worldsense.sha256"),
-    "data/cogsci22_blocks/.fetched": ("configs/data/cogsci22_blocks.yaml", "configs/data/cogsci22_blocks.sha256"),
+    "data/cogsci22_blocks/.fetched": ("configs/data/cogsci22_blocks.yaml",
+                                      "configs/data/cogsci22_blocks.sha256"),
 }
 
 
 def _ignore(directory: str, names: list[str]) -> list[str]:
     top = Path(directory) == ROOT
-    return [n for n in names if n in SKIP or (top and n in TOP_SKIP) or n.endswith((".egg-info", ".tmp", ".pyc"))]
+    return [n for n in names
+            if n in SKIP or (top and n in TOP_SKIP) or n.endswith((".egg-info", ".tmp", ".pyc"))]
 
 
 def make_sandbox(target: Path) -> Path:

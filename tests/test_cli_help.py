@@ -41,3 +41,21 @@ def test_a_script_outside_the_venv_says_how_to_fix_it():
     assert result.returncode == 1
     assert "No module named 'common'" not in result.stderr and "Traceback" not in result.stderr
     assert "run `make env`" in result.stderr and ".venv/bin/python scripts/lm_plan.py" in result.stderr
+
+
+def test_offline_fetch_prints_the_clear_error_without_urllib3_retry_noise(tmp_path):
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on: the host is out of reach
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    (tmp_path / "source.sha256").write_text(f"{'0' * 64}  sub/a.jsonl\n")
+    (tmp_path / "source.yaml").write_text(
+        f"name: demo\nurl: http://127.0.0.1:{port}/rel\nmirror: demo\ndest: {tmp_path / 'data'}\n"
+        "checksums: source.sha256\n")
+    result = run_script("scripts/fetch_data.py", str(tmp_path / "source.yaml"), "--retries", "2",
+                        env={"DATA_MIRROR": ""})
+    assert result.returncode == 2
+    assert "Retrying" not in result.stderr and "urllib3" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert lines[-1].startswith("error: could not download a.jsonl") and len(lines) <= 2, lines
