@@ -5,7 +5,9 @@ tables with 95% intervals, figures, the paper's numbers next to the reproduced o
 stands alone (images embedded, no network); the Markdown links the figures. Prints where the
 report is and one summary line per section.
 
-$ python scripts/build_report.py results/sections/worldsense.json \\
+$ python scripts/analyse_results.py -t data/worldsense/test_set --quiet \\
+      --section /tmp/sections/worldsense.json --figures /tmp/sections/figures
+$ python scripts/build_report.py /tmp/sections/worldsense.json \\
       --html /tmp/report.html --markdown /tmp/report.md
 """
 
