@@ -3,9 +3,6 @@
 
 .DEFAULT_GOAL := help
 .DELETE_ON_ERROR:
-# No file is ever deleted as an intermediate of a pattern-rule chain: a later step (or a later
-# `make`) may read it. (.SECONDARY does not stop .DELETE_ON_ERROR from removing a failed target.)
-.SECONDARY:
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 MAKEFLAGS += --no-builtin-rules --warn-undefined-variables
@@ -36,7 +33,11 @@ WS_RESULTS := $(wildcard $(WS_TEST)/results/*___results.jsonl)
 # configs/<suite>/<set>.yaml) and prints them; `make sets` builds them all. A new config file is
 # a new set: nothing to edit here. To add a suite (e.g. already_said_that), add its name to
 # SUITES; its block provides the rule `results/<suite>/%/baselines.txt: ...` (from
-# data/<suite>/%/..., itself from configs/<suite>/%.yaml).
+# data/<suite>/%/..., itself from configs/<suite>/%.yaml). A suite names every file of its chain
+# explicitly (static pattern rules over `$(call sets_of,<suite>)`, or a list that is some target's
+# prerequisites), never leaving one to a pattern-rule chain, where make would delete it as an
+# intermediate file (tests/test_make_sets.py checks that `make -n -p sets` shows none).
+# (`.SECONDARY:` is no fix: it makes every file intermediate, so a deleted one is not rebuilt.)
 SUITES := blocks canvas
 DEFAULT_SETS := blocks/cogsci_problems canvas/standard
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
