@@ -132,9 +132,9 @@ def _models(sections: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
                 continue
             try:
                 runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
-            except (OSError, ValueError, KeyError, TypeError):  # e.g. results released with a paper
+            except (OSError, ValueError, KeyError, TypeError):  # released with a paper, or a template script
                 models.append({"suite": section["suite"], "results": entry["path"], "runs": 0,
-                               "settings": {"released": True}, "tokens": 0, "cost_usd": 0.0})
+                               "settings": {"no_metadata": True}, "tokens": 0, "cost_usd": 0.0})
                 continue
             settings = dict(runs[-1].get("model") or {})
             models.append({
@@ -217,8 +217,9 @@ def _markdown_provenance(prov: dict[str, Any]) -> str:
 
 def _settings_text(settings: dict[str, Any]) -> str:
     """Return model settings as one short line: ``name=value`` pairs, built-ins marked."""
-    if settings.get("released"):
-        return "no run metadata (results written elsewhere, e.g. released with a paper)"
+    if settings.get("no_metadata"):
+        return ("no run metadata: results released with a paper, or written by a script that does not "
+                "use the shared runner (e.g. test_random_model.py)")
     if settings.get("builtin"):
         return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
     keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")

@@ -5,10 +5,8 @@ tables with 95% intervals, figures, the paper's numbers next to the reproduced o
 stands alone (images embedded, no network); the Markdown links the figures. Prints where the
 report is and one summary line per section.
 
-$ python scripts/analyse_results.py -t data/worldsense/test_set --quiet \\
-      --section /tmp/sections/worldsense.json --figures /tmp/sections/figures
-$ python scripts/build_report.py /tmp/sections/worldsense.json \\
-      --html /tmp/report.html --markdown /tmp/report.md
+$ python scripts/build_report.py results/sections/worldsense.json \\
+      --html results/report.html --markdown results/report.md --summary results/report.txt
 """
 
 import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
@@ -28,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sections", nargs="+", type=Path, help="saved sections, in report order")
     parser.add_argument("--html", type=Path, required=True, help="the HTML report to write")
     parser.add_argument("--markdown", type=Path, required=True, help="the Markdown report to write")
+    parser.add_argument("--summary", type=Path,
+                        help="also write the printed lines here (`make all` shows them without rebuilding)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -36,9 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     links = report.figure_copies(sections, args.markdown.resolve().parent)
     write_text(args.markdown, report.render_markdown(sections, prov, links))
     write_text(args.html, report.render_html(sections, prov))
-    print(f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})")
-    for line in report.summary_lines(sections):
-        print(f"  {line}")
+    lines = [f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})",
+             *[f"  {line}" for line in report.summary_lines(sections)]]
+    if args.summary:
+        write_text(args.summary, "\n".join(lines) + "\n")
+    print("\n".join(lines))
     return 0
 
 

@@ -22,7 +22,7 @@ SKIP = {".git", ".venv", ".cache", ".pytest_cache", ".ruff_cache", "__pycache__"
 TOP_SKIP = {"data", "results"}  # only at the top: configs/data/ is copied
 RELEASES = ("worldsense", "cogsci22_blocks")
 STAMPS = {
-    ".venv/.ok": ("requirements.txt", "pyproject.toml"),
+    ".venv/.ok": ("requirements.txt", "requirements.lock", "pyproject.toml"),
     "data/worldsense/.fetched-core": ("configs/data/worldsense.yaml", "configs/data/worldsense.sha256"),
     "data/cogsci22_blocks/.fetched": ("configs/data/cogsci22_blocks.yaml",
                                       "configs/data/cogsci22_blocks.sha256"),
@@ -54,7 +54,8 @@ def make_sandbox(target: Path) -> Path:
     for stamp, sources in STAMPS.items():  # the copies keep their times: put them before the stamp's
         before = os.stat(repo / stamp).st_mtime - 10
         for source in sources:
-            os.utime(repo / source, (before, before))
+            if (repo / source).exists():
+                os.utime(repo / source, (before, before))
     return repo
 
 
