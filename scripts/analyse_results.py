@@ -11,7 +11,10 @@ $ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize
 $ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
 """
 
-import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import shutil

@@ -3,7 +3,10 @@
 $ python scripts/draw_canvas.py -t data/canvas/standard --key 12 --out results/canvas/trial12.png
 """
 
-import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import json
 import logging

@@ -13,7 +13,10 @@ $ python scripts/generate_prompts.py --view all --prompt-type pddl --prompting g
       --problem-path data/blocks/cogsci_problems/problems --output /tmp/pddl_all.jsonl
 """
 
-import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import sys

@@ -9,7 +9,10 @@ $ python scripts/reproduce_blocks.py
 $ python scripts/reproduce_blocks.py --release data/cogsci22_blocks --per-problem results/blocks/rescored.csv
 """
 
-import _project_env  # noqa: F401  (first: puts the project on sys.path, explains a missing .venv)
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import sys

@@ -55,3 +55,13 @@ def test_offline_fetch_prints_the_clear_error_without_urllib3_retry_noise(tmp_pa
     assert "Retrying" not in result.stderr and "urllib3" not in result.stderr
     lines = result.stderr.strip().splitlines()
     assert lines[-1].startswith("error: could not download a.jsonl") and len(lines) <= 2, lines
+
+
+def test_every_script_imports_the_project_env_before_anything_else():
+    from tests.test_scripts import SCRIPTS
+
+    for script in SCRIPTS:
+        lines = (ROOT / script).read_text(encoding="utf-8").splitlines()
+        imports = [i for i, line in enumerate(lines) if re.match(r"(import|from) \S+", line.strip())]
+        first = lines[imports[0]].strip()
+        assert first.startswith("import _project_env"), f"{script}: first import is {first!r}"
