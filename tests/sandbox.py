@@ -4,9 +4,10 @@
 .venv, data/, results/ and caches, then makes it usable at once:
 - .venv is a symlink to this checkout's environment (scripts put the copy first on sys.path,
   so the copy's code runs, not this checkout's);
-- the fetched releases (data/worldsense, data/cogsci22_blocks) are farms of real directories
-  holding symlinks to this checkout's files: a test may add a file (a results file, a lock)
-  without touching the originals; generated sets (data/blocks, data/canvas) are not copied;
+- the downloaded inputs (data/worldsense, data/cogsci22_blocks, and when present data/nltk_data,
+  data/already_said_that_original) are farms of real directories holding symlinks to this
+  checkout's files (results files are copied, as runs append to them): a test may add or
+  replace a file without touching the originals; generated sets are not copied;
 - the environment and data stamps are made newer than what they depend on, so make neither
   rebuilds the shared .venv nor fetches again.
 """
@@ -20,7 +21,8 @@ from common.paths import ROOT
 
 SKIP = {".git", ".venv", ".cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
 TOP_SKIP = {"data", "results"}  # only at the top: configs/data/ is copied
-RELEASES = ("worldsense", "cogsci22_blocks")
+# downloaded inputs under data/ (those present are shared); generated sets are never shared
+RELEASES = ("worldsense", "cogsci22_blocks", "nltk_data", "already_said_that_original")
 STAMPS = {
     ".venv/.ok": ("requirements.txt", "requirements.lock", "pyproject.toml"),
     "data/worldsense/.fetched-core": ("configs/data/worldsense.yaml", "configs/data/worldsense.sha256"),
@@ -48,7 +50,8 @@ def make_sandbox(target: Path) -> Path:
     (repo / "data").mkdir()
     shutil.copy2(ROOT / "data" / "README.md", repo / "data" / "README.md")
     for release in RELEASES:
-        _symlink_farm(ROOT / "data" / release, repo / "data" / release)
+        if (ROOT / "data" / release).is_dir():
+            _symlink_farm(ROOT / "data" / release, repo / "data" / release)
     (repo / "results").mkdir()
     shutil.copy2(ROOT / "results" / "README.md", repo / "results" / "README.md")
     for stamp, sources in STAMPS.items():  # the copies keep their times: put them before the stamp's
@@ -60,12 +63,17 @@ def make_sandbox(target: Path) -> Path:
 
 
 def _symlink_farm(source: Path, target: Path) -> None:
-    """Recreate ``source``'s directories under ``target``, each file a symlink to the original."""
+    """Recreate ``source``'s directories under ``target``, each file a symlink to the original,
+    except files in a ``results`` directory: those are copied (times kept), since a run appends
+    to them and must never reach the original."""
     for directory, _dirs, files in os.walk(source):
         here = target / Path(directory).relative_to(source)
         here.mkdir(parents=True, exist_ok=True)
         for name in sorted(files):
-            (here / name).symlink_to(Path(directory) / name)
+            if here.name == "results":
+                shutil.copy2(Path(directory) / name, here / name)
+            else:
+                (here / name).symlink_to(Path(directory) / name)
 
 
 def run(repo: Path, command: str, timeout: int = 900) -> subprocess.CompletedProcess:
