@@ -28,20 +28,28 @@ WS_CODE := scripts/analyse_results.py $(wildcard common/worldsense/*.py) common/
 WS_RESULTS := $(wildcard $(WS_TEST)/results/*___results.jsonl)
 
 # ---- problem sets: every configs/<suite>/<set>.yaml is a set ---------------------------------
-# `make <suite>/<set>` builds one set through its built-in baselines' scores
-# (results/<suite>/<set>/baselines.txt, which each suite's block makes from
-# configs/<suite>/<set>.yaml) and prints them; `make sets` builds them all. A new config file is
-# a new set: nothing to edit here. To add a suite (e.g. already_said_that), add its name to
-# SUITES; its block provides the rule `results/<suite>/%/baselines.txt: ...` (from
-# data/<suite>/%/..., itself from configs/<suite>/%.yaml). A suite names every file of its chain
+# `make <suite>/<set>` builds one set through its built-in baselines' scores and prints them;
+# `make sets` builds them all. A new config file is a new set: nothing to edit here. SUITES lists
+# <suite>:<file>: the suite's block makes results/<suite>/<set>/<file> (the scores of its
+# built-in baselines) from configs/<suite>/<set>.yaml, through data/<suite>/<set>/.
+# Adding a suite is one word here, e.g. `already_said_that:report.txt`, once its block has the
+# rule for results/already_said_that/%/report.txt. A suite names every file of its chain
 # explicitly (static pattern rules over `$(call sets_of,<suite>)`, or a list that is some target's
 # prerequisites), never leaving one to a pattern-rule chain, where make would delete it as an
-# intermediate file (tests/test_make_sets.py checks that `make -n -p sets` shows none).
+# intermediate file (tests/test_make_sets.py checks that `make -n -p sets all` shows none).
 # (`.SECONDARY:` is no fix: it makes every file intermediate, so a deleted one is not rebuilt.)
-SUITES := blocks canvas
+SUITES := blocks:baselines.txt canvas:report.txt
 DEFAULT_SETS := blocks/cogsci_problems canvas/standard
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
-ALL_SETS := $(foreach suite,$(SUITES),$(addprefix $(suite)/,$(call sets_of,$(suite))))
+suite_name = $(word 1,$(subst :, ,$(1)))
+suite_file = $(word 2,$(subst :, ,$(1)))
+ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(call suite_name,$(s))/,$(call sets_of,$(call suite_name,$(s)))))
+# the phony <suite>/<set> targets of one SUITES entry: build the scores file, print it
+define SET_RULES
+$(addprefix $(call suite_name,$(1))/,$(call sets_of,$(call suite_name,$(1)))): \
+		$(call suite_name,$(1))/%: results/$(call suite_name,$(1))/%/$(call suite_file,$(1))
+	cat $$<
+endef
 
 # ---- user-facing targets ---------------------------------------------------------------------
 .PHONY: help all env lock data data-worldsense-other test test-all lint format clean sets $(ALL_SETS) \
@@ -58,11 +66,10 @@ help:
 ## Reproduce the published numbers, build the default sets' baselines and the report (offline with DATA_MIRROR).
 all: data $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT) $(DEFAULT_SETS)
 
-## Build every set of configs/<suite>/*.yaml (SUITES: blocks canvas) through its baselines' scores.
+## Build every set of configs/<suite>/*.yaml (every suite of SUITES) through its baselines' scores.
 sets: $(ALL_SETS)
 
-$(ALL_SETS): %: results/%/baselines.txt
-	cat $<
+$(foreach s,$(SUITES),$(if $(call sets_of,$(call suite_name,$(s))),$(eval $(call SET_RULES,$(s)))))
 
 ## Create the virtual environment .venv from requirements.txt (done automatically when needed).
 env: $(ENV_OK)
@@ -256,10 +263,15 @@ $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
 # ---- canvas ----------------------------------------------------------------------------------
 # Trial sets: data/canvas/<set>/trials.jsonl.bz2 (written last, after manifest.json) from
 # configs/canvas/<set>.yaml. Models answer into data/canvas/<set>/results/ (ask_model.py; raw
-# data, never deleted). The built-in baselines run on a copy of the trials under
-# results/canvas/<set>/baselines/, rebuilt from scratch, so a regenerated set never meets stale answers.
+# data, never deleted). The built-in baselines (random, oracle, every shortcut of
+# common/canvas/baselines.py) run on a copy of the set under results/canvas/<set>/, rebuilt from
+# scratch, so a regenerated set never meets stale answers; analyse_results.py prints the section.
 CANVAS_COMMON := $(wildcard common/canvas/*.py common/canvas/tasks/*.py)
 CANVAS_SETS := $(patsubst configs/canvas/%.yaml,%,$(wildcard configs/canvas/*.yaml))
+CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-count-most \
+	shortcut-count-expected shortcut-tracking-unmentioned shortcut-tracking-ignore-events \
+	shortcut-tracking-first-event shortcut-shuffle-initial shortcut-shuffle-first-swap \
+	shortcut-shuffle-most-swapped shortcut-transitivity-subject-word shortcut-transitivity-reference-word
 
 .PHONY: canvas-trials canvas-baselines clean-canvas
 clean: clean-canvas
@@ -267,8 +279,8 @@ clean: clean-canvas
 ## Generate the canvas trial sets of configs/canvas/ (data/canvas/<set>/trials.jsonl.bz2 + manifest.json).
 canvas-trials: $(foreach s,$(CANVAS_SETS),data/canvas/$(s)/trials.jsonl.bz2)
 
-## Run the built-in models (random, oracle) on the standard canvas set and print both scorers' tables.
-canvas-baselines: results/canvas/standard/baselines.txt
+## Run random, oracle and every shortcut baseline on the standard canvas set; print the canvas analysis.
+canvas-baselines: results/canvas/standard/report.txt
 	cat $<
 
 ## Delete the generated canvas trials and baseline runs (never data/canvas/<set>/results/).
@@ -279,15 +291,23 @@ clean-canvas:
 data/canvas/%/trials.jsonl.bz2: configs/canvas/%.yaml scripts/generate_canvas.py $(CANVAS_COMMON) | $(ENV_OK)
 	$(PYTHON) scripts/generate_canvas.py $< --out $(@D)
 
-results/canvas/%/baselines.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py scripts/score_canvas.py \
-		$(CANVAS_COMMON) $(wildcard common/models/*.py)
-	rm -rf $(@D)/baselines
-	mkdir -p $(@D)/baselines
-	cp $< $(@D)/baselines/
-	for model in random oracle; do \
-	  $(PYTHON) scripts/ask_model.py -t $(@D)/baselines --model $$model --no-cache; \
+results/canvas/%/report.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py scripts/analyse_results.py \
+		$(CANVAS_COMMON) $(wildcard common/models/*.py) common/analysis.py common/stats.py
+	rm -rf $(@D)
+	mkdir -p $(@D)
+	cp $< $(<D)/manifest.json $(@D)/
+	set -e; for model in $(CANVAS_BASELINES); do \
+	  $(PYTHON) scripts/ask_model.py -t $(@D) --model $$model --no-cache; \
 	done
-	$(PYTHON) scripts/score_canvas.py -t $(@D)/baselines --csv $(@D)/baselines.csv --out $@
+	$(PYTHON) scripts/analyse_results.py -t $(@D) --figures $(@D)/figures --csv $(@D)/stats.csv \
+	  --out $@.tmp --quiet
+	mv $@.tmp $@
+
+# The canvas section of the report (results/sections/canvas.json, figures under
+# results/figures/canvas/), from the baselines' results on the standard set.
+CANVAS_SECTION := results/sections/canvas.json
+$(CANVAS_SECTION): results/canvas/standard/report.txt
+	$(PYTHON) scripts/analyse_results.py -t $(<D) --quiet --section $@ --figures results/figures/canvas
 
 # ---- the report ------------------------------------------------------------------------------
 # Each suite's analysis is saved as a section (results/sections/<suite>.json, its figures under
@@ -345,3 +365,46 @@ $(BROWSER_OK): requirements-browser.txt | $(ENV_OK)
 	fi
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt
 	touch $@
+
+# ---- Already Said That data ------------------------------------------------------------------
+# WordNet for nltk, offline: Debian's packages copied into data/nltk_data with the lexnames file
+# (the stamp holds the sorted word list's SHA-256). Sets: data/already_said_that/<set>/ from
+# configs/already_said_that/<set>.yaml (manifest.json written last is the target). The optional
+# original_<variant> sets use the evals==3.0.1.post1 data (the network to PyPI once).
+ASAT_VARIANTS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
+ASAT_ORIGINAL_VARIANTS := $(addprefix original_,which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless)
+ASAT_WORDNET := data/nltk_data/.wordnet-ok
+ASAT_ORIGINAL := data/already_said_that_original/report.json
+ASAT_DISTRACTOR_CODE := $(addprefix common/already_said_that/,__init__.py distractors.py winograd.py)
+ASAT_DATA_CODE := scripts/generate_already_said_that.py $(ASAT_DISTRACTOR_CODE) common/config.py common/jsonl.py \
+	$(addprefix common/already_said_that/,config.py dataset.py original.py wordnet.py)
+ASAT_SETS := $(foreach v,$(ASAT_VARIANTS),data/already_said_that/$(v)/manifest.json)
+
+.PHONY: asat-data asat-original clean-asat-data
+all: asat-data
+clean: clean-asat-data
+test test-all: $(ASAT_WORDNET)
+
+## Build the six Already Said That sets (word samples + distractor pools) of configs/already_said_that/.
+asat-data: $(ASAT_SETS)
+
+## Get the original eval's data from the evals==3.0.1.post1 wheel (PyPI) and build the original_* sets.
+asat-original: $(foreach v,$(ASAT_ORIGINAL_VARIANTS),data/already_said_that/$(v)/manifest.json)
+
+## Delete the generated Already Said That sets (never the WordNet copy or the original data).
+clean-asat-data:
+	rm -rf data/already_said_that
+
+# Make WordNet loadable by nltk offline (apt-get installs Debian's wordnet packages if needed; root).
+$(ASAT_WORDNET): scripts/setup_wordnet.py common/already_said_that/wordnet.py | $(ENV_OK)
+	$(PYTHON) scripts/setup_wordnet.py
+
+$(ASAT_ORIGINAL): configs/data/already_said_that_original.sha256 scripts/fetch_already_said_that_original.py \
+		common/already_said_that/original.py $(ASAT_DISTRACTOR_CODE) | $(ENV_OK)
+	$(PYTHON) scripts/fetch_already_said_that_original.py
+
+data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_WORDNET)
+	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
+
+data/already_said_that/original_%/manifest.json: configs/already_said_that/original_%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
+	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)

@@ -23,6 +23,7 @@ from common.errors import UserError
 
 # suite name -> module providing detect() and section(); order is the detection order
 SUITES: dict[str, str] = {
+    "canvas": "common.canvas.report",  # before worldsense: canvas sets share the trial format
     "worldsense": "common.worldsense.report",
 }
 

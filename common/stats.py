@@ -23,12 +23,48 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"successes must be between 0 and n, got {successes} of {n}")
     if n == 0:
         return 0.0, 1.0
-    z = float(scipy.stats.norm.ppf(0.5 + confidence / 2))
-    p = successes / n
+    return _wilson(successes / n, n, float(scipy.stats.norm.ppf(0.5 + confidence / 2)))
+
+
+def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
+    """Return the Wilson interval of proportion ``p`` over a (possibly effective, non-integer) ``n``."""
     denom = 1 + z * z / n
     centre = (p + z * z / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def clustered_wilson_interval(successes: Sequence[float], sizes: Sequence[int],
+                              confidence: float = 0.95) -> tuple[float, float, float]:
+    """Return ``(p, lo, hi)``: the pooled proportion of clustered binary outcomes and its Wilson-type
+    interval with the effective sample size of the clustering.
+
+    Cluster i holds ``sizes[i]`` trials of which ``successes[i]`` succeeded (e.g. the variants of
+    one generated item: they share a canvas and a question, so they are not independent). The
+    proportion is p = sum(y) / sum(m); its cluster-robust (ratio-estimator) variance is
+    v = k / (k - 1) * sum((y_i - p m_i)^2) / sum(m)^2 over the k clusters, and the effective
+    sample size n_eff = p (1 - p) / v (the trial count divided by the design effect), clamped to
+    [1, sum(m)]. The interval is Wilson's with n_eff in place of n, so it stays inside [0, 1]
+    and is not degenerate at 0 or 1. When v is 0 (p is 0 or 1, or every cluster has the same
+    rate) or k is 1, n_eff is the number of clusters: nothing shows the variants to be independent.
+    No trials give (nan, 0.0, 1.0).
+    """
+    import scipy.stats
+
+    if len(successes) != len(sizes):
+        raise ValueError(f"need one size per cluster, got {len(successes)} and {len(sizes)}")
+    y = np.asarray(successes, dtype=float)
+    m = np.asarray(sizes, dtype=float)
+    if (m < 0).any() or (y < 0).any() or (y > m).any():
+        raise ValueError("every cluster needs 0 <= successes <= size")
+    total = float(m.sum())
+    if total == 0:
+        return math.nan, 0.0, 1.0
+    k = int((m > 0).sum())
+    p = float(y.sum()) / total
+    v = k / (k - 1) * float(((y - p * m) ** 2).sum()) / total ** 2 if k > 1 else 0.0
+    n_eff = min(total, max(1.0, p * (1 - p) / v)) if v > 0 else float(k)
+    return (p, *_wilson(p, n_eff, float(scipy.stats.norm.ppf(0.5 + confidence / 2))))
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,8 @@
 """Draw the canvas of one trial of a canvas set as a PNG (the shapes, named, on the grid).
 
-$ python scripts/draw_canvas.py -t data/canvas/standard --key 12 --out results/canvas/trial12.png
+A trial is chosen by its Key (a content hash, see the trials file) or by its line in the file.
+
+$ python scripts/draw_canvas.py -t data/canvas/standard --line 12 --out results/canvas/trial12.png
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -28,22 +30,26 @@ log = logging.getLogger("draw_canvas")
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("-t", "--testset", required=True, type=Path, help="canvas set directory")
-    parser.add_argument("--key", required=True, type=int, help="Key of the trial to draw")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--key", type=int, help="Key of the trial to draw")
+    which.add_argument("--line", type=int, help="line number (1 = first) of the trial to draw")
     parser.add_argument("--out", required=True, type=Path, help="PNG file to write")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
     path = trials_path(args.testset)
-    trial = next((t for t in iter_jsonl(path) if t.get("Key") == args.key), None)
+    wanted = f"Key {args.key}" if args.key is not None else f"on line {args.line}"
+    trial = next((t for i, t in enumerate(iter_jsonl(path), 1)
+                  if (t.get("Key") == args.key if args.key is not None else i == args.line)), None)
     if trial is None or "shapes" not in trial:
-        raise DataError(f"{path}: no canvas trial with Key {args.key}")
+        raise DataError(f"{path}: no canvas trial {wanted}")
     manifest = args.testset / "manifest.json"
     geometry = Geometry()
     if manifest.is_file():  # the set's own shape sizes
         settings = json.loads(manifest.read_text(encoding="utf-8"))["config"]
         geometry = build(SetConfig, settings, Source(str(manifest))).geometry
     draw_canvas([shape_from_dict(s) for s in trial["shapes"]], geometry, args.out,
-                title=f"Key {args.key}: {trial.get('question', '')}")
+                title=f"Key {trial['Key']}: {trial.get('question', '')}")
     log.info("wrote %s (%d shapes)", args.out, len(trial["shapes"]))
     return 0
 

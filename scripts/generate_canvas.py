@@ -50,6 +50,9 @@ def main(argv: list[str] | None = None) -> int:
         totals[(skipped["task"], skipped["num_shapes"], skipped["reason"])] += skipped["count"]
     for (task, n, reason), count in totals.items():
         log.warning("skipped %d: %s, %d shapes: %s (details in manifest.json)", count, task, n, reason)
+    for entry in manifest["not_run"]:
+        log.warning("%s does not run with %d shapes: %s", entry["task"], entry["num_shapes"],
+                    "; ".join(entry["reasons"]))
     log.info("wrote %s trials (%s items) to %s in %.1f s; %s requests skipped", f"{len(built.trials):,}",
              f"{built.items:,}", trials_file, time.monotonic() - start, f"{manifest['skipped_total']:,}")
     return 0

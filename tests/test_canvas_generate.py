@@ -5,7 +5,7 @@ from collections import Counter
 
 import pytest
 
-from common.canvas.generate import SetConfig, generate_set, load_config, schedule, summary
+from common.canvas.generate import SetConfig, content_key, generate_set, load_config, schedule, summary
 from common.canvas.tasks import TASKS
 from common.errors import ConfigError
 from common.paths import CONFIGS
@@ -26,32 +26,38 @@ def items(trials):
     return out
 
 
-def stratum(trial):
-    if trial["task"] == "shuffle_tracking":  # balanced over the position asked
-        ordinal, end = re.fullmatch(
-            r"What shape is (\S+) from the (top|bottom)\?", trial["question"]
-        ).groups()
-        k = ["first", "second", "third"].index(ordinal)
-        return k if end == "bottom" else trial["num_shapes"] - 1 - k
-    return trial["goldresp"]
-
-
 def test_schedule_blocks_hold_every_stratum_once():
     import random
 
     plan = schedule(["a", "b", "c"], 10, random.Random(0))
     assert len(plan) == 10 and all(sorted(plan[i : i + 3]) == ["a", "b", "c"] for i in (0, 3, 6))
+    # composite strata: every prefix is balanced over the first label too
+    strata = [f"{a}:{m}" for a in ("Yes", "No") for m in "abcdefg"]
+    plan = schedule(strata, 30, random.Random(1))
+    assert sorted(plan[:14]) == sorted(strata)
+    for k in range(1, 31):
+        answers = Counter(p.split(":")[0] for p in plan[:k])
+        assert abs(answers["Yes"] - answers["No"]) <= 1
 
 
 def test_every_prefix_is_balanced_within_each_stratum(built):
     counts: dict = {}
     for trial in items(built.trials):
         key = (trial["task"], trial["num_shapes"])
-        counts.setdefault(key, Counter())[stratum(trial)] += 1
-        task = TASKS[trial["task"]]()
-        strata = task.answer_strata(trial["num_shapes"])
-        got = [counts[key][s if trial["task"] != "shuffle_tracking" else int(s)] for s in strata]
-        assert max(got) - min(got) <= 1, (key, counts[key])
+        labels = trial["stratum"].split("|")
+        axes = TASKS[trial["task"]]().strata(trial["num_shapes"])
+        assert len(labels) == len(axes)
+        for axis, (label, options) in enumerate(zip(labels, axes, strict=True)):
+            counter = counts.setdefault((key, axis), Counter())
+            counter[label] += 1
+            got = [counter[option] for option in options]
+            assert max(got) - min(got) <= 1, (key, axis, counter)
+        answers = counts.setdefault((key, "answer"), Counter())
+        answers[labels[0].split(":")[0]] += 1
+    # composite strata (existence "Yes:colour", transitivity "Left:intro-same") keep the answers even
+    for (key, axis), counter in counts.items():
+        if axis == "answer" and key[0] in ("existence", "transitivity", "existence_tracking"):
+            assert max(counter.values()) - min(counter.values()) <= 1, (key, counter)
     # and the file interleaves tasks and sizes: every prefix of 12 items covers all 12 strata
     first = items(built.trials)[:12]
     assert len({(t["task"], t["num_shapes"]) for t in first}) == 12
@@ -62,8 +68,10 @@ def test_one_trial_per_item_description_and_fewshot(built):
     for trial in items(built.trials):
         kinds = 1 if trial["task"] in ("transitivity", "shuffle_tracking") else 3
         assert per_item[trial["item"]] == kinds * 3
-    assert [t["Key"] for t in built.trials] == list(range(len(built.trials)))
-    assert len({t["tuple_ID"] for t in built.trials}) == len(built.trials)
+    keys = [t["Key"] for t in built.trials]
+    assert len(set(keys)) == len(keys) and all(isinstance(k, int) and 0 <= k < 2**53 for k in keys)
+    assert all(t["Key"] == content_key(t["text"], t["goldresp"]) for t in built.trials)
+    assert all(t["tuple_ID"] == t["item"] for t in built.trials)
     assert all(t["problemname"] == t["task"] and t["problemsize"] == len(t["shapes"]) for t in built.trials)
 
 
@@ -112,7 +120,27 @@ def test_impossible_requests_are_skipped_and_counted():
             items=2, num_shapes=[24], tasks=["existence"], fewshot=["none"], descriptions=["coordinates"]
         )
     )
-    assert [t["goldresp"] for t in full.trials] == ["Yes"] and sum(full.skipped.values()) == 1
+    assert full.trials == [] and sum(full.skipped.values()) == 2
+    why = "every identity is on the canvas: every answer would be Yes"
+    assert {reason for *_, reason in full.skipped} == {why}
+    cfg = SetConfig(items=2, num_shapes=[24], tasks=["existence"], fewshot=["none"],
+                    descriptions=["coordinates"])
+    assert summary(cfg, full, 0)["not_run"] == [
+        {"task": "existence", "num_shapes": 24, "reasons": [why]}
+    ]
+
+
+def test_large_canvases_balance_every_task_that_runs():
+    """At 24 shapes each task either runs with balanced answers or is listed as not run, with why."""
+    cfg = SetConfig(items=8, num_shapes=[24], fewshot=["none"], descriptions=["coordinates"],
+                    canvas_attempts=20)
+    built = generate_set(cfg)
+    manifest = summary(cfg, built, 0)
+    assert {entry["task"] for entry in manifest["not_run"]} == {"existence", "count", "shuffle_tracking"}
+    assert all(entry["reasons"] for entry in manifest["not_run"])
+    answers = manifest["item_answers_by_task"]
+    assert answers["existence_tracking"] == {"No": 2, "Yes": 2}  # removed, removed-added (nothing to add)
+    assert set(answers["transitivity"].values()) == {2} and set(answers["coordinate"].values()) == {1}
 
 
 @pytest.mark.parametrize("path", sorted((CONFIGS / "canvas").glob("*.yaml")), ids=lambda p: p.stem)

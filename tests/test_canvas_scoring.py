@@ -1,46 +1,103 @@
-"""The two canvas scorers on tricky responses, and the accuracy table."""
+"""The canvas scorers: the strict reader on a table of tricky responses, ``contains`` as the
+seed's rule, and scored rows with refused records counted apart."""
 
 import pandas as pd
 import pytest
 
-from common.canvas.scoring import accuracy_table, contains, extract, format_table, response_text, score_rows
+from common.canvas.scoring import contains, extract, response_text, score_rows
 
 YES_NO = ["Yes", "No"]
-COUNTS = [str(k) for k in range(11)]
+COUNTS = [str(k) for k in range(9)]
+BIG_COUNTS = [str(k) for k in range(25)]
 DIRECTIONS = ["Above", "Below", "Left", "Right", "Above Left", "Above Right", "Below Left", "Below Right"]
+CHAIN = ["Left", "Right", "Above", "Below"]
+SHAPES = ["Small Red Square", "Large Red Square", "Large Blue Triangle"]
+
+TRICKY = [
+    # directions: order, hyphens, commas, a leading sentence
+    ("Below Right", DIRECTIONS, "Below Right"),
+    ("Right Below", DIRECTIONS, "Below Right"),
+    ("Below, Right", DIRECTIONS, "Below Right"),
+    ("below-right", DIRECTIONS, "Below Right"),
+    ("It is below and to the right.", DIRECTIONS, "Below Right"),
+    ("The triangle is to the right of and below the square.", DIRECTIONS, "Below Right"),
+    ("Answer: Below-Right.", DIRECTIONS, "Below Right"),
+    ("**Above Left**", DIRECTIONS, "Above Left"),
+    ("Left", DIRECTIONS, "Left"),
+    ("It is directly below it.", DIRECTIONS, "Below"),
+    ("It is not above, it is below.", DIRECTIONS, "Below"),
+    ("Let me look at the centres. It is above.", DIRECTIONS, "Above"),
+    ("The answer is Above Right. The circle is higher and further right.", DIRECTIONS, "Above Right"),
+    ("Above, Below, Left, Right", DIRECTIONS, None),  # a list of options
+    ("Above or Below", DIRECTIONS, None),
+    ("Below or Right", DIRECTIONS, None),  # a hedge, not a combination
+    ("Maybe below right", DIRECTIONS, None),
+    ("I am not sure.", DIRECTIONS, None),
+    ("Below Right", CHAIN, None),  # the chain's vocabulary has no combinations
+    ("left", CHAIN, "Left"),
+    ("The small red square is to the left.", CHAIN, "Left"),
+    ("Left or Right", CHAIN, None),
+    # yes / no
+    ("Yes", YES_NO, "Yes"),
+    ("yes.", YES_NO, "Yes"),
+    ("Answer: Yes.", YES_NO, "Yes"),
+    ("Yep", YES_NO, "Yes"),
+    ("Nope", YES_NO, "No"),
+    ("Nope, there isn't one.", YES_NO, "No"),
+    ("No, there is no red shape.", YES_NO, "No"),
+    ("There is no red shape in the canvas.", YES_NO, "No"),
+    ("Yes. There is no large blue square, but there is a large blue circle.", YES_NO, "Yes"),
+    ("Yes, there is a large blue square.", YES_NO, "Yes"),
+    ("The answer is no.", YES_NO, "No"),
+    ("Not", YES_NO, None),  # "not" is not "no"
+    ("None", YES_NO, None),
+    ("I don't know", YES_NO, None),
+    ("Yes and no", YES_NO, None),
+    ("Yes/No", YES_NO, None),
+    ("Yes or No", YES_NO, None),
+    ("Maybe yes", YES_NO, None),
+    ("Nothing is there", YES_NO, None),
+    ("", YES_NO, None),
+    # counts
+    ("2", COUNTS, "2"),
+    ("two", COUNTS, "2"),
+    ("There are two.", COUNTS, "2"),
+    ("Zero", COUNTS, "0"),
+    ("There are 3 large green triangles.", COUNTS, "3"),
+    ("10", COUNTS, None),  # "10" is not "0" (nor "1"), and not an option here
+    ("10", BIG_COUNTS, "10"),
+    ("twenty-one", BIG_COUNTS, "21"),
+    ("1 or 2", COUNTS, None),
+    ("0 1 2 3 4 5 6 7 8", COUNTS, None),
+    ("None", COUNTS, None),
+    ("Answer: 4. I counted the red ones: 1, 2, 3, 4.", COUNTS, "4"),
+    ("2.5", COUNTS, None),
+    # shape identities
+    ("Large Red Square", SHAPES, "Large Red Square"),
+    ("the small red square.", SHAPES, "Small Red Square"),
+    ("large-red-square", SHAPES, "Large Red Square"),
+    ("It is the large blue triangle.", SHAPES, "Large Blue Triangle"),
+    ("Small Red Square or Large Red Square", SHAPES, None),
+    ("Small Red Square, Large Red Square, Large Blue Triangle", SHAPES, None),
+    ("A red square", SHAPES, None),
+]
 
 
-@pytest.mark.parametrize(
-    "response, vocabulary, expected",
-    [
-        ("Answer: Yes.", YES_NO, "Yes"),
-        ("yes", YES_NO, "Yes"),
-        ("  **No**  ", YES_NO, "No"),
-        ("The answer is no", YES_NO, "No"),
-        ("Not", YES_NO, None),  # "not" is not "no"
-        ("Nothing is there", YES_NO, None),
-        ("Yes and no", YES_NO, None),  # two answers: unparseable
-        ("10", COUNTS, "10"),  # "10" is not "0"
-        ("There are 10 of them.", COUNTS, "10"),
-        ("0", COUNTS, "0"),
-        ("1 or 2", COUNTS, None),
-        ("below right", DIRECTIONS, "Below Right"),
-        ("Answer: Below-Right.", DIRECTIONS, "Below Right"),
-        ("It is below right of it", DIRECTIONS, "Below Right"),  # "Below" inside "Below Right" does not count
-        ("Below", DIRECTIONS, "Below"),
-        ("Right Below", DIRECTIONS, None),  # two single words, not the vocabulary's combination
-        ("small red square", ["Small Red Square", "Large Red Square"], "Small Red Square"),
-        ("", YES_NO, None),
-    ],
-)
+@pytest.mark.parametrize("response, vocabulary, expected", TRICKY)
 def test_strict_extraction(response, vocabulary, expected):
     assert extract(response, vocabulary) == expected
 
 
-def test_contains_is_the_lenient_original():
+def test_the_table_is_large_and_covers_both_verdicts():
+    assert len(TRICKY) >= 50
+    assert sum(expected is None for *_, expected in TRICKY) >= 20
+
+
+def test_contains_is_the_seeds_lenient_rule():
     assert contains("0", "10") == 1  # the original's flaw, kept for comparison
     assert contains("No", "Not sure") == 1
     assert contains("Below", "Below Right") == 1
+    assert contains("Yes", "Yes and no") == 1 and contains("No", "Yes and no") == 1
     assert contains("Yes", "no") == 0
     assert contains("Yes", "YES!") == 1
 
@@ -51,16 +108,17 @@ def test_response_text_prefers_the_last_raw_completion():
     assert response_text({"Key": 1, "resp": None}) == ""
 
 
-def test_score_rows_and_table_with_wilson_intervals():
+def test_score_rows_count_invalid_and_refused_apart():
     trials = pd.DataFrame(
         {
-            "Key": [1, 2, 3, 4],
-            "goldresp": ["0", "Yes", "No", "Yes"],
-            "expectedresp": [COUNTS, YES_NO, YES_NO, YES_NO],
-            "task": ["count", "existence", "existence", "existence"],
-            "description": ["full"] * 4,
-            "fewshot": ["none"] * 4,
-            "num_shapes": [3] * 4,
+            "Key": [1, 2, 3, 4, 5],
+            "item": [0, 1, 1, 2, 2],
+            "goldresp": ["0", "Yes", "No", "Yes", "No"],
+            "expectedresp": [COUNTS, YES_NO, YES_NO, YES_NO, YES_NO],
+            "task": ["count", "existence", "existence", "existence", "existence"],
+            "description": ["full"] * 5,
+            "fewshot": ["none"] * 5,
+            "num_shapes": [3] * 5,
         }
     )
     results = [
@@ -68,15 +126,11 @@ def test_score_rows_and_table_with_wilson_intervals():
         {"Key": 2, "resp": "Yes"},
         {"Key": 3, "resp": "Not"},
         {"Key": 4, "resp": "maybe"},
+        {"Key": 5, "resp": "", "refused": "context_length", "error": "too long"},
         {"Key": 99, "resp": "Yes"},
     ]
     scored = score_rows(trials, results)
-    assert list(scored["contains"]) == [1, 1, 1, 0] and list(scored["strict"]) == [0, 1, 0, 0]
-    assert list(scored["unparseable"]) == [False, False, True, True]
-    table = accuracy_table(scored, ["task"]).set_index("task")
-    assert table.loc["existence", "n"] == 3 and table.loc["existence", "unparseable"] == 2
-    assert table.loc["existence", "strict_acc"] == pytest.approx(1 / 3)
-    # Wilson 95% for 1 of 3, by hand: centre (1/3 + 1.9208/3) / 2.2805 = 0.4269, half 0.3501
-    assert table.loc["existence", "strict_lo"] == pytest.approx(0.0615, abs=1e-3)
-    assert table.loc["existence", "strict_hi"] == pytest.approx(0.7923, abs=1e-3)
-    assert "33.3 [  6.1,  79.2]" in format_table(accuracy_table(scored, ["task"]), ["task"])
+    assert list(scored["contains"]) == [1, 1, 1, 0, 0] and list(scored["strict"]) == [0, 1, 0, 0, 0]
+    assert list(scored["invalid"]) == [True, False, True, True, False]
+    assert list(scored["refused"]) == [False, False, False, False, True]
+    assert list(scored["item"]) == [0, 1, 1, 2, 2]

@@ -1,4 +1,5 @@
-"""The canvas scripts end to end: byte-identical regeneration, user errors, the oracle through ask_model."""
+"""The canvas scripts end to end: byte-identical regeneration, user errors, the baselines through
+ask_model.py and the analysis through analyse_results.py, the Make block's baselines."""
 
 import pytest
 
@@ -62,51 +63,98 @@ def test_bad_config_exits_2_with_one_line(tmp_path, config, override, fragment):
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], done.stderr
 
 
-def test_oracle_through_ask_model_scores_100_under_both_scorers(small_set):
-    done = run_script("scripts/ask_model.py", "-t", str(small_set), "--model", "oracle", "--no-cache")
-    assert done.returncode == 0, done.stderr
-    done = run_script("scripts/score_canvas.py", "-t", str(small_set), "--csv", str(small_set / "scores.csv"))
-    assert done.returncode == 0, done.stderr
+def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, small_set):
     import pandas as pd
 
-    table = pd.read_csv(small_set / "scores.csv")
-    assert set(table["task"]) == {
-        "existence",
-        "count",
-        "transitivity",
-        "coordinate",
-        "existence_tracking",
-        "shuffle_tracking",
-    }
-    assert (table["contains_acc"] == 1).all() and (table["strict_acc"] == 1).all()
-    assert (table["unparseable"] == 0).all()
-    assert "100.0 [" in done.stdout
+    for model in ("oracle", "random", "shortcut-shuffle-initial"):
+        done = run_script("scripts/ask_model.py", "-t", str(small_set), "--model", model, "--no-cache")
+        assert done.returncode == 0, done.stderr
+    csv = tmp_path / "stats.csv"
+    done = run_script("scripts/analyse_results.py", "-t", str(small_set), "--csv", str(csv),
+                      "--figures", str(tmp_path / "figures"))
+    assert done.returncode == 0, done.stderr
+    assert "CANVAS RESULTS" in done.stdout and "incomplete tuples" not in done.stdout + done.stderr
+    assert "Shortcut baselines on their task vs chance" in done.stdout
+    assert "Paired exact McNemar tests" in done.stdout
+    assert (tmp_path / "figures" / "canvas_accuracy.png").read_bytes()[:4] == b"\x89PNG"
+    stats = pd.read_csv(csv)
+    by_task = stats[stats["table"] == "accuracy_by_task"]
+    oracle = by_task[by_task["model"] == "oracle"]
+    assert set(oracle["task"]) == {"existence", "count", "transitivity", "coordinate", "existence_tracking",
+                                   "shuffle_tracking"}
+    assert (oracle["strict"] == 1).all() and (oracle["contains"] == 1).all()
+    assert (oracle["invalid"] == 0).all()
+    assert "shortcut-shuffle-initial" not in set(by_task["model"])  # shortcuts have their own table
+    shortcut = stats[stats["table"] == "shortcuts"]
+    assert list(shortcut["shortcut"]) == ["shortcut-shuffle-initial"]
 
 
-def test_score_without_results_and_partial_results_are_user_errors(tmp_path, small_set):
-    done = run_script("scripts/score_canvas.py", "-t", str(tmp_path))
+def test_analysis_errors_partial_and_refused_results(tmp_path, small_set):
+    import json
+
+    done = run_script("scripts/analyse_results.py", "-t", str(tmp_path), "--suite", "canvas")
     assert done.returncode == 2 and "No trials.jsonl.bz2" in done.stderr
     partial = tmp_path / "partial"
     partial.mkdir()
-    (partial / "trials.jsonl.bz2").write_bytes((small_set / "trials.jsonl.bz2").read_bytes())
-    assert (
-        run_script(
-            "scripts/ask_model.py", "-t", str(partial), "--model", "random", "--limit", "5", "--no-cache"
-        ).returncode
-        == 0
-    )
-    done = run_script("scripts/score_canvas.py", "-t", str(partial))
-    assert done.returncode == 2 and "unanswered (use --allow-partial)" in done.stderr
-    assert run_script("scripts/score_canvas.py", "-t", str(partial), "--allow-partial").returncode == 0
+    for name in ("trials.jsonl.bz2", "manifest.json"):
+        (partial / name).write_bytes((small_set / name).read_bytes())
+    done = run_script("scripts/analyse_results.py", "-t", str(partial))
+    assert done.returncode == 2 and "no results files" in done.stderr and "ask_model.py" in done.stderr
+    done = run_script("scripts/ask_model.py", "-t", str(partial), "--model", "random", "--limit", "5",
+                      "--no-cache")
+    assert done.returncode == 0, done.stderr
+    results = partial / "results" / "basic___random___results.jsonl"
+    key = json.loads(results.read_text().splitlines()[0])["Key"]
+    lines = [line for line in results.read_text().splitlines() if json.loads(line)["Key"] != key]
+    refused = {"Key": key, "resp": "", "refused": "context_length", "error": "too long for the context"}
+    results.write_text("\n".join([*lines, json.dumps(refused)]) + "\n")
+    done = run_script("scripts/analyse_results.py", "-t", str(partial))
+    assert done.returncode == 0, done.stderr
+    assert "partial results, 5 of" in done.stdout and "1 trials refused by the server" in done.stdout
+    header = next(line for line in done.stdout.splitlines() if "invalid" in line)
+    assert header.split()[-2:] == ["invalid", "refused"]
+
+
+def test_a_worldsense_set_given_to_the_canvas_analysis_is_a_clear_error(tmp_path, small_set):
+    import bz2
+    import json
+
+    worldsense = tmp_path / "ws"
+    worldsense.mkdir()
+    trial = {"Key": 1, "tuple_ID": 1, "problemname": "Infer.trivial", "problemsize": 3, "text": "?",
+             "expectedresp": ["TRUE", "FALSE"], "goldresp": "TRUE"}
+    (worldsense / "trials.jsonl.bz2").write_bytes(bz2.compress((json.dumps(trial) + "\n").encode()))
+    done = run_script("scripts/analyse_results.py", "-t", str(worldsense), "--suite", "canvas")
+    assert done.returncode == 2 and "Traceback" not in done.stderr and "KeyError" not in done.stderr
+    assert "not a canvas set" in done.stderr and "WorldSense" in done.stderr
+
+
+def test_make_runs_every_shortcut_baseline():
+    import re
+
+    from common.canvas.baselines import SHORTCUTS
+    from common.paths import ROOT
+
+    makefile = (ROOT / "Makefile").read_text()
+    listed = re.search(r"^CANVAS_BASELINES := ((?:.*\\\n)*.*)$", makefile, flags=re.MULTILINE)[1].split()
+    assert [m for m in listed if m != "\\"] == ["random", "oracle", *(s.name for s in SHORTCUTS)]
 
 
 def test_draw_writes_a_png_and_rejects_an_unknown_key(tmp_path, small_set):
+    import bz2
+    import json
+
+    key = json.loads(bz2.decompress((small_set / "trials.jsonl.bz2").read_bytes()).splitlines()[3])["Key"]
     done = run_script(
-        "scripts/draw_canvas.py", "-t", str(small_set), "--key", "3", "--out", str(tmp_path / "c.png")
+        "scripts/draw_canvas.py", "-t", str(small_set), "--key", str(key), "--out", str(tmp_path / "c.png")
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "c.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     done = run_script(
         "scripts/draw_canvas.py", "-t", str(small_set), "--key", "99999", "--out", str(tmp_path / "d.png")
     )
-    assert done.returncode == 2 and "no canvas trial with Key 99999" in done.stderr
+    assert done.returncode == 2 and "no canvas trial Key 99999" in done.stderr
+    done = run_script("scripts/draw_canvas.py", "-t", str(small_set), "--line", "4",
+                      "--out", str(tmp_path / "e.png"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "e.png").read_bytes() == (tmp_path / "c.png").read_bytes()  # line 4 is that Key

@@ -76,7 +76,7 @@ def solve(trial):
         subject, reference = re.fullmatch(r"Where is the (.+) relative to the (.+)\?", question).groups()
         words = where(by_name[subject], by_name[reference])
         if task == "transitivity":
-            horizontal = "Left of the" in description or "Right of the" in description
+            horizontal = re.search(r"\b[Ll]eft of|\b[Rr]ight of", description) is not None
             words = [w for w in words if (w in ("Left", "Right")) == horizontal]
             assert len(words) == 1
         return " ".join(words)
@@ -124,6 +124,10 @@ def check_description(trial):
         r"(Left of|Right of|Above|Below) the ([a-z ]+?) is a ([a-z ]+)\.", description
     ):
         assert word.split()[0] in where(shapes[shape], shapes[previous])
+    for previous, word, shape in re.findall(
+        r"The ([a-z ]+?) is (left of|right of|above|below) a ([a-z ]+)\.", description
+    ):
+        assert word.split()[0].capitalize() in where(shapes[previous], shapes[shape])
     for shape, x, y in re.findall(r"There is a ([a-z ]+) at \((-?\d+), (-?\d+)\)\.", description):
         assert (shapes[shape]["x"], shapes[shape]["y"]) == (int(x), int(y))
 

@@ -2,11 +2,12 @@
 
 import itertools
 import random
+import re
 
 import pytest
 
 from common.canvas import describe
-from common.canvas.shapes import Geometry, Shape
+from common.canvas.shapes import Geometry, Shape, title
 from common.canvas.tasks import TASKS, Impossible
 from common.canvas.tasks import attributes as attr
 from common.canvas.tasks.shuffle_tracking import position_question
@@ -45,7 +46,13 @@ def test_partial_description_names_each_pair_once():
 def test_coordinates_description():
     assert describe.coordinates(CANVAS, G) == (
         "There are 3 shapes in a canvas. There is a large red circle at (0, 0). "
-        "There is a small green square at (10, 0). There is a small blue triangle at (10, 10)."
+        "There is a small green square at (10, 0). There is a small blue triangle at (10, 10). "
+        "A small circle has radius 1 and a large one radius 4; a small square or triangle has side 2 "
+        "and a large one side 4 (triangles are equilateral, point up and are centred on their centroid, "
+        "so their height is 0.866 times their side). A shape is right of another when its centre's x is "
+        "larger by more than half the larger of their two widths, and left of it when smaller by as "
+        "much; above and below likewise with y and heights. A pair closer than that on an axis has no "
+        "relation on it."
     )
 
 
@@ -83,10 +90,16 @@ def qa(task, shapes, selected, seed=0, examples=2, **settings):
 def test_existence_and_count_answers(seed):
     identities = [s.identity for s in CANVAS]
     for selected in ("Yes", "No"):
-        made = qa("existence", CANVAS, selected, seed)
-        assert made.pairs[0][1] == selected
-        assert (attr.count(tuple(made.facts["query"]), identities) > 0) == (selected == "Yes")
-    two = qa("count", CANVAS, "2", seed)  # e.g. small shapes, or non-red squares... some 2-match query
+        for mask in attr.MASKS:
+            if selected == "No" and attr.mask_name(mask) in ("size", "kind"):  # every size and kind is there
+                with pytest.raises(Impossible):
+                    qa("existence", CANVAS, f"No:{attr.mask_name(mask)}", seed)
+                continue
+            made = qa("existence", CANVAS, f"{selected}:{attr.mask_name(mask)}", seed)
+            assert made.pairs[0][1] == selected
+            assert attr.mask_of(tuple(made.facts["query"])) == mask
+            assert (attr.count(tuple(made.facts["query"]), identities) > 0) == (selected == "Yes")
+    two = qa("count", CANVAS, "2:size", seed)  # "How many shapes are small?"
     assert two.pairs[0][1] == "2" and two.vocabulary == ["0", "1", "2", "3"]
     assert attr.count(tuple(two.facts["query"]), identities) == 2
 
@@ -94,9 +107,9 @@ def test_existence_and_count_answers(seed):
 def test_count_three_is_the_only_query_matching_everything():
     # no attribute is shared by all three shapes, so a count of 3 is impossible on this canvas
     with pytest.raises(Impossible):
-        qa("count", CANVAS, "3")
+        qa("count", CANVAS, "3:size")
     smalls = [Shape("small", c, "square", 10 * i, 0) for i, c in enumerate(["red", "blue", "green"])]
-    question, answer = qa("count", smalls, "3").pairs[0]
+    question, answer = qa("count", smalls, "3:size").pairs[0]
     assert answer == "3" and question in (
         "How many shapes are small?",
         "How many squares are there?",
@@ -121,23 +134,26 @@ def test_transitivity_chain_the_seed_example():
     pivot = Shape("small", "blue", "square", 0, 0)
     below = Shape("small", "blue", "triangle", 0, -10)
     above = Shape("large", "yellow", "circle", 0, 10)
-    made = qa("transitivity", [pivot, below, above], "Below")
-    assert made.description in (
-        (
-            "There are 3 shapes in a canvas. There is a small blue square in the canvas. "
-            "Below the small blue square "
-            "is a small blue triangle. Above the small blue square is a large yellow circle."
-        ),
-        (
-            "There are 3 shapes in a canvas. There is a small blue square in the canvas. "
-            "Above the small blue square "
-            "is a large yellow circle. Below the small blue square is a small blue triangle."
-        ),
-    )
-    assert made.pairs[0] == ("Where is the small blue triangle relative to the large yellow circle?", "Below")
-    assert all(q != made.pairs[0][0] for q, _ in made.pairs[1:])
+    start = "There are 3 shapes in a canvas. There is a small blue square in the canvas."
+    triangle = {"plain": "Below the small blue square is a small blue triangle.",
+                "inverted": "The small blue square is above a small blue triangle."}
+    circle = {"Above the small blue square is a large yellow circle.",
+              "The small blue square is below a large yellow circle."}
+    for intro, form in (("intro-same", "plain"), ("intro-other", "inverted")):
+        for seed in range(6):
+            made = qa("transitivity", [pivot, below, above], f"Below:{intro}:ref-same", seed)
+            assert made.pairs[0] == ("Where is the small blue triangle relative to the large yellow circle?",
+                                     "Below")
+            text = made.description
+            assert text.startswith(start) and triangle[form] in text
+            assert any(sentence in text for sentence in circle)
+            assert all(q != made.pairs[0][0] for q, _ in made.pairs[1:])
+    # the subject is never the pivot; "Above" asks about the circle
+    made = qa("transitivity", [pivot, below, above], "Above:intro-other:ref-other")
+    assert made.pairs[0][0] == "Where is the large yellow circle relative to the small blue triangle?"
+    assert "The small blue square is below a large yellow circle." in made.description
     with pytest.raises(Impossible, match="x axis"):
-        qa("transitivity", [pivot, below, above], "Left")
+        qa("transitivity", [pivot, below, above], "Left:intro-same:ref-same")
 
 
 def test_shuffle_tracking_answers():
@@ -146,7 +162,7 @@ def test_shuffle_tracking_answers():
         Shape("large", "blue", "square", 0, 0),
         Shape("large", "blue", "triangle", 0, 10),
     ]
-    made = qa("shuffle_tracking", column, "1", swaps=0)
+    made = qa("shuffle_tracking", column, "1|0", swaps=0)
     assert made.description == (
         "There are 3 shapes in a canvas. From bottom to top, the shapes are a small blue "
         "triangle, a large blue square, and a large blue triangle."
@@ -155,24 +171,44 @@ def test_shuffle_tracking_answers():
     assert position_question(0, 3) == "What shape is first from the bottom?"
     assert position_question(2, 3) == "What shape is first from the top?"
     with pytest.raises(Impossible):
-        qa("shuffle_tracking", CANVAS, "0")  # the circle and the square are level
+        qa("shuffle_tracking", CANVAS, "0|0")  # the circle and the square are level
+    # with swaps, the answer starts `offset` positions above the asked one (cyclically)
+    for offset in range(3):
+        for seed in range(5):
+            made = qa("shuffle_tracking", column, f"2|{offset}", seed)
+            assert made.pairs[0][1] == title(column[(2 + offset) % 3].identity)
+            assert made.description.count("swap positions.") == 3
+    assert TASKS["shuffle_tracking"]().strata(3) == [["0", "1", "2"], ["0", "1", "2"]]
 
 
-def test_existence_tracking_without_events_asks_about_the_canvas():
-    made = qa("existence_tracking", CANVAS, "Yes", events=0)
-    assert made.suffix == "" and made.pairs[0][1] == "Yes"
-    assert made.pairs[0][0] in [f"Is there a {s.name} in the canvas?" for s in CANVAS]
-    removed = qa("existence_tracking", CANVAS, "No", seed=4, events=3)
-    asked = removed.pairs[0][0][len("Is there a ") : -len(" in the canvas?")]
-    assert asked in removed.suffix  # the asked shape was touched by an event
-    assert removed.pairs[0][1] == "No"
+@pytest.mark.parametrize("history", ["removed", "added", "removed-added", "added-removed"])
+def test_existence_tracking_asks_a_touched_shape_with_each_history(history):
+    from common.canvas.tasks.existence_tracking import HISTORIES
+
+    for seed in range(8):
+        made = qa("existence_tracking", CANVAS, history, seed=seed, events=3)
+        asked = made.pairs[0][0][len("Is there a ") : -len(" in the canvas?")]
+        events = [((m.group(1) or m.group(2)), "add" if m.group(1) else "remove") for m in re.finditer(
+            r"A ([a-z]+ [a-z]+ [a-z]+) is added|The ([a-z]+ [a-z]+ [a-z]+) is removed", made.suffix)]
+        assert len(events) == 3
+        assert [kind for name, kind in events if name == asked] == HISTORIES[history][0]
+        assert made.pairs[0][1] == HISTORIES[history][1]
+        assert (asked in [s.name for s in CANVAS]) == history.startswith("removed")
+    assert TASKS["existence_tracking"]().unsupported(3, "removed") is None
+    task = TASKS["existence_tracking"]()
+    task.events = 1
+    assert "needs 2 events" in task.unsupported(3, "added-removed")
+    assert "none can be added" in TASKS["existence_tracking"]().unsupported(24, "added")
 
 
 def test_unsupported_sizes():
     assert TASKS["shuffle_tracking"]().unsupported(2) == "shuffle_tracking needs at least 3 shapes"
     assert TASKS["transitivity"]().unsupported(2)
-    assert TASKS["existence"]().unsupported(24, "No")
-    assert TASKS["count"]().unsupported(24, "0") and not TASKS["count"]().unsupported(24, "12")
+    assert TASKS["existence"]().unsupported(24, "Yes:colour")  # every answer would be Yes
+    assert TASKS["existence"]().unsupported(16, "No:size")
+    assert not TASKS["existence"]().unsupported(16, "No:kind")
+    assert TASKS["count"]().unsupported(24, "12")  # counts fixed by the wording
+    assert TASKS["count"]().unsupported(8, "8:kind") is None and TASKS["count"]().unsupported(8, "7:colour")
 
 
 def test_shuffle_tracking_places_its_canvases_in_a_column():

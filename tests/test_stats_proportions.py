@@ -32,3 +32,29 @@ def test_exact_mcnemar_uses_only_discordant_pairs():
     assert math.isclose(mcnemar_exact(b, a).p_value, result.p_value)
     with pytest.raises(ValueError):
         mcnemar_exact([True], [True, False])
+
+
+def test_clustered_wilson_equals_wilson_for_clusters_of_one():
+    from common.stats import clustered_wilson_interval
+
+    outcomes = [1] * 40 + [0] * 60
+    p, lo, hi = clustered_wilson_interval(outcomes, [1] * 100)
+    # cluster-robust variance of singletons is k/(k-1) times the binomial one: n_eff = 99
+    assert p == 0.4
+    assert (lo, hi) == pytest.approx(wilson_interval(40, 100), abs=0.002)
+    assert hi - lo > wilson_interval(40, 100)[1] - wilson_interval(40, 100)[0]
+
+
+def test_clustered_wilson_counts_identical_variants_once():
+    from common.stats import clustered_wilson_interval
+
+    # 20 items answered the same way in all 9 variants: as wide as 20 independent trials, not 180
+    p, lo, hi = clustered_wilson_interval([9] * 8 + [0] * 12, [9] * 20)
+    assert p == 0.4
+    assert (lo, hi) == pytest.approx(wilson_interval(8, 20), abs=0.01)  # n_eff = 19 (k / (k - 1))
+    assert hi - lo > 2 * (wilson_interval(72, 180)[1] - wilson_interval(72, 180)[0]) * 0.9
+    # all correct: the effective size is the number of clusters
+    assert clustered_wilson_interval([3] * 10, [3] * 10)[1:] == pytest.approx(wilson_interval(10, 10))
+    assert math.isnan(clustered_wilson_interval([], [])[0])
+    with pytest.raises(ValueError):
+        clustered_wilson_interval([4], [3])

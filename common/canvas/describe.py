@@ -39,8 +39,23 @@ def _relational(shapes: list[Shape], geometry: Geometry, each_pair_once: bool) -
 
 
 def coordinates(shapes: list[Shape], geometry: Geometry) -> str:
-    """Return the ``coordinates`` description: each shape's centre as ``(x, y)``."""
-    return " ".join([intro(len(shapes))] + [f"There is a {s.name} at ({s.x}, {s.y})." for s in shapes])
+    """Return the ``coordinates`` description: each shape's centre as ``(x, y)``, then the shapes'
+    sizes and the relation rule (``rule``), so that every relation is derivable from the prompt."""
+    centres = [f"There is a {s.name} at ({s.x}, {s.y})." for s in shapes]
+    return " ".join([intro(len(shapes)), *centres, rule(geometry)])
+
+
+def rule(geometry: Geometry) -> str:
+    """Return the sentences stating the shapes' sizes and the relation rule (``relations``) with this
+    geometry's numbers: what a reader of centres needs to derive "Left", "Below Right", ..."""
+    r, side = geometry.circle_radius, geometry.side
+    scale = "half" if geometry.margin_scale == 0.5 else f"{geometry.margin_scale:g} times"
+    return (f"A small circle has radius {r['small']:g} and a large one radius {r['large']:g}; a small square "
+            f"or triangle has side {side['small']:g} and a large one side {side['large']:g} (triangles are "
+            "equilateral, point up and are centred on their centroid, so their height is 0.866 times their "
+            f"side). A shape is right of another when its centre's x is larger by more than {scale} the "
+            "larger of their two widths, and left of it when smaller by as much; above and below "
+            "likewise with y and heights. A pair closer than that on an axis has no relation on it.")
 
 
 DESCRIBERS = {"full": full, "partial": partial, "coordinates": coordinates}
@@ -52,20 +67,30 @@ def describe(kind: str, shapes: list[Shape], geometry: Geometry) -> str:
 
 
 # ---- task-owned sentences ----
-def chain(n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]]) -> str:
+def chain(n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]],
+          inverted: frozenset[str] = frozenset()) -> str:
     """Return a transitivity-chain description: the pivot, then per side each shape after the previous.
 
-    ``sides`` is ``[(word, shapes), ...]`` with word one of Left/Right/Above/Below: "Below the
-    {previous} is a {shape}." The shapes of a side are listed going away from the pivot.
+    ``sides`` is ``[(word, shapes), ...]`` with word one of Left/Right/Above/Below, the shapes of a
+    side listed going away from the pivot. A shape is introduced relative to the previous one:
+    "Below the {previous} is a {shape}.", or, for the shapes named in ``inverted``, the previous
+    one relative to it: "The {previous} is above a {shape}." (the same fact, the other word).
     """
     sentences = [intro(n), f"There is a {pivot.name} in the canvas."]
     for word, shapes in sides:
         previous = pivot
         for shape in shapes:
-            preposition = {"Left": "Left of", "Right": "Right of"}.get(word, word)
-            sentences.append(f"{preposition} the {previous.name} is a {shape.name}.")
+            if shape.name in inverted:
+                sentences.append(f"The {previous.name} is {_PHRASES[OPPOSITE[word]]} a {shape.name}.")
+            else:
+                preposition = {"Left": "Left of", "Right": "Right of"}.get(word, word)
+                sentences.append(f"{preposition} the {previous.name} is a {shape.name}.")
             previous = shape
     return " ".join(sentences)
+
+
+OPPOSITE = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
+_PHRASES = {"Left": "left of", "Right": "right of", "Above": "above", "Below": "below"}
 
 
 def line_up(n: int, names: list[str]) -> str:

@@ -4,7 +4,14 @@ Defaults live in ``SetConfig``; a config file holds only the differences and is 
 (file:line errors). The set is built in rounds: round r holds item r of every (number of shapes,
 task) stratum, so any prefix of the file covers the strata evenly. Within a stratum, the answer
 (or position) of item r comes from a schedule of shuffled blocks, each block holding every
-answer once: any prefix of a stratum is balanced to within one per answer.
+answer once: any prefix of a stratum is balanced to within one per answer. A task may balance
+over several independent axes (``Task.strata``: e.g. the position asked and where its answer
+started); each axis has its own schedule and item r gets the labels joined with ``|``.
+
+A trial's Key is a content hash of its prompt and gold answer (``content_key``): a regenerated set
+whose trials changed gets new Keys, so answers to the old prompts are never paired with the new
+ones on resume. The variants of one item (descriptions, few-shot styles) share ``item``, the
+cluster of the statistics.
 
 Every item has its own ``random.Random`` seeded by (seed, task, number of shapes, round), so the
 output never depends on PYTHONHASHSEED and an item can be regenerated alone. Canvas draws per item
@@ -12,6 +19,7 @@ are bounded by ``canvas_attempts``; an item whose answer no canvas gave is skipp
 """
 
 import dataclasses
+import hashlib
 import random
 from collections import Counter
 from dataclasses import dataclass, field
@@ -100,13 +108,40 @@ def make_tasks(cfg: SetConfig) -> list[Task]:
 
 
 def schedule(strata: list[str], length: int, rng: random.Random) -> list[str]:
-    """Return ``length`` strata as concatenated shuffled blocks, each block holding every stratum once."""
+    """Return ``length`` strata as concatenated shuffled blocks, each block holding every stratum once.
+
+    Composite strata (``"Yes:colour"``) are grouped by their first label (the answer): a block
+    deals one stratum of each group per round, in a random order, so any prefix is balanced over
+    the answers too (within one per answer when the groups are of equal size).
+    """
+    groups: dict[str, list[str]] = {}
+    for stratum in strata:
+        groups.setdefault(stratum.split(":")[0], []).append(stratum)
     out: list[str] = []
     while len(out) < length:
-        block = list(strata)
-        rng.shuffle(block)
-        out += block
+        shuffled = [rng.sample(group, len(group)) for group in groups.values()]
+        for r in range(max(len(group) for group in shuffled)):
+            deal = [group[r] for group in shuffled if r < len(group)]
+            rng.shuffle(deal)
+            out += deal
     return out[:length]
+
+
+def plan(task: Task, n: int, items: int, seed: int) -> list[str]:
+    """Return the strata of items 0..items-1 of (task, n): one schedule per axis of ``task.strata``,
+    labels joined with ``|``."""
+    axes = [
+        schedule(axis, items, random.Random(f"{seed}:schedule:{task.name}:{n}" + (f":{i}" if i else "")))
+        for i, axis in enumerate(task.strata(n))
+    ]
+    return ["|".join(labels) for labels in zip(*axes, strict=True)]
+
+
+def content_key(text: str, gold: str) -> int:
+    """Return the Key of a trial: the first 52 bits of SHA-256 over its prompt and gold answer (an
+    integer exact in JSON and in float64, the same on every run and PYTHONHASHSEED)."""
+    digest = hashlib.sha256(f"{text}\x00{gold}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") >> 12
 
 
 @dataclass
@@ -116,17 +151,14 @@ class Built:
     trials: list[dict[str, Any]] = field(default_factory=list)
     skipped: Counter = field(default_factory=Counter)  # (task, num_shapes, stratum or variant, reason) -> n
     items: int = 0
+    keys: set[int] = field(default_factory=set)  # Keys taken (membership only, never iterated)
 
 
 def generate_set(cfg: SetConfig, seed: int | None = None) -> Built:
-    """Return every trial of the set (Keys 0, 1, ...) and the skipped counts; nothing is written."""
+    """Return every trial of the set (Keys: ``content_key``) and the skipped counts; nothing is written."""
     seed = cfg.seed if seed is None else seed
     tasks = make_tasks(cfg)
-    plans = {
-        (t.name, n): schedule(t.answer_strata(n), cfg.items, random.Random(f"{seed}:schedule:{t.name}:{n}"))
-        for t in tasks
-        for n in cfg.num_shapes
-    }
+    plans = {(t.name, n): plan(t, n, cfg.items, seed) for t in tasks for n in cfg.num_shapes}
     built = Built()
     for r in range(cfg.items):
         for n in cfg.num_shapes:
@@ -145,11 +177,12 @@ def generate_set(cfg: SetConfig, seed: int | None = None) -> Built:
 def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rng: random.Random) -> None:
     """Append the trials of one item (all description types and few-shot styles), or count it skipped."""
     reason = task.unsupported(n, stratum)
-    found = None if reason else _draw(task, n, stratum, cfg, rng)
-    if found is None:
-        built.skipped[(task.name, n, stratum, reason or f"no canvas in {cfg.canvas_attempts} draws")] += 1
+    found = reason or _draw(task, n, stratum, cfg, rng)
+    if isinstance(found, str):
+        built.skipped[(task.name, n, stratum, found)] += 1
         return
     shapes, questions = found
+    questions.stratum = stratum
     other = (
         _other_canvas_examples(task, n, cfg, rng, questions.pairs[0][0])
         if "other_canvas" in cfg.fewshot
@@ -170,24 +203,28 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
                 style,
                 [(_description(kind, s, q, cfg.geometry), q.pairs[0]) for s, q in examples],
             )
-            built.trials.append(
-                _trial(len(built.trials), built.items, task, kind, style, shapes, questions, text)
-            )
+            trial = _trial(built.items, task, kind, style, shapes, questions, text)
+            if trial["Key"] in built.keys:  # the same prompt and answer again: one trial is enough
+                built.skipped[(task.name, n, f"{kind}/{style}", "same prompt as an earlier trial")] += 1
+                continue
+            built.keys.add(trial["Key"])
+            built.trials.append(trial)
     built.items += 1
 
 
 def _draw(
     task: Task, n: int, stratum: str, cfg: SetConfig, rng: random.Random
-) -> tuple[list[Shape], Questions] | None:
-    """Return a canvas and its questions with the test answer in ``stratum``, or None after the allowed
-    draws."""
+) -> tuple[list[Shape], Questions] | str:
+    """Return a canvas and its questions with the test answer in ``stratum``, or after the allowed
+    draws the reason none fitted (with the last draw's problem)."""
+    problem = ""
     for _ in range(cfg.canvas_attempts):
         try:
             shapes = task.place(rng, task.identities(rng, n, stratum), cfg.geometry)
             return shapes, task.generate_questions(shapes, rng, cfg.geometry, stratum, cfg.examples)
-        except Impossible:
-            continue
-    return None
+        except Impossible as exc:
+            problem = str(exc)
+    return f"no canvas in {cfg.canvas_attempts} draws (last: {problem})"
 
 
 def _other_canvas_examples(
@@ -236,7 +273,6 @@ def render(
 
 
 def _trial(
-    key: int,
     item: int,
     task: Task,
     kind: str,
@@ -247,8 +283,8 @@ def _trial(
 ) -> dict[str, Any]:
     """Return one trial record in the WorldSense format plus the canvas suite's fields."""
     return {
-        "Key": key,
-        "tuple_ID": key,
+        "Key": content_key(text, questions.pairs[0][1]),
+        "tuple_ID": item,
         "item": item,
         "problemname": task.name,
         "problemsize": len(shapes),
@@ -262,6 +298,7 @@ def _trial(
         "question": questions.pairs[0][0],
         "shapes": [s.as_dict() for s in shapes],
         "facts": questions.facts,
+        "stratum": questions.stratum,
     }
 
 
@@ -283,4 +320,18 @@ def summary(cfg: SetConfig, built: Built, seed: int) -> dict[str, Any]:
             for (t, n, what, reason), count in built.skipped.items()
         ],
         "skipped_total": sum(built.skipped.values()),
+        "not_run": not_run(cfg, built),
     }
+
+
+def not_run(cfg: SetConfig, built: Built) -> list[dict[str, Any]]:
+    """Return the (task, number of shapes) pairs that got no item at all, with the reasons their
+    requests were skipped (e.g. existence on a 24-shape canvas: every answer would be Yes)."""
+    ran = {(trial["task"], trial["num_shapes"]) for trial in built.trials}
+    out = []
+    for task in cfg.tasks:
+        for n in cfg.num_shapes:
+            if (task, n) not in ran:
+                reasons = sorted({reason for (t, size, _, reason) in built.skipped if (t, size) == (task, n)})
+                out.append({"task": task, "num_shapes": n, "reasons": reasons})
+    return out

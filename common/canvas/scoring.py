@@ -1,16 +1,32 @@
-"""Scoring canvas results with two scorers, and the accuracy table with Wilson intervals.
+"""Scoring canvas responses: the strict reader (the suite's score) and the seed's ``contains`` rule.
 
-``contains`` is the original task's default: 1 when the expected answer occurs in the response
-(compared case-insensitively here), so "10" scores as "0" and "not" as "no". ``extract`` is the
-strict reading: the response must give exactly one answer of the trial's vocabulary. It
-tolerates case, surrounding punctuation, "Answer:" / "The answer is" prefixes and hyphens
-between words ("below-right"); an answer counts only as a whole word ("0" is not found in
-"10", "No" not in "Not"), and an answer inside a longer one found in the same response
-("Below" inside "Below Right") does not count separately. A response with no answer or with
-several different ones is unparseable, reported apart (and scored 0).
+``contains`` is the original task's default, kept only for comparison with it: 1 when the gold
+answer occurs in the response (case-insensitive), so "10" scores for "0", "not" for "no", and a
+response listing every option scores. ``extract`` is the strict reading: it returns the one
+answer a response commits to, or None (invalid: no answer, several, or a hedge).
+
+How ``extract`` reads a response:
+
+1. Markdown emphasis is dropped. If the response has an explicit marker ("Answer:", "The answer
+   is", "Final answer:"), only the text after the last marker is read.
+2. The text is split into sentences; the first sentence holding any answer decides, so a leading
+   answer ("Yes. There is no large blue square...") or a leading sentence ("It is below and to
+   the right.") is read, and later reasoning does not turn it into a conflict.
+3. Within that sentence, by the kind of vocabulary:
+   - directions: the vertical and horizontal words are collected (any order, hyphens, commas,
+     "to the"), negated ones ("not above") dropped; one of each combines into "Below Right".
+     Two words on one axis, a combination the vocabulary lacks, or a hedge ("or", "maybe")
+     is invalid;
+   - Yes / No: yes, yeah, yep, yup and no, nope, nah as answers; "no" before a noun ("there is
+     no red shape") counts as No only when no yes/no answer is given; both is invalid;
+   - counts: digits and number words ("two", "twenty-one") as whole words ("10" is not "0");
+     several different numbers, or a hedge, is invalid; "none" is not a count;
+   - anything else (shape identities): each option as whole words in order, separated by spaces,
+     hyphens or commas; more than one option found is invalid.
 
 The response scored is the model's last completion (``raw[-1]``: after the runner's re-prompt,
-if one was needed), or ``resp`` when a results file has no ``raw``.
+if one was needed), or ``resp`` when a results file has no ``raw``. A record the server refused
+(``refused`` set by the shared runner) has no response: it is counted apart, not scored.
 """
 
 import re
@@ -19,10 +35,27 @@ from typing import Any
 
 import pandas as pd
 
-from common.stats import wilson_interval
-
-_PREFIX = re.compile(r"^\s*(?:(?:final\s+)?answer\s*[:\-]|the\s+answer\s+is\b:?)\s*", re.IGNORECASE)
-_EDGES = " \t\r\n.,;:!?\"'`*()[]{}"
+_MARKER = re.compile(r"\b(?:final\s+answer|the\s+answer\s+is|answer)\b\s*[:\-]?\s*", re.IGNORECASE)
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+_HEDGE = re.compile(
+    r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b", re.IGNORECASE)
+VERTICAL = ("Above", "Below")
+HORIZONTAL = ("Left", "Right")
+_DIRECTION = re.compile(r"(?<!\w)(above|below|left|right)(?!\w)", re.IGNORECASE)
+_NOT_DIRECTION = re.compile(r"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:above|below|left|right)\b",
+                            re.IGNORECASE)
+_YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
+_NO = re.compile(r"(?<![\w-])(?:no|nope|nah)(?![\w-])", re.IGNORECASE)
+_NO_DETERMINER = re.compile(
+    r"(?<![\w-])no\s+(?:such\s+|other\s+)?"
+    r"(?:small|large|red|blue|yellow|green|square|circle|triangle|shape|one)",
+    re.IGNORECASE)
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+                "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+                "nineteen", "twenty"]
+_NUMBER = re.compile(
+    r"(?<![\w.-])(\d+|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
+    + "|".join(NUMBER_WORDS) + r")(?![\w-]|\.\d)", re.IGNORECASE)
 
 
 def contains(expected: str, response: str) -> int:
@@ -30,28 +63,94 @@ def contains(expected: str, response: str) -> int:
     return int(str(expected).casefold() in str(response).casefold())
 
 
-def _pattern(option: str) -> re.Pattern[str]:
-    """Return a regex finding ``option`` as whole words, its words separated by spaces or hyphens."""
-    words = [re.escape(w) for w in str(option).split()]
-    return re.compile(r"(?<![\w-])" + r"[\s-]+".join(words) + r"(?![\w-])", re.IGNORECASE)
-
-
 def extract(response: str, vocabulary: Sequence[str]) -> str | None:
-    """Return the one answer of ``vocabulary`` that ``response`` gives (spelled as in the vocabulary),
-    or None."""
-    text = _PREFIX.sub("", str(response)).strip(_EDGES)
-    normal = " ".join(text.replace("-", " ").split()).casefold()
-    for option in vocabulary:
-        if normal == " ".join(str(option).split()).casefold():
-            return option
-    spans = {}
-    for option in vocabulary:
-        for match in _pattern(option).finditer(text):
-            spans[(match.start(), match.end())] = option
-    # drop a match lying inside a longer one ("Below" inside "Below Right")
-    kept = {opt for (s, e), opt in spans.items()
-            if not any(s2 <= s and e <= e2 and (s2, e2) != (s, e) for s2, e2 in spans)}
-    return kept.pop() if len(kept) == 1 else None
+    """Return the one answer of ``vocabulary`` that ``response`` commits to (spelled as in the
+    vocabulary), or None when it gives none, several, or hedges (see the module docstring)."""
+    options = [str(option) for option in vocabulary]
+    text = re.sub(r"[*_`#]+", " ", str(response))
+    markers = list(_MARKER.finditer(text))
+    if markers:
+        text = text[markers[-1].end():]
+    reader = _reader(options)
+    for sentence in _SENTENCE.split(text):
+        found = reader(sentence, options)
+        if found is not None:
+            return found or None
+    return None
+
+
+def _reader(options: list[str]):
+    """Return the sentence reader for this kind of vocabulary."""
+    if all(word in VERTICAL + HORIZONTAL for option in options for word in option.split()):
+        return _directions
+    if sorted(options) == ["No", "Yes"]:
+        return _yes_no
+    if all(option.isdigit() for option in options):
+        return _count
+    return _options
+
+
+# A sentence reader returns None when the sentence holds no answer (read on), "" when it holds an
+# invalid one (stop: invalid), else the answer.
+def _directions(sentence: str, options: list[str]) -> str | None:
+    """Read the direction words of a sentence (see the module docstring)."""
+    kept = _NOT_DIRECTION.sub(" ", sentence)
+    words = [w.capitalize() for w in _DIRECTION.findall(kept)]
+    if not words:
+        return None
+    vertical = list(dict.fromkeys(w for w in words if w in VERTICAL))
+    horizontal = list(dict.fromkeys(w for w in words if w in HORIZONTAL))
+    if len(vertical) > 1 or len(horizontal) > 1 or (len(words) > 1 and _HEDGE.search(kept)):
+        return ""
+    answer = " ".join(vertical + horizontal)
+    return answer if answer in options else ""
+
+
+def _yes_no(sentence: str, options: list[str]) -> str | None:
+    """Read yes / no in a sentence (see the module docstring)."""
+    without_determiners = _NO_DETERMINER.sub(" ", sentence)
+    said = {"Yes"} if _YES.search(without_determiners) else set()
+    said |= {"No"} if _NO.search(without_determiners) else set()
+    if not said and _NO_DETERMINER.search(sentence):
+        said = {"No"}
+    if not said:
+        return None
+    if len(said) > 1 or re.search(r"\b(?:maybe|perhaps|possibly|not\s+sure)\b", sentence, re.IGNORECASE):
+        return ""
+    return said.pop()
+
+
+def _count(sentence: str, options: list[str]) -> str | None:
+    """Read the numbers of a sentence (see the module docstring)."""
+    values = []
+    for token in _NUMBER.findall(sentence):
+        word = token.lower().replace(" ", "-")
+        if word.isdigit():
+            values.append(str(int(word)))
+        elif word.startswith("twenty-"):
+            values.append(str(20 + NUMBER_WORDS.index(word.split("-")[1])))
+        else:
+            values.append(str(NUMBER_WORDS.index(word)))
+    values = list(dict.fromkeys(values))
+    if not values:
+        return None
+    if len(values) > 1 or _HEDGE.search(sentence) or values[0] not in options:
+        return ""
+    return values[0]
+
+
+def _options(sentence: str, options: list[str]) -> str | None:
+    """Read whole-word options of any other vocabulary (shape identities)."""
+    found = [option for option in options if _pattern(option).search(sentence)]
+    if not found:
+        return None
+    return found[0] if len(found) == 1 and not _HEDGE.search(sentence) else ""
+
+
+def _pattern(option: str) -> re.Pattern[str]:
+    """Return a regex finding ``option`` as whole words, its words separated by spaces, hyphens or commas."""
+    words = [re.escape(w) for w in option.split()]
+    return re.compile(r"(?<![\w-])" + r"[\s,-]+".join(words) + r"(?![\w-])", re.IGNORECASE)
 
 
 def response_text(record: dict[str, Any]) -> str:
@@ -62,54 +161,31 @@ def response_text(record: dict[str, Any]) -> str:
     return str(record.get("resp") or "")
 
 
-def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFrame:
-    """Return one row per answered trial with ``contains``, ``strict`` (0/1) and ``unparseable`` (bool).
+COLUMNS = ["Key", "item", "task", "description", "fewshot", "num_shapes", "contains", "strict", "invalid",
+           "refused"]
 
-    ``trials`` needs Key, goldresp, expectedresp, task, description, fewshot, num_shapes. Results
-    whose Key is not a trial are ignored. Neither input is modified.
+
+def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return one row per answered trial: ``contains`` and ``strict`` (0/1), ``invalid`` (the strict
+    reader found no single answer) and ``refused`` (the server refused the request: no answer,
+    both scores 0 and ``invalid`` False; tables count these apart and leave them out of accuracy).
+
+    ``trials`` needs Key, item, goldresp, expectedresp, task, description, fewshot, num_shapes.
+    Results whose Key is not a trial are ignored. Neither input is modified.
     """
-    by_key = trials.set_index("Key")
+    by_key = {trial["Key"]: trial for trial in trials.to_dict("records")}
     rows = []
     for record in results:
-        if record["Key"] not in by_key.index:
+        trial = by_key.get(record["Key"])
+        if trial is None:
             continue
-        trial = by_key.loc[record["Key"]]
-        response = response_text(record)
-        found = extract(response, list(trial["expectedresp"]))
-        rows.append({"Key": record["Key"], "task": trial["task"], "description": trial["description"],
-                     "fewshot": trial["fewshot"], "num_shapes": trial["num_shapes"],
-                     "contains": contains(trial["goldresp"], response),
-                     "strict": int(found == trial["goldresp"]), "unparseable": found is None})
-    return pd.DataFrame(rows, columns=["Key", "task", "description", "fewshot", "num_shapes",
-                                       "contains", "strict", "unparseable"])
-
-
-def accuracy_table(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Return per group of ``by``: n, both accuracies with 95% Wilson intervals, and the unparseable count.
-
-    Columns: n, contains_acc, contains_lo, contains_hi, strict_acc, strict_lo, strict_hi,
-    unparseable. ``scored`` (from ``score_rows``) is not modified.
-    """
-    rows = []
-    for key, group in scored.groupby(by, sort=True):
-        n = len(group)
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)) | {"n": n}
-        for scorer in ("contains", "strict"):
-            hits = int(group[scorer].sum())
-            lo, hi = wilson_interval(hits, n)
-            row |= {f"{scorer}_acc": hits / n, f"{scorer}_lo": lo, f"{scorer}_hi": hi}
-        rows.append(row | {"unparseable": int(group["unparseable"].sum())})
-    return pd.DataFrame(rows)
-
-
-def format_table(table: pd.DataFrame, by: list[str]) -> str:
-    """Return the table as text: accuracies in percent with their intervals, ``acc [lo, hi]``."""
-    def cell(row: pd.Series, scorer: str) -> str:
-        return (f"{100 * row[f'{scorer}_acc']:5.1f} [{100 * row[f'{scorer}_lo']:5.1f}, "
-                f"{100 * row[f'{scorer}_hi']:5.1f}]")
-
-    shown = table[[*by, "n"]].copy()
-    shown["contains % [95% CI]"] = [cell(row, "contains") for _, row in table.iterrows()]
-    shown["strict % [95% CI]"] = [cell(row, "strict") for _, row in table.iterrows()]
-    shown["unparseable"] = table["unparseable"]
-    return shown.to_string(index=False)
+        refused = bool(record.get("refused"))
+        response = "" if refused else response_text(record)
+        found = None if refused else extract(response, list(trial["expectedresp"]))
+        rows.append({"Key": record["Key"], "item": trial["item"], "task": trial["task"],
+                     "description": trial["description"], "fewshot": trial["fewshot"],
+                     "num_shapes": trial["num_shapes"],
+                     "contains": 0 if refused else contains(trial["goldresp"], response),
+                     "strict": int(found == trial["goldresp"]), "invalid": not refused and found is None,
+                     "refused": refused})
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,8 +1,11 @@
 """Turn ``--model NAME_OR_CONFIG`` into a Model: a built-in name, a config path, or a config name.
 
 Looked up in this order: a name in ``BUILTINS``; an existing ``.yaml`` file; ``configs/models/<name>.yaml``.
+Suites whose baselines are built-in models register them on import; the modules in
+``BUILTIN_MODULES`` are imported before every lookup, so their names work in every runner.
 """
 
+import importlib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,7 @@ from common.models.client import HTTPModel
 from common.models.config import load_model_config
 
 MODEL_CONFIGS = paths.CONFIGS / "models"
+BUILTIN_MODULES = ("common.canvas.baselines",)  # suites' modules calling register_builtin on import
 CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
 
 
@@ -31,6 +35,7 @@ def resolve_model(name_or_path: str, *, overrides: dict[str, Any] | None = None,
     cache (unless ``use_cache`` is False) and ``counters``. Raises UserError listing what exists
     when nothing matches, ConfigError for a bad config or a missing key variable.
     """
+    load_builtin_modules()
     if name_or_path in builtins:
         if overrides:
             raise ConfigError(f"built-in model {name_or_path!r} takes no settings "
@@ -62,3 +67,9 @@ def config_path(name_or_path: str, builtins: Mapping[str, Any] = BUILTINS) -> Pa
 def available_configs() -> list[str]:
     """Return the names of the configs in configs/models/, sorted."""
     return sorted(path.stem for path in MODEL_CONFIGS.glob("*.yaml"))
+
+
+def load_builtin_modules() -> None:
+    """Import the suites' modules that register built-in models (``BUILTIN_MODULES``), once."""
+    for module in BUILTIN_MODULES:
+        importlib.import_module(module)

@@ -13,6 +13,19 @@ Query = tuple[str | None, str | None, str | None]  # (size, colour, kind); None:
 MASKS = [mask for mask in itertools.product((False, True), repeat=3) if any(mask)]  # 7 query types
 
 
+def mask_name(mask: tuple[bool, bool, bool]) -> str:
+    """Return a query type's label: ``colour``, ``size+kind``, ``size+colour+kind``."""
+    return "+".join(name for name, fixed in zip(("size", "colour", "kind"), mask, strict=True) if fixed)
+
+
+MASK_NAMES = {mask_name(mask): mask for mask in MASKS}
+
+
+def mask_of(query: Query) -> tuple[bool, bool, bool]:
+    """Return which attributes ``query`` fixes."""
+    return tuple(value is not None for value in query)  # type: ignore[return-value]
+
+
 def queries_of_type(mask: tuple[bool, bool, bool]) -> list[Query]:
     """Return every query fixing the attributes of ``mask`` (size, colour, kind), in a fixed order."""
     options = [

@@ -27,6 +27,7 @@ class Questions:
     description: str | None = None  # a task-owned description, replacing the shared ones
     suffix: str = ""  # sentences appended to a shared description (events)
     facts: dict[str, object] = field(default_factory=dict)  # what a reader needs to check the answer
+    stratum: str = ""  # the balancing labels of the test question (``Task.strata``), for the manifest
 
 
 class Task:
@@ -40,6 +41,12 @@ class Task:
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the labels the set balances over (usually the possible answers), in a fixed order."""
         raise NotImplementedError
+
+    def strata(self, num_shapes: int) -> list[list[str]]:
+        """Return the balancing axes: each a list of labels the set balances over independently
+        (default: the one axis ``answer_strata``). The generator passes a test question's labels
+        joined with ``|``."""
+        return [self.answer_strata(num_shapes)]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why no canvas of ``num_shapes`` shapes can give a question of ``stratum``, or None.
@@ -71,8 +78,11 @@ class Task:
         raise NotImplementedError
 
     def pick_stratum(self, rng: random.Random, num_shapes: int, selected: str | None) -> str:
-        """Return ``selected``, or a random stratum when it is None (few-shot canvases)."""
-        return selected if selected is not None else rng.choice(self.answer_strata(num_shapes))
+        """Return ``selected``, or a random stratum (a label of each axis) when it is None (few-shot
+        canvases)."""
+        if selected is not None:
+            return selected
+        return "|".join(rng.choice(axis) for axis in self.strata(num_shapes))
 
 
 def identity_names() -> list[str]:

@@ -1,10 +1,15 @@
 """Count: "How many large green triangles are there?", "How many shapes are red?" -> 0..N.
 
-Identities are distinct, so a full identity counts 0 or 1; larger counts come from queries on
-one or two attributes. To balance the answers over 0..N the canvas draw is biased: for a
-requested count k, a query type that can match exactly k of N shapes is chosen and k matching
-and N-k other identities are drawn. Counts no query can reach (e.g. N = 24 of a kind) are
-impossible and skipped by the generator.
+A query's wording bounds its count: a full identity counts 0 or 1, a colour at most 6 (of 24
+identities), and on a canvas of N distinct shapes a query matching u identities counts between
+max(0, N - (24 - u)) and min(u, N). So the set balances over (count, query type) pairs: every
+pair a canvas of N shapes allows is one stratum, and each block of the schedule holds each once.
+Any rule on the wording alone ("the largest count the query allows", "N u / 24") is then right
+exactly as often as a uniform guess within the allowed range: the task's chance rate is the mean
+of 1 / (size of that range), not 1 / (N + 1); small counts are more frequent, since every query
+type allows them. The canvas draw is biased: a query of the type is chosen and k matching and
+N - k other identities drawn. On a 24-shape canvas every identity is present, so a query's count
+is fixed by its wording: the task does not run at that size.
 """
 
 import random
@@ -15,41 +20,43 @@ from common.canvas.tasks.base import Questions, Task
 from common.canvas.tasks.existence import example_queries, pick_query
 
 
-def _feasible(num_shapes: int, k: int) -> list[attr.Query]:
-    """Return the queries that can match exactly ``k`` of ``num_shapes`` distinct identities."""
-    return [q for mask in attr.MASKS for q in attr.queries_of_type(mask)
-            if attr.universe_count(q) >= k and len(IDENTITIES) - attr.universe_count(q) >= num_shapes - k]
+def allowed(mask: tuple[bool, bool, bool], num_shapes: int) -> range:
+    """Return the counts a query of type ``mask`` can have on a canvas of ``num_shapes`` distinct shapes."""
+    u = attr.universe_count(attr.queries_of_type(mask)[0])  # every query of a type matches as many
+    return range(max(0, num_shapes - (len(IDENTITIES) - u)), min(u, num_shapes) + 1)
 
 
 class CountTask(Task):
-    """How many shapes have these attributes? Balanced over 0..N."""
+    """How many shapes have these attributes? Balanced over (count, query type)."""
 
     name = "count"
     instruction = "Answer with a number."
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``["0", ..., "N"]``."""
-        return [str(k) for k in range(num_shapes + 1)]
+        """Return ``"<count>:<query type>"`` for every count each query type allows."""
+        return [f"{k}:{attr.mask_name(mask)}" for k in range(num_shapes + 1) for mask in attr.MASKS
+                if k in allowed(mask, num_shapes)]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
-        """Return why a count of ``stratum`` among ``num_shapes`` shapes cannot be asked (no query
-        reaches it)."""
-        if stratum is not None and not _feasible(num_shapes, int(stratum)):
-            return f"no query matches exactly that many of {num_shapes} distinct shapes"
+        """Return why a count cannot be asked: on a 24-shape canvas counts are fixed by the wording."""
+        if num_shapes >= len(IDENTITIES):
+            return "every identity is on the canvas: a query's count is fixed by its wording"
+        if stratum is not None:
+            k, mask = stratum.split(":")
+            if int(k) not in allowed(attr.MASK_NAMES[mask], num_shapes):
+                return f"no {mask} query matches exactly {k} of {num_shapes} distinct shapes"
         return super().unsupported(num_shapes, stratum)
 
     def identities(
         self, rng: random.Random, num_shapes: int, stratum: str | None
     ) -> list[tuple[str, str, str]]:
-        """Return identities holding exactly ``stratum`` matches of some query when possible,
-        else random ones."""
+        """Return identities holding exactly k matches of a query of the stratum's type."""
         if stratum is None:
             return sample_identities(rng, num_shapes)
-        k = int(stratum)
-        feasible = _feasible(num_shapes, k)
-        if not feasible:
+        k, mask = int(stratum.split(":")[0]), attr.MASK_NAMES[stratum.split(":")[1]]
+        if k not in allowed(mask, num_shapes):
             return sample_identities(rng, num_shapes)  # generate_questions will find it impossible
-        query = rng.choice(feasible)
+        query = rng.choice(attr.queries_of_type(mask))
         inside = [i for i in IDENTITIES if attr.matches(query, i)]
         outside = [i for i in IDENTITIES if not attr.matches(query, i)]
         chosen = rng.sample(inside, k) + rng.sample(outside, num_shapes - k)
@@ -58,12 +65,15 @@ class CountTask(Task):
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:
-        """Return a count question answered ``selected`` and examples on attribute-disjoint queries."""
+        """Return a count question of stratum ``selected`` and examples on attribute-disjoint queries.
+
+        Raises Impossible when no query of that type has that count on this canvas.
+        """
         identities = [s.identity for s in shapes]
-        stratum = self.pick_stratum(rng, len(shapes), selected)
-        test = pick_query(rng, identities, int(stratum))
+        k, mask = self.pick_stratum(rng, len(shapes), selected).split(":")
+        test = pick_query(rng, identities, int(k), masks=[attr.MASK_NAMES[mask]])
         pairs = [
             (attr.plural_question(q), str(attr.count(q, identities)))
             for q in [test, *example_queries(rng, test, examples)]
         ]
-        return Questions(pairs, self.answer_strata(len(shapes)), facts={"query": list(test)})
+        return Questions(pairs, [str(n) for n in range(len(shapes) + 1)], facts={"query": list(test)})

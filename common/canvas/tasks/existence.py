@@ -1,26 +1,40 @@
-"""Existence: "Is there a shape that is red?", "Is there a large green circle?" -> Yes / No."""
+"""Existence: "Is there a shape that is red?", "Is there a large green circle?" -> Yes / No.
+
+Balanced over (answer, query type): every query type (which attributes the query fixes: colour,
+size + kind, a full identity, ...) is asked as often with answer Yes as with No, so no rule on
+the wording of the question ("a one-attribute query means Yes") beats chance. A "No" to a
+one-attribute query on a large canvas needs a canvas lacking that value, so the canvas draw is
+biased toward the requested answer: a query of the type is chosen and the identities drawn
+with (Yes) or without (No) a match. A stratum no canvas of that size allows (no large shape
+among 16 of the 24 identities) is skipped with its reason; on a 24-shape canvas every
+identity is present, so every answer would be Yes and the task does not run.
+"""
 
 import random
 
-from common.canvas.shapes import IDENTITIES, Geometry, Shape
+from common.canvas.shapes import IDENTITIES, Geometry, Shape, sample_identities
 from common.canvas.tasks import attributes as attr
 from common.canvas.tasks.base import Impossible, Questions, Task
 
+ANSWERS = ["Yes", "No"]
+
 
 def pick_query(
-    rng: random.Random, identities: list[tuple[str, str, str]], wanted: int | None, exists: bool | None = None
+    rng: random.Random, identities: list[tuple[str, str, str]], wanted: int | None,
+    exists: bool | None = None, masks: list[tuple[bool, bool, bool]] | None = None,
 ) -> attr.Query:
     """Return a random query whose match count is ``wanted`` (or, with ``exists``, zero / non-zero).
 
-    The query type (which attributes it fixes) is drawn uniformly among the types that have such
-    a query, so full identities (24 of the 56 queries) do not dominate. Raises Impossible if none.
+    The query type (which attributes it fixes) is drawn uniformly among the types of ``masks``
+    (default: all seven) that have such a query, so full identities (24 of the 56 queries) do
+    not dominate. Raises Impossible if none.
     """
 
     def ok(query: attr.Query) -> bool:
         found = attr.count(query, identities)
         return found == wanted if wanted is not None else (found > 0) == exists
 
-    by_type = [[q for q in attr.queries_of_type(mask) if ok(q)] for mask in attr.MASKS]
+    by_type = [[q for q in attr.queries_of_type(mask) if ok(q)] for mask in (masks or attr.MASKS)]
     by_type = [candidates for candidates in by_type if candidates]
     if not by_type:
         raise Impossible("no query with the requested answer on this canvas")
@@ -35,33 +49,62 @@ def example_queries(rng: random.Random, test: attr.Query, examples: int) -> list
     return rng.sample(candidates, min(examples, len(candidates)))
 
 
+def _absent_queries(mask: tuple[bool, bool, bool], num_shapes: int) -> list[attr.Query]:
+    """Return the queries of type ``mask`` that some canvas of ``num_shapes`` distinct shapes misses."""
+    return [q for q in attr.queries_of_type(mask) if len(IDENTITIES) - attr.universe_count(q) >= num_shapes]
+
+
 class ExistenceTask(Task):
-    """Is there a shape with these attributes? Balanced over Yes / No."""
+    """Is there a shape with these attributes? Balanced over (Yes / No, query type)."""
 
     name = "existence"
     instruction = "Answer Yes or No."
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``["Yes", "No"]``."""
-        return ["Yes", "No"]
+        """Return ``"<answer>:<query type>"`` for both answers and the seven query types."""
+        return [f"{answer}:{attr.mask_name(mask)}" for answer in ANSWERS for mask in attr.MASKS]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
-        """Return why the question cannot be made: "No" is impossible when all 24 identities are drawn."""
-        if stratum == "No" and num_shapes == len(IDENTITIES):
-            return "every identity is on the canvas: nothing is absent"
+        """Return why the question cannot be made: a 24-shape canvas holds every identity (all
+        answers Yes); a "No" of a query type every canvas of this size matches."""
+        if num_shapes >= len(IDENTITIES):
+            return "every identity is on the canvas: every answer would be Yes"
+        if stratum is not None:
+            answer, mask = stratum.split(":")
+            if answer == "No" and not _absent_queries(attr.MASK_NAMES[mask], num_shapes):
+                return f"every canvas of {num_shapes} shapes has a match of every {mask} query"
         return super().unsupported(num_shapes, stratum)
+
+    def identities(
+        self, rng: random.Random, num_shapes: int, stratum: str | None
+    ) -> list[tuple[str, str, str]]:
+        """Return identities giving some query of the stratum's type the stratum's answer."""
+        if stratum is None:
+            return sample_identities(rng, num_shapes)
+        answer, mask = stratum.split(":")
+        if answer == "No":
+            query = rng.choice(_absent_queries(attr.MASK_NAMES[mask], num_shapes) or [None])
+            if query is None:
+                return sample_identities(rng, num_shapes)  # generate_questions will find it impossible
+            return rng.sample([i for i in IDENTITIES if not attr.matches(query, i)], num_shapes)
+        query = rng.choice(attr.queries_of_type(attr.MASK_NAMES[mask]))
+        match = rng.choice([i for i in IDENTITIES if attr.matches(query, i)])
+        chosen = [match, *rng.sample([i for i in IDENTITIES if i != match], num_shapes - 1)]
+        rng.shuffle(chosen)
+        return chosen
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:
-        """Return an existence question answered ``selected`` and examples on attribute-disjoint queries."""
+        """Return an existence question of stratum ``selected`` and examples on attribute-disjoint
+        queries."""
         identities = [s.identity for s in shapes]
-        stratum = self.pick_stratum(rng, len(shapes), selected)
-        test = pick_query(rng, identities, None, exists=stratum == "Yes")
+        answer, mask = self.pick_stratum(rng, len(shapes), selected).split(":")
+        test = pick_query(rng, identities, None, exists=answer == "Yes", masks=[attr.MASK_NAMES[mask]])
         pairs = [
             (self._ask(q), "Yes" if attr.count(q, identities) else "No")
             for q in [test, *example_queries(rng, test, examples)]
         ]
-        return Questions(pairs, ["Yes", "No"], facts={"query": list(test)})
+        return Questions(pairs, list(ANSWERS), facts={"query": list(test)})
 
     @staticmethod
     def _ask(query: attr.Query) -> str:

@@ -6,8 +6,13 @@ the relation rule (else "from bottom to top" would not be justified), so it plac
 as a column: each shape above the previous one by the smallest integer step beyond the margin,
 the spare height spread at random (sorted random cut points), inside the border, then random x
 positions (no touching). Shapes that cannot fit in one column make the request impossible.
-Balanced over the position asked (0 = bottom); positions below the middle are asked from the
-bottom, the others from the top. The answer is an identity: "Large Blue Square".
+Balanced over two independent axes: the position asked (0 = bottom; positions below the middle
+are asked from the bottom, the others from the top) and the offset d from it to the position
+where the answer started (0..N-1, cyclic). The answer started at the asked position (d = 0)
+in exactly one item of N, as often as a random pick among the N shapes is right, so "ignore the
+swaps and answer from the first line-up" does not beat chance; the swaps are drawn at random
+until they carry the shape from the start position to the asked one (bounded). The answer is an
+identity: "Large Blue Square".
 """
 
 import itertools
@@ -63,9 +68,21 @@ class ShuffleTrackingTask(Task):
     min_shapes = 3
     swaps = 3
 
+    swap_attempts = 2000  # random swap sequences tried per question
+
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the positions ``"0"`` (bottom) .. ``"N-1"`` (top)."""
         return [str(p) for p in range(num_shapes)]
+
+    def strata(self, num_shapes: int) -> list[list[str]]:
+        """Return two axes: the position asked, and the offset to where its answer started."""
+        return [self.answer_strata(num_shapes), [str(d) for d in range(num_shapes)]]
+
+    def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
+        """Return why a stratum cannot be asked: without swaps every shape stays where it started."""
+        if stratum is not None and self.swaps == 0 and stratum.split("|")[1] != "0":
+            return "without swaps no shape moves"
+        return super().unsupported(num_shapes, stratum)
 
     def place(self, rng: random.Random, identities: list[tuple[str, str, str]],
               geometry: Geometry) -> list[Shape]:
@@ -104,16 +121,29 @@ class ShuffleTrackingTask(Task):
         column = sorted(shapes, key=lambda s: (s.y, s.name))
         if any(vertical(a, b, geometry) != "Above" for a, b in itertools.pairwise(column)):
             raise Impossible("the shapes are not one above the other by the relation rule")
-        order = [s.name for s in column]
-        sentences = [describe.line_up(len(shapes), order)]
-        for _ in range(self.swaps):
-            i, j = rng.sample(range(len(order)), 2)
-            sentences.append(describe.swap(order[i], order[j]))
-            order[i], order[j] = order[j], order[i]
-        position = int(self.pick_stratum(rng, len(shapes), selected))
+        start = [s.name for s in column]
+        position, offset = (int(label) for label in self.pick_stratum(rng, len(shapes), selected).split("|"))
+        origin = (position + offset) % len(start)
+        for _ in range(self.swaps and self.swap_attempts):
+            swaps = [tuple(rng.sample(range(len(start)), 2)) for _ in range(self.swaps)]
+            order = list(start)
+            for i, j in swaps:
+                order[i], order[j] = order[j], order[i]
+            if order[position] == start[origin]:
+                break
+        else:
+            swaps, order = [], list(start)
+            if self.swaps or origin != position:
+                raise Impossible(f"no {self.swaps} swaps found moving position {origin} to {position}")
+        sentences = [describe.line_up(len(shapes), start)]
+        current = list(start)
+        for i, j in swaps:
+            sentences.append(describe.swap(current[i], current[j]))
+            current[i], current[j] = current[j], current[i]
         others = [p for p in range(len(order)) if p != position]
         # examples leave at least two shapes unnamed: naming all others would give the answer by elimination
         chosen = [position, *rng.sample(others, max(0, min(examples, len(others) - 1)))]
         pairs = [(position_question(p, len(order)), title(tuple(order[p].split()))) for p in chosen]
         vocabulary = [title(s.identity) for s in sorted(shapes, key=lambda s: s.identity)]
-        return Questions(pairs, vocabulary, description=" ".join(sentences), facts={"final_order": order})
+        return Questions(pairs, vocabulary, description=" ".join(sentences),
+                         facts={"final_order": order, "start": origin})

@@ -2,9 +2,17 @@
 
 The description (owned by the task) names a pivot shape, then the shapes on one side of it
 going away from it, then those on the other side, each sentence relating a shape to the
-previous one ("Below the small blue square is a small blue triangle."). Each side is built
+previous one, in one of two forms: "Below the small blue square is a small blue triangle." or
+"The small blue square is above a small blue triangle." (the same fact). Each side is built
 greedily: the next shape is the nearest one (on the chain's axis) that is beyond the previous by
 the relation rule. The answer follows by transitivity and agrees with the rule on the pair.
+
+Balanced over (answer, whether the word of the sentence introducing the subject is the answer,
+whether the opposite of the word introducing the reference is): neither the subject nor the
+reference is the pivot, and the forms of their sentences are set by the stratum, so "answer
+with the word that introduced the subject" and "answer the opposite of the reference's word"
+are each right in half the items, and given the answer the two words are independent of it.
+The other shapes' sentences take either form at random. The chain fixes the axis, so chance is 1/2.
 """
 
 import random
@@ -14,7 +22,10 @@ from common.canvas.relations import horizontal, vertical
 from common.canvas.shapes import Geometry, Shape
 from common.canvas.tasks.base import Impossible, Questions, Task
 
-OPPOSITE = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
+OPPOSITE = describe.OPPOSITE
+ANSWERS = ["Left", "Right", "Above", "Below"]
+INTRO = ["intro-same", "intro-other"]  # the subject's introducing word is / is not the answer
+REFERENCE = ["ref-same", "ref-other"]  # the opposite of the reference's introducing word is / is not
 
 
 def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
@@ -31,7 +42,8 @@ def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> l
 
 
 class TransitivityTask(Task):
-    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four directions."""
+    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four directions
+    and over whether the subject's introducing word is the answer."""
 
     name = "transitivity"
     owned_description = "chain"
@@ -39,16 +51,17 @@ class TransitivityTask(Task):
     min_shapes = 3
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return the four directions."""
-        return ["Left", "Right", "Above", "Below"]
+        """Return ``"<direction>:<intro-same|intro-other>:<ref-same|ref-other>"`` (16 strata)."""
+        return [f"{answer}:{intro}:{ref}" for answer in ANSWERS for intro in INTRO for ref in REFERENCE]
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
                            selected: str | None = None, examples: int = 2) -> Questions:
-        """Return a chain description, a question answered ``selected`` and examples on other chain pairs.
+        """Return a chain description, a question of stratum ``selected`` and examples on other
+        chain pairs.
 
         Raises Impossible when no shape has shapes on both sides along the answer's axis.
         """
-        stratum = self.pick_stratum(rng, len(shapes), selected)
+        stratum, intro, ref = self.pick_stratum(rng, len(shapes), selected).split(":")
         words = ["Left", "Right"] if stratum in ("Left", "Right") else ["Below", "Above"]
         chains = [
             (p, _side(p, shapes, words[0], geometry), _side(p, shapes, words[1], geometry)) for p in shapes
@@ -62,9 +75,20 @@ class TransitivityTask(Task):
         if rng.random() < 0.5:
             sides.reverse()
         far = [(i, j) for i in range(len(line)) for j in range(i + 2, len(line))]
-        i, j = rng.choice(far)
         # line[i] lies towards words[0] of line[j]
-        subject, reference = (line[i], line[j]) if stratum == words[0] else (line[j], line[i])
+        pairs_ = [(line[i], line[j]) if stratum == words[0] else (line[j], line[i]) for i, j in far]
+        pairs_ = [(s, r) for s, r in pairs_ if pivot not in (s, r)]
+        subject, reference = rng.choice(pairs_)
+
+        def side(shape: Shape) -> str:
+            return words[0] if shape in first else words[1]  # the shape's side of the pivot
+
+        # plain sentence: the introducing word is the side's; inverted: its opposite
+        inverted = {s.name for s in line if s not in (pivot, subject, reference) and rng.random() < 0.5}
+        if (side(subject) == stratum) != (intro == "intro-same"):
+            inverted.add(subject.name)
+        if (OPPOSITE[side(reference)] == stratum) != (ref == "ref-same"):
+            inverted.add(reference.name)
         others = [(a, b) for a in line for b in line if a != b and {a, b} != {subject, reference}]
         chosen = [(subject, reference), *rng.sample(others, min(examples, len(others)))]
         pairs = [
@@ -73,8 +97,8 @@ class TransitivityTask(Task):
         ]
         return Questions(
             pairs,
-            self.answer_strata(len(shapes)),
-            description=describe.chain(len(shapes), pivot, sides),
+            list(ANSWERS),
+            description=describe.chain(len(shapes), pivot, sides, frozenset(inverted)),
             facts={"chain": [s.name for s in line]},
         )
 

@@ -1,0 +1,304 @@
+"""The canvas suite's analysis section: accuracy per task and number of shapes with intervals
+clustered by item, invalid and refused answers apart, the shortcut table, a figure and paired
+McNemar tests between models.
+
+A canvas set directory holds ``manifest.json``, ``trials.jsonl.bz2`` and ``results/`` (one file per
+model, written by ``scripts/ask_model.py``); ``make canvas-baselines`` builds one under
+``results/canvas/standard``. Accuracy is the strict reader's (``scoring.extract``); the seed's
+``contains`` rule is shown beside it for comparison. The variants of one item (descriptions,
+few-shot styles) share a canvas and a question, so the item is the cluster of every interval
+(``stats.clustered_wilson_interval``) and the unit of the paired tests. Refused requests (the
+server refused the item, e.g. too long for the context) are counted apart and left out of
+accuracy; invalid answers (no single answer found) count as wrong.
+"""
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from common.analysis import Section
+from common.canvas.baselines import SHORTCUTS, chance
+from common.canvas.scoring import score_rows
+from common.errors import DataError, UserError
+from common.jsonl import atomic_write
+from common.results import find_results_files, parse_results_filename, read_results
+from common.stats import clustered_wilson_interval, mcnemar_exact
+from common.worldsense.data import RESULTS_DIR, load_testset, trials_path
+
+MANIFEST = "manifest.json"
+TASK_ORDER = ["existence", "count", "coordinate", "transitivity", "existence_tracking", "shuffle_tracking"]
+SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}
+
+ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
+square/circle/triangle). **Relation rule**: B is right of A when B's centre x exceeds A's by more
+than half the larger of the two shapes' widths (likewise left; above/below with y and heights);
+closer than that on an axis, no relation on it. Every description sentence and gold answer
+follows this rule; the `coordinates` description states the sizes and the rule, so every answer
+is derivable from the prompt. **Tasks**: *existence* ("Is there a shape that is red?": reading a
+scene), *count* ("How many large green triangles are there?": 0..N), *coordinate* ("Where is A
+relative to B?": one of eight directions), *transitivity* (a chain of shapes, a question about two
+non-adjacent ones: composing relations; the chain fixes the axis, chance 1/2), *existence
+tracking* (additions and removals, then "Is there X?": state tracking) and *shuffle tracking* (a
+column of shapes, swaps, "What shape is second from the top?": tracking positions). Accuracy is
+the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
+item (the variants of one item count as one cluster); refused requests are counted apart and
+left out; invalid answers count as wrong. Shortcut baselines answer by a rule needing no skill:
+each should score at its task's chance rate."""
+
+
+def detect(path: Path) -> bool:
+    """Return whether ``path`` is a canvas set: a trials file beside a generated-set manifest."""
+    try:
+        trials_path(path)
+    except FileNotFoundError:
+        return False
+    return (path / MANIFEST).is_file()
+
+
+def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
+    """Return the canvas Section of the set ``path`` (its ``results/`` files): accuracy tables
+    per task and per number of shapes with clustered 95% intervals (models other than the
+    shortcuts), the shortcut table, paired McNemar tests, summary lines, and with ``figures_dir``
+    the figure ``canvas_accuracy.png``."""
+    trials = load_trials(path)
+    files = find_results_files(path / RESULTS_DIR)
+    if not files:
+        raise DataError(f"no results files in {path / RESULTS_DIR}: run scripts/ask_model.py -t {path} "
+                        "--model ... first (or `make canvas-baselines`)")
+    scored, notes = score_files(trials, files)
+    shortcuts = shortcut_table(scored, trials)
+    models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
+    if models.empty:
+        models = scored
+    by_task = accuracy(models, ["model", "task"])
+    by_size = accuracy(models, ["model", "task", "num_shapes"])
+    tests = paired_tests(models)
+    tables = [("Accuracy per task (strict; 95% interval clustered by item)", task_display(by_task)),
+              ("Accuracy per task and number of shapes (strict, %)", size_display(by_size))]
+    if not shortcuts.empty:
+        tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
+    if not tests.empty:
+        tables.append(("Paired exact McNemar tests on shared items", tests_display(tests)))
+    figures = []
+    if figures_dir is not None:
+        figure = figures_dir / "canvas_accuracy.png"
+        rates = trial_chance(trials).rename("chance").reset_index()
+        chances = rates.merge(trials[["Key", "task", "num_shapes"]], on="Key").groupby(
+            ["task", "num_shapes"])["chance"].mean()
+        plot_accuracy(by_size, chances, figure)
+        caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
+        figures.append((f"{caption}; dashed: chance", figure))
+    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size}
+    if not shortcuts.empty:
+        data["shortcuts"] = shortcuts
+    if not tests.empty:
+        data["mcnemar"] = tests
+    return Section(suite="canvas", title="Canvas", about=ABOUT, text=format_text(path, tables, notes),
+                   tables=tables, figures=figures, data=data, summary=summary_lines(scored, shortcuts),
+                   notes=notes, inputs=[trials_path(path), *files])
+
+
+def load_trials(path: Path) -> pd.DataFrame:
+    """Return the trials of a canvas set; raise UserError when ``path`` is not one (a WorldSense
+    set has no manifest and no ``task`` field), saying which analysis fits it."""
+    trials = load_testset(path)
+    if not (path / MANIFEST).is_file() or "task" not in trials.columns or "item" not in trials.columns:
+        raise UserError(f"{path}: not a canvas set (no {MANIFEST} beside the trials, or trials without "
+                        "'task' and 'item'); a WorldSense set is analysed with "
+                        f"`scripts/analyse_results.py -t {path}` (without --suite canvas)")
+    return trials
+
+
+def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, list[str]]:
+    """Return the scored rows of every results file (``model`` column added) and notes on
+    partial files and refused items."""
+    frames, notes = [], []
+    for file in files:
+        prompting, model = parse_results_filename(file)
+        label = model if prompting == "basic" else f"{model} ({prompting})"
+        scored = score_rows(trials, read_results(file))
+        missing = len(trials) - len(scored)
+        if missing:
+            notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
+        refused = int(scored["refused"].sum())
+        if refused:
+            notes.append(f"{label}: {refused:,} trials refused by the server "
+                         "(counted apart, not in accuracy)")
+        frames.append(scored.assign(model=label))
+    return pd.concat(frames, ignore_index=True), notes
+
+
+def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:
+    """Return ``(p, lo, hi)`` of ``field`` over the answered rows, clustered by item."""
+    answered = rows[~rows["refused"]]
+    per_item = answered.groupby("item", sort=True)[field].agg(["sum", "count"])
+    return clustered_wilson_interval(per_item["sum"].tolist(), per_item["count"].tolist())
+
+
+def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Return per group of ``by``: trials, items, strict accuracy with its clustered 95% interval,
+    the ``contains`` accuracy, and the invalid and refused counts (tidy, proportions in [0, 1])."""
+    rows = []
+    for key, group in scored.groupby(by, sort=False):
+        p, lo, hi = interval(group)
+        rows.append(dict(zip(by, key, strict=True)) | {
+            "trials": len(group), "items": group["item"].nunique(), "strict": p, "lo": lo, "hi": hi,
+            "contains": interval(group, "contains")[0], "invalid": int(group["invalid"].sum()),
+            "refused": int(group["refused"].sum())})
+    table = pd.DataFrame(rows)
+    table["task"] = pd.Categorical(table["task"], [t for t in TASK_ORDER if t in set(table["task"])] +
+                                   sorted(set(table["task"]) - set(TASK_ORDER)))
+    return table.sort_values(by, kind="stable").reset_index(drop=True).astype({"task": str})
+
+
+def _cell(p: float, lo: float, hi: float) -> str:
+    """Return ``"57.1 [45.0, 68.4]"`` (percent), or ``"-"`` without answers."""
+    return "-" if pd.isna(p) else f"{100 * p:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+
+
+def task_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the per-task accuracy as a display table indexed by (model, task)."""
+    shown = table[["model", "task", "trials", "items"]].copy()
+    shown["strict % [95% CI]"] = [_cell(r.strict, r.lo, r.hi) for r in table.itertuples()]
+    shown["contains %"] = [f"{100 * c:.1f}" for c in table["contains"]]
+    shown["invalid"] = table["invalid"]
+    shown["refused"] = table["refused"]
+    return shown.set_index(["model", "task"])
+
+
+def size_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return accuracy cells pivoted to one column per number of shapes, indexed by (model, task)."""
+    cells = table.assign(cell=[_cell(r.strict, r.lo, r.hi) for r in table.itertuples()])
+    order = list(dict.fromkeys(zip(table["model"], table["task"], strict=True)))
+    pivot = cells.pivot(index=["model", "task"], columns="num_shapes", values="cell")
+    pivot = pivot.reindex(pd.MultiIndex.from_tuples(order, names=["model", "task"])).fillna("-")
+    pivot.columns = [f"{n} shapes" for n in pivot.columns]
+    return pivot
+
+
+def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Return, for each shortcut model in the results, its strict score on its own task with the
+    clustered 95% interval, the task's chance rate (mean over the trials of ``baselines.chance``)
+    and whether the interval holds chance."""
+    rates = trial_chance(trials)
+    rows = []
+    for shortcut in SHORTCUTS:
+        rows_of = scored[(scored["model"] == shortcut.name) & (scored["task"] == shortcut.task)]
+        if rows_of.empty:
+            continue
+        p, lo, hi = interval(rows_of)
+        rate = float(rates.loc[rows_of["Key"]].mean())
+        rows.append({"shortcut": shortcut.name, "task": shortcut.task, "rule": shortcut.about,
+                     "items": rows_of["item"].nunique(), "score": p, "lo": lo, "hi": hi, "chance": rate,
+                     "at_chance": bool(lo <= rate <= hi)})
+    return pd.DataFrame(rows)
+
+
+def trial_chance(trials: pd.DataFrame) -> pd.Series:
+    """Return each trial's chance rate (``baselines.chance``), indexed by Key."""
+    values = [chance(task, len(options), text) for task, options, text
+              in zip(trials["task"], trials["expectedresp"], trials["text"], strict=True)]
+    return pd.Series(values, index=trials["Key"])
+
+
+def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the shortcut table for display (percent)."""
+    shown = table[["shortcut", "task", "rule", "items"]].copy()
+    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
+    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
+    shown["at chance"] = ["yes" if ok else "NO" for ok in table["at_chance"]]
+    return shown.set_index("shortcut")
+
+
+def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return an exact McNemar (sign) test for each pair of models other than shortcuts, on the
+    items both answered: an item favours a model when it answered more of the item's variants
+    correctly (strict; refused variants left out of both); ties carry no information."""
+    models = [m for m in dict.fromkeys(scored["model"]) if m not in SHORTCUT_TASKS]
+    answered = scored[~scored["refused"]]
+    rates = answered.groupby(["model", "item"])["strict"].mean()
+    rows = []
+    for a, b in itertools.combinations(models, 2):
+        shared = sorted(set(rates[a].index) & set(rates[b].index))
+        if not shared:
+            continue
+        ra, rb = rates[a].loc[shared], rates[b].loc[shared]
+        test = mcnemar_exact(list(ra > rb), list(rb > ra))
+        rows.append({"model_a": a, "model_b": b, "items": len(shared), "a_better": test.only_a,
+                     "b_better": test.only_b, "p_value": test.p_value})
+    return pd.DataFrame(rows)
+
+
+def tests_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the paired tests for display."""
+    shown = table.copy()
+    shown["p_value"] = [f"{p:.3g}" for p in table["p_value"]]
+    return shown.set_index(["model_a", "model_b"])
+
+
+def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:
+    """Return 1-3 lines: overall strict accuracy per model (other than shortcuts), and how many
+    shortcuts stay at chance."""
+    cells = []
+    for model in dict.fromkeys(scored["model"]):
+        if model not in SHORTCUT_TASKS:
+            cells.append(f"{model} {_cell(*interval(scored[scored['model'] == model]))}")
+    lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
+    if not shortcuts.empty:
+        missed = [r.shortcut for r in shortcuts.itertuples() if not r.at_chance]
+        lines.append(f"canvas shortcuts at chance: {len(shortcuts) - len(missed)} of {len(shortcuts)}"
+                     + (f" (above or below: {', '.join(missed)})" if missed else ""))
+    return lines
+
+
+def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], notes: list[str]) -> str:
+    """Return the terminal report: a banner naming the set, the notes, then each table."""
+    rule = "-" * 74
+    parts = [f"{'*' * 74}\n*\n*  CANVAS RESULTS OF {path}\n*\n{'*' * 74}\n"]
+    parts += [f"NOTE: {note}\n" for note in notes]
+    for title, table in tables:
+        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
+        parts.append(f"{rule}\n    {title}\n{rule}\n{rows}\n")
+    return "\n".join(parts)
+
+
+def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None:
+    """Write a PNG: one panel per task, strict accuracy (%) against the number of shapes, one line
+    per model with clustered 95% interval bars, the chance rate (``chances`` by task and number of
+    shapes: the mean of ``baselines.chance``) dashed."""
+    import matplotlib
+
+    matplotlib.use("Agg")  # files only, no display
+    import matplotlib.pyplot as plt
+
+    table = by_size
+    tasks = list(dict.fromkeys(table["task"]))
+    cols = min(3, len(tasks))
+    rows_ = -(-len(tasks) // cols)
+    fig, axes = plt.subplots(rows_, cols, figsize=(3.0 * cols + 1.6, 3.0 * rows_), sharey=True, squeeze=False)
+    for ax in axes.flat[len(tasks):]:
+        ax.set_visible(False)
+    for ax, task in zip(axes.flat[:len(tasks)], tasks, strict=True):
+        rows = table[table["task"] == task]
+        for model in dict.fromkeys(rows["model"]):
+            line = rows[rows["model"] == model].sort_values("num_shapes")
+            errors = [100 * (line["strict"] - line["lo"]), 100 * (line["hi"] - line["strict"])]
+            ax.errorbar(line["num_shapes"], 100 * line["strict"], yerr=errors, marker="o", capsize=2,
+                        label=model)
+        sizes = sorted(set(rows["num_shapes"]))
+        ax.plot(sizes, [100 * chances[(task, n)] for n in sizes], "k--", linewidth=1, label="chance")
+        ax.set_title(task.replace("_", " "), fontsize="medium")
+        ax.set_xticks(sizes)
+        ax.set_xlabel("shapes")
+        ax.set_ylim(-2, 102)
+    for row in axes:
+        row[0].set_ylabel("strict accuracy (%)")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize="small", loc="center right")
+    fig.tight_layout(rect=(0, 0, 1 - 1.5 / (3.0 * cols + 1.6), 1))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(path, binary=True) as handle:
+        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)

