@@ -32,6 +32,7 @@ EXCLUDED = {
     "--model configs/models/vllm.yaml": "needs a running vLLM server",
     "--model vllm": "needs a running vLLM server",
     "--model my/config.yaml": "placeholder: the reader's own model config",
+    "--wheel ~/Downloads/": "placeholder: a wheel the reader downloaded by hand",
     "vllm serve": "starts vLLM on a GPU machine (not this project's command)",
     "configs/blocks/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
     "make blocks/mine": "a new set: run and checked by tests/test_make_sets.py",
