@@ -172,8 +172,32 @@ BLOCKS_PROMPT_TYPES := nl pddl
 # is a command of its own under `set -e`, unlike a `for` over a command substitution).
 BLOCKS_VIEWS = views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $(1)); \
 	test -n "$$views" || { echo "$(1): no views" >&2; exit 1; }
+# `make blocks MODEL=<config> [LIMIT=N] [BLOCKS_SET=<set>]`: one summary file per model, set and limit.
+MODEL ?=
+LIMIT ?=
+BLOCKS_SET ?= cogsci_problems
+BLOCKS_MODEL_RUN := results/blocks/$(BLOCKS_SET)/$(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT)).txt
+BLOCKS_MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
+BLOCKS_RUN_DEPS := scripts/lm_plan.py scripts/codex_translate.py $(BLOCKS_COMMON) $(wildcard common/models/*.py)
 
-.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines bench-blocks clean-blocks
+# $(call blocks-run,<set>,<planning models>,<translation models>,<extra options>): every model on
+# every view of the set (views from its manifest), each summary appended to $@ (via $@.tmp).
+define blocks-run
+trap 'rm -f $@.tmp' EXIT; \
+$(call BLOCKS_VIEWS,data/blocks/$(1)/problems/manifest.json); \
+for view in $$views; do \
+  for model in $(2); do \
+    $(PYTHON) scripts/lm_plan.py --model $$model --prompts data/blocks/$(1)/prompts/paper___nl___$$view.jsonl $(4); \
+  done; \
+  for model in $(3); do \
+    $(PYTHON) scripts/codex_translate.py --model $$model --prompts data/blocks/$(1)/prompts/paper___pddl___$$view.jsonl $(4); \
+  done; \
+done > $@.tmp; \
+mv $@.tmp $@
+endef
+
+.PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks analyse-blocks bench-blocks \
+	clean-blocks
 all: reproduce-blocks blocks-prompts
 clean: clean-blocks
 
@@ -191,13 +215,24 @@ blocks-prompts: $(BLOCKS_PROMPTS)
 ## Run the built-in models on the cogsci_problems prompts (noop, random, oracle plan; rules translates); print scores.
 blocks-baselines: blocks/cogsci_problems
 
+## Run MODEL=<config name or .yaml> on both methods, every view of BLOCKS_SET (LIMIT=N problems); reruns ask nothing.
+blocks: $(if $(MODEL),$(BLOCKS_MODEL_RUN),)
+	@test -n "$(MODEL)" || { echo "error: make blocks needs MODEL=<a config in configs/models/ or a" \
+	    ".yaml path>, e.g. make blocks MODEL=llamacpp LIMIT=10" >&2; exit 2; }
+	cat $<
+	@echo "Analysis: make analyse-blocks BLOCKS_SET=$(BLOCKS_SET)"
+
+## Print the model-vs-model analysis of results/blocks/BLOCKS_SET (figures in its figures/ directory).
+analyse-blocks: $(ENV_OK)
+	$(PYTHON) scripts/analyse_results.py results/blocks/$(BLOCKS_SET) --figures results/blocks/$(BLOCKS_SET)/figures
+
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
 bench-blocks: $(VENV)/.bench-ok
 	$(PYTHON) scripts/bench_blocks.py
 
-## Delete the generated blocks-world problems and prompts (never the release or model results).
+## Delete the generated blocks-world problems, prompts and analysis figures (never the release or model results).
 clean-blocks:
-	rm -rf data/blocks
+	rm -rf data/blocks results/blocks/*/figures
 
 $(BLOCKS_PROBLEMS): data/blocks/%/problems/manifest.json: configs/blocks/%.yaml scripts/generate_problems.py \
 		$(BLOCKS_COMMON) configs/blocks/vocab/items.yaml configs/blocks/vocab/weird.yaml $(BLOCKS_DATA)
@@ -226,18 +261,13 @@ data/blocks/released/prompts/.done: $(BLOCKS_DATA) scripts/generate_prompts.py $
 # One results file per view and model under results/blocks/<set>/<type>___<view>/ (append-only:
 # a rerun asks nothing again and re-scores the recorded answers); the summaries are the target.
 $(foreach s,$(BLOCKS_SETS),results/blocks/$(s)/baselines.txt): results/blocks/%/baselines.txt: \
-		data/blocks/%/prompts/.done scripts/lm_plan.py scripts/codex_translate.py \
-		$(BLOCKS_COMMON) $(wildcard common/models/*.py)
+		data/blocks/%/prompts/.done $(BLOCKS_RUN_DEPS)
 	mkdir -p $(@D)
-	trap 'rm -f $@.tmp' EXIT; \
-	$(call BLOCKS_VIEWS,data/blocks/$*/problems/manifest.json); \
-	for view in $$views; do \
-	  for model in noop random oracle; do \
-	    $(PYTHON) scripts/lm_plan.py --model $$model --prompts data/blocks/$*/prompts/paper___nl___$$view.jsonl; \
-	  done; \
-	  $(PYTHON) scripts/codex_translate.py --model rules --prompts data/blocks/$*/prompts/paper___pddl___$$view.jsonl; \
-	done > $@.tmp; \
-	mv $@.tmp $@
+	$(call blocks-run,$*,noop random oracle,rules,)
+
+$(BLOCKS_MODEL_RUN): data/blocks/$(BLOCKS_SET)/prompts/.done $(BLOCKS_MODEL_CONFIG) $(BLOCKS_RUN_DEPS)
+	mkdir -p $(@D)
+	$(call blocks-run,$(BLOCKS_SET),$(MODEL),$(MODEL),$(if $(LIMIT),--limit $(LIMIT),))
 
 $(VENV)/.bench-ok: requirements-bench.txt | $(ENV_OK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
@@ -408,3 +438,56 @@ data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_
 
 data/already_said_that/original_%/manifest.json: configs/already_said_that/original_%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
+
+## Already Said That runs
+# The data block builds data/already_said_that/<set>/manifest.json (written last) from
+# configs/already_said_that/<set>.yaml. The built-in solvers run on every set into
+# results/already_said_that/<set>/direct___<model>___{results,turns}.jsonl (+ summary.json),
+# rebuilt from scratch when the set or the code changes (they cost seconds); model runs
+# (asat-model) are raw data: append-only, resumed, never deleted by make.
+ASAT_RUN_SETS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
+ASAT_RESULTS := results/already_said_that
+ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) \
+	$(wildcard common/models/*.py) common/results.py
+ASAT_BASELINES := $(foreach s,$(ASAT_RUN_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl \
+	$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl)
+ASAT_REPORT := $(ASAT_RESULTS)/report.txt
+ASAT_MODEL ?= $(value MODEL)
+ASAT_LIMIT ?= $(value LIMIT)
+
+## Run random and oracle on every Already Said That set, then print the analysis (figures in results/already_said_that/figures).
+asat-baselines: $(ASAT_REPORT)
+	cat $<
+
+.PHONY: asat-baselines asat-model bench-asat clean-asat-runs
+all: asat-baselines
+clean: clean-asat-runs
+
+## Play a configured model on every Already Said That set: make asat-model MODEL=<config> [LIMIT=N] (resumes).
+asat-model: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
+	test -n "$(ASAT_MODEL)" || { echo "name the model: make asat-model MODEL=<config name or .yaml> [LIMIT=N]" >&2; exit 2; }
+	for set in $(ASAT_RUN_SETS); do \
+	  $(PYTHON) scripts/already_said_that.py --set $$set --model $(ASAT_MODEL) $(if $(ASAT_LIMIT),--limit $(ASAT_LIMIT)); \
+	done
+	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures
+
+## Time the Already Said That runner: built-in solvers on every set, and over HTTP against a bare loop.
+bench-asat: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
+	$(PYTHON) scripts/bench_already_said_that.py
+
+## Delete the built-in solvers' Already Said That runs and the analysis (never a model's runs).
+clean-asat-runs:
+	rm -f $(ASAT_RESULTS)/*/direct___random___* $(ASAT_RESULTS)/*/direct___oracle___* $(ASAT_REPORT)
+	rm -rf $(ASAT_RESULTS)/figures
+
+$(ASAT_RESULTS)/%/direct___random___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) | $(ENV_OK)
+	rm -f $(@D)/direct___random___*
+	$(PYTHON) scripts/already_said_that.py --set $(<D) --model random --loglevel WARNING
+
+$(ASAT_RESULTS)/%/direct___oracle___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) | $(ENV_OK)
+	rm -f $(@D)/direct___oracle___*
+	$(PYTHON) scripts/already_said_that.py --set $(<D) --model oracle --loglevel WARNING
+
+$(ASAT_REPORT): $(ASAT_BASELINES) scripts/analyse_results.py $(ASAT_CODE)
+	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures --quiet --out $@.tmp
+	mv $@.tmp $@

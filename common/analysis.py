@@ -23,7 +23,9 @@ from common.errors import UserError
 
 # suite name -> module providing detect() and section(); order is the detection order
 SUITES: dict[str, str] = {
+    "blocks": "common.blocks.report",
     "canvas": "common.canvas.report",  # before worldsense: canvas sets share the trial format
+    "already_said_that": "common.already_said_that.report",
     "worldsense": "common.worldsense.report",
 }
 

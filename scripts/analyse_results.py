@@ -5,10 +5,14 @@ in common/<suite>/report.py. WorldSense: the release's three tables (average acc
 per problem, bias per problem) and the answers per model; each tuple of dependent trials counts
 once, problem sizes and problems weigh equally; partial results files are analysed with a
 warning (incomplete tuples are left out); parsed columns are cached under .cache/worldsense.
+Blocks (results/blocks/<set>): success by view and run with Wilson intervals, lenient and strict,
+needs-a-move and optimal-length splits, invalid and refused counts, exact McNemar tests between
+runs, and for the paper's sets the published table next to the re-scored release.
 
 $ python scripts/analyse_results.py -t data/worldsense/test_set
 $ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown /tmp/report.md
 $ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
+$ python scripts/analyse_results.py results/blocks/cogsci_problems --figures /tmp/blocks-figures
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -30,6 +34,7 @@ log = logging.getLogger("analyse_results")
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
+    parser.add_argument("path", nargs="?", help="a suite's test set or results directory (as -t)")
     parser.add_argument("-t", "--testset", default="data/worldsense/test_set",
                         help="a suite's test set or results directory")
     parser.add_argument("--suite", choices=list(analysis.SUITES), help="the suite (default: recognised)")
@@ -51,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="where parsed columns are cached (relative to the project root)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
+    if args.path:
+        args.testset = args.path
     if args.section and not args.figures:
         parser.error("--section needs --figures DIR (the report embeds the figures from there)")
 

@@ -7,11 +7,20 @@ the plan is checked on the TRUE problem. No plan, or facts that cannot be read, 
 whose reason is recorded. Translation accuracy (precision and recall of the facts) is recorded
 apart from plan success. As in the paper, the fact reader is given the true problem's objects
 (flagged in every row); --objects described gives it only the objects the English names.
+With --feedback N, an error of the fact reader or the planner (an undeclared object, facts that
+contradict each other, no plan) goes back to the model on the same conversation and the part
+at fault is asked again, up to N rounds; every round's answer and error is recorded, and the
+summary gives the success after each round. A chat endpoint (`api: chat`) gets the few shots as
+turns (label <prompting>-turns); a completion endpoint the paper's prompt as is.
 Rows go to results/blocks/<set>/pddl___<view>/<prompting>___<modelname>___results.jsonl.
-Built-in model: rules (reads the English templates perfectly: an upper bound).
+Built-in models: rules (reads the English templates perfectly: an upper bound), oracle (writes
+the true problem's facts), random (facts of a random board of the same items: chance).
+A refused request (e.g. longer than the context) is recorded and counted apart (--retry-errors).
 
 $ python scripts/codex_translate.py --model rules \\
       --prompts data/blocks/cogsci_problems/prompts/paper___pddl___all.jsonl
+$ python scripts/codex_translate.py --model configs/models/llamacpp.yaml --feedback 2 \\
+      --prompts data/blocks/cogsci_problems/prompts/paper___pddl___one.jsonl --limit 5
 $ OPENAI_API_KEY=... python scripts/codex_translate.py --model openai-gpt-4o-mini --objects described \\
       --prompts data/blocks/scaling/prompts/paper___pddl___all.jsonl --limit 20
 """
@@ -38,20 +47,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--objects", choices=["true", "described"], default="true",
                         help="objects given to the fact reader: the true problem's (the paper's protocol) "
                              "or those the English description names")
+    parser.add_argument("--feedback", type=int, default=0, metavar="N",
+                        help="return the fact reader's or planner's error to the model and ask again, "
+                             "up to N rounds (results labelled <prompting>-feedback<N>)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
+    if args.feedback < 0:
+        parser.error("--feedback must be 0 or more")
 
     items = run.load_run_items(args, "pddl")
     counters = Counters()
     model = run.resolve_run_model(args, "pddl", counters)
-    out_path = run.results_path(args, items, "pddl", model.name)
+    out_path, prompting = run.results_path(args, items, "pddl", model, args.feedback)
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
     try:
-        summary = run_items(model, items, out_path, counters=counters,
-                            answer=functools.partial(run.translation_record, objects=args.objects),
-                            labels={"prompting": items[0]["prompting"], "modelname": model.name,
-                                    "prompts": str(args.prompts), "objects": args.objects})
+        summary = run_items(model, items, out_path, counters=counters, retry_refused=args.retry_errors,
+                            answer=functools.partial(run.translation_record, objects=args.objects,
+                                                     feedback=args.feedback),
+                            labels=run.run_labels(args, prompting, model, objects=args.objects,
+                                                  feedback=args.feedback))
     finally:
         model.close()
 

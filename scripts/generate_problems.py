@@ -21,6 +21,7 @@ from collections import Counter
 from common import cli
 from common.blocks.generate import generate_set, load_spec
 from common.blocks.problems import write_problems
+from common.errors import ConfigError
 
 log = logging.getLogger("generate_problems")
 
@@ -37,7 +38,10 @@ def main(argv: list[str] | None = None) -> int:
     seed = spec.seed if args.seed is None else args.seed
     log.info("%s: %s entries, generator %s, views %s, seed %d", args.specs_file, len(spec.problems),
              spec.generator, ", ".join(v.name for v in spec.views), seed)
-    problems = generate_set(spec, seed)
+    try:
+        problems = generate_set(spec, seed)
+    except ConfigError as exc:  # e.g. a problem over plan_budget: name the spec file too
+        raise ConfigError(f"{args.specs_file}: {exc}") from None
     manifest = write_problems(args.problem_path, problems,
                               {"spec_file": args.specs_file, "seed": seed, "generator": spec.generator,
                                "views": [view.name for view in spec.views]})

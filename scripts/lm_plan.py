@@ -1,12 +1,17 @@
 """Ask a model to plan every test problem of a blocks-world prompts file, and score its plans.
 
-The prompt is sent as is; the completion is cut at the stop marker "Initially:" (also sent as
-the stop sequence to HTTP models unless --set stop=... says otherwise), parsed, and checked on
-the true problem under the lenient (paper) and strict rules. One row per problem and view is
-appended to results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw
-completion, parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
+A completion endpoint gets the prompt as is (the paper's); a chat endpoint (`api: chat`) gets the
+same few shots as turns (a one-line system instruction, each example as a user and an assistant
+turn), and its results are labelled <prompting>-turns. The completion is cut at the stop marker
+"Initially:" (also sent as the stop sequence to HTTP models unless --set stop=... says
+otherwise), parsed, and checked on the true problem under the lenient (paper) and strict
+rules. One row per problem and view is appended to
+results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw completion,
+parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
 The printed summary is re-scored from the raw completions, never by asking again.
 Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner).
+A request the server refuses (e.g. longer than the model's context) is recorded as refused,
+counted apart from wrong plans, and not asked again unless --retry-errors.
 
 $ python scripts/lm_plan.py --model random \\
       --prompts data/blocks/cogsci_problems/prompts/paper___nl___two.jsonl
@@ -38,11 +43,11 @@ def main(argv: list[str] | None = None) -> int:
     items = run.load_run_items(args, "nl")
     counters = Counters()
     model = run.resolve_run_model(args, "nl", counters)
-    out_path = run.results_path(args, items, "nl", model.name)
+    out_path, prompting = run.results_path(args, items, "nl", model)
     try:
         summary = run_items(model, items, out_path, answer=run.plan_record, counters=counters,
-                            labels={"prompting": items[0]["prompting"], "modelname": model.name,
-                                    "prompts": str(args.prompts)})
+                            retry_refused=args.retry_errors,
+                            labels=run.run_labels(args, prompting, model))
     finally:
         model.close()
 

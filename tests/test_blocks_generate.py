@@ -46,6 +46,36 @@ def test_large_problems_store_a_near_optimal_length_above_the_exact_limit():
     assert problem.extra["near_optimal_plan_length"]["all"] >= 1
 
 
+def test_full_goals_of_twenty_items_get_exact_lengths_without_search():
+    spec = SetSpec(problems=[ProblemSpec(20, test=True, count=3)], views=[ViewSpec("all", "all", "none")],
+                   exact_up_to=20)
+    for problem in generate_set(spec, seed=3):
+        length = problem.extra["optimal_plan_length"]["all"]
+        assert length == len(optimal_plan(problem.init_board, problem.views["all"]))
+        assert "near_optimal_plan_length" not in problem.extra
+
+
+def test_a_partial_goal_over_the_plan_budget_is_refused_with_the_way_out(tmp_path):
+    spec = SetSpec(problems=[ProblemSpec(8, test=True, count=20)], views=[ViewSpec("c9", 9, "none")],
+                   plan_budget=1)
+    with pytest.raises(ConfigError, match=r"problem \d+ \(8 items\), view 'c9': no optimal plan within plan_"
+                                          r"budget = 1 search steps \(A\* expansions.*exact_up_to below 8"):
+        generate_set(spec, seed=0)
+    spec_file = tmp_path / "tight.yaml"
+    spec_file.write_text("plan_budget: 1\nviews: [{name: c9, constraints: 9}]\n"
+                         "problems: [{num_obj: 8, test: true, count: 20}]\n")
+    out = tmp_path / "problems"
+    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path",
+                        str(out))
+    assert result.returncode == 2 and f"{spec_file}: problem" in result.stderr
+    assert "plan_budget" in result.stderr
+    assert not out.exists()  # nothing half-written
+    spec_file.write_text("plan_budget: 0\nproblems: [{num_obj: 3}]\n")
+    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path",
+                        str(out))
+    assert result.returncode == 2 and "plan_budget must be >= 1" in result.stderr
+
+
 def test_vocabulary_errors():
     with pytest.raises(ConfigError, match="shares names with vocab"):
         generate_set(SetSpec(problems=[ProblemSpec(2)], vocab=["a", "b"], weird_vocab=["b", "c"]))

@@ -1,4 +1,5 @@
-"""Planners: exact optimality against exhaustive breadth-first search, the 2x bound, determinism."""
+"""Planners: exact optimality against exhaustive breadth-first search and against A* (the full-goal
+method), the 2x bound, the search budget, determinism."""
 
 import itertools
 import random
@@ -7,7 +8,14 @@ from collections import deque
 import pytest
 
 from common.blocks.boards import uniform_board
-from common.blocks.planner import bfs_plan, near_optimal_plan, optimal_length, optimal_plan
+from common.blocks.fullgoal import full_goal_steps
+from common.blocks.planner import (
+    SearchBudgetExceeded,
+    bfs_plan,
+    near_optimal_plan,
+    optimal_length,
+    optimal_plan,
+)
 from common.blocks.state import applicable_moves, apply_move, board_relations, canonical, goal_holds
 
 
@@ -129,5 +137,96 @@ def test_optimal_on_every_pair_of_4_item_states_with_full_goals():
         dist = distances_from(start)  # a full goal is one state: its distance is the optimum
         for goal_board in states:
             relations = board_relations(goal_board)
-            assert len(optimal_plan(start, relations, greedy_first=False)) == dist[goal_board]
+            plan = optimal_plan(start, relations, greedy_first=False)  # the full-goal method
+            assert len(plan) == dist[goal_board] and is_valid(start, plan, relations)
             assert len(optimal_plan(start, relations)) == dist[goal_board]
+            assert len(optimal_plan(start, relations, greedy_first=False, method="astar")) == dist[goal_board]
+
+
+def full_problem(rng, items):
+    """A uniform initial board and the full goal of a uniform goal board."""
+    return uniform_board(items, rng), board_relations(uniform_board(items, rng))
+
+
+@pytest.mark.parametrize("n", [5, 6, 7, 8, 9])
+def test_full_goal_method_matches_astar_on_random_problems(n):
+    rng = random.Random(100 + n)
+    items = [f"item {i}" for i in range(n)]
+    for _ in range(150):
+        start, relations = full_problem(rng, items)
+        plan = optimal_plan(start, relations, greedy_first=False)
+        assert is_valid(start, plan, relations)
+        assert len(plan) == len(optimal_plan(start, relations, greedy_first=False, method="astar"))
+        supports = [r for r in relations if r[0] != "top"]  # the clear facts follow from them
+        assert len(optimal_plan(start, supports, greedy_first=False)) == len(plan)
+
+
+def test_partial_goals_keep_the_astar_plans():
+    rng = random.Random(8)
+    for n in (5, 7, 9):
+        items = [f"i{i}" for i in range(n)]
+        for _ in range(60):
+            start, relations = random_problem(rng, items)
+            reference = optimal_plan(start, relations, method="astar")
+            if sum(kind != "top" for kind, _top, _bottom in relations) == n:  # every support given
+                assert len(optimal_plan(start, relations)) == len(reference)  # full: the other method
+            else:
+                assert optimal_plan(start, relations) == reference
+
+
+def test_deadlocks_need_a_move_to_the_table_the_item_count_bound_misses():
+    # a on c and b on d, goal a on d and b on c: each blocks the other's place, one goes to the table
+    start, goal = [["c", "a"], ["d", "b"]], board_relations([["d", "a"], ["c", "b"]])
+    assert len(optimal_plan(start, goal)) == 3 == len(bfs_plan(start, goal))
+    # three stacks in a ring of such places: one detour breaks the ring
+    start = [["p", "a"], ["q", "b"], ["r", "c"]]
+    goal = board_relations([["q", "a"], ["r", "b"], ["p", "c"]])
+    plan = optimal_plan(start, goal)
+    assert len(plan) == 4 == len(bfs_plan(start, goal)) and is_valid(start, plan, goal)
+    # two separate rings need one detour each
+    start = [["c", "a"], ["d", "b"], ["g", "e"], ["h", "f"]]
+    goal = board_relations([["d", "a"], ["c", "b"], ["h", "e"], ["g", "f"]])
+    assert len(optimal_plan(start, goal)) == 6 == len(optimal_plan(start, goal, method="astar"))
+
+
+def test_full_goal_steps_on_integer_boards():
+    # items 0..2 in one stack 0 (bottom), 1, 2; goal: 2 on the table, 1 on 2, 0 on 1 (reversal)
+    assert full_goal_steps([1, 2, -1], [(0, 1, 2)]) == [(2, -1), (1, 2), (0, 1)]
+    # goal 0 on the table, 2 on 0, 1 on 2: 2 cannot go home while 1 is on 0, and 1 cannot go
+    # home before 2 is: both go to the table first (4 moves, the per-item bound says 2)
+    assert full_goal_steps([-1, 2, 0], [(0, 1, 2)]) == [(2, -1), (1, -1), (2, 0), (1, 2)]
+
+
+def test_twenty_item_full_goals_are_valid_deterministic_and_between_the_bounds():
+    rng = random.Random(20)
+    items = [f"item{i:02d}" for i in range(20)]
+    for _ in range(25):
+        start, relations = full_problem(rng, items)
+        plan = optimal_plan(start, relations, greedy_first=False)
+        assert is_valid(start, plan, relations)
+        assert len(plan) <= len(near_optimal_plan(start, relations))
+        assert optimal_plan(start[::-1], relations[::-1], greedy_first=False) == plan
+        assert optimal_length(start, relations) == len(plan)
+
+
+def test_searches_stop_at_their_budget():
+    start, goal = [["c", "a"], ["d", "b"]], [("mid", "a", "d"), ("mid", "b", "c")]  # partial: A*
+    with pytest.raises(SearchBudgetExceeded, match="more than 1 expansions"):
+        optimal_plan(start, goal, max_expansions=1)
+    assert len(optimal_plan(start, goal, max_expansions=100)) == 3
+    full = board_relations([["d", "a"], ["c", "b"]])  # the same deadlock as a full goal
+    with pytest.raises(SearchBudgetExceeded, match="more than 1 deadlock-search steps"):
+        optimal_plan(start, full, max_expansions=1)
+    assert len(optimal_plan(start, full, max_expansions=3)) == 3
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [10, 11, 12])
+def test_full_goal_method_matches_astar_on_larger_random_problems(n):
+    rng = random.Random(1000 + n)
+    items = [f"item {i:02d}" for i in range(n)]
+    for _ in range(150):
+        start, relations = full_problem(rng, items)
+        plan = optimal_plan(start, relations, greedy_first=False)
+        assert is_valid(start, plan, relations)
+        assert len(plan) == len(optimal_plan(start, relations, greedy_first=False, method="astar"))

@@ -22,7 +22,7 @@ import yaml
 
 from common import config, paths
 from common.blocks.boards import GENERATORS
-from common.blocks.planner import near_optimal_plan, optimal_length
+from common.blocks.planner import SearchBudgetExceeded, near_optimal_plan, optimal_length
 from common.blocks.problems import Problem
 from common.blocks.state import board_relations, goal_holds
 from common.errors import ConfigError
@@ -62,6 +62,7 @@ class SetSpec:
     views: list[ViewSpec] = field(default_factory=_paper_views)
     trivial: Literal["flag", "drop"] = "flag"  # drop: redraw problems whose goal already holds
     exact_up_to: int = 12        # above this many items store a near-optimal length, not the optimum
+    plan_budget: int = 20_000    # search steps per view for an exact length (A* expansions, deadlock search)
     seed: int = 0
 
 
@@ -72,6 +73,8 @@ def load_spec(path: str | Path) -> SetSpec:
         data = {"problems": data}
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
     spec = config.build(SetSpec, data, source)
+    if spec.plan_budget < 1:
+        raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (search steps per view)")
     for index, entry in enumerate(spec.problems):
         where = source.where(f"problems.{index}.num_obj")
         if entry.num_obj < 1 or entry.count < 0:
@@ -157,19 +160,34 @@ def make_problem(entry: ProblemSpec, spec: SetSpec, vocab: list[str], weird: lis
     view_specs = {v.name: {"constraints": v.constraints, "rename": v.rename} for v in spec.views}
     problem = Problem(pid, init, goal, views, vocab_map, view_specs=view_specs, test=entry.test)
     problem.extra = {"num_obj": entry.num_obj, "generator": entry.generator or spec.generator,
-                     **plan_lengths(problem, spec.exact_up_to)}
+                     **plan_lengths(problem, spec.exact_up_to, spec.plan_budget)}
     return problem
 
 
-def plan_lengths(problem: Problem, exact_up_to: int) -> dict[str, Any]:
+def plan_lengths(problem: Problem, exact_up_to: int, plan_budget: int | None = None) -> dict[str, Any]:
     """Return ``{"trivial_goal": {view: bool}, "optimal_plan_length": {view: n or None}}`` and, for
-    problems above ``exact_up_to`` items, ``"near_optimal_plan_length"`` (at most twice the optimum)."""
+    problems above ``exact_up_to`` items, ``"near_optimal_plan_length"`` (at most twice the optimum).
+
+    A partial goal's A* may expand at most ``plan_budget`` states and a full goal's deadlock
+    search take at most that many steps (None: no limit; full goals of 24 items need a few
+    hundred). Past that it raises ConfigError naming the problem, its size and view and the two
+    ways out, rather than running for hours: a deterministic count, not a time limit, so a set
+    generates the same on any machine or fails on all.
+    """
     exact = len(problem.items) <= exact_up_to
     trivial, optimal, upper = {}, {}, {}
     for name, relations in problem.views.items():
         trivial[name] = goal_holds(problem.init_board, relations)
         if exact:
-            optimal[name] = optimal_length(problem.init_board, relations)
+            try:
+                optimal[name] = optimal_length(problem.init_board, relations, plan_budget)
+            except SearchBudgetExceeded:
+                n = len(problem.items)
+                raise ConfigError(
+                    f"problem {problem.id} ({n} items), view {name!r}: no optimal plan within plan_budget = "
+                    f"{plan_budget:,} search steps (A* expansions for a partial goal, which can need far "
+                    f"more at this size); raise plan_budget in the spec file, or set exact_up_to below {n} "
+                    f"to store a near-optimal length for problems of this size") from None
         else:
             optimal[name] = None
             upper[name] = len(near_optimal_plan(problem.init_board, relations))

@@ -111,6 +111,30 @@ def read_facts(text: str, objects: Iterable[str]) -> list[Relation]:
     return relations
 
 
+_ATOM = re.compile(r"\([^()]*\)")
+
+
+def read_each_fact(text: str, objects: Iterable[str]) -> tuple[list[Relation], list[str]]:
+    """Return ``(relations, unread)``: the facts of ``text`` read one atom at a time, so that a
+    bad atom does not hide the good ones (for scoring translation accuracy).
+
+    Every innermost ``( ... )`` group is read on its own (``read_facts``); ``unread`` holds the
+    reason for each that fails (unknown predicate, undeclared object, arity, empty). Text
+    outside atoms is ignored. Relations are deduplicated in order, ``noteq`` dropped.
+    """
+    objects = list(objects)
+    relations: list[Relation] = []
+    unread = []
+    for match in _ATOM.finditer(text):
+        try:
+            found = read_facts(match.group(), objects)
+        except FactError as exc:
+            unread.append(f"{match.group()}: {exc}")
+            continue
+        relations += [relation for relation in found if relation not in relations]
+    return relations, unread
+
+
 def read_state(text: str, objects: Iterable[str]) -> Board:
     """Return the board described by ``text`` (see ``read_facts``).
 

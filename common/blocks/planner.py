@@ -1,6 +1,9 @@
-"""Planners on the move representation: exact shortest plans (A*) and fast near-optimal plans.
+"""Planners on the move representation: exact shortest plans and fast near-optimal plans.
 
-``optimal_plan`` runs A* over canonical boards with an admissible heuristic: the sum over
+``optimal_plan`` solves a full goal (every item's support given, so the goal is one state)
+without search: the items not in position plus a minimum set of items that must detour via
+the table to break deadlocks (``common.blocks.fullgoal``, which says why this method).
+For a partial goal it runs A* over canonical boards with an admissible heuristic: the sum over
 items of a lower bound on their own moves. An item must move if the goal names its support
 and it is elsewhere, if it sits on an item that must be clear or must carry another item, or
 if it sits above an item that must move; it must move twice if, in addition, an item the goal
@@ -23,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 from common.blocks.consistency import goal_conflicts
+from common.blocks.fullgoal import SearchBudgetExceeded, full_goal_steps
 from common.blocks.state import Board, Move, applicable_moves, apply_move, canonical, goal_holds, items_of
 
 FREE = -2  # no constraint
@@ -49,6 +53,7 @@ class _Goal:
             else:
                 self.clear[index[bottom]] = True
         self.tower = [self._tower(item) for item in range(n)]  # bitmask of the goal tower below
+        self.full = FREE not in self.support  # every item's support given: the goal is one state
 
     def _tower(self, item: int) -> int:
         """Return the bitmask of the items the goal's ``on`` relations put below ``item``."""
@@ -124,13 +129,24 @@ def _decode(names: list[str], steps: list[tuple[int, int]]) -> list[Move]:
     return [Move(names[item], None if dest == TABLE else names[dest]) for item, dest in steps]
 
 
+METHODS = ("auto", "astar")
+
+
 def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
-                 max_expansions: int | None = None, greedy_first: bool = True) -> list[Move] | None:
+                 max_expansions: int | None = None, greedy_first: bool = True,
+                 method: str = "auto") -> list[Move] | None:
     """Return a shortest plan reaching ``relations`` from ``board``, or None if none exists.
 
-    ``greedy_first=False`` always searches (the benchmark times the search alone). Raises
-    RuntimeError when ``max_expansions`` states were expanded without finishing.
+    ``method="auto"`` solves full goals (every item's support given) with the exact
+    combinatorial method of ``common.blocks.fullgoal`` and partial goals with A*;
+    ``"astar"`` uses A* for every goal (the method before, kept as the reference the tests and
+    the benchmark compare with). ``greedy_first=False`` skips the shortcut of returning the
+    near-optimal plan when it meets the lower bound (the benchmark times the methods alone).
+    Raises SearchBudgetExceeded when A* expanded ``max_expansions`` states without finishing,
+    or the full-goal method took that many steps of its deadlock search.
     """
+    if method not in METHODS:
+        raise ValueError(f"optimal_plan: method must be one of {METHODS}, not {method!r}")
     board = canonical(board)
     relations = [tuple(r) for r in relations]
     names, start = _encode(board)
@@ -143,6 +159,9 @@ def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
     greedy = _greedy_steps(goal, start) if greedy_first else None
     if greedy is not None and len(greedy) == h0:  # meets the lower bound: optimal, no search needed
         return _decode(names, greedy)
+    if method == "auto" and goal.full:
+        twice = h0 - len(goal.must_move(start))  # items the bound already makes move twice
+        return _decode(names, full_goal_steps(goal.support, start, lower=twice, max_steps=max_expansions))
     best_g = {start: 0}
     parent: dict[IntBoard, tuple[IntBoard, int, int]] = {}
     counter = 0
@@ -155,7 +174,7 @@ def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
             continue  # a stale entry: the state was reached again more cheaply
         expanded += 1
         if max_expansions is not None and expanded > max_expansions:
-            raise RuntimeError(f"optimal_plan: more than {max_expansions:,} expansions")
+            raise SearchBudgetExceeded(f"optimal_plan: more than {max_expansions:,} expansions")
         for item, dest, child in _successors(state):
             if child in best_g and best_g[child] <= g + 1:
                 continue
@@ -260,8 +279,11 @@ def _next_move(clear: list[int], goal: _Goal, stacks: list[list[int]], where: di
     raise AssertionError("near_optimal_plan: no progress on a consistent goal")  # proved impossible
 
 
-def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence]) -> int | None:
+def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
+                   max_expansions: int | None = None) -> int | None:
     """Return the length of a shortest plan (None if the goal cannot be reached).
+
+    ``max_expansions`` limits the search (see ``optimal_plan``; SearchBudgetExceeded past it).
 
     Lengths do not depend on item names, so problems are renamed to a pattern (items numbered
     stack by stack, shortest stacks first) and the answer is cached per pattern: generating
@@ -275,11 +297,12 @@ def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence]
                            for kind, top, bottom in relations))
     except KeyError:
         return None  # the goal names an item that is not on the board
-    return _pattern_length(shape, key)
+    return _pattern_length(shape, key, max_expansions)
 
 
 @lru_cache(maxsize=65536)
-def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...]) -> int | None:
+def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...],
+                    max_expansions: int | None = None) -> int | None:
     """Return the optimal plan length of a numbered pattern (see ``optimal_length``)."""
     names = [f"{i:03d}" for i in range(sum(shape))]
     board, start = [], 0
@@ -288,5 +311,5 @@ def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...
         start += size
     relations = [(kind, names[top] if top >= 0 else None, names[bottom] if bottom >= 0 else None)
                  for kind, top, bottom in key]
-    plan = optimal_plan(board, relations)
+    plan = optimal_plan(board, relations, max_expansions=max_expansions)
     return None if plan is None else len(plan)

@@ -89,11 +89,14 @@ def translation_prompts(examples: Sequence[View], test: View, prompting: str = "
     }
 
 
-def completion_facts(completion: str, stop: str = ";") -> str:
-    """Return the PDDL facts of a translation completion: the prompt's "(" put back in front,
-    cut at the stop marker (the paper stopped at the next ";" line)."""
+def completion_facts(completion: str, stop: str = ";", opened: bool = True) -> str:
+    """Return the PDDL facts of a translation completion cut at the stop marker (the paper
+    stopped at the next ";" line). When the prompt ``opened`` the first fact (it ends with "("),
+    that "(" is put back in front, unless the answer opens its own; a chat answer (the model
+    never saw a "(") is taken as written."""
     index = completion.find(stop)
-    return "(" + (completion if index < 0 else completion[:index])
+    facts = completion if index < 0 else completion[:index]
+    return facts if not opened or facts.lstrip().startswith("(") else "(" + facts
 
 
 PROMPT_TYPES = ("nl", "pddl")

@@ -34,13 +34,19 @@ def plans_dir(root: str | Path = RELEASE) -> Path:
     return problems_dir(root) / "plans"
 
 
+def collated_files(root: str | Path = RELEASE) -> list[Path]:
+    """Return the release's raw output files (one per method and view) that re-scoring reads."""
+    return [Path(root) / METHOD_DIRS[method] / view / "collated.json"
+            for method in METHOD_DIRS for view in VIEWS]
+
+
 def load_records(method: str, view: str, root: str | Path = RELEASE) -> list[dict[str, Any]]:
     """Return the 100 raw records of ``method`` (gpt or codex) for ``view``, sorted by id.
 
     Raises FileNotFoundError when the release is missing (run ``make data``) and DataError
     naming the file for a record without the expected keys.
     """
-    path = Path(root) / METHOD_DIRS[method] / view / "collated.json"
+    path = Path(root) / METHOD_DIRS[method] / view / "collated.json"  # as collated_files
     if not path.is_file():
         raise FileNotFoundError(2, "No such file (run `make data`)", str(path))
     records = json.loads(path.read_text(encoding="utf-8"))

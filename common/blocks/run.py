@@ -26,19 +26,28 @@ import pandas as pd
 
 from common import paths
 from common.blocks.baselines import PLANNERS
+from common.blocks.boards import uniform_board
 from common.blocks.check import check_plan
+from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
 from common.blocks.nlplan import STOP_MARKER, cut_completion, parse_plan, render_plan
 from common.blocks.planner import optimal_length
 from common.blocks.problems import load_problems
 from common.blocks.prompts import completion_facts
-from common.blocks.state import board_relations, move_english
-from common.blocks.translate import described_objects, fact_accuracy, rule_translate, solve_from_facts
+from common.blocks.state import board_relations, move_english, relation_pddl
+from common.blocks.translate import (
+    TranslationOutcome,
+    described_objects,
+    facts_accuracy,
+    rule_translate,
+    solve_from_facts,
+)
 from common.config import parse_overrides
 from common.errors import DataError, UserError
 from common.jsonl import dumps, read_jsonl, write_text
-from common.models import BUILTINS, Counters, resolve_model
-from common.models.base import Message, Model, Reply
+from common.models import Counters, resolve_model
+from common.models.base import Message, Model, Reply, RequestRefused
 from common.models.resolve import CACHE_FILE
+from common.models.runner import refused_record
 from common.results import read_results, results_filename
 from common.stats import wilson_interval
 
@@ -139,30 +148,120 @@ class RuleTranslator:
         """Nothing to release."""
 
 
+class FactsModel:
+    """A built-in translator that reads the TRUE problem instead of the English: ``oracle`` writes
+    its facts (a ceiling that cannot misread), ``random`` the facts of a board of the same items
+    drawn uniformly (for the goal: as many of that board's relations as the goal has), seeded per
+    problem and part: how often a translation that ignores the description still succeeds."""
+
+    concurrency = 1
+
+    def __init__(self, name: str, seed: int = 0):
+        self.name, self.seed = name, seed
+
+    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
+        """Return the facts of the part asked (the goal when the last message continues the goal
+        prompt, else the initial state), without the prompt's opening "("."""
+        view = item["problem"]
+        part = "goal" if messages[-1]["content"].startswith(item["texts"]["goal"]) else "init"
+        if self.name == "oracle":
+            relations = board_relations(view.init_board) if part == "init" else list(view.goal)
+        else:
+            rng = random.Random(f"{self.seed}:{item['id']}:{item['view']}:{part}")
+            relations = board_relations(uniform_board(view.items, rng))
+            if part == "goal":
+                relations = rng.sample(relations, min(len(view.goal), len(relations)))
+        return Reply("".join(relation_pddl(r) + "\n" for r in relations).removeprefix("("), attempts=0)
+
+    def settings(self) -> dict[str, Any]:
+        """Return the name and seed."""
+        return {"name": self.name, "builtin": True, "seed": self.seed}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
 PLANNER_MODELS: dict[str, Callable[[int], Model]] = {
     name: functools.partial(PlannerModel, name, planner) for name, planner in PLANNERS.items()}
-TRANSLATOR_MODELS: dict[str, Callable[[int], Model]] = {"rules": RuleTranslator}
+TRANSLATOR_MODELS: dict[str, Callable[[int], Model]] = {
+    "rules": RuleTranslator, "oracle": functools.partial(FactsModel, "oracle"),
+    "random": functools.partial(FactsModel, "random")}
 
 
 # ---- asking ---------------------------------------------------------------------------------
 def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
     """Return the results record of asking ``model`` to plan ``item``: the raw completion, transport
-    diagnostics and the scores of ``score_plan``. Transport failures propagate (not recorded)."""
+    diagnostics and the scores of ``score_plan``. A chat endpoint gets the prompt as turns
+    (``conversation.opening``). A refused request gives ``blocks_refused_record``; transport
+    failures propagate (not recorded)."""
     start = time.monotonic()
-    reply = model.complete([{"role": "user", "content": item["texts"]["plan"]}], item)
-    return {"Key": item["Key"], "id": item["id"], "view": item["view"], "raw": reply.text,
-            **_transport([reply], start), **score_plan(item, reply.text)}
+    try:
+        reply = model.complete(opening(item["texts"]["plan"], "nl", uses_chat(model)), item)
+    except RequestRefused as refusal:
+        return blocks_refused_record(item, refusal)
+    return {"Key": item["Key"], "id": item["id"], "view": item["view"], "sent_as": sent_as(uses_chat(model)),
+            "raw": reply.text, "finish_reason": reply.finish_reason, **_transport([reply], start),
+            **score_plan(item, reply.text)}
 
 
-def translation_record(model: Model, item: dict[str, Any], objects: str = "true") -> dict[str, Any]:
+def translation_record(model: Model, item: dict[str, Any], objects: str = "true",
+                       feedback: int = 0) -> dict[str, Any]:
     """Return the record of asking ``model`` for the PDDL facts of ``item``'s initial state and goal
-    (two requests), then planning from them: raw completions, diagnostics, ``score_translation``."""
+    (two requests), then planning from them: raw completions, diagnostics, ``score_translation``.
+
+    With ``feedback`` N, a fact reader's or planner's error (``TranslationOutcome.errors``) is
+    returned to the model on the same conversation (``conversation.follow_up``) and the failing
+    part asked again, up to N rounds, stopping at the first round that gives a plan. ``raw`` is
+    the first round's answers, ``feedback_raw`` the later rounds' (all scored by
+    ``score_rounds``). A refused first request gives ``blocks_refused_record``; a refused
+    feedback request ends the rounds (``feedback_stopped`` says why) and keeps those done.
+    """
     start = time.monotonic()
-    replies = [model.complete([{"role": "user", "content": item["texts"][part]}], item)
-               for part in PARTS["pddl"]]
-    raw = {part: reply.text for part, reply in zip(PARTS["pddl"], replies, strict=True)}
-    return {"Key": item["Key"], "id": item["id"], "view": item["view"], "raw": raw,
-            **_transport(replies, start), **score_translation(item, raw, objects)}
+    chat = uses_chat(model)
+    conversations = {part: opening(item["texts"][part], "pddl", chat) for part in PARTS["pddl"]}
+    replies: list[Reply] = []
+    try:
+        for part in PARTS["pddl"]:
+            replies.append(model.complete(conversations[part], item))
+    except RequestRefused as refusal:
+        return blocks_refused_record(item, refusal)
+    rounds = [{part: reply.text for part, reply in zip(PARTS["pddl"], replies, strict=True)}]
+    finish = [{part: reply.finish_reason for part, reply in zip(PARTS["pddl"], replies, strict=True)}]
+    stopped = None
+    while len(rounds) <= feedback:
+        errors = translation_outcome(item, rounds[-1], objects, chat).errors
+        if not errors:
+            break
+        answers, reasons = dict(rounds[-1]), {}
+        try:
+            for part, error in errors.items():
+                conversations[part] = follow_up(conversations[part], answers[part], error, chat)
+                reply = model.complete(conversations[part], item)
+                replies.append(reply)
+                answers[part], reasons[part] = reply.text, reply.finish_reason
+        except RequestRefused as refusal:
+            stopped = f"feedback round {len(rounds)} refused ({refusal.kind}): {refusal.message}"
+            break
+        rounds.append(answers)
+        finish.append(reasons)
+    record = {"Key": item["Key"], "id": item["id"], "view": item["view"], "sent_as": sent_as(chat),
+              "raw": rounds[0], "finish_reason": finish if feedback else finish[0],
+              **_transport(replies, start)}
+    if not feedback:
+        return {**record, **score_translation(item, rounds[0], objects, chat)}
+    return {**record, "feedback": feedback, "feedback_raw": rounds[1:], "feedback_stopped": stopped,
+            **score_rounds(item, rounds, objects, feedback, chat)}
+
+
+def sent_as(chat: bool) -> str:
+    """Return how a record's prompt was sent: "turns" (chat messages) or "text" (the prompt as is)."""
+    return "turns" if chat else "text"
+
+
+def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, Any]:
+    """Return the runner's record of a refused item (``runner.refused_record``: ``refused`` the
+    kind, ``error`` the server's message) with the problem id and view, so analysis can pair it."""
+    return {**refused_record(item, refusal), "id": item["id"], "view": item["view"]}
 
 
 def _transport(replies: Sequence[Reply], start: float) -> dict[str, Any]:
@@ -191,28 +290,41 @@ def score_plan(item: dict[str, Any], raw: str) -> dict[str, Any]:
             "error": error}
 
 
-def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = "true") -> dict[str, Any]:
-    """Return the scores of translation completions (``raw``: part -> text) on the true problem.
-
-    The facts are the completions with the prompt's "(" put back, cut at the next ";". The
-    planner's plan is checked on the true problem (``lenient``, ``strict``); ``reason`` (also
-    ``error``) says why there is no plan. Translation accuracy is kept apart from success:
-    precision and recall of the initial-state and goal facts against the true ones.
-    ``objects`` "true" passes the true problem's objects to the fact reader (the paper's
-    protocol, which helps the model: flagged in the record), "described" only those named in
-    the prompt's English lines.
-    """
+def translation_outcome(item: dict[str, Any], raw: dict[str, str], objects: str = "true",
+                        chat: bool = False) -> TranslationOutcome:
+    """Return what the fact reader and the planner make of translation completions ``raw``
+    (part -> text) for ``item`` (see ``score_translation`` for ``objects`` and ``chat``)."""
     view = item["problem"]
-    init_text, goal_text = completion_facts(raw["init"]), completion_facts(raw["goal"])
     names = None
     if objects == "described":
         names = described_objects(item["texts"]["init"].rsplit("\n\n", 1)[-1]
                                   + "\n" + item["texts"]["goal"].rsplit("\n\n", 1)[-1])
     elif objects != "true":
         raise ValueError(f"objects must be 'true' or 'described', not {objects!r}")
-    outcome = solve_from_facts(view, init_text, goal_text, names)
-    init_p, init_r = fact_accuracy(outcome.init_facts, board_relations(view.init_board))
-    goal_p, goal_r = fact_accuracy(outcome.goal_facts, view.goal)
+    init, goal = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
+    return solve_from_facts(view, init, goal, names)
+
+
+def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = "true",
+                      chat: bool = False) -> dict[str, Any]:
+    """Return the scores of translation completions (``raw``: part -> text) on the true problem.
+
+    The facts are the completions cut at the next ";", with the prompt's "(" put back unless
+    the answer opens its own (``prompts.completion_facts``); a ``chat`` answer (sent as turns,
+    no "(" in the prompt) is read as written. The planner's plan is checked on
+    the true problem (``lenient``, ``strict``); ``reason`` (also ``error``) says why there is
+    no plan. Translation accuracy is kept apart from success: precision and recall of the
+    initial-state and goal facts against the true ones, reading each fact on its own so that
+    one unreadable fact does not hide the others (``translate.facts_accuracy``; an unreadable
+    fact counts as a wrong one, ``unread_facts`` lists them). ``objects`` "true" passes the
+    true problem's objects to the fact reader (the paper's protocol, which helps the model:
+    flagged in the record), "described" only those named in the prompt's English lines.
+    """
+    view = item["problem"]
+    init_text, goal_text = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
+    outcome = translation_outcome(item, raw, objects, chat)
+    init = facts_accuracy(init_text, view.items, board_relations(view.init_board))
+    goal = facts_accuracy(goal_text, view.items, list(view.goal))
     check = outcome.check
     return {"resp": {"init": init_text, "goal": goal_text}, "objects_from_true_problem": objects == "true",
             "lenient": outcome.lenient, "strict": outcome.strict,
@@ -220,8 +332,26 @@ def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = 
             "plan_length": len(outcome.plan) if outcome.plan is not None else None,
             "optimal_length": item["optimal_length"],
             "goal_held_initially": check_plan([], view.init_board, view.goal).lenient,
-            "init_precision": init_p, "init_recall": init_r, "goal_precision": goal_p, "goal_recall": goal_r,
+            "init_precision": init["precision"], "init_recall": init["recall"],
+            "goal_precision": goal["precision"], "goal_recall": goal["recall"],
+            "unread_facts": init["unread"] + goal["unread"],
             "reason": outcome.reason or (check.first_error if check else None), "error": outcome.reason}
+
+
+def score_rounds(item: dict[str, Any], rounds: Sequence[dict[str, str]], objects: str,
+                 feedback: int, chat: bool = False) -> dict[str, Any]:
+    """Return the scores of a translation with feedback rounds (``rounds``: the answers of round
+    0, 1, ...): every field of ``score_translation`` for the round the method ends with (the
+    first that gave a plan, else the last), ``rounds_used``, ``round_errors`` (each round's
+    error, None when it gave a plan), and ``lenient_by_round`` / ``strict_by_round``: success
+    after round k for k = 0..``feedback`` (rounds not needed or not asked keep the last verdict)."""
+    scores = [score_translation(item, answers, objects, chat) for answers in rounds]
+    errors = [score["error"] for score in scores]
+    final = next((k for k, error in enumerate(errors) if error is None), len(scores) - 1)
+    after = [scores[min(k, final)] for k in range(feedback + 1)]
+    return {**scores[final], "rounds_used": final, "round_errors": errors,
+            "lenient_by_round": [s["lenient"] for s in after],
+            "strict_by_round": [s["strict"] for s in after]}
 
 
 def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], prompt_type: str,
@@ -235,10 +365,19 @@ def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], 
     scored = []
     for item in items:
         record = by_key.get(item["Key"])
-        if record is not None:
-            score = (score_plan(item, record["raw"]) if prompt_type == "nl"
-                     else score_translation(item, record["raw"], objects))
-            scored.append({**record, **score})
+        if record is None:
+            continue
+        if record.get("refused"):  # nothing was answered: kept as refused, never scored as a failure
+            scored.append({**record, "id": item["id"], "view": item["view"]})
+        elif prompt_type == "nl":
+            scored.append({**record, **score_plan(item, record["raw"])})
+        elif record.get("feedback"):
+            rounds = [record["raw"], *record.get("feedback_raw", [])]
+            chat = record.get("sent_as") == "turns"
+            scored.append({**record, **score_rounds(item, rounds, objects, record["feedback"], chat)})
+        else:
+            scored.append({**record, **score_translation(item, record["raw"], objects,
+                                                          record.get("sent_as") == "turns")})
     if len(scored) < len(records):
         log.info("%d results rows are for prompts not in this run (changed since, or beyond --limit); "
                  "not scored", len(records) - len(scored))
@@ -246,24 +385,38 @@ def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], 
 
 
 def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:
-    """Return one row per view: problems, lenient and strict success (%, with 95% Wilson
-    intervals), and the mean parse rate (planning) or fact precision and recall (translation)."""
+    """Return one row per view: problems answered, lenient and strict success among them (%,
+    with 95% Wilson intervals), ``invalid`` (answers with an error: no move, or facts that
+    give no plan) and ``refused`` (requests the server refused: not answered, so counted apart
+    and left out of the rates), the goals that already held, and the mean parse rate and gap
+    to optimal (planning) or fact precision and recall (translation). With feedback rounds,
+    ``by_round`` gives the lenient success after round 0, 1, ..."""
     df = pd.DataFrame(records)
+    if "refused" not in df:
+        df["refused"] = None
     rows = []
-    for view, group in df.groupby("view", sort=False):
+    for view, everything in df.groupby("view", sort=False):
+        refused = everything["refused"].fillna(False).astype(bool)
+        group = everything[~refused]
         row: dict[str, Any] = {"view": view, "problems": len(group)}
         for rule in ("lenient", "strict"):
-            wins = int(group[rule].sum())
+            wins = int(group[rule].sum()) if len(group) else 0
             low, high = wilson_interval(wins, len(group))
-            row.update({rule: 100 * wins / len(group), f"{rule}_lo": 100 * low, f"{rule}_hi": 100 * high})
-        row["goal_held_initially"] = int(group["goal_held_initially"].sum())
+            rate = 100 * wins / len(group) if len(group) else float("nan")
+            row.update({rule: rate, f"{rule}_lo": 100 * low, f"{rule}_hi": 100 * high})
+        row["invalid"] = int(group["error"].notna().sum()) if len(group) else 0
+        row["refused"] = int(refused.sum())
+        row["goal_held_initially"] = int(group["goal_held_initially"].sum()) if len(group) else 0
         if prompt_type == "nl":
-            row["parse_rate"] = group["parse_rate"].mean()
-            solved = group["optimality_gap"].dropna()
+            row["parse_rate"] = group["parse_rate"].mean() if len(group) else None
+            solved = group["optimality_gap"].dropna() if len(group) else []
             row["mean_gap"] = solved.mean() if len(solved) else None
         else:
             for field in ("init_precision", "init_recall", "goal_precision", "goal_recall"):
-                row[field] = group[field].mean()
+                row[field] = group[field].mean() if len(group) else None
+            if "lenient_by_round" in group and group["lenient_by_round"].notna().any():
+                rounds = pd.DataFrame(group["lenient_by_round"].dropna().tolist())
+                row["by_round"] = " / ".join(f"{100 * rounds[k].mean():.1f}" for k in rounds.columns)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -280,11 +433,12 @@ def rescore_report(results_path: str | Path, items: Sequence[dict[str, Any]], pr
 
 
 def format_summary(table: pd.DataFrame) -> str:
-    """Return the summary as text: success as "rate [lo, hi]", other fields with 2 decimals."""
+    """Return the summary as text: success as "rate [lo, hi]" ("-" when nothing was answered),
+    other fields with 2 decimals."""
     shown = pd.DataFrame({"view": table["view"], "problems": table["problems"]})
     for rule in ("lenient", "strict"):
         bounds = zip(table[rule], table[f"{rule}_lo"], table[f"{rule}_hi"], strict=True)
-        shown[rule] = [f"{v:5.1f} [{lo:5.1f}, {hi:5.1f}]" for v, lo, hi in bounds]
+        shown[rule] = ["-" if pd.isna(v) else f"{v:5.1f} [{lo:5.1f}, {hi:5.1f}]" for v, lo, hi in bounds]
     for name in table.columns:
         if name not in shown.columns and not name.endswith(("_lo", "_hi")):
             shown[name] = table[name].map(_cell)
@@ -317,6 +471,8 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--results-dir", default=None,
                         help="where the results file goes (default: results/blocks/<set>/<type>___<view>)")
     parser.add_argument("--scores", metavar="CSV", help="also write every re-scored row as CSV")
+    parser.add_argument("--retry-errors", action="store_true",
+                        help="ask again the problems the server refused in an earlier run (e.g. too long)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
 
@@ -328,17 +484,31 @@ def load_run_items(args: argparse.Namespace, prompt_type: str) -> list[dict[str,
     if not Path(args.prompts).is_file():
         raise UserError(f"--prompts {args.prompts}: no such prompts file (write it with "
                         "scripts/generate_prompts.py, or `make blocks/<set>` for a set of configs/blocks/)")
-    problems = args.problem_path or Path(args.prompts).parent.parent / "problems"
-    if not Path(problems).is_dir():
+    problems = problems_path(args.prompts, args.problem_path)
+    if not problems.is_dir():
         raise UserError(f"{problems}: no such problem directory (the prompts' set has none there: "
                         "give it with --problem-path)")
     return load_items(args.prompts, problems, prompt_type)[: args.limit]
 
 
+def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -> Path:
+    """Return the problems directory of a prompts file: ``problem_path`` if given, else
+    ``problems/`` beside the prompts file's ``prompts/`` directory."""
+    return Path(problem_path) if problem_path else Path(prompts).parent.parent / "problems"
+
+
+def run_labels(args: argparse.Namespace, prompting: str, model: Model, **more: Any) -> dict[str, Any]:
+    """Return the labels a run records in its metadata: prompting, model name, and the prompts
+    file and problems directory (so the analysis can re-score the file with the current scorer)."""
+    return {"prompting": prompting, "modelname": model.name, "prompts": str(args.prompts),
+            "problems": str(problems_path(args.prompts, args.problem_path)), **more}
+
+
 def resolve_run_model(args: argparse.Namespace, prompt_type: str, counters: Counters) -> Model:
-    """Return the model of ``args.model``: a built-in of this prompt type, or an HTTP model that
+    """Return the model of ``args.model``: a built-in of this prompt type (only those: the
+    WorldSense ``random`` and ``oracle`` answer options, not blocks), or an HTTP model that
     gets the prompt type's stop sequence unless ``--set stop=...`` gives one."""
-    builtins = {**BUILTINS, **(PLANNER_MODELS if prompt_type == "nl" else TRANSLATOR_MODELS)}
+    builtins = PLANNER_MODELS if prompt_type == "nl" else TRANSLATOR_MODELS
     overrides = parse_overrides(args.set)
     if args.model not in builtins:
         overrides.setdefault("stop", STOPS[prompt_type])
@@ -347,8 +517,10 @@ def resolve_run_model(args: argparse.Namespace, prompt_type: str, counters: Coun
 
 
 def results_path(args: argparse.Namespace, items: Sequence[dict[str, Any]], prompt_type: str,
-                 modelname: str) -> Path:
-    """Return ``<results dir>/<prompting>___<modelname>___results.jsonl`` for this run.
+                 model: Model, feedback: int = 0) -> tuple[Path, str]:
+    """Return ``(path, prompting)``: ``<results dir>/<prompting>___<modelname>___results.jsonl``
+    for this run, and its prompting label (``conversation.prompting_label``: the prompts file's,
+    plus ``-turns`` for a chat endpoint and ``-feedback<N>`` with feedback rounds).
 
     The default directory is ``results/blocks/<set>/<type>___<view>``, the set being the
     directory above the prompts file's ``prompts/``. Raises DataError for an empty prompts
@@ -362,8 +534,9 @@ def results_path(args: argparse.Namespace, items: Sequence[dict[str, Any]], prom
     set_name = Path(args.prompts).resolve().parent.parent.name
     directory = (Path(args.results_dir) if args.results_dir
                  else RESULTS_ROOT / set_name / f"{prompt_type}___{views[0]}")
+    prompting = prompting_label(promptings[0], uses_chat(model), feedback)
     try:
-        return directory / results_filename(promptings[0], modelname)
+        return directory / results_filename(prompting, model.name), prompting
     except ValueError as exc:
         raise UserError(str(exc)) from None
 

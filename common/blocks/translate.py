@@ -9,11 +9,12 @@ caller that wants a stricter protocol passes the objects named in the English de
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from common.blocks.check import PlanCheck, check_plan
 from common.blocks.consistency import goal_conflicts
-from common.blocks.pddl import FactError, read_facts, read_state
+from common.blocks.pddl import FactError, read_each_fact, read_facts, read_state
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import View
 from common.blocks.state import Move, Relation, relation_pddl
@@ -34,6 +35,7 @@ class TranslationOutcome:
     reason: str | None               # why there is no plan
     init_facts: list[Relation] | None = None
     goal_facts: list[Relation] | None = None
+    errors: dict[str, str] = field(default_factory=dict)  # part ("init", "goal") -> why it failed
 
     @property
     def lenient(self) -> bool:
@@ -51,35 +53,51 @@ def solve_from_facts(view: View, init_text: str, goal_text: str,
     """Return the outcome of planning from model-written facts for ``view`` (see module doc)."""
     objects = view.items if objects is None else list(objects)
     init_facts = goal = board = None
-    problems = []  # why there is no plan, initial state first
+    errors = {}  # why there is no plan, by the part to blame; the initial state is reported first
     try:
         init_facts = read_facts(init_text, objects)
         board = read_state(init_text, objects)
     except FactError as exc:
-        problems.append(f"initial facts: {exc}")
+        errors["init"] = f"initial facts: {exc}"
     try:
         goal = read_facts(goal_text, objects)
     except FactError as exc:
-        problems.append(f"goal facts: {exc}")
-    if problems:  # the facts read so far are kept for their accuracy
-        return TranslationOutcome(None, None, problems[0], init_facts, goal)
+        errors["goal"] = f"goal facts: {exc}"
+    if errors:  # the facts read so far are kept for their accuracy
+        return TranslationOutcome(None, None, next(iter(errors.values())), init_facts, goal, errors)
     conflicts = goal_conflicts(goal, objects)
     if conflicts:
-        return TranslationOutcome(None, None, "planner found no plan: " + "; ".join(conflicts),
-                                  init_facts, goal)
+        reason = "planner found no plan: " + "; ".join(conflicts)
+        return TranslationOutcome(None, None, reason, init_facts, goal, {"goal": reason})
     plan = optimal_plan(board, goal)
     if plan is None:  # cannot happen for a consistent goal; kept for safety
-        return TranslationOutcome(None, None, "planner found no plan", init_facts, goal)
+        reason = "planner found no plan"
+        return TranslationOutcome(None, None, reason, init_facts, goal, {"goal": reason})
     return TranslationOutcome(plan, check_plan(plan, view.init_board, view.goal), None, init_facts, goal)
 
 
-def fact_accuracy(predicted: list[Relation] | None, truth: list[Relation]) -> tuple[float, float]:
-    """Return ``(precision, recall)`` of predicted facts against the true ones (0, 0 if none)."""
-    if not predicted:
+def fact_accuracy(predicted: list[Relation] | None, truth: list[Relation],
+                  unread: int = 0) -> tuple[float, float]:
+    """Return ``(precision, recall)`` of predicted facts against the true ones (0, 0 if none).
+
+    ``unread`` atoms (written, but naming an unknown object or predicate) count as wrong facts
+    in the precision; they cannot be right.
+    """
+    written = len(predicted or []) + unread
+    if not written:
         return 0.0, 0.0
     true_set = {tuple(r) for r in truth}
-    hits = sum(1 for r in predicted if tuple(r) in true_set)
-    return hits / len(predicted), hits / len(true_set) if true_set else 0.0
+    hits = sum(1 for r in predicted or [] if tuple(r) in true_set)
+    return hits / written, hits / len(true_set) if true_set else 0.0
+
+
+def facts_accuracy(text: str, objects: Iterable[str], truth: list[Relation]) -> dict[str, Any]:
+    """Return the accuracy of model-written facts read atom by atom (``pddl.read_each_fact``): one
+    unreadable fact does not zero the others. Keys ``precision``, ``recall``, ``unread`` (the
+    reasons of the atoms that could not be read)."""
+    relations, unread = read_each_fact(text, objects)
+    precision, recall = fact_accuracy(relations, truth, len(unread))
+    return {"precision": precision, "recall": recall, "unread": unread}
 
 
 def rule_translate(text: str) -> str:

@@ -33,6 +33,9 @@ log = logging.getLogger(__name__)
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never retried
 RETRY_AFTER_MAX_S = 600.0  # a server's Retry-After is obeyed as given, up to this (guards against nonsense)
 REFUSAL_STATUSES = frozenset({400, 413, 422})  # statuses a per-request refusal comes with (422: TGI)
+# llama-cpp-python answers 500 "llama_decode returned 1" (no room left in the KV cache) when a chat
+# prompt fits the context but prompt + max_tokens does not: the same request always fails the same way.
+_LLAMA_CONTEXT_FULL = re.compile(r"llama_decode returned 1\b")
 CHECK_TIMEOUT_S = (5.0, 30.0)  # (connect, read) of the one reachability check before the first request
 CHECK_ATTEMPTS = 2  # a server that is just starting gets a second chance, one second later
 
@@ -227,6 +230,8 @@ class HTTPModel:
             raise _Transient(f"connection failed: {self._mask(str(exc))[:300]}") from None
         latency = time.monotonic() - start
         status = response.status_code
+        if status == 500 and classify_refusal(status, None, self._server_message(response)):
+            raise RequestRefused("context_length_exceeded", f"HTTP 500: {self._server_message(response)}")
         if status in RETRY_STATUSES or status >= 500:
             raise _Transient(f"HTTP {status}: {self._server_message(response)}",
                              _retry_after(response.headers.get("Retry-After")))
@@ -304,8 +309,11 @@ def classify_refusal(status: int, body: Any, message: str) -> str | None:
     decide first (``context_length_exceeded``, llama.cpp's ``exceed_context_size_error``,
     ``content_filter``, ``invalid_prompt``), then the message (vLLM: "This model's maximum
     context length is ...", TGI: "... must be <= 2048", "... could not be tokenized"). A 413
-    (request body too large) is taken as too long for the context.
+    (request body too large) is taken as too long for the context, and so is llama-cpp-python's
+    500 "llama_decode returned 1" (a chat prompt that fits but leaves no room for max_tokens).
     """
+    if status == 500:  # llama-cpp-python's chat endpoint: prompt + max_tokens overflow the KV cache
+        return "context_length_exceeded" if _LLAMA_CONTEXT_FULL.search(message) else None
     if status not in REFUSAL_STATUSES:
         return None
     error = body.get("error", body) if isinstance(body, dict) else {}

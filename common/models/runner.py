@@ -105,8 +105,8 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
                  Path(results_path).name, f"{len(items):,}", f"{summary.already_done:,}", f"{len(todo):,}",
                  model.name, model.concurrency)
         if items and not todo:
-            log.warning("every item is already answered in %s: nothing to ask. A new model or prompt "
-                        "needs its own --modelname / --prompting (a new results file)",
+            log.warning("every item is already answered in %s: nothing to ask (a new model or prompt "
+                        "needs a new results file: another model name or prompting label)",
                         paths.shown(results_path))
         try:
             meta.save(summary, counters)

@@ -55,6 +55,11 @@ CASES = [
                     "`inputs` tokens and 100 `max_new_tokens`", "error_type": "validation"},
      "context_length_exceeded"),
     (413, {"error": {"message": "Request Entity Too Large"}}, "context_length_exceeded"),
+    # llama-cpp-python's chat endpoint when prompt + max_tokens overflow the KV cache; other 500s retry
+    (500, {"error": {"message": "llama_decode returned 1", "type": "internal_server_error"}},
+     "context_length_exceeded"),
+    (500, {"error": {"message": "llama_decode returned -3", "type": "internal_server_error"}}, None),
+    (500, {"error": {"message": "Internal Server Error"}}, None),
     # Azure OpenAI's content filter, OpenAI's policy refusal and a prompt the server cannot tokenize
     (400, {"error": {"message": "The response was filtered due to the prompt triggering Azure OpenAI's "
                                 "content management policy.", "code": "content_filter"}}, "content_filter"),

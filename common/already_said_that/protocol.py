@@ -1,0 +1,261 @@
+"""The Already Said That conversation: the task prompt, the turn schedule, answer parsing, grading.
+
+One conversation per sample of 100 distinct words. Each turn is a distractor question with
+probability 1/3 (never when the set has no distractors), else a main-task word shown as
+``MAIN TASK - <word>``: with probability 1/2 a word already shown, else a new one; with the
+adversarial option, half of the main-task turns instead show a word that appeared in a
+distractor question or in one of the model's answers (its gold answer is "no" unless it was
+shown as a main-task word before). A wrong or malformed main-task answer ends the
+conversation; a wrong distractor answer does not.
+
+Pairing. The randomness comes from four separate streams per (seed, sample), each a
+``random.Random`` seeded with a string (SHA-512 based, so independent of PYTHONHASHSEED):
+
+- ``main``: the main-task word schedule (new or repeated, which word). It is drawn from the
+  sample's words alone, so the j-th scheduled main-task word is the same in every variant and
+  for every model;
+- ``turns``: whether each turn is a distractor (drawn every turn, also in ``distractorless``,
+  where it is ignored), so all variants with distractors put them on the same turns;
+- ``questions``: the order of the distractor pool for this sample (a shuffled cycle);
+- ``adversarial``: the adversarial coin of each main-task turn and the word it picks.
+
+A model's answers only influence the adversarial words (they add to the pool), never the
+schedule of the other streams.
+"""
+
+import random
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+DISTRACTOR_PROBABILITY = 1 / 3
+REPEAT_PROBABILITY = 1 / 2
+ADVERSARIAL_PROBABILITY = 1 / 2
+MAIN_PREFIX = "MAIN TASK - "
+
+# The original's parser: the first "[answer: ...]" (lower-case "answer", one space after the
+# colon, at least one character before the closing bracket), its content stripped and lower-cased.
+ANSWER_PATTERN = re.compile(r"\[answer: ([^\]]+)\]")
+# Alphabetic words (an apostrophe inside keeps "don't" whole, and such words are then skipped).
+WORD_PATTERN = re.compile(r"[A-Za-z]+(?:['`][A-Za-z]+)*")
+
+
+def parse_answer(reply: str) -> str | None:
+    """Return the answer inside the first ``[answer: ...]`` of ``reply``, stripped and lower-cased,
+    or None when there is none (a format violation), exactly as the original eval parsed it.
+
+    ``"[answer: Yes ]"`` gives "yes"; ``"[Answer: yes]"``, ``"[answer:yes]"`` and ``"[answer: ]"``
+    give None; text around the brackets is ignored; of several, the first counts.
+    """
+    match = ANSWER_PATTERN.search(reply)
+    return match.group(1).strip().lower() if match else None
+
+
+def alpha_words(text: str) -> list[str]:
+    """Return the purely alphabetic words of ``text``, lower-cased, in order (the words a model's
+    answer adds to the adversarial pool; "don't" and "a1" are skipped, as in the original)."""
+    return [word.lower() for word in WORD_PATTERN.findall(text) if word.isalpha()]
+
+
+def normalise(answer: str) -> str:
+    """Return a gold or given answer as compared: stripped and lower-cased."""
+    return answer.strip().lower()
+
+
+def example_word(example: dict[str, Any]) -> str:
+    """Return the word of the worked example's distractor question that the example then shows as a
+    main-task word (answered "no": words of unrelated questions do not count): its longest word."""
+    words = example.get("words") or alpha_words(example["question"])
+    return max(words, key=len) if words else "apple"
+
+
+def task_description(example: dict[str, Any] | None) -> str:
+    """Return the system message: the task, the answer format, and a worked example that uses the
+    held-out ``example`` distractor (a record of the pool's format; None: no distractor lines)."""
+    lines = [
+        (
+            "You will be shown words one at a time. Your main task is to say whether the user has "
+            "already shown you the word, in this conversation, as a main-task word. Main-task words "
+            f"come as '{MAIN_PREFIX}<word>'."
+        ),
+        (
+            "From time to time you will also be asked an unrelated question. Always answer it, then "
+            "go back to the main task. Words that appear in unrelated questions, or in your own "
+            "answers, do not count as shown."
+        ),
+        "",
+        (
+            "Reply with [answer: <answer>], where <answer> is yes or no for the main task, or your "
+            "answer to an unrelated question."
+        ),
+        "An example exchange:",
+        "",
+        "```example",
+        f"input: {MAIN_PREFIX}river",
+        "response: [answer: no]",
+        f"input: {MAIN_PREFIX}river",
+        "response: [answer: yes]",
+    ]
+    if example is not None:
+        word = example_word(example)
+        lines += [
+            f"input: {example['question']}",
+            f"response: [answer: {example['answer']}]",
+            f"input: {MAIN_PREFIX}{word}",
+            "response: [answer: no] # it was only part of an unrelated question",
+        ]
+    lines += [
+        f"input: {MAIN_PREFIX}lantern",
+        "response: [answer: no]",
+        f"input: {MAIN_PREFIX}lantern",
+        "response: [answer: yes]",
+        "```",
+        "",
+        "The task starts now.",
+    ]
+    return "\n".join(lines)
+
+
+def _stream(seed: int, sample: int, name: str) -> random.Random:
+    """Return the random stream ``name`` of one conversation (string seed: hash-order free)."""
+    return random.Random(f"already_said_that:{seed}:{sample}:{name}")
+
+
+def main_schedule(words: Sequence[str], seed: int, sample: int, length: int) -> list[str]:
+    """Return the first ``length`` scheduled main-task words of a sample, from its ``main`` stream.
+
+    Each step picks, with probability 1/2, a word the schedule already showed, else a word it has
+    not (a repeat is impossible at the first step, a new word once all are used: then the other
+    pool is taken). The same words, seed and sample give the same list in every variant.
+    """
+    rng = _stream(seed, sample, "main")
+    unseen, seen = list(words), []
+    schedule = []
+    for _ in range(length):
+        pool = seen if rng.random() < REPEAT_PROBABILITY else unseen
+        if not pool:
+            pool = unseen or seen
+        word = pool[rng.randrange(len(pool))]
+        if pool is unseen:
+            unseen.remove(word)
+            seen.append(word)
+        schedule.append(word)
+    return schedule
+
+
+@dataclass
+class Turn:
+    """One turn asked: what was shown and what the correct answer is."""
+
+    index: int  # 1-based turn number
+    kind: str  # "main" | "distractor"
+    message: str  # the user message
+    gold: str  # "yes"/"no" for the main task, else the distractor's answer (normalised)
+    word: str = ""  # the main-task word
+    adversarial: bool = False  # a main-task word drawn from the adversarial pool
+    question: dict[str, Any] | None = None  # the distractor record
+
+
+@dataclass
+class Outcome:
+    """How the model's reply to one turn is judged."""
+
+    answer: str | None  # parsed answer (None: no [answer: ...])
+    correct: bool
+    violation: bool  # no [answer: ...], or (main task) an answer other than yes/no
+    ends: bool  # this reply ends the conversation
+    ending: str = ""  # false_positive | false_negative | violation when it ends
+
+
+@dataclass
+class Conversation:
+    """The state of one conversation: ask ``next_turn()``, then ``judge(reply)``, until ``over``."""
+
+    words: Sequence[str]
+    pool: Sequence[dict[str, Any]]  # distractor questions ({"id", "source", "question", "answer", "words"})
+    seed: int
+    sample: int
+    distractors: bool = True
+    adversarial: bool = True
+    max_turns: int = 100
+    turns_done: int = 0  # turns passed (the failing one excluded)
+    distractors_done: int = 0  # distractor turns passed
+    ending: str = ""  # "" while going on, then survived | false_positive | false_negative | violation
+    shown: set[str] = field(default_factory=set)  # words shown as main-task words (membership only)
+    distracting: set[str] = field(default_factory=set)  # the adversarial pool (sorted before drawing)
+
+    def __post_init__(self) -> None:
+        self.schedule: Iterator[str] = iter(main_schedule(self.words, self.seed, self.sample, self.max_turns))
+        self._turns = _stream(self.seed, self.sample, "turns")
+        self._adversarial = _stream(self.seed, self.sample, "adversarial")
+        order = list(range(len(self.pool)))
+        _stream(self.seed, self.sample, "questions").shuffle(order)
+        self._questions = order
+        self._next_question = 0
+        self._turn: Turn | None = None
+
+    @property
+    def over(self) -> bool:
+        """Whether the conversation has ended (a main-task failure, or all turns passed)."""
+        return bool(self.ending)
+
+    def next_turn(self) -> Turn:
+        """Return the next turn to ask (the same one again until it is judged)."""
+        if self._turn is not None:
+            return self._turn
+        if self.over:
+            raise RuntimeError("the conversation is over")
+        index = self.turns_done + 1
+        is_distractor = self._turns.random() < DISTRACTOR_PROBABILITY
+        if is_distractor and self.distractors and self._questions:
+            record = self.pool[self._questions[self._next_question % len(self._questions)]]
+            self._next_question += 1
+            self._turn = Turn(
+                index, "distractor", record["question"], normalise(str(record["answer"])), question=record
+            )
+        else:
+            adversarial = self._adversarial.random() < ADVERSARIAL_PROBABILITY
+            if self.adversarial and adversarial and self.distracting:
+                pool = sorted(self.distracting)
+                word = pool[self._adversarial.randrange(len(pool))]
+            else:
+                adversarial = False
+                word = next(self.schedule)
+            gold = "yes" if word in self.shown else "no"
+            self._turn = Turn(index, "main", f"{MAIN_PREFIX}{word}", gold, word=word, adversarial=adversarial)
+        return self._turn
+
+    def judge(self, reply: str) -> Outcome:
+        """Judge the model's ``reply`` to the current turn, update the state, and return the outcome."""
+        turn = self.next_turn()
+        self._turn = None
+        answer = parse_answer(reply)
+        if turn.kind == "distractor":
+            correct = answer is not None and answer == turn.gold
+            outcome = Outcome(answer, correct, violation=answer is None, ends=False)
+            self.distractors_done += 1
+            self.distracting.update(turn.question.get("words") or alpha_words(turn.message))
+        else:
+            violation = answer not in ("yes", "no")
+            correct = not violation and answer == turn.gold
+            ending = (
+                ""
+                if correct
+                else "violation"
+                if violation
+                else "false_positive"
+                if answer == "yes"
+                else "false_negative"
+            )
+            outcome = Outcome(answer, correct, violation, ends=not correct, ending=ending)
+            if not correct:
+                self.ending = ending
+                return outcome
+            self.shown.add(turn.word)
+        if answer is not None:
+            self.distracting.update(alpha_words(answer))
+        self.turns_done += 1
+        if self.turns_done >= self.max_turns:
+            self.ending = "survived"
+        return outcome

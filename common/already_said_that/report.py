@@ -1,0 +1,345 @@
+"""The Already Said That section of the analysis: metrics tables, survival curves, log-rank tests.
+
+``detect(path)`` recognises a results directory of the suite (results/already_said_that/<set>,
+or its parent holding several sets) or a set directory (data/already_said_that/<set>, whose
+results are then read from results/already_said_that/<set>). ``section`` reads every run found
+(results file + turn log) and assembles what common/already_said_that/analysis.py computes.
+"""
+
+import itertools
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from common.already_said_that import analysis
+from common.already_said_that.run import RESULTS_DIR, read_turns
+from common.analysis import Section
+from common.jsonl import atomic_write
+from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
+
+VARIANT_ORDER = (
+    "which_is_heavier",
+    "first_letters",
+    "reverse_sort",
+    "ambiguous_sentences",
+    "mixed",
+    "distractorless",
+)
+MODEL_ORDER = ("oracle", "random", "human")
+SURVIVAL_AT = (10, 25, 50, 75, 100)
+RULE = "-" * 78
+
+ABOUT = """Already Said That (after OpenAI's evals suite of that name) measures memory over a long
+conversation with distractions. The model sees up to 100 turns: either "MAIN TASK - <word>", where it
+must say whether that word was already shown as a main-task word (half of the words repeat; with the
+adversarial option half of the main-task words come from earlier distractor questions or the model's own
+answers, and must be answered "no"), or, with probability 1/3, an unrelated question (which is heavier,
+first letters, reverse sort, ambiguous sentences, or a mix) that it must also answer. Every reply must be
+`[answer: ...]`; a wrong or malformed main-task answer ends the conversation. **Turns** is how many turns
+a conversation lasted before its failing turn (100: it survived). Intervals are 95% (means +- 1.96
+standard errors; shares: Wilson). Survival curves are Kaplan-Meier estimates (survivors censored at 100,
+conversations refused by the server, context too long, censored where they stopped, and counted apart)."""
+
+
+def detect(path: Path) -> bool:
+    """Return whether ``path`` holds Already Said That results (a set's results directory or its
+    parent) or is an Already Said That set directory."""
+    return bool(_run_dirs(path)) or _is_set_dir(path)
+
+
+def _is_set_dir(path: Path) -> bool:
+    """Return whether ``path`` is a set directory (a manifest pinning samples.jsonl)."""
+    try:
+        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(manifest, dict) and "samples.jsonl" in (manifest.get("sha256") or {})
+
+
+def _run_dirs(path: Path) -> list[Path]:
+    """Return the directories under ``path`` (itself, or its children) with runs of this suite:
+    a results file with its turn log beside it."""
+
+    def has_runs(directory: Path) -> bool:
+        return any(
+            f.with_name(f.name.removesuffix(SUFFIX) + "___turns.jsonl").is_file()
+            for f in find_results_files(directory)
+        )
+
+    if not path.is_dir():
+        return []
+    if has_runs(path):
+        return [path]
+    return [d for d in sorted(path.iterdir()) if d.is_dir() and has_runs(d)]
+
+
+def load_runs(path: Path) -> list[dict[str, Any]]:
+    """Return every run under ``path``: dicts with set, model, results and turns paths, the
+    conversations frame and the turn log, sorted by set (variant order) then model."""
+    if _is_set_dir(path) and not _run_dirs(path):
+        path = RESULTS_DIR / path.name
+    runs = []
+    for directory in _run_dirs(path):
+        for results in find_results_files(directory):
+            turns_path = results.with_name(results.name.removesuffix(SUFFIX) + "___turns.jsonl")
+            if not turns_path.is_file():
+                continue
+            records = read_results(results)
+            _, model = parse_results_filename(results)
+            runs.append(
+                {
+                    "set": directory.name,
+                    "model": model,
+                    "results": results,
+                    "turns_path": turns_path,
+                    "frame": analysis.conversation_frame(records),
+                    "turns": read_turns(turns_path, {r["Key"] for r in records}),
+                }
+            )
+    return sorted(runs, key=lambda run: (_rank(run["set"], VARIANT_ORDER), _rank(run["model"], MODEL_ORDER)))
+
+
+def _rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
+    """Return a sort key putting ``order``'s names first, in that order, then the rest by name."""
+    return (order.index(name) if name in order else len(order), name)
+
+
+def _cell(value: float, lo: float, hi: float, scale: float = 1.0, digits: int = 1) -> str:
+    """Return "value (lo-hi)" scaled and rounded, or "-" for a missing value."""
+    if value is None or math.isnan(value):
+        return "-"
+    return f"{scale * value:.{digits}f} ({scale * lo:.{digits}f}-{scale * hi:.{digits}f})"
+
+
+def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the display table of the original's metrics per (set, model) and the tidy one."""
+    rows, tidy = [], []
+    for run in runs:
+        m = analysis.seed_metrics(run["frame"])
+        tidy.append({"set": run["set"], "model": run["model"], **m})
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                "conversations": m["n"],
+                "refused": m["refused"],
+                "avg turns": _cell(m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
+                "sd": f"{m['stddev_num_turns']:.1f}",
+                "median": f"{m['median_num_turns']:g}",
+                "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
+                "avg distractors": _cell(
+                    m["avg_num_distractors"], m["avg_num_distractors_lo"], m["avg_num_distractors_hi"]
+                ),
+                "distractor acc. %": _cell(
+                    m["avg_distractor_accuracy"],
+                    m["avg_distractor_accuracy_lo"],
+                    m["avg_distractor_accuracy_hi"],
+                    100,
+                ),
+                "false pos. %": _cell(
+                    m["false_positive_rate"], m["false_positive_rate_lo"], m["false_positive_rate_hi"], 100
+                ),
+                "false neg. %": _cell(
+                    m["false_negative_rate"], m["false_negative_rate_lo"], m["false_negative_rate_hi"], 100
+                ),
+                "violation %": _cell(
+                    m["violation_rate"], m["violation_rate_lo"], m["violation_rate_hi"], 100
+                ),
+            }
+        )
+    return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
+
+
+def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the share alive after selected turns per (set, model) for display, and every curve (tidy)."""
+    rows, curves = [], []
+    for run in runs:
+        curve = analysis.survival(run["frame"]).assign(set=run["set"], model=run["model"])
+        curves.append(curve)
+        at = curve.set_index("turn")
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                **{
+                    f"after {t}": _cell(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
+                    for t in SURVIVAL_AT
+                },
+            }
+        )
+    return pd.DataFrame(rows).set_index(["set", "model"]), pd.concat(curves, ignore_index=True)
+
+
+def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Return the error rates per question type (display and tidy) and the format violations over
+    all turns per (set, model), with the refused conversations beside them."""
+    tidy = []
+    for run in runs:
+        if run["turns"]:
+            tidy.append(analysis.question_errors(run["turns"]).assign(set=run["set"], model=run["model"]))
+    frame = (
+        pd.concat(tidy, ignore_index=True)
+        if tidy
+        else pd.DataFrame(columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
+    )
+    display = frame.assign(
+        **{
+            "error %": [
+                _cell(r, lo, hi, 100)
+                for r, lo, hi in zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
+            ]
+        }
+    )
+    display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
+    rows = []
+    for run in runs:
+        m = analysis.seed_metrics(run["frame"])
+        share, lo, hi = analysis.share_interval(m["violations_all_turns"], m["turns_asked"])
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                "turns asked": m["turns_asked"],
+                "format violations": m["violations_all_turns"],
+                "violation % of turns": _cell(share, lo, hi, 100, 2),
+                "refused (context)": m["refused"],
+            }
+        )
+    return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
+
+
+def logrank_table(runs: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return log-rank tests: every pair of models on the same set, and on every set each model
+    against itself on distractorless (the variants share their word schedules)."""
+    rows = []
+    by_set: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_set.setdefault(run["set"], []).append(run)
+    for set_name, group in by_set.items():
+        for a, b in itertools.combinations(group, 2):
+            rows.append(_test_row(f"{set_name}: {a['model']} vs {b['model']}", a, b))
+    baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
+    for run in runs:
+        if run["set"] != "distractorless" and run["model"] in baseline:
+            rows.append(
+                _test_row(f"{run['model']}: {run['set']} vs distractorless", run, baseline[run["model"]])
+            )
+    return pd.DataFrame(rows, columns=["comparison", "statistic", "p"]).set_index("comparison")
+
+
+def _test_row(label: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Return one log-rank row (statistic and p as text; "-" when neither run has a failure)."""
+    statistic, p = analysis.logrank(a["frame"], b["frame"])
+    return {
+        "comparison": label,
+        "statistic": "-" if math.isnan(statistic) else f"{statistic:.2f}",
+        "p": "-" if math.isnan(p) else f"{p:.3g}",
+    }
+
+
+def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
+    """Write a PNG of the survival curves with 95% bands: one panel per value of ``panel``
+    ("set" or "model"), one line per value of ``line``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels = list(dict.fromkeys(curves[panel]))
+    columns = min(3, len(panels))
+    rows = math.ceil(len(panels) / columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False, sharey=True)
+    for ax, name in zip(axes.flat, panels, strict=False):
+        for label, curve in curves[curves[panel] == name].groupby(line, sort=False):
+            drawn = ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label))
+            ax.fill_between(
+                curve["turn"],
+                100 * curve["lo"],
+                100 * curve["hi"],
+                step="post",
+                alpha=0.2,
+                color=drawn[0].get_color(),
+            )
+        ax.set_title(str(name), fontsize="medium")
+        ax.set_xlim(0, 100)
+        ax.set_ylim(0, 102)
+        ax.set_xlabel("turn")
+        ax.legend(fontsize="x-small")
+    for ax in axes[:, 0]:
+        ax.set_ylabel("% conversations alive")
+    for ax in list(axes.flat)[len(panels) :]:
+        ax.set_visible(False)
+    fig.tight_layout()
+    with atomic_write(path, binary=True) as handle:
+        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
+    plt.close(fig)
+
+
+def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
+    """Return the Already Said That Section of the runs under ``path``: metrics, survival, error
+    rates per question, violations over all turns, log-rank tests, survival PNGs (with
+    ``figures_dir``), and a summary line per model."""
+    runs = load_runs(Path(path))
+    if not runs:
+        return Section(
+            suite="already_said_that",
+            title="Already Said That",
+            about=ABOUT,
+            text=f"no Already Said That runs under {path}\n",
+            notes=[f"no runs under {path}"],
+        )
+    metrics, metrics_tidy = metrics_table(runs)
+    alive, curves = survival_tables(runs)
+    questions, questions_tidy, violations = question_tables(runs)
+    tests = logrank_table(runs)
+    tables = [
+        ("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
+        ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
+        ("Error rates per question type (all turns asked)", questions),
+        ("Format violations over all turns; conversations refused by the server", violations),
+    ]
+    if not tests.empty:
+        tables.append(("Log-rank tests of survival", tests))
+    figures = []
+    if figures_dir is not None:
+        figures_dir.mkdir(parents=True, exist_ok=True)
+        for panel, line in (("set", "model"), ("model", "set")):
+            target = figures_dir / f"already_said_that_survival_by_{panel}.png"
+            plot_survival(curves, panel, line, target)
+            figures.append(
+                (
+                    f"Already Said That: share of conversations alive after each turn, one panel per {panel}",
+                    target,
+                )
+            )
+    notes = [
+        f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
+        "refused by the server (context too long), left out of the metrics, censored in the curves"
+        for r in runs
+        if r["frame"]["refused"].any()
+    ]
+    text = "".join(f"{RULE}\n    {title}\n{RULE}\n{table.to_string()}\n\n" for title, table in tables)
+    return Section(
+        suite="already_said_that",
+        title="Already Said That",
+        about=ABOUT,
+        text=f"ALREADY SAID THAT: {path}\n\n{text}",
+        tables=tables,
+        figures=figures,
+        data={"metrics": metrics_tidy, "survival": curves, "questions": questions_tidy},
+        summary=summary_lines(metrics_tidy),
+        notes=notes,
+        inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
+    )
+
+
+def summary_lines(tidy: pd.DataFrame) -> list[str]:
+    """Return up to three lines: per model, the average turns on each set."""
+    lines = []
+    for model, group in tidy.groupby("model", sort=False):
+        cells = ", ".join(f"{row.set} {row.avg_num_turns:.1f}" for row in group.itertuples())
+        lines.append(f"{model}: avg turns {cells}")
+    return lines[:3]

@@ -1,0 +1,375 @@
+"""Running Already Said That: read a set directory, play each conversation against a model, log turns.
+
+A set directory (written by scripts/generate_already_said_that.py) holds ``manifest.json``
+(written last; its ``config`` has variant, adversarial, turns, seed, sources; ``example`` the
+held-out worked-example question; ``sha256`` of the two data files), ``samples.jsonl`` (one
+sample of distinct words a line) and ``distractors.jsonl`` (the question pool).
+
+Each conversation is one item of the shared runner (``common.models.run_items``, Key = sample
+id): ``ConversationRunner.answer`` plays its turns in order, sending the whole history every
+turn (HTTP models answer through the response cache, so a rerun replays finished turns for
+free), writes the conversation's turns to the turn log, and returns the one results record. A
+request the server refuses (context too long) ends the conversation as ``refused``: the
+record keeps the turns passed and the runner counts it apart.
+"""
+
+import hashlib
+import json
+import math
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from common import paths
+from common.already_said_that import analysis
+from common.already_said_that.protocol import Conversation, Turn, task_description
+from common.errors import DataError, UserError
+from common.jsonl import dumps, iter_jsonl, write_json
+from common.models.base import Message, Model, RequestRefused
+from common.results import read_results, results_filename
+
+SUITE = "already_said_that"
+DATA_DIR = paths.DATA / SUITE
+RESULTS_DIR = paths.RESULTS / SUITE
+PROMPTING = "direct"  # the original's "generation/direct": the reply is the answer, no reasoning asked
+CHARS_PER_TOKEN = 4  # the --dry-run estimate (English text; a real tokenizer differs by some 10-30%)
+
+
+@dataclass
+class SetData:
+    """One set directory, loaded and checked."""
+
+    path: Path
+    name: str
+    config: dict[str, Any]
+    samples: list[dict[str, Any]]
+    pool: list[dict[str, Any]]
+    example: dict[str, Any] | None
+    options: dict[str, list[str]] = field(default_factory=dict)  # source -> its distinct answers, sorted
+
+    @property
+    def has_distractors(self) -> bool:
+        """Whether turns may be distractor questions (a pool, and a variant other than distractorless)."""
+        return bool(self.pool) and self.config.get("variant") != "distractorless"
+
+    def conversation(self, sample: dict[str, Any]) -> Conversation:
+        """Return a fresh Conversation for ``sample`` under the set's seed and options."""
+        return Conversation(
+            sample["words"],
+            self.pool,
+            seed=int(self.config.get("seed", 0)),
+            sample=int(sample["sample"]),
+            distractors=self.has_distractors,
+            adversarial=bool(self.config.get("adversarial", True)),
+            max_turns=int(self.config.get("turns", 100)),
+        )
+
+
+def resolve_set(name_or_dir: str | None, variant: str | None = None) -> Path:
+    """Return the set directory named by ``--set`` (a directory, or a name under data/already_said_that)
+    or by ``--variant`` (the shipped set of that variant); UserError listing the sets if none."""
+    wanted = name_or_dir or variant
+    if not wanted:
+        raise UserError("name a set: --set <dir or name> or --variant <variant>")
+    candidate = Path(wanted)
+    for path in (candidate, DATA_DIR / wanted):
+        if (path / "manifest.json").is_file():
+            return path
+    shipped = sorted(p.parent.name for p in DATA_DIR.glob("*/manifest.json"))
+    raise UserError(
+        f"no Already Said That set {wanted!r} (no manifest.json in {wanted} or "
+        f"{paths.shown(DATA_DIR / wanted)}); sets built: {', '.join(shipped) or 'none'} "
+        f"(build them with `make asat-data` or scripts/generate_already_said_that.py)"
+    )
+
+
+def load_set(path: str | Path) -> SetData:
+    """Return the set in directory ``path``, its files checked against the manifest's SHA-256s.
+
+    Raises DataError naming the file (and line or field) when something is missing, malformed
+    or does not match, with what to do.
+    """
+    path = Path(path)
+    manifest_path = path / "manifest.json"
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise DataError(f"{manifest_path}: unreadable manifest ({exc}); regenerate the set") from None
+    for key in ("config", "sha256"):
+        if not isinstance(manifest.get(key), dict):
+            raise DataError(f"{manifest_path}: field '{key}' missing or not a mapping; regenerate the set")
+    for name, digest in manifest["sha256"].items():
+        actual = hashlib.sha256((path / name).read_bytes()).hexdigest()
+        if actual != digest:
+            raise DataError(
+                f"{path / name}: SHA-256 differs from manifest.json (changed after generation?); "
+                "regenerate the set"
+            )
+    samples = list(iter_jsonl(path / "samples.jsonl"))
+    for lineno, sample in enumerate(samples, start=1):
+        words = sample.get("words")
+        if (
+            not isinstance(sample.get("sample"), int)
+            or not isinstance(words, list)
+            or not words
+            or len(set(words)) != len(words)
+        ):
+            raise DataError(
+                f"{path / 'samples.jsonl'}:{lineno}: a sample needs an integer 'sample' and a "
+                "non-empty list 'words' of distinct words"
+            )
+    pool = list(iter_jsonl(path / "distractors.jsonl"))
+    for lineno, record in enumerate(pool, start=1):
+        missing = [key for key in ("id", "source", "question", "answer") if key not in record]
+        if missing:
+            raise DataError(f"{path / 'distractors.jsonl'}:{lineno}: field(s) {', '.join(missing)} missing")
+    options: dict[str, set[str]] = {}
+    for record in pool:
+        options.setdefault(record["source"], set()).add(str(record["answer"]).strip().lower())
+    return SetData(
+        path=path,
+        name=str(manifest.get("set") or path.name),
+        config=manifest["config"],
+        samples=samples,
+        pool=pool,
+        example=manifest.get("example"),
+        options={source: sorted(answers) for source, answers in sorted(options.items())},
+    )
+
+
+def run_paths(set_name: str, model_name: str, results_root: Path = RESULTS_DIR) -> dict[str, Path]:
+    """Return the files of one run: ``results`` (one line per conversation), ``turns`` (the turn
+    log), ``summary`` (the run's summary JSON), all in results/already_said_that/<set>/."""
+    results = results_root / set_name / results_filename(PROMPTING, model_name)
+    stem = results.name.removesuffix("results.jsonl")
+    return {
+        "results": results,
+        "turns": results.with_name(stem + "turns.jsonl"),
+        "summary": results.with_name(stem + "summary.json"),
+    }
+
+
+def conversation_items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
+    """Return the runner's items: one per sample (the first ``limit``), Key = sample id."""
+    samples = data.samples[:limit] if limit is not None else data.samples
+    return [
+        {"Key": sample["sample"], "sample": sample["sample"], "words": sample["words"]} for sample in samples
+    ]
+
+
+def turn_item(key: Any, turn: Turn, options: dict[str, list[str]]) -> dict[str, Any]:
+    """Return what a built-in solver may read about a turn (HTTP models ignore it): the gold
+    answer, the kind, and the answers of the question's source (the random guess's options)."""
+    source = turn.question["source"] if turn.question else ""
+    return {
+        "Key": key,
+        "turn": turn.index,
+        "kind": turn.kind,
+        "gold": turn.gold,
+        "options": options.get(source, []),
+    }
+
+
+class ConversationRunner:
+    """Plays conversations of one set for the shared runner, appending their turns to a log."""
+
+    def __init__(self, data: SetData, turns_path: Path, model_name: str):
+        self.data = data
+        self.model_name = model_name
+        self.system = task_description(data.example if data.has_distractors else None)
+        self.turns_path = Path(turns_path)
+        self._lock = threading.Lock()
+
+    def answer(self, model: Model, item: dict[str, Any]) -> dict[str, Any]:
+        """Play the conversation of ``item`` to its end and return its results record.
+
+        Its turn lines are appended to the turn log in one write before the record is returned
+        (the runner then writes the record), so a conversation's turns are contiguous and a
+        re-played conversation's later block supersedes an earlier one (``read_turns``).
+        """
+        conversation = self.data.conversation(item)
+        messages: list[Message] = [{"role": "system", "content": self.system}]
+        log: list[dict[str, Any]] = []
+        last_reply, refused = "", None
+        tokens = {"prompt_tokens": 0, "completion_tokens": 0, "cached": 0}
+        while not conversation.over:
+            turn = conversation.next_turn()
+            messages.append({"role": "user", "content": turn.message})
+            try:
+                reply = model.complete(messages, turn_item(item["Key"], turn, self.data.options))
+            except RequestRefused as exc:
+                refused = exc
+                log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
+                break
+            messages.append({"role": "assistant", "content": reply.text})
+            outcome = conversation.judge(reply.text)
+            last_reply = reply.text
+            tokens["prompt_tokens"] += reply.prompt_tokens
+            tokens["completion_tokens"] += reply.completion_tokens
+            tokens["cached"] += bool(reply.cached)
+            log.append(
+                {
+                    **self._turn_fields(item, turn),
+                    "reply": reply.text,
+                    "answer": outcome.answer,
+                    "correct": outcome.correct,
+                    "violation": outcome.violation,
+                    "cached": reply.cached,
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                    "finish_reason": reply.finish_reason,
+                }
+            )
+        self._write_turns(log)
+        distractor_turns = [t for t in log if t["kind"] == "distractor" and "refused" not in t]
+        record = {
+            "Key": item["Key"],
+            "sample": item["sample"],
+            "set": self.data.name,
+            "variant": self.data.config.get("variant"),
+            "model": self.model_name,
+            "turns": conversation.turns_done,
+            "distractors": conversation.distractors_done,
+            "distractors_correct": sum(t["correct"] for t in distractor_turns),
+            "distractor_accuracy": (
+                sum(t["correct"] for t in distractor_turns) / len(distractor_turns)
+                if distractor_turns
+                else None
+            ),
+            "violations": sum(t.get("violation", False) for t in log),
+            "ended": "refused" if refused else conversation.ending,
+            "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
+            "resp": last_reply,
+            "asked": len(log) - (refused is not None),  # turns answered (not the refused request)
+            **tokens,
+        }
+        if refused is not None:
+            record.update(refused=refused.kind, error=refused.message)
+        return record
+
+    def _turn_fields(self, item: dict[str, Any], turn: Turn) -> dict[str, Any]:
+        """Return the turn log fields describing what was asked."""
+        question = turn.question or {}
+        return {
+            "Key": item["Key"],
+            "turn": turn.index,
+            "kind": turn.kind,
+            "message": turn.message,
+            "word": turn.word,
+            "adversarial": turn.adversarial,
+            "source": question.get("source", ""),
+            "question_id": question.get("id", ""),
+            "gold": turn.gold,
+        }
+
+    def _write_turns(self, lines: list[dict[str, Any]]) -> None:
+        """Append ``lines`` to the turn log in one flushed write (contiguous per conversation)."""
+        text = "".join(dumps(line) + "\n" for line in lines)
+        with self._lock:
+            self.turns_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.turns_path, "a", encoding="utf-8") as handle:
+                handle.write(text)
+
+
+def _failed_turn(line: dict[str, Any]) -> dict[str, Any]:
+    """Return the essentials of the turn that ended a conversation."""
+    return {key: line.get(key) for key in ("turn", "word", "gold", "reply", "answer", "adversarial")}
+
+
+def read_turns(path: str | Path, keys: set[Any] | None = None) -> list[dict[str, Any]]:
+    """Return the turn log's lines, for each conversation only its last played block (a block
+    starts at turn 1: a conversation re-played after a kill or a --retry-errors supersedes its
+    earlier turns), and only conversations in ``keys`` when given (those with a results record).
+    A torn last line (a killed writer) is ignored."""
+    path = Path(path)
+    if not path.is_file():
+        return []
+    blocks: dict[Any, list[dict[str, Any]]] = {}
+    with open(path, encoding="utf-8") as handle:
+        lines = handle.readlines()
+    for lineno, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        try:
+            line = json.loads(text)
+        except ValueError:
+            if lineno == len(lines) and not text.endswith("\n"):
+                break
+            raise DataError(
+                f"{path}:{lineno}: not a JSON turn record; delete the run's files to start over"
+            ) from None
+        if line["turn"] == 1 or line["Key"] not in blocks:
+            blocks[line["Key"]] = []
+        blocks[line["Key"]].append(line)
+    return [line for key, block in blocks.items() if keys is None or key in keys for line in block]
+
+
+def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
+    """Return the cost of a run if every conversation lasted all its turns (the most it can cost):
+    ``conversations``, ``requests``, ``input_tokens`` and ``output_tokens`` (characters / 4 of
+    the exact messages, played with the oracle's replies). Input grows with the square of the
+    length: turn t sends the system message and all 2t - 1 messages before it."""
+    system_chars = len(task_description(data.example if data.has_distractors else None))
+    requests = input_chars = output_chars = 0
+    for item in conversation_items(data, limit):
+        conversation = data.conversation(item)
+        history = system_chars
+        while not conversation.over:
+            turn = conversation.next_turn()
+            reply = f"[answer: {turn.gold}]"
+            history += len(turn.message)
+            requests += 1
+            input_chars += history
+            output_chars += len(reply)
+            history += len(reply)
+            conversation.judge(reply)
+    return {
+        "conversations": len(conversation_items(data, limit)),
+        "requests": requests,
+        "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
+        "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),
+    }
+
+
+def cost_usd(price: dict[str, float] | None, input_tokens: int, output_tokens: int) -> float | None:
+    """Return the dollars of ``input_tokens`` and ``output_tokens`` at ``price`` (per 1,000 tokens),
+    or None when the model has no price."""
+    if not price:
+        return None
+    return round((input_tokens * price["input"] + output_tokens * price["output"]) / 1000, 6)
+
+
+def estimate_text(data: SetData, limit: int | None, price: dict[str, float] | None) -> str:
+    """Return the --dry-run line: what a run of ``data`` may cost at most (``estimate``), in
+    dollars too when the model config has a price."""
+    guess = estimate(data, limit)
+    cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
+    return (f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
+            f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
+            "(characters / 4; the whole history is sent every turn, so input grows with the square of the "
+            "length; a conversation that fails early costs far less)"
+            + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config"))
+
+
+def write_summary(files: dict[str, Path], data: SetData, model_name: str, summary: Any, counters: Any,
+                  price: dict[str, float] | None) -> str:
+    """Write the run's summary JSON (the metrics of every conversation in the results file, this
+    run's status, requests, real token usage and cost when priced, and the tokens the recorded
+    conversations took, cached turns included) and return a one-line account of it."""
+    records = read_results(files["results"])
+    metrics = analysis.seed_metrics(analysis.conversation_frame(records))
+    totals = counters.as_dict()
+    write_json(files["summary"], {
+        "set": data.name, "variant": data.config.get("variant"), "model": model_name,
+        "results": paths.shown(files["results"]), "conversations": len(records), "metrics": metrics,
+        "this_run": {"status": summary.status, "conversations_played": summary.answered,
+                     "refused": summary.refused, "failed": summary.failed, "elapsed_s": summary.elapsed_s,
+                     **totals,
+                     "cost_usd": cost_usd(price, totals["prompt_tokens"], totals["completion_tokens"])},
+        "tokens_recorded": {name: sum(int(r.get(name) or 0) for r in records)
+                            for name in ("prompt_tokens", "completion_tokens")},
+    })
+    return (f"{data.name} / {model_name}: {len(records)} conversations, avg turns "
+            f"{metrics['avg_num_turns']:.2f}, refused {metrics['refused']}; summary in "
+            f"{paths.shown(files['summary'])}")

@@ -1,0 +1,111 @@
+"""The built-in solvers of Already Said That, with the model interface (``complete(messages, item)``).
+
+The runner asks them turn by turn like any model; ``item`` is the turn's context (see
+``run.turn_item``): ``Key`` (the sample), ``turn``, ``kind`` ("main" or "distractor"),
+``gold`` (the correct answer) and ``options`` (the answers seen for the question's source).
+
+- ``random``: the original's random baseline: yes or no at random for the main task; for a
+  distractor question, a random guess among ``options``. Seeded per (seed, sample, turn), so
+  a turn gets the same answer however the run is ordered or resumed.
+- ``oracle``: perfect memory and the gold distractor answers (it reads ``gold``): it survives
+  all turns of every variant, the self-check of the protocol and the data.
+- ``human``: a person at a terminal: the tool shows the task, then each message, reads a line
+  and wraps it as ``[answer: <line>]`` (a line that already holds ``[answer: ...]`` is kept).
+"""
+
+import random
+import sys
+from collections.abc import Callable
+from typing import IO, Any
+
+from common.models.base import Message, Model, ModelError, Reply
+
+
+class RandomSolver:
+    """Answers yes or no at random (main task) or a random option (distractors), seeded per turn."""
+
+    name = "random"
+    concurrency = 1
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
+        """Return ``[answer: <choice>]`` drawn by ``random.Random(f"{seed}:{Key}:{turn}")``."""
+        rng = random.Random(f"{self.seed}:{item['Key']}:{item['turn']}")
+        options = ["yes", "no"] if item["kind"] == "main" else list(item.get("options") or ["yes", "no"])
+        return Reply(f"[answer: {rng.choice(options)}]", attempts=0)
+
+    def settings(self) -> dict[str, Any]:
+        """Return the name and seed."""
+        return {"name": self.name, "builtin": True, "seed": self.seed}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class OracleSolver:
+    """Answers every turn correctly from the turn's gold answer."""
+
+    name = "oracle"
+    concurrency = 1
+
+    def __init__(self, seed: int = 0):
+        self.seed = seed
+
+    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
+        """Return ``[answer: <gold>]``."""
+        return Reply(f"[answer: {item['gold']}]", attempts=0)
+
+    def settings(self) -> dict[str, Any]:
+        """Return the name."""
+        return {"name": self.name, "builtin": True}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+class HumanSolver:
+    """A person typing plain answers: reads ``stdin``, writes the conversation to ``stdout``."""
+
+    name = "human"
+    concurrency = 1  # one conversation at a time, in order
+
+    def __init__(self, seed: int = 0, stdin: IO[str] | None = None, stdout: IO[str] | None = None):
+        self.seed = seed
+        self.stdin = stdin
+        self.stdout = stdout
+
+    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
+        """Show the new messages (the task at a conversation's first turn), read one line, and
+        return it wrapped as ``[answer: <line>]``. Raises ModelError (the run stops; finished
+        conversations are kept) when the input ends."""
+        stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
+        if item["turn"] == 1:
+            system = next((m["content"] for m in messages if m["role"] == "system"), "")
+            stdout.write(
+                f"\n=== conversation {item['Key']} ===\n{system}\n"
+                "(type plain answers: yes / no, or the answer to a question)\n\n"
+            )
+        stdout.write(f"[turn {item['turn']}] {messages[-1]['content']}\nyour answer> ")
+        stdout.flush()
+        line = stdin.readline()
+        if not line:
+            raise ModelError("the input ended before the conversation did; run the same command again "
+                             "to play the conversations not finished")
+        typed = line.strip()
+        return Reply(typed if "[answer: " in typed else f"[answer: {typed}]", attempts=0)
+
+    def settings(self) -> dict[str, Any]:
+        """Return the name."""
+        return {"name": self.name, "builtin": True}
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+SOLVERS: dict[str, Callable[[int], Model]] = {
+    "random": RandomSolver,
+    "oracle": OracleSolver,
+    "human": HumanSolver,
+}

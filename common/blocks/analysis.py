@@ -1,0 +1,253 @@
+"""Model-vs-model analysis of a blocks results set, from the results files alone.
+
+A set is ``results/blocks/<set>/``, holding one directory per method and view
+(``nl___<view>``: the model plans; ``pddl___<view>``: the model translates, our planner plans)
+and in each the files ``<prompting>___<modelname>___results.jsonl`` that ``lm_plan.py`` and
+``codex_translate.py`` wrote. A *run* is one (method, prompting, model). ``load_set`` reads
+every row; the other functions are pure functions of that frame:
+
+- ``success``: lenient and strict success by view and run, Wilson 95% intervals, over the
+  problems answered; ``invalid`` (an answer with no usable plan or facts) and ``refused``
+  (the server refused the request: not answered, never counted as a failed plan) apart;
+- the same on the problems that need at least one move, and by optimal plan length;
+- ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
+- ``paired_tests``: the exact McNemar test between every two runs of a view, on the
+  problems both answered;
+- ``paper_comparison``: the published table (configs/papers/blocks.yaml) next to the
+  re-scored release.
+"""
+
+import itertools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from common import paths
+from common.config import load_yaml
+from common.errors import DataError
+from common.results import find_results_files, parse_results_filename, read_results
+from common.stats import mcnemar_exact, wilson_interval
+
+METHODS = {"nl": "plan", "pddl": "LLM+planner"}  # results directory prefix -> method shown
+RUN = ["method", "prompting", "model"]
+PUBLISHED = paths.CONFIGS / "papers" / "blocks.yaml"
+_DIRECTORY = re.compile(r"^(nl|pddl)___(.+)$")
+
+
+def run_directories(path: str | Path) -> list[Path]:
+    """Return the ``<nl|pddl>___<view>`` directories under ``path`` that hold results files, sorted."""
+    path = Path(path)
+    if not path.is_dir():
+        return []
+    return [d for d in sorted(path.iterdir())
+            if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)]
+
+
+def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
+    """Return ``(rows, files, notes)``: one row per results record under ``path`` (see the module
+    docstring), the files read, and caveats.
+
+    Each file is re-scored with the current scorer from its raw answers (``run.rescore``) when
+    its run metadata names a prompts file and problems directory that are still at hand, so a
+    fixed scorer never needs a new request; otherwise its recorded scores are used, with a note.
+
+    Columns: ``method, view, prompting, model, file, id, lenient, strict, goal_held_initially,
+    optimal_length, invalid, refused`` (the refusal's kind, or "" when answered), and for
+    translation ``init_precision``, ``init_recall``, ``goal_precision``, ``goal_recall``,
+    ``lenient_by_round`` / ``strict_by_round`` (feedback runs). Raises DataError when ``path``
+    holds no results files.
+    """
+    rows, files, as_recorded = [], [], []
+    for directory in run_directories(path):
+        prefix, view = _DIRECTORY.match(directory.name).groups()
+        for file in find_results_files(directory):
+            prompting, model = parse_results_filename(file)
+            files.append(file)
+            records = rescored(file, prefix)
+            if records is None:
+                records = read_results(file)
+                as_recorded.append(file.parent.name + "/" + file.name)
+            for record in records:
+                rows.append(_row(record, METHODS[prefix], view, prompting, model, file))
+    if not rows:
+        raise DataError(f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
+                        "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)")
+    notes = [f"scores as recorded (prompts or problems not at hand to re-score): {', '.join(as_recorded)}"] \
+        if as_recorded else []
+    return pd.DataFrame(rows), files, notes
+
+
+def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
+    """Return the records of a results file re-scored from their raw answers (``run.rescore``),
+    with the prompts file, problems (default: beside the prompts) and ``objects`` protocol its
+    last run recorded in the metadata (paths relative to the project root); None when those are
+    not at hand."""
+    from common.blocks import run
+    from common.models.runner import metadata_path
+
+    meta = metadata_path(file)
+    try:
+        last = json.loads(meta.read_text(encoding="utf-8"))["runs"][-1]
+        prompts = paths.ROOT / last["prompts"]
+        problems = paths.ROOT / run.problems_path(last["prompts"], last.get("problems"))
+    except (OSError, ValueError, KeyError, IndexError, TypeError):
+        return None
+    if not prompts.is_file() or not problems.is_dir():
+        return None
+    try:
+        items = run.load_items(prompts, problems, prompt_type)
+    except (DataError, OSError):
+        return None
+    return run.rescore(read_results(file), items, prompt_type, last.get("objects", "true"))
+
+
+def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str,
+         file: Path) -> dict[str, Any]:
+    """Return the analysed fields of one results record."""
+    refused = str(record.get("refused") or "")
+    row = {"method": method, "view": record.get("view", view), "prompting": prompting, "model": model,
+           "file": file.name, "id": record.get("id"), "refused": refused,
+           "lenient": bool(record.get("lenient")) and not refused,
+           "strict": bool(record.get("strict")) and not refused,
+           "goal_held_initially": record.get("goal_held_initially"),
+           "optimal_length": record.get("optimal_length"),
+           "invalid": bool(record.get("error")) and not refused}
+    for field in ("init_precision", "init_recall", "goal_precision", "goal_recall",
+                  "lenient_by_round", "strict_by_round"):
+        if field in record:
+            row[field] = record[field]
+    return row
+
+
+def view_order(df: pd.DataFrame, set_name: str | None = None) -> list[str]:
+    """Return the views in display order: the set's manifest order when its problems are in
+    data/blocks/<set>/problems, else the paper's one / two / all first, then by name."""
+    manifest = paths.DATA / "blocks" / (set_name or "") / "problems" / "manifest.json"
+    found = list(dict.fromkeys(df["view"]))
+    if set_name and manifest.is_file():
+        listed = [v for v in json.loads(manifest.read_text(encoding="utf-8")).get("views", []) if v in found]
+        return listed + sorted(v for v in found if v not in listed)
+    paper = [v for v in ("one", "two", "all") if v in found]
+    return paper + sorted(v for v in found if v not in paper)
+
+
+def rate_cells(successes: int, n: int) -> dict[str, float]:
+    """Return ``rate``, ``lo`` and ``hi`` in percent (Wilson 95%; NaN rate for n = 0)."""
+    lo, hi = wilson_interval(successes, n)
+    return {"rate": 100 * successes / n if n else float("nan"), "lo": 100 * lo, "hi": 100 * hi}
+
+
+def success(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Return per group of ``by``: ``answered`` (problems not refused), lenient and strict
+    successes with rate / lo / hi (percent, Wilson 95%, over the answered problems),
+    ``invalid`` and ``refused`` counts. Groups keep their first-appearance order."""
+    rows = []
+    for key, group in df.groupby(by, sort=False, dropna=False):
+        answered = group[group["refused"] == ""]
+        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
+        row["answered"] = len(answered)
+        for rule in ("lenient", "strict"):
+            wins = int(answered[rule].sum())
+            cells = rate_cells(wins, len(answered))
+            row.update({rule: wins, **{f"{rule}_{name}": value for name, value in cells.items()}})
+        row["invalid"] = int(answered["invalid"].sum())
+        row["refused"] = int((group["refused"] != "").sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def needs_a_move(df: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of problems whose goal did not already hold (a plan needs a move)."""
+    return df[df["goal_held_initially"].eq(False)]
+
+
+def feedback_rounds(df: pd.DataFrame) -> pd.DataFrame:
+    """Return, for runs with feedback rounds, the lenient and strict success after round k
+    (k = 0 .. N) by view and run: ``round``, ``answered``, ``lenient``/``strict`` with rate,
+    lo, hi. Empty when no run had feedback."""
+    if "lenient_by_round" not in df:
+        return pd.DataFrame()
+    part = df[df["lenient_by_round"].notna() & (df["refused"] == "")]
+    rows = []
+    for key, group in part.groupby(["view", *RUN], sort=False):
+        rounds = len(group["lenient_by_round"].iloc[0])
+        for k in range(rounds):
+            row = dict(zip(["view", *RUN], key, strict=True))
+            row.update({"round": k, "answered": len(group)})
+            for rule in ("lenient", "strict"):
+                wins = int(sum(bool(r[k]) for r in group[f"{rule}_by_round"]))
+                cells = rate_cells(wins, len(group))
+                row.update({rule: wins, **{f"{rule}_{n}": v for n, v in cells.items()}})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fact_accuracy(df: pd.DataFrame) -> pd.DataFrame:
+    """Return the mean fact precision and recall (initial state, goal) by view and translation run."""
+    if "init_precision" not in df:
+        return pd.DataFrame()
+    part = df[(df["method"] == METHODS["pddl"]) & (df["refused"] == "")]
+    fields = ["init_precision", "init_recall", "goal_precision", "goal_recall"]
+    return part.groupby(["view", *RUN], sort=False)[fields].mean().reset_index()
+
+
+def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
+    """Return the exact McNemar test between every two runs of each view, paired by problem id
+    on the problems both answered: ``view, a, b, n, a_only, b_only, p`` for the lenient rule
+    and ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
+    rows = []
+    answered = df[(df["refused"] == "") & df["id"].notna()]
+    for view, part in answered.groupby("view", sort=False):
+        runs = list(dict.fromkeys(zip(part["method"], part["prompting"], part["model"], strict=True)))
+        indexed = {run: part[(part["method"] == run[0]) & (part["prompting"] == run[1])
+                             & (part["model"] == run[2])].drop_duplicates("id").set_index("id")
+                   for run in runs}
+        for a, b in itertools.combinations(runs, 2):
+            shared = [i for i in indexed[a].index if i in indexed[b].index]
+            row = {"view": view, "a": run_label(*a), "b": run_label(*b), "n": len(shared)}
+            for rule, prefix in (("lenient", ""), ("strict", "strict_")):
+                test = mcnemar_exact([bool(indexed[a].at[i, rule]) for i in shared],
+                                     [bool(indexed[b].at[i, rule]) for i in shared])
+                row.update({f"{prefix}a_only": test.only_a, f"{prefix}b_only": test.only_b,
+                            f"{prefix}p": test.p_value})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def run_label(method: str, prompting: str, model: str) -> str:
+    """Return the display name of a run: ``<model> (<method>, <prompting>)``."""
+    return f"{model} ({method}, {prompting})"
+
+
+# ---- the paper ------------------------------------------------------------------------------------
+def published() -> dict[str, Any]:
+    """Return configs/papers/blocks.yaml (the published table and the release's measured facts)."""
+    return load_yaml(PUBLISHED)[0]
+
+
+def paper_comparison(reproduced_summary: pd.DataFrame) -> pd.DataFrame:
+    """Return every cell of the published table and of the measured facts next to the same cell
+    of ``reproduced_summary`` (``reproduce.summary`` of the re-scored release): columns source
+    (published | measured), measure, method, view, published, reproduced, same.
+
+    A count cell reads "k" ("k/n" for "needs a move"); a cell missing from the summary is "-".
+    """
+    cells = reproduced_summary.set_index(["measure", "method", "view"])
+    rows = []
+    for source in ("published", "measured"):
+        for measure, methods in published().get(source, {}).items():
+            for method, views in methods.items():
+                for view, cell in views.items():
+                    key = (measure, method, view)
+                    found = "-"
+                    if key in cells.index:
+                        hit = cells.loc[key]
+                        count, n = int(hit["successes"]), int(hit["n"])
+                        found = f"{count}/{n}" if measure == "needs a move" else str(count)
+                    rows.append((source, measure, method, view, str(cell), found))
+    frame = pd.DataFrame(rows, columns=["source", "measure", "method", "view", "published", "reproduced"])
+    frame["same"] = frame["published"] == frame["reproduced"]
+    return frame

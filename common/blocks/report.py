@@ -1,0 +1,284 @@
+"""The blocks section of the one analysis (``common.analysis``): tables, figures, the paper's table.
+
+``section(results/blocks/<set>)`` assembles what ``common.blocks.analysis`` computes from the
+results files: success by view and run (lenient and strict side by side, 95% Wilson
+intervals, invalid and refused counts), the same on the problems that need a move and by
+optimal plan length, success after each feedback round, fact accuracy, the exact McNemar test
+between every two runs of a view, two PNG figures, and for the paper's sets the published
+table next to the re-scored release.
+"""
+
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from common.analysis import Section
+from common.blocks import analysis
+from common.blocks.analysis import RUN, run_label
+from common.jsonl import atomic_write
+
+RULE = "-" * 78
+ABOUT = """Blocks world (Collins et al., CogSci 2022): from an initial board of stacked household items,
+reach goal constraints by moving top items. A model either **plans** in English from a few-shot
+prompt, or translates the description into PDDL facts that our optimal planner solves
+(**LLM+planner**). Plans are checked on the true problem under the paper's **lenient** rule
+(unparseable lines and impossible moves skipped) and a **strict**, VAL-like rule (the first bad
+line fails the plan). Rates are over the problems answered, with 95% Wilson intervals;
+**invalid** answers (no move of the problem's items, or facts that give no plan) count as
+failures, **refused** requests (e.g. longer than the model's context) are not answered and are
+counted apart. An empty plan already succeeds where the goal holds at the start, so the
+*needs a move* table is the fairer comparison."""
+
+
+def detect(path: Path) -> bool:
+    """Return whether ``path`` is a blocks results set: it holds ``nl___<view>`` or
+    ``pddl___<view>`` directories with results files."""
+    return bool(analysis.run_directories(path))
+
+
+def section(path: Path, figures_dir: Path | None = None, release: str | Path | None = None,
+            **_: Any) -> Section:
+    """Return the blocks Section of the results set ``path`` (see the module docstring); with
+    ``figures_dir`` the PNGs ``blocks_<set>_success_by_view.png`` and, when the problems have
+    more than one optimal plan length, ``blocks_<set>_success_by_length.png``. The paper's table
+    is added when the set is one of the paper's (configs/papers/blocks.yaml) and the release
+    (``release``, default data/cogsci22_blocks) has been fetched."""
+    path = Path(path)
+    df, files, notes = analysis.load_set(path)
+    set_name = path.resolve().name
+    views = analysis.view_order(df, set_name)
+    df["view"] = pd.Categorical(df["view"], views, ordered=True)
+    df["method"] = pd.Categorical(df["method"], list(analysis.METHODS.values()), ordered=True)
+    df = df.sort_values(["view", *RUN], kind="stable")
+    df[["view", "method"]] = df[["view", "method"]].astype(str)
+    by_view = analysis.success(df, ["view", *RUN])
+    hard = analysis.success(analysis.needs_a_move(df), ["view", *RUN])
+    lengths = df[df["optimal_length"].notna()].astype({"optimal_length": int})
+    by_length = analysis.success(lengths.sort_values(["optimal_length", *RUN], kind="stable"),
+                                 [*RUN, "optimal_length"])
+    rounds = analysis.feedback_rounds(df)
+    accuracy = analysis.fact_accuracy(df)
+    tests = analysis.paired_tests(df)
+
+    tables = [("SUCCESS by view and run (%, 95% Wilson interval; over the answered problems)",
+               success_table(by_view, ["view", *RUN])),
+              ("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
+               success_table(hard, ["view", *RUN])),
+              ("SUCCESS by OPTIMAL PLAN LENGTH (lenient, %, 95% interval, answered problems)",
+               length_table(by_length))]
+    if not rounds.empty:
+        tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
+                       rounds_table(rounds)))
+    if not accuracy.empty:
+        tables.append(("TRANSLATION ACCURACY (mean precision and recall of the facts)",
+                       accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
+    if not tests.empty:
+        tables.append(("PAIRED: exact McNemar test between runs, paired by problem (both answered)",
+                       tests_table(tests)))
+    figures = []
+    if figures_dir is not None:
+        figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
+        plot_by_view(by_view, views, figure)
+        caption = f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)"
+        figures.append((caption, figure))
+        if lengths["optimal_length"].nunique() > 1:
+            figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
+            plot_by_length(by_length, figure)
+            caption = (f"Blocks world ({set_name}): lenient success against the optimal plan length, "
+                       "all views pooled (95% Wilson intervals)")
+            figures.append((caption, figure))
+    paper, paper_lines, inputs = _paper(set_name, release)
+    notes += _notes(by_view)
+    summary = paper_lines + _summary(by_view, set_name)
+    text = format_text(path, tables, paper)
+    data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
+    if not rounds.empty:
+        data["feedback"] = rounds
+    return Section(suite="blocks", title=f"Blocks world: {set_name}", about=ABOUT, text=text, tables=tables,
+                   figures=figures, data=data, summary=summary[:3], paper=paper, notes=notes,
+                   inputs=[*files, *inputs])
+
+
+# ---- display tables -------------------------------------------------------------------------------
+def cell(rate: float, lo: float, hi: float) -> str:
+    """Return "rate [lo, hi]" with one decimal, or "-" when nothing was answered."""
+    return "-" if pd.isna(rate) else f"{rate:5.1f} [{lo:5.1f}, {hi:5.1f}]"
+
+
+def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
+    """Return ``analysis.success`` for display: answered, lenient, strict, invalid, refused."""
+    shown = stats[index].copy()
+    shown["answered"] = stats["answered"]
+    for rule in ("lenient", "strict"):
+        shown[rule] = [cell(*values) for values in zip(stats[f"{rule}_rate"], stats[f"{rule}_lo"],
+                                                         stats[f"{rule}_hi"], strict=True)]
+    shown["invalid"], shown["refused"] = stats["invalid"], stats["refused"]
+    return shown.set_index(index)
+
+
+def length_table(stats: pd.DataFrame) -> pd.DataFrame:
+    """Return success by optimal plan length as one row per run, one column per length:
+    "rate [lo, hi] (n)" of the lenient rule."""
+    shown = stats.assign(value=[f"{cell(r, lo, hi).strip()} ({n})" for r, lo, hi, n in zip(
+        stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["answered"], strict=True)])
+    table = shown.pivot(index=RUN, columns="optimal_length", values="value")
+    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
+    rows = pd.MultiIndex.from_tuples(runs, names=RUN)
+    return table.reindex(rows).fillna("").rename(columns=lambda n: f"length {n}")
+
+
+def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
+    """Return success after each feedback round: one row per view and run, one column per round."""
+    values = [f"{cell(a, b, c).strip()} | {cell(d, e, f).strip()}" for a, b, c, d, e, f in zip(
+        rounds["lenient_rate"], rounds["lenient_lo"], rounds["lenient_hi"],
+        rounds["strict_rate"], rounds["strict_lo"], rounds["strict_hi"], strict=True)]
+    table = rounds.assign(value=values).pivot(index=["view", *RUN], columns="round", values="value")
+    return table.rename(columns=lambda k: f"after round {k}")
+
+
+def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
+    """Return the paired tests for display: counts of discordant problems and p, both rules."""
+    shown = tests[["view", "a", "b", "n"]].copy()
+    shown["lenient: a only / b only"] = [f"{x} / {y}" for x, y in
+                                         zip(tests["a_only"], tests["b_only"], strict=True)]
+    shown["p"] = tests["p"].map(lambda p: f"{p:.2g}")
+    shown["strict: a only / b only"] = [f"{x} / {y}" for x, y in
+                                        zip(tests["strict_a_only"], tests["strict_b_only"], strict=True)]
+    shown["strict p"] = tests["strict_p"].map(lambda p: f"{p:.2g}")
+    return shown.set_index(["view", "a", "b"])
+
+
+def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Return ``analysis.paper_comparison`` as a display table: one row per (source, measure,
+    method), one column per view, cells "<published> ✓" when reproduced exactly, else
+    "<published> ≠ <reproduced>"."""
+    pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
+    cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
+    index = ["source", "measure", "method"]
+    rows = pd.MultiIndex.from_tuples(list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))),
+                                     names=index)
+    views = list(dict.fromkeys(cells["view"]))
+    table = cells.pivot(index=index, columns="view", values="cell")
+    return table.reindex(index=rows, columns=views).fillna("")
+
+
+def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], paper: pd.DataFrame | None) -> str:
+    """Return the terminal report: a banner naming ``path``, each table with its title, the paper's."""
+    stars = "*" * 78
+    parts = [f"{stars}\n*\n*  BLOCKS WORLD RESULTS IN {path}\n*\n{stars}\n"]
+    if paper is not None:
+        tables = [("PAPER: published (and measured on the release) vs re-scored from the released outputs",
+                   paper), *tables]
+    for title, table in tables:
+        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
+        parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")
+    return "\n".join(parts)
+
+
+# ---- figures ----------------------------------------------------------------------------------------
+def _pyplot():
+    """Return matplotlib.pyplot on the Agg backend (files only)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig, path: Path) -> None:
+    """Write ``fig`` as a PNG (no timestamp metadata, so reruns give the same bytes) and close it."""
+    with atomic_write(Path(path), binary=True) as handle:
+        fig.savefig(handle, format="png", dpi=120, metadata={"Software": None})
+    _pyplot().close(fig)
+
+
+def _colour(index: int, count: int) -> Any:
+    """Return the colour of run ``index`` of ``count``: tab10, or tab20 beyond ten runs (no repeats)."""
+    return _pyplot().get_cmap("tab10" if count <= 10 else "tab20")(index % 20)
+
+
+def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
+    """Write bars of success (%) by view, one bar per run, lenient and strict side by side, with
+    the Wilson intervals as error bars."""
+    plt = _pyplot()
+    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
+    views = [v for v in views if v in set(stats["view"])]
+    width = 0.8 / max(1, len(runs))
+    width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
+    fig, axes = plt.subplots(1, 2, figsize=(width_inches, 4.5), sharey=True)
+    for ax, rule in zip(axes, ("lenient", "strict"), strict=True):
+        for i, run in enumerate(runs):
+            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
+                         & (stats["model"] == run[2])]
+            part = part.set_index("view").reindex(views)
+            xs = [v + (i - (len(runs) - 1) / 2) * width for v in range(len(views))]
+            rate = part[f"{rule}_rate"]
+            errors = [(rate - part[f"{rule}_lo"]).fillna(0).clip(lower=0),
+                      (part[f"{rule}_hi"] - rate).fillna(0).clip(lower=0)]
+            ax.bar(xs, rate.fillna(0), width, yerr=errors, capsize=2, label=run_label(*run),
+                   color=_colour(i, len(runs)))
+        ax.set_xticks(range(len(views)), views)
+        ax.set_title(rule)
+        ax.set_ylim(0, 105)
+        ax.set_xlabel("view")
+    axes[0].set_ylabel("success (%), 95% interval")
+    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    _save(fig, path)
+
+
+def plot_by_length(stats: pd.DataFrame, path: Path) -> None:
+    """Write lines of lenient success (%) against the optimal plan length, one per run, with the
+    Wilson intervals as error bars."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(8.0, 4.5))
+    groups = list(stats.groupby(RUN, sort=False))
+    for i, (run, part) in enumerate(groups):
+        rate = part["lenient_rate"]
+        shift = (i - (len(groups) - 1) / 2) * 0.05  # runs side by side, so equal rates stay visible
+        errors = [(rate - part["lenient_lo"]).clip(lower=0), (part["lenient_hi"] - rate).clip(lower=0)]
+        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(groups)),
+                    marker="o", capsize=2, label=run_label(*run))
+    ax.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
+    ax.set_xlabel("optimal plan length (moves)")
+    ax.set_ylabel("lenient success (%), 95% interval")
+    ax.set_ylim(-2, 105)
+    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig.tight_layout()
+    _save(fig, path)
+
+
+# ---- paper, notes, summary ------------------------------------------------------------------------
+def _paper(set_name: str, release: str | Path | None) -> tuple[pd.DataFrame | None, list[str], list[Path]]:
+    """Return ``(paper table, summary lines, inputs)`` for the paper's sets, else (None, [], [])."""
+    from common.blocks.release import RELEASE, collated_files
+    from common.blocks.reproduce import rescore, summary
+
+    root = Path(release) if release else RELEASE
+    if set_name not in analysis.published().get("sets", []) or not (root / ".fetched").is_file():
+        return None, [], []
+    comparison = analysis.paper_comparison(summary(rescore(root)))
+    mine = comparison[comparison["source"] == "published"]
+    line = (f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
+            f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)")
+    return paper_table(comparison), [line], collated_files(root)
+
+
+def _notes(by_view: pd.DataFrame) -> list[str]:
+    """Return a caveat per run and view with refused requests."""
+    return [f"{run_label(row.method, row.prompting, row.model)}, view {row.view}: {row.refused} problem(s) "
+            "refused by the server (not answered; left out of the rates, counted apart)"
+            for row in by_view.itertuples() if row.refused]
+
+
+def _summary(by_view: pd.DataFrame, set_name: str) -> list[str]:
+    """Return the best run's line (mean lenient success over the views) and the number of runs."""
+    runs = by_view.groupby(RUN, sort=False)["lenient_rate"].mean().dropna()
+    runs = runs.sort_values(ascending=False, kind="stable")
+    if runs.empty:
+        return [f"blocks {set_name}: no answered problems"]
+    best = runs.index[0]
+    return [(f"blocks {set_name}: {len(runs)} runs; best {run_label(*best)}: {runs.iloc[0]:.1f}% lenient"
+             " (mean over views)")]

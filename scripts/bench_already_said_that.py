@@ -1,0 +1,217 @@
+"""Time Already Said That runs: the built-in solvers on every set, and the runner over HTTP vs a bare loop.
+
+1. Built-ins: random and oracle play every set (default: the sets built under
+   data/already_said_that/) through the real runner (results file, turn log, metadata), the
+   conversations of each set (500 in the shipped sets) in one run. Target: all of it well under
+   a minute.
+2. HTTP: a stub server in its own process answers "[answer: no]" at once. The runner plays N
+   conversations at concurrency C (response cache on, a fresh one per repetition, so every
+   request is a miss and a cache write); the anchor is a bare thread pool of C workers that
+   plays the very same conversations (the same request bodies, turns in order) with one
+   requests.Session per thread. Alternating, several repetitions; median turns (requests) per
+   second. The HTTP set is distractorless when built (no two conversations send the same request).
+
+$ python scripts/bench_already_said_that.py
+$ python scripts/bench_already_said_that.py --sets data/already_said_that/mixed --repetitions 5
+"""
+
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
+import json
+import logging
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import requests
+
+from common import cli
+from common.already_said_that.run import (
+    DATA_DIR,
+    ConversationRunner,
+    conversation_items,
+    load_set,
+    read_turns,
+)
+from common.already_said_that.solvers import SOLVERS
+from common.errors import UserError
+from common.models.cache import ResponseCache
+from common.models.client import HTTPModel
+from common.models.config import config_from_mapping
+from common.models.runner import run_items
+
+log = logging.getLogger("bench_already_said_that")
+
+
+def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, float]]:
+    """Return (set, solver, conversations, seconds) of random and oracle playing every set."""
+    rows = []
+    for set_dir in sets:
+        data = load_set(set_dir)
+        for name in ("random", "oracle"):
+            model = SOLVERS[name](0)
+            player = ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name)
+            start = time.perf_counter()
+            run_items(
+                model,
+                conversation_items(data),
+                workdir / f"{data.name}-{name}-results.jsonl",
+                answer=player.answer,
+                show_progress=False,
+            )
+            rows.append((data.name, name, len(data.samples), time.perf_counter() - start))
+    return rows
+
+
+def start_server() -> tuple[subprocess.Popen, str]:
+    """Start the stub server (answering "[answer: no]") in its own process; return it and its base URL."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", "[answer: no]"],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    line = server.stdout.readline()
+    if not line.startswith("listening on "):
+        server.kill()
+        raise RuntimeError(f"stub server did not start: {line!r}")
+    return server, line.split()[-1]
+
+
+def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -> tuple[int, float]:
+    """Return (turns, seconds) of the runner playing ``limit`` conversations over HTTP (turns: HTTP
+    requests plus answers from the cache, when two conversations send the same request)."""
+    config = config_from_mapping(
+        {
+            "name": "bench",
+            "base_url": base_url,
+            "concurrency": concurrency,
+            "max_tokens": 8,
+            "model": "stub-model",
+        }
+    )
+    model = HTTPModel(config, cache=ResponseCache(workdir / "cache.sqlite"))
+    player = ConversationRunner(data, workdir / "turns.jsonl", "bench")
+    start = time.perf_counter()
+    try:
+        run_items(
+            model,
+            conversation_items(data, limit),
+            workdir / "direct___bench___results.jsonl",
+            answer=player.answer,
+            show_progress=False,
+        )
+    finally:
+        model.close()
+    return model.counters.requests + model.counters.cache_hits, time.perf_counter() - start
+
+
+def conversations_of(turns_path: Path, system: str) -> list[list[dict]]:
+    """Return, per conversation of a turn log, the request bodies it sent (growing histories)."""
+    by_key: dict = {}
+    for line in read_turns(turns_path):
+        by_key.setdefault(line["Key"], []).append(line)
+    bodies = []
+    for lines in by_key.values():
+        messages, sent = [{"role": "system", "content": system}], []
+        for line in (line for line in lines if "reply" in line):  # a refused request has none
+            messages = [*messages, {"role": "user", "content": line["message"]}]
+            sent.append(
+                {"model": "stub-model", "messages": messages, "temperature": 0.0, "max_tokens": 8, "seed": 0}
+            )
+            messages = [*messages, {"role": "assistant", "content": line["reply"]}]
+        bodies.append(sent)
+    return bodies
+
+
+def bare_loop(url: str, conversations: list[list[dict]], concurrency: int) -> tuple[int, float]:
+    """Return (requests, seconds) of a thread pool posting each conversation's bodies in order."""
+    local = threading.local()
+
+    def play(bodies: list[dict]) -> None:
+        if not hasattr(local, "session"):
+            local.session = requests.Session()
+        for body in bodies:
+            local.session.post(
+                url, data=json.dumps(body), headers={"Content-Type": "application/json"}, timeout=(10, 60)
+            ).json()
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(play, conversations))
+    return sum(map(len, conversations)), time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    parser.add_argument("--sets", nargs="+", type=Path, help="set directories (default: every built set)")
+    parser.add_argument("--conversations", type=int, default=500, help="conversations per HTTP measurement")
+    parser.add_argument("--repetitions", type=int, default=5, help="HTTP measurements of each client")
+    parser.add_argument("--concurrency", type=int, default=16, help="worker threads of both HTTP clients")
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+    logging.getLogger("common.models.runner").setLevel(logging.WARNING)
+    sets = args.sets or sorted(p.parent for p in DATA_DIR.glob("*/manifest.json"))
+    if not sets:
+        raise UserError("no Already Said That sets built: run `make asat-data` first, or pass --sets DIR ...")
+
+    with tempfile.TemporaryDirectory() as scratch:
+        rows = time_builtins(sets, Path(scratch))
+    total = sum(row[3] for row in rows)
+    print(f"built-in solvers, {len(sets)} sets:")
+    for set_name, solver, count, seconds in rows:
+        print(f"  {set_name:<22} {solver:<7} {count:5,} conversations {seconds:6.2f} s")
+    print(f"  total {total:.1f} s")
+
+    data = load_set(next((s for s in sets if s.name == "distractorless"), sets[0]))
+    server, base_url = start_server()
+    rates: dict[str, list[float]] = {"runner": [], "bare Session loop": []}
+    try:
+        for rep in range(args.repetitions):
+            with tempfile.TemporaryDirectory() as scratch:
+                sent, seconds = run_http(base_url, data, args.conversations, args.concurrency, Path(scratch))
+                conversations = conversations_of(
+                    Path(scratch) / "turns.jsonl",
+                    ConversationRunner(data, Path(scratch) / "unused", "bench").system,
+                )
+            bare_sent, bare_seconds = bare_loop(
+                base_url + "/chat/completions", conversations, args.concurrency
+            )
+            if bare_sent != sent:
+                raise RuntimeError(f"the bare loop played {bare_sent} turns, the runner {sent}")
+            rates["runner"].append(sent / seconds)
+            rates["bare Session loop"].append(bare_sent / bare_seconds)
+            log.info(
+                "repetition %d: %d requests; %s",
+                rep + 1,
+                sent,
+                ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
+            )
+    finally:
+        server.kill()
+        server.wait()
+    print(
+        f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
+        f"median of {args.repetitions}):"
+    )
+    for name, values in rates.items():
+        print(
+            f"  {name:<18} {statistics.median(values):7,.0f} turns/s  (runs: "
+            f"{', '.join(f'{v:,.0f}' for v in values)})"
+        )
+    paired = statistics.median(
+        r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True)
+    )
+    print(f"  runner / bare loop: {paired:.1%} (median of the per-repetition ratios)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))

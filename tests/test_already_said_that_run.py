@@ -1,0 +1,456 @@
+"""Already Said That: the protocol, the solvers, the runner script, the metrics and the report."""
+
+import importlib.util
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from common import analysis as suites
+from common.already_said_that import analysis
+from common.already_said_that.protocol import main_schedule, parse_answer, task_description
+from common.already_said_that.run import load_set, read_turns, run_paths
+from common.paths import ROOT
+from common.results import read_results
+from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
+
+
+def load_main():
+    """Return the script's ``main`` (run in-process: faster than a subprocess per test)."""
+    spec = importlib.util.spec_from_file_location("asat_script", ROOT / "scripts" / "already_said_that.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.main
+
+
+def play(tmp_path, variant, model, samples=20, *extra):
+    """Write a fixture set, run ``model`` on it in-process, return (results records, turn lines)."""
+    set_dir = tmp_path / "sets" / variant
+    if not (set_dir / "manifest.json").is_file():
+        write_set(set_dir, variant, samples=samples)
+    assert (
+        load_main()(
+            [
+                "--set",
+                str(set_dir),
+                "--model",
+                model,
+                "--results-dir",
+                str(tmp_path / "results"),
+                "--loglevel",
+                "WARNING",
+                *extra,
+            ]
+        )
+        == 0
+    )
+    files = run_paths(variant, model, tmp_path / "results")
+    records = read_results(files["results"])
+    return records, read_turns(files["turns"], {r["Key"] for r in records})
+
+
+# ---- the answer parser: the original's rules ----------------------------------------------
+@pytest.mark.parametrize(
+    "reply, answer",
+    [
+        ("[answer: yes]", "yes"),
+        ("[answer: No]", "no"),  # lower-cased
+        ("[answer:   yes  ]", "yes"),  # stripped
+        ("Sure. [answer: yes] I saw it.", "yes"),  # text around is ignored
+        ("[answer: no] [answer: yes]", "no"),  # the first one counts
+        ("[answer: cherry, banana, apple]", "cherry, banana, apple"),
+        ("[answer: the\ntrophy]", "the\ntrophy"),  # any character but ']' inside
+        ("yes", None),  # no brackets: a violation
+        ("[Answer: yes]", None),  # the original's pattern is case-sensitive
+        ("[answer:yes]", None),  # ... and needs the space after the colon
+        ("[answer: ]", None),  # ... and something before the bracket
+        ("answer: yes", None),
+        ("[answer: yes", None),
+    ],
+)
+def test_parse_answer_follows_the_original(reply, answer):
+    assert parse_answer(reply) == answer
+
+
+# ---- metric definitions on hand-written transcripts --------------------------------------------
+def record(key, turns, ended, distractors=0, accuracy=None, violations=0, refused=False):
+    out = {
+        "Key": key,
+        "turns": turns,
+        "distractors": distractors,
+        "distractor_accuracy": accuracy,
+        "violations": violations,
+        "asked": turns + (ended != "survived"),
+        "ended": ended,
+    }
+    return {**out, "refused": "context_length_exceeded"} if refused else out
+
+
+def test_metrics_survivor_first_message_failure_and_violation():
+    records = [
+        record(0, 100, "survived", distractors=33, accuracy=1.0),  # survived every turn
+        record(1, 0, "false_positive"),  # failed on the first message
+        record(2, 7, "violation", distractors=2, accuracy=0.5, violations=2),  # malformed at turn 8
+        record(3, 4, "false_negative", distractors=1, accuracy=0.0),
+    ]
+    m = analysis.seed_metrics(analysis.conversation_frame(records))
+    assert m["n"] == 4 and m["refused"] == 0
+    assert m["avg_num_turns"] == pytest.approx((100 + 0 + 7 + 4) / 4)
+    assert m["median_num_turns"] == 5.5 and m["max_num_turns"] == 100 and m["min_num_turns"] == 0
+    assert m["stddev_num_turns"] == pytest.approx(float(__import__("numpy").std([100, 0, 7, 4])))
+    assert m["avg_num_distractors"] == pytest.approx(36 / 4)
+    assert m["false_positive_rate"] == m["false_negative_rate"] == m["violation_rate"] == 0.25
+    assert m["avg_distractor_accuracy"] == pytest.approx(
+        (1.0 + 0.5 + 0.0) / 3
+    )  # conversations with distractors
+    assert m["avg_num_turns_lo"] < m["avg_num_turns"] < m["avg_num_turns_hi"]
+    assert m["violations_all_turns"] == 2 and m["survived"] == 1
+
+
+def test_metrics_leave_refused_conversations_apart_and_censor_them():
+    frame = analysis.conversation_frame(
+        [record(0, 0, "false_negative"), record(1, 30, "refused", refused=True), record(2, 100, "survived")]
+    )
+    m = analysis.seed_metrics(frame)
+    assert m["n"] == 2 and m["refused"] == 1 and m["avg_num_turns"] == 50
+    curve = analysis.survival(frame).set_index("turn")["alive"]
+    assert curve[0] == 1.0 and curve[1] == pytest.approx(2 / 3)  # the first-message failure
+    assert curve[100] == pytest.approx(2 / 3)  # the refused one is censored at 30, not a failure
+
+
+def test_conversation_ends_on_main_task_failure_not_on_distractor_failure(tmp_path):
+    data = load_set(write_set(tmp_path / "which_is_heavier", "which_is_heavier", samples=3))
+    conversation = data.conversation(data.samples[0])
+    wrong_distractors = 0
+    while True:
+        turn = conversation.next_turn()
+        if turn.kind == "distractor":  # always wrong: the conversation goes on
+            wrong_distractors += 1
+            outcome = conversation.judge("[answer: maybe]")
+            assert not outcome.correct and not outcome.ends
+        elif wrong_distractors >= 2:  # then a malformed main-task answer ends it
+            outcome = conversation.judge("I think yes")
+            assert outcome.ends and outcome.violation and conversation.ending == "violation"
+            break
+        else:
+            assert not conversation.judge(f"[answer: {turn.gold}]").ends
+    assert conversation.turns_done == turn.index - 1 and conversation.distractors_done == wrong_distractors
+
+
+def test_task_description_has_the_worked_example(tmp_path):
+    data = load_set(write_set(tmp_path / "first_letters", "first_letters", samples=1))
+    text = task_description(data.example)
+    assert data.example["question"] in text and f"[answer: {data.example['answer']}]" in text
+    assert data.example["id"] not in {q["id"] for q in data.pool}  # held out of the pool
+    assert "[answer: <answer>]" in text and "unrelated" in task_description(None)
+
+
+# ---- solvers ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_oracle_survives_every_variant(tmp_path, variant):
+    records, turns = play(tmp_path, variant, "oracle")
+    assert len(records) == 20 and {r["ended"] for r in records} == {"survived"}
+    assert {r["turns"] for r in records} == {100}
+    assert all(t["correct"] for t in turns) and len(turns) == 20 * 100
+    distractor_turns = [t for t in turns if t["kind"] == "distractor"]
+    if variant == "distractorless":
+        assert not distractor_turns
+    else:
+        assert 0.25 < len(distractor_turns) / len(turns) < 0.42  # probability 1/3
+        assert {t["source"] for t in distractor_turns} == (
+            set(QUESTIONS) if variant == "mixed" else {variant}
+        )
+
+
+def test_random_solver_averages_match_its_rule(tmp_path):
+    """The random solver fails each turn independently: a distractor turn (probability 1/3) never
+    ends the conversation, a main-task turn ends it when the coin misses, probability 1/2. So a
+    turn fails with probability p = 2/3 * 1/2 = 1/3 with distractors, p = 1/2 without, and the
+    turns passed T follow a geometric law cut at 100: P(T = t) = (1 - p)^t p for t < 100, so
+    E[T] = (1 - p) / p * (1 - (1 - p)^100) = 2.0 (distractors) and 1.0 (distractorless), with
+    standard deviation sqrt(1 - p) / p = 2.45 and 1.41. Over 500 conversations the mean must lie
+    within 4 standard errors (0.44 and 0.25) of these values; and the conversations ending on a
+    false "yes" are those whose failing word was new: about half, never all or none.
+    """
+    for variant, p in (("which_is_heavier", 1 / 3), ("distractorless", 1 / 2)):
+        records, _ = play(tmp_path, variant, "random", 500)
+        m = analysis.seed_metrics(analysis.conversation_frame(records))
+        expected = (1 - p) / p * (1 - (1 - p) ** 100)
+        assert abs(m["avg_num_turns"] - expected) < 4 * math.sqrt(1 - p) / p / math.sqrt(500), (variant, m)
+        assert (
+            m["avg_num_turns_lo"] < expected < m["avg_num_turns_hi"]
+            or abs(m["avg_num_turns"] - expected) < 0.2
+        )
+        assert m["false_positive_rate"] + m["false_negative_rate"] == pytest.approx(1.0)
+        assert 0.1 < m["false_positive_rate"] < 0.9 and m["violation_rate"] == 0
+
+
+def test_same_seed_same_main_task_schedule_in_every_variant(tmp_path):
+    """Variants share the main-task word schedule: the j-th scheduled (non-adversarial) main-task
+    word of a sample is the same everywhere, for every model."""
+    sequences = {}
+    for variant in ("which_is_heavier", "mixed", "distractorless"):
+        for model in ("oracle", "random"):
+            _, turns = play(tmp_path, variant, model, 5)
+            scheduled = [
+                t["word"] for t in turns if t["Key"] == 3 and t["kind"] == "main" and not t["adversarial"]
+            ]
+            sequences[variant, model] = scheduled
+    data = load_set(tmp_path / "sets" / "mixed")
+    full = main_schedule(data.samples[3]["words"], 0, 3, 100)
+    for scheduled in sequences.values():
+        assert scheduled == full[: len(scheduled)]
+    assert len(sequences["distractorless", "oracle"]) > len(sequences["mixed", "oracle"]) > 10
+
+
+def test_runs_are_byte_identical_under_any_hash_seed(tmp_path):
+    write_set(tmp_path / "sets" / "mixed", "mixed", samples=10)
+    outputs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"results{hash_seed}"
+        subprocess.run(
+            [
+                sys.executable,
+                "scripts/already_said_that.py",
+                "--set",
+                str(tmp_path / "sets" / "mixed"),
+                "--model",
+                "random",
+                "--results-dir",
+                str(out),
+            ],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+        )
+        files = run_paths("mixed", "random", out)
+        outputs.append((files["results"].read_bytes(), files["turns"].read_bytes()))
+    assert outputs[0] == outputs[1]
+
+
+def test_dry_run_estimates_and_asks_nothing(tmp_path, capsys):
+    set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=4)
+    assert (
+        load_main()(
+            [
+                "--set",
+                str(set_dir),
+                "--model",
+                "oracle",
+                "--dry-run",
+                "--results-dir",
+                str(tmp_path / "results"),
+            ]
+        )
+        == 0
+    )
+    out = capsys.readouterr().out
+    assert "4 conversations; at most 400 requests" in out
+    tokens = int(out.split("~")[1].split(" input")[0].replace(",", ""))
+    system = len(task_description(load_set(set_dir).example)) / 4
+    # turn t sends the system message and t - 1 earlier exchanges of 5 to 40 tokens: quadratic
+    assert 4 * (100 * system + 4950 * 5) < tokens < 4 * (100 * system + 4950 * 40)
+    assert not (tmp_path / "results").exists()
+
+
+def test_read_turns_keeps_the_last_block_of_a_replayed_conversation(tmp_path):
+    path = tmp_path / "t.jsonl"
+    lines = [
+        {"Key": 0, "turn": 1, "v": "old"},
+        {"Key": 0, "turn": 2, "v": "old"},
+        {"Key": 1, "turn": 1, "v": "x"},
+        {"Key": 0, "turn": 1, "v": "new"},
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines) + '{"Key": 2, "tu', encoding="utf-8")
+    turns = read_turns(path, {0, 1})
+    assert [(t["Key"], t["v"]) for t in turns] == [(0, "new"), (1, "x")]
+
+
+# ---- the report ---------------------------------------------------------------------------------
+def test_report_section_tables_figures_summary(tmp_path):
+    for model in ("oracle", "random"):
+        for variant in ("which_is_heavier", "distractorless"):
+            play(tmp_path, variant, model, 30)
+    assert list(suites.SUITES).index("already_said_that") < list(suites.SUITES).index("worldsense")
+    assert suites.detect_suite(tmp_path / "results") == "already_said_that"
+    assert suites.detect_suite(tmp_path / "results" / "distractorless") == "already_said_that"
+    section = suites.analyse(tmp_path / "results", figures_dir=tmp_path / "figures")
+    titles = " ".join(title for title, _ in section.tables)
+    for needed in ("Metrics", "alive", "question", "violations", "Log-rank"):
+        assert needed in titles
+    assert all(path.is_file() and path.stat().st_size > 10_000 for _, path in section.figures)
+    assert 1 <= len(section.summary) <= 3 and "oracle" in section.summary[0]
+    metrics = section.data["metrics"].set_index(["set", "model"])
+    assert metrics.loc[("distractorless", "oracle"), "avg_num_turns"] == 100
+    assert "oracle: which_is_heavier vs distractorless" in section.tables[-1][1].index
+
+
+# ---- human, refused, resume ---------------------------------------------------------------------
+def read_until(stream, marker: str) -> str:
+    text = ""
+    while not text.endswith(marker):
+        char = stream.read(1)
+        if not char:
+            raise AssertionError(f"output ended before {marker!r}: {text[-500:]}")
+        text += char
+    return text
+
+
+def test_human_solver_through_a_pipe(tmp_path):
+    """A person who remembers every word and knows the questions' answers, then slips on turn 6."""
+    set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=3)
+    gold = {q["question"]: q["answer"] for q in load_set(set_dir).pool}
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "scripts/already_said_that.py",
+            "--set",
+            str(set_dir),
+            "--model",
+            "human",
+            "--limit",
+            "1",
+            "--results-dir",
+            str(tmp_path / "results"),
+        ],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        bufsize=1,
+    )
+    seen = set()
+    try:
+        for turn in range(1, 7):
+            shown = read_until(process.stdout, "your answer> ").rsplit(f"[turn {turn}] ", 1)[1]
+            message = shown.removesuffix("\nyour answer> ")
+            if message.startswith("MAIN TASK - "):
+                word = message.removeprefix("MAIN TASK - ")
+                answer = ("yes" if word in seen else "no") if turn < 6 else ("no" if word in seen else "yes")
+                seen.add(word)
+            else:
+                answer = gold[message] if turn < 6 else "[answer: yes]"  # typed already wrapped: kept
+            process.stdin.write(answer + "\n")
+            process.stdin.flush()
+            if turn == 6 and not message.startswith("MAIN TASK - "):
+                pytest.skip("turn 6 happened to be a question")  # not with this fixture's seed
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+    finally:
+        process.kill()
+    [result] = read_results(run_paths("mixed", "human", tmp_path / "results")["results"])
+    assert result["turns"] == 5 and result["ended"] in ("false_positive", "false_negative")
+
+
+def stub_config(tmp_path, server, **settings):
+    path = tmp_path / "stub.yaml"
+    lines = {"base_url": server.url, "model": "stub-model", "backoff_s": 0.001, "max_retries": 2,
+             "price_per_1k_tokens": {"input": 0.5, "output": 2.0}, **settings}
+    path.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in lines.items()), encoding="utf-8")
+    return path
+
+
+def test_context_refusal_is_counted_apart(tmp_path):
+    from common.models.stub_server import StubServer
+
+    set_dir = write_set(tmp_path / "sets" / "distractorless", "distractorless", samples=4)
+    system_words = len(task_description(None).split())
+    # "[answer: no]" to every word: new words pass; the third request no longer fits
+    with StubServer(answer=lambda prompt: "[answer: no]", max_context=system_words + 8 + 14) as server:
+        config = stub_config(tmp_path, server, max_tokens=8)
+        assert (
+            load_main()(
+                [
+                    "--set",
+                    str(set_dir),
+                    "--model",
+                    str(config),
+                    "--no-cache",
+                    "--results-dir",
+                    str(tmp_path / "results"),
+                    "--loglevel",
+                    "WARNING",
+                ]
+            )
+            == 0
+        )
+    files = run_paths("distractorless", "stub", tmp_path / "results")
+    records = read_results(files["results"])
+    refused = [r for r in records if r.get("refused")]
+    assert refused and all(
+        r["refused"] == "context_length_exceeded" and r["ended"] == "refused" for r in refused
+    )
+    summary = json.loads(files["summary"].read_text())
+    assert summary["metrics"]["refused"] == len(refused)
+    assert summary["metrics"]["n"] == len(records) - len(refused)
+    meta = json.loads(files["results"].with_name("direct___stub___results.meta.json").read_text())
+    assert meta["runs"][-1]["refused"] == len(refused)
+    run = summary["this_run"]  # real usage, priced as the config says
+    assert run["prompt_tokens"] > 0 and run["cost_usd"] == pytest.approx(
+        (run["prompt_tokens"] * 0.5 + run["completion_tokens"] * 2.0) / 1000, abs=1e-6)
+
+    # a larger context: --retry-errors plays the refused conversations again, each written once
+    with StubServer(answer=lambda prompt: "[answer: no]") as server:
+        config = stub_config(tmp_path, server, max_tokens=8)
+        assert load_main()(["--set", str(set_dir), "--model", str(config), "--no-cache", "--retry-errors",
+                            "--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0
+    again = read_results(files["results"])
+    assert sorted(r["Key"] for r in again) == [0, 1, 2, 3] and not any(r.get("refused") for r in again)
+    turns = read_turns(files["turns"], {0, 1, 2, 3})
+    assert len(turns) == sum(r["asked"] for r in again) and not any("refused" in t for t in turns)
+
+
+@pytest.mark.slow
+def test_resume_after_sigkill_writes_no_conversation_twice(tmp_path):
+    from common.models.stub_server import StubServer
+
+    set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=40)
+    cache = tmp_path / "cache.sqlite"
+    with StubServer(answer=lambda prompt: "[answer: no]", default="slow:0.03") as server:
+        config = stub_config(tmp_path, server, concurrency=4)
+        command = [
+            sys.executable,
+            "scripts/already_said_that.py",
+            "--set",
+            str(set_dir),
+            "--model",
+            str(config),
+            "--results-dir",
+            str(tmp_path / "results"),
+            "--cache-file",
+            str(cache),
+        ]
+        results = run_paths("mixed", "stub", tmp_path / "results")["results"]
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.time() + 120
+        while time.time() < deadline and (not results.is_file() or len(results.read_text().splitlines()) < 8):
+            time.sleep(0.05)
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+        first = len(read_results(results))
+        assert 8 <= first < 40
+        asked_before = len(server.requests)
+        finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        assert finished.returncode == 0, finished.stderr
+    keys = [json.loads(line)["Key"] for line in results.read_text().splitlines()]
+    assert sorted(keys) == list(range(40))  # every conversation once
+    turns = read_turns(results.with_name("direct___stub___turns.jsonl"), set(keys))
+    assert len(turns) == sum(r["asked"] for r in read_results(results))  # one block per conversation
+    assert len(server.requests) - asked_before < sum(r["asked"] for r in read_results(results))
+
+
+@pytest.mark.slow
+def test_benchmark_script_runs(tmp_path):
+    set_dir = write_set(tmp_path / "distractorless", "distractorless", samples=30)
+    result = subprocess.run([sys.executable, "scripts/bench_already_said_that.py", "--sets", str(set_dir),
+                             "--conversations", "30", "--repetitions", "1", "--concurrency", "4"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "distractorless" in result.stdout and "runner / bare loop:" in result.stdout

@@ -1,0 +1,165 @@
+"""The blocks section of the one analysis: tables from results files alone, refused items apart,
+exact McNemar tests, figures, and the published table checked cell by cell."""
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from common import analysis
+from common.blocks import report
+from common.blocks.analysis import paper_comparison, published
+from common.blocks.reproduce import rescore, summary
+from common.jsonl import write_jsonl
+from common.stats import mcnemar_exact, wilson_interval
+from tests.conftest import run_script
+
+
+def rows(
+    outcomes: str, view: str, trivial: str = "", refused: str = "", lengths: list[int] | None = None
+) -> list:
+    """Results records: ``outcomes`` one character per problem: L lenient and strict, l lenient
+    only, x failed, i invalid (an error), r refused; ``trivial`` marks goals that held at the start."""
+    records = []
+    for n, outcome in enumerate(outcomes):
+        record = {"Key": n, "id": f"{n:03d}", "view": view}
+        if outcome == "r":
+            record.update({"resp": "", "refused": "context_length_exceeded", "error": "HTTP 400: too long"})
+        else:
+            record.update(
+                {
+                    "lenient": outcome in "Ll",
+                    "strict": outcome == "L",
+                    "error": "no move" if outcome == "i" else None,
+                    "goal_held_initially": n < len(trivial) and trivial[n] == "t",
+                    "optimal_length": (lengths or [1] * len(outcomes))[n],
+                }
+            )
+        records.append(record)
+    return records
+
+
+@pytest.fixture
+def results_set(tmp_path) -> Path:
+    """A results set: two planners and a translator with feedback, on views one and all."""
+    root = tmp_path / "myset"
+    write_jsonl(
+        root / "nl___one" / "paper___alpha___results.jsonl",
+        rows("LLLLlxxxir", "one", "tt", lengths=[0, 0, 1, 1, 2, 2, 3, 3, 3, 3]),
+    )
+    write_jsonl(
+        root / "nl___one" / "paper___beta___results.jsonl",
+        rows("LxxxxxxxLL", "one", "tt", lengths=[0, 0, 1, 1, 2, 2, 3, 3, 3, 3]),
+    )
+    write_jsonl(root / "nl___all" / "paper___alpha___results.jsonl", rows("xxxx", "all"))
+    feedback = rows("LLxx", "one")
+    for record, by_round in zip(
+        feedback, ([True, True], [False, True], [False, False], [False, False]), strict=True
+    ):
+        record.update(
+            {
+                "lenient_by_round": by_round,
+                "strict_by_round": by_round,
+                "init_precision": 1.0,
+                "init_recall": 0.5,
+                "goal_precision": 1.0,
+                "goal_recall": 1.0,
+            }
+        )
+    write_jsonl(root / "pddl___one" / "paper-feedback1___gamma___results.jsonl", feedback)
+    (root / "nl___two").mkdir()  # an empty run directory is not a view with results
+    return root
+
+
+def test_detect_and_the_one_entry_point(results_set, tmp_path):
+    assert report.detect(results_set) and not report.detect(tmp_path / "nothing")
+    assert analysis.detect_suite(results_set) == "blocks"
+    order = list(analysis.SUITES)
+    assert order.index("blocks") < order.index("worldsense")  # detected before the generic trial format
+
+
+def test_success_counts_refused_apart_and_rates_over_the_answered(results_set, tmp_path):
+    section = analysis.analyse(results_set, figures_dir=tmp_path / "figures")
+    table = section.data["success"].set_index(["view", "method", "prompting", "model"])
+    alpha = table.loc[("one", "plan", "paper", "alpha")]
+    assert (alpha.answered, alpha.lenient, alpha.strict, alpha.invalid, alpha.refused) == (9, 5, 4, 1, 1)
+    assert (alpha.lenient_lo, alpha.lenient_hi) == pytest.approx([100 * b for b in wilson_interval(5, 9)])
+    assert table.loc[("one", "LLM+planner", "paper-feedback1", "gamma")].lenient == 2
+    shown = dict(section.tables)[
+        "SUCCESS by view and run (%, 95% Wilson interval; over the answered problems)"
+    ]
+    assert shown.loc[("one", "plan", "paper", "alpha"), "lenient"] == " 55.6 [ 26.7,  81.1]"
+    assert shown.loc[("one", "plan", "paper", "alpha"), "refused"] == 1
+    assert any("alpha (plan, paper), view one: 1 problem(s) refused" in note for note in section.notes)
+    hard = section.data["needs_a_move"].set_index(["view", "method", "prompting", "model"])
+    assert hard.loc[("one", "plan", "paper", "alpha")].answered == 7  # 9 answered, 2 whose goal held
+    assert hard.loc[("one", "plan", "paper", "alpha")].lenient == 3
+    lengths = section.data["by_length"].set_index(["model", "optimal_length"])
+    assert (
+        lengths.loc[("alpha", 3)].answered == 3 and lengths.loc[("alpha", 3)].lenient == 0
+    )  # refused left out
+    rounds = section.data["feedback"]
+    assert list(rounds["lenient"]) == [1, 2] and list(rounds["round"]) == [0, 1]
+    assert [v for v, *_ in section.data["success"][["view"]].drop_duplicates().values] == ["one", "all"]
+    assert 1 <= len(section.summary) <= 3 and section.paper is None  # not one of the paper's sets
+    assert len(section.figures) == 2 and all(path.stat().st_size > 10_000 for _, path in section.figures)
+    assert section.figures[0][1].read_bytes()[:4] == b"\x89PNG"
+
+
+def test_mcnemar_between_every_two_runs_on_the_problems_both_answered(results_set):
+    tests = analysis.analyse(results_set).data["paired"].set_index(["view", "a", "b"])
+    pair = tests.loc[("one", "alpha (plan, paper)", "beta (plan, paper)")]
+    # alpha LLLLlxxxi(r), beta LxxxxxxxL L: 9 shared; lenient alpha only 4 (1-4), beta only 1 (8)
+    assert (pair.n, pair.a_only, pair.b_only) == (9, 4, 1)
+    expected = mcnemar_exact([True] * 5 + [False] * 4, [True] + [False] * 7 + [True])
+    assert pair.p == pytest.approx(expected.p_value) and (pair.strict_a_only, pair.strict_b_only) == (3, 1)
+    assert ("one", "alpha (plan, paper)", "gamma (LLM+planner, paper-feedback1)") in tests.index
+    assert len(tests) == 3  # view all has one run: no pair
+
+
+def test_analyse_results_prints_the_blocks_section(results_set, tmp_path):
+    result = run_script("scripts/analyse_results.py", str(results_set), "--csv", str(tmp_path / "s.csv"))
+    assert result.returncode == 0, result.stderr
+    for title in ("SUCCESS by view and run", "NEED A MOVE", "OPTIMAL PLAN LENGTH", "FEEDBACK", "PAIRED"):
+        assert title in result.stdout
+    assert "after round 1" in result.stdout
+    assert pd.read_csv(tmp_path / "s.csv")["table"].nunique() == 5
+
+
+def test_the_published_table_is_reproduced_cell_by_cell(release):
+    comparison = paper_comparison(summary(rescore(release)))
+    paper = published()
+    expected = sum(
+        len(views)
+        for source in ("published", "measured")
+        for methods in paper[source].values()
+        for views in methods.values()
+    )
+    assert len(comparison) == expected == 21
+    assert comparison["same"].all(), comparison[~comparison["same"]]
+    cells = comparison.set_index(["measure", "method", "view"])
+    assert cells.loc[("lenient", "codex", "all"), "reproduced"] == "72"
+    assert cells.loc[("needs a move", "gpt", "one"), "reproduced"] == "3/60"
+    assert cells.loc[("lenient", "gpt", "two"), "published"] == str(
+        paper["published"]["lenient"]["gpt"]["two"]
+    )
+
+
+def test_a_changed_cell_is_shown_as_different(release):
+    reproduced = summary(rescore(release))
+    changed = reproduced.copy()
+    target = (changed.measure == "lenient") & (changed.method == "codex") & (changed.view == "two")
+    changed.loc[target, "successes"] = 91
+    comparison = paper_comparison(changed)
+    assert list(comparison.loc[~comparison["same"], "reproduced"]) == ["91"]
+    table = report.paper_table(comparison)
+    assert table.loc[("published", "lenient", "codex"), "two"] == "92 ≠ 91"
+    assert table.loc[("published", "lenient", "gpt"), "one"] == "40 ✓"
+
+
+def test_the_paper_sets_carry_the_paper_table(results_set, release, tmp_path):
+    paper_set = results_set.rename(tmp_path / "cogsci_problems")
+    section = analysis.analyse(paper_set)
+    assert section.paper is not None and section.summary[0].startswith("blocks paper table: 6 of 6 published")
+    assert "PAPER: published" in section.text
+    assert any(path.name == "collated.json" for path in section.inputs)
