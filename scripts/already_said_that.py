@@ -5,11 +5,6 @@ model must say whether each "MAIN TASK - <word>" was shown before, answering unr
 questions in between, as [answer: ...]. A wrong or malformed main-task answer ends the
 conversation. Conversations run concurrently (turns in order), each turn through the response
 cache; a killed run resumes (finished conversations are skipped, turns already answered come
-try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
-    import _project_env  # noqa: F401
-except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
-    pass
-
 from the cache). A request the server refuses (context too long) ends its conversation as a
 context error, counted apart; --retry-errors plays those again.
 
@@ -22,6 +17,11 @@ $ python scripts/already_said_that.py --variant which_is_heavier --model oracle
 $ python scripts/already_said_that.py --set data/already_said_that/mixed --model human --limit 1
 $ python scripts/already_said_that.py --variant distractorless --model llamacpp --limit 5 --dry-run
 """
+
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import sys

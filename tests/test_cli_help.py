@@ -58,10 +58,12 @@ def test_offline_fetch_prints_the_clear_error_without_urllib3_retry_noise(tmp_pa
 
 
 def test_every_script_imports_the_project_env_before_anything_else():
+    import ast
+
     from tests.test_scripts import SCRIPTS
 
     for script in SCRIPTS:
-        lines = (ROOT / script).read_text(encoding="utf-8").splitlines()
-        imports = [i for i, line in enumerate(lines) if re.match(r"(import|from) \S+", line.strip())]
-        first = lines[imports[0]].strip()
-        assert first.startswith("import _project_env"), f"{script}: first import is {first!r}"
+        body = ast.parse((ROOT / script).read_text(encoding="utf-8")).body
+        first = body[1] if isinstance(body[0], ast.Expr) else body[0]  # after the docstring
+        assert isinstance(first, ast.Try) and isinstance(first.body[0], ast.Import), script
+        assert first.body[0].names[0].name == "_project_env", script
