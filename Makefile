@@ -24,18 +24,52 @@ BLOCKS_DATA := data/cogsci22_blocks/.fetched
 WS_REPORT := results/worldsense/test_set/report.txt
 WS_OTHER_REPORTS := $(patsubst %,results/worldsense/other_tests/%/report.txt,memorisation ood-size ood-query ood-problem)
 WS_CODE := scripts/analyse_results.py $(wildcard common/worldsense/*.py) common/stats.py
+# Every results file of the test set: a file added or appended to makes the report stale.
+WS_RESULTS := $(wildcard $(WS_TEST)/results/*___results.jsonl)
+
+# ---- problem sets: every configs/<suite>/<set>.yaml is a set ---------------------------------
+# `make <suite>/<set>` builds one set through its built-in baselines' scores and prints them;
+# `make sets` builds them all. A new config file is a new set: nothing to edit here. SUITES lists
+# <suite>:<file>: the suite's block makes results/<suite>/<set>/<file> (the scores of its
+# built-in baselines) from configs/<suite>/<set>.yaml, through data/<suite>/<set>/.
+# Adding a suite is one word here, e.g. `already_said_that:report.txt`, once its block has the
+# rule for results/already_said_that/%/report.txt. A suite names every file of its chain
+# explicitly (static pattern rules over `$(call sets_of,<suite>)`, or a list that is some target's
+# prerequisites), never leaving one to a pattern-rule chain, where make would delete it as an
+# intermediate file (tests/test_make_sets.py checks that `make -n -p sets all` shows none).
+# (`.SECONDARY:` is no fix: it makes every file intermediate, so a deleted one is not rebuilt.)
+SUITES := blocks:baselines.txt canvas:report.txt
+DEFAULT_SETS := blocks/cogsci_problems canvas/standard
+sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
+suite_name = $(word 1,$(subst :, ,$(1)))
+suite_file = $(word 2,$(subst :, ,$(1)))
+ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(call suite_name,$(s))/,$(call sets_of,$(call suite_name,$(s)))))
+# the phony <suite>/<set> targets of one SUITES entry: build the scores file, print it
+define SET_RULES
+$(addprefix $(call suite_name,$(1))/,$(call sets_of,$(call suite_name,$(1)))): \
+		$(call suite_name,$(1))/%: results/$(call suite_name,$(1))/%/$(call suite_file,$(1))
+	cat $$<
+endef
 
 # ---- user-facing targets ---------------------------------------------------------------------
-.PHONY: help all env lock data data-worldsense-other test test-all lint format clean \
+.PHONY: help all env lock data data-worldsense-other test test-all lint format clean sets $(ALL_SETS) \
 	analyse-worldsense analyse-worldsense-other bench-worldsense
 
 ## List the targets with one line each.
 help:
 	@echo "Targets (DATA_MIRROR=<dir> reads external data from a local mirror instead of the network):"
 	@awk '/^## /{doc=substr($$0,4); next} doc && /^[a-zA-Z0-9_.-]+:/ {sub(/:.*/,""); printf "  %-24s %s\n", $$0, doc; doc=""}' $(MAKEFILE_LIST)
+	@printf "  %-24s %s\n" "<suite>/<set>" "Build one set of configs/<suite>/<set>.yaml through its built-in baselines' scores."
+	@echo "Sets found (configs/<suite>/*.yaml): $(ALL_SETS)"
+	@echo "Default sets (built by make all): $(DEFAULT_SETS)"
 
-## Reproduce the published numbers and run the built-in baselines (offline with DATA_MIRROR).
-all: data $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT)
+## Reproduce the published numbers, build the default sets' baselines and the report (offline with DATA_MIRROR).
+all: data $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT) $(DEFAULT_SETS)
+
+## Build every set of configs/<suite>/*.yaml (every suite of SUITES) through its baselines' scores.
+sets: $(ALL_SETS)
+
+$(foreach s,$(SUITES),$(if $(call sets_of,$(call suite_name,$(s))),$(eval $(call SET_RULES,$(s)))))
 
 ## Create the virtual environment .venv from requirements.txt (done automatically when needed).
 env: $(ENV_OK)
@@ -106,7 +140,7 @@ $(WS_TEST)/results/basic___random___results.jsonl.done: $(WS_CORE) scripts/test_
 
 # The published tables (plus the random model's row), rebuilt when the data, a results file or
 # the analysis code changes, written atomically to the report file (`all` prints it every time).
-$(WS_REPORT): $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_CODE)
+$(WS_REPORT): $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_RESULTS) $(WS_CODE)
 	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --out $@ > /dev/null
 
 ## Print the accuracy and bias tables of a WorldSense test set (WS_TESTSET=<dir>, default the official one).
@@ -130,9 +164,14 @@ bench-worldsense: $(WS_CORE)
 # problems with its BFS plans as examples: the paper's prompts, up to the order of stacks.
 BLOCKS_COMMON := $(wildcard common/blocks/*.py)
 BLOCKS_RELEASED := data/cogsci22_blocks/dataset/simple_stack/problems
-BLOCKS_SETS := cogsci_problems scaling
+BLOCKS_SETS := $(call sets_of,blocks)
+BLOCKS_PROBLEMS := $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/problems/manifest.json)
 BLOCKS_PROMPTS := data/blocks/released/prompts/.done $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/prompts/.done)
 BLOCKS_PROMPT_TYPES := nl pddl
+# The views of a generated set, read from its manifest (a failure stops the recipe: `views=$$(...)`
+# is a command of its own under `set -e`, unlike a `for` over a command substitution).
+BLOCKS_VIEWS = views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $(1)); \
+	test -n "$$views" || { echo "$(1): no views" >&2; exit 1; }
 # `make blocks MODEL=<config> [LIMIT=N] [BLOCKS_SET=<set>]`: one summary file per model, set and limit.
 MODEL ?=
 LIMIT ?=
@@ -145,8 +184,7 @@ BLOCKS_RUN_DEPS := scripts/lm_plan.py scripts/codex_translate.py $(BLOCKS_COMMON
 # every view of the set (views from its manifest), each summary appended to $@ (via $@.tmp).
 define blocks-run
 trap 'rm -f $@.tmp' EXIT; \
-views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' \
-    data/blocks/$(1)/problems/manifest.json); \
+$(call BLOCKS_VIEWS,data/blocks/$(1)/problems/manifest.json); \
 for view in $$views; do \
   for model in $(2); do \
     $(PYTHON) scripts/lm_plan.py --model $$model --prompts data/blocks/$(1)/prompts/paper___nl___$$view.jsonl $(4); \
@@ -160,7 +198,7 @@ endef
 
 .PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks analyse-blocks bench-blocks \
 	clean-blocks
-all: reproduce-blocks blocks-prompts blocks-baselines
+all: reproduce-blocks blocks-prompts
 clean: clean-blocks
 
 ## Re-score the paper's released blocks-world outputs: published table, strict, baselines, CIs, McNemar.
@@ -169,14 +207,13 @@ reproduce-blocks: $(BLOCKS_DATA)
 	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv
 
 ## Generate the blocks-world problem sets of configs/blocks/ (the paper's spec and the new sets).
-blocks-problems: $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/problems/manifest.json)
+blocks-problems: $(BLOCKS_PROBLEMS)
 
 ## Write the few-shot planning and translation prompts of every blocks-world set and view.
 blocks-prompts: $(BLOCKS_PROMPTS)
 
-## Run the built-in models on the blocks prompts (noop, random, oracle plan; rules translates) and print scores.
-blocks-baselines: results/blocks/cogsci_problems/baselines.txt
-	cat $<
+## Run the built-in models on the cogsci_problems prompts (noop, random, oracle plan; rules translates); print scores.
+blocks-baselines: blocks/cogsci_problems
 
 ## Run MODEL=<config name or .yaml> on both methods, every view of BLOCKS_SET (LIMIT=N problems); reruns ask nothing.
 blocks: $(if $(MODEL),$(BLOCKS_MODEL_RUN),)
@@ -197,12 +234,14 @@ bench-blocks: $(VENV)/.bench-ok
 clean-blocks:
 	rm -rf data/blocks results/blocks/*/figures
 
-data/blocks/%/problems/manifest.json: configs/blocks/%.yaml scripts/generate_problems.py $(BLOCKS_COMMON) \
-		configs/blocks/vocab/items.yaml configs/blocks/vocab/weird.yaml $(BLOCKS_DATA)
+$(BLOCKS_PROBLEMS): data/blocks/%/problems/manifest.json: configs/blocks/%.yaml scripts/generate_problems.py \
+		$(BLOCKS_COMMON) configs/blocks/vocab/items.yaml configs/blocks/vocab/weird.yaml $(BLOCKS_DATA)
 	$(PYTHON) scripts/generate_problems.py --specs-file $< --problem-path $(@D)
 
-data/blocks/%/prompts/.done: data/blocks/%/problems/manifest.json scripts/generate_prompts.py $(BLOCKS_COMMON)
-	for view in $$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $<); do \
+$(filter-out data/blocks/released/%,$(BLOCKS_PROMPTS)): data/blocks/%/prompts/.done: \
+		data/blocks/%/problems/manifest.json scripts/generate_prompts.py $(BLOCKS_COMMON)
+	$(call BLOCKS_VIEWS,$<); \
+	for view in $$views; do \
 	  for type in $(BLOCKS_PROMPT_TYPES); do \
 	    $(PYTHON) scripts/generate_prompts.py --problem-path $(<D) --view $$view --prompt-type $$type \
 	        --output $(@D)/paper___$${type}___$$view.jsonl; \
@@ -221,7 +260,8 @@ data/blocks/released/prompts/.done: $(BLOCKS_DATA) scripts/generate_prompts.py $
 
 # One results file per view and model under results/blocks/<set>/<type>___<view>/ (append-only:
 # a rerun asks nothing again and re-scores the recorded answers); the summaries are the target.
-results/blocks/%/baselines.txt: data/blocks/%/prompts/.done $(BLOCKS_RUN_DEPS)
+$(foreach s,$(BLOCKS_SETS),results/blocks/$(s)/baselines.txt): results/blocks/%/baselines.txt: \
+		data/blocks/%/prompts/.done $(BLOCKS_RUN_DEPS)
 	mkdir -p $(@D)
 	$(call blocks-run,$*,noop random oracle,rules,)
 
@@ -264,7 +304,6 @@ CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-coun
 	shortcut-shuffle-most-swapped shortcut-transitivity-subject-word shortcut-transitivity-reference-word
 
 .PHONY: canvas-trials canvas-baselines clean-canvas
-all: canvas-baselines
 clean: clean-canvas
 
 ## Generate the canvas trial sets of configs/canvas/ (data/canvas/<set>/trials.jsonl.bz2 + manifest.json).

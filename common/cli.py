@@ -5,10 +5,12 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from tqdm import tqdm
 
+from common import paths
 from common.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -26,13 +28,31 @@ def make_parser(doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
-    """Keep the docstring's line breaks (its example commands) and show defaults."""
+class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Keep the docstring's line breaks (its example commands) and show each useful default once.
+
+    No default is shown for a required option, a flag, an option whose default is None or
+    empty, or one whose help already says its default.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        default = action.default
+        if (action.required or "default" in text or "%(default)" in text
+                or default is None or default is argparse.SUPPRESS or isinstance(default, bool)
+                or (isinstance(default, list | str) and not default)):
+            return text
+        is_path = isinstance(default, Path) or (isinstance(default, str) and os.path.isabs(default))
+        shown = paths.shown(default) if is_path else "%(default)s"
+        return f"{text} (default: {shown})"
 
 
 def setup_logging(level: str) -> None:
-    """Configure root logging to stderr at ``level`` with a short format."""
+    """Configure root logging to stderr at ``level`` with a short format (urllib3's retry
+    warnings only at DEBUG: offline they were pages of noise before the one clear error)."""
     logging.basicConfig(level=getattr(logging, level), format="%(levelname)s %(message)s")
+    if level != "DEBUG":  # urllib3's own "Retrying (Retry(...))" lines: our messages say what failed
+        logging.getLogger("urllib3").setLevel(logging.ERROR)
 
 
 def run_main(main: Callable[[list[str] | None], int], argv: list[str] | None = None) -> int:

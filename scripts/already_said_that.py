@@ -18,6 +18,11 @@ $ python scripts/already_said_that.py --set data/already_said_that/mixed --model
 $ python scripts/already_said_that.py --variant distractorless --model llamacpp --limit 5 --dry-run
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 from pathlib import Path

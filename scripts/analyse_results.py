@@ -15,6 +15,11 @@ $ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats
 $ python scripts/analyse_results.py results/blocks/cogsci_problems --figures /tmp/blocks-figures
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import shutil
 import sys

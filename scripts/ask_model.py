@@ -14,6 +14,11 @@ $ python scripts/ask_model.py -t data/worldsense/test_set --model configs/models
       --set concurrency=32 --set max_tokens=8 --no-cache
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 from pathlib import Path

@@ -15,6 +15,11 @@ $ python scripts/bench_already_said_that.py
 $ python scripts/bench_already_said_that.py --sets data/already_said_that/mixed --repetitions 5
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import json
 import logging
 import statistics

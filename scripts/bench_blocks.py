@@ -14,6 +14,11 @@ $ python scripts/bench_blocks.py
 $ python scripts/bench_blocks.py --runs 3 --pyperplan-full 0 --sizes 16 20 --scaling-problems 30
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import statistics
 import sys

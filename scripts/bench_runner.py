@@ -13,6 +13,11 @@ $ python scripts/bench_runner.py
 $ python scripts/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import statistics
 import subprocess

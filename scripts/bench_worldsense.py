@@ -15,6 +15,11 @@ $ python scripts/bench_worldsense.py -t data/worldsense/test_set --anchor /tmp/w
 $ python scripts/bench_worldsense.py --runs 3          # ours only, cold vs warm
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import argparse
 import contextlib
 import io

@@ -9,6 +9,11 @@ $ python scripts/build_report.py results/sections/worldsense.json \\
       --html results/report.html --markdown results/report.md --summary results/report.txt
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 from pathlib import Path

@@ -25,6 +25,11 @@ $ OPENAI_API_KEY=... python scripts/codex_translate.py --model openai-gpt-4o-min
       --prompts data/blocks/scaling/prompts/paper___pddl___all.jsonl --limit 20
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import functools
 import logging
 import sys

@@ -5,6 +5,11 @@ A trial is chosen by its Key (a content hash, see the trials file) or by its lin
 $ python scripts/draw_canvas.py -t data/canvas/standard --line 12 --out results/canvas/trial12.png
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import json
 import logging
 import sys

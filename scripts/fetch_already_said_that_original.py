@@ -10,6 +10,11 @@ $ python scripts/fetch_already_said_that_original.py
 $ python scripts/fetch_already_said_that_original.py --wheel ~/Downloads/evals-3.0.1.post1-py3-none-any.whl
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 from pathlib import Path

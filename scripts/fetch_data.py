@@ -3,12 +3,17 @@
 With DATA_MIRROR set, files are copied from $DATA_MIRROR/<mirror>/ instead of downloaded.
 The stamp file (the Make target) is written last, listing what was verified.
 
-$ python scripts/fetch_data.py configs/data/worldsense.yaml --group test_set training_set \
+$ python scripts/fetch_data.py configs/data/worldsense.yaml --group test_set training_set \\
       --stamp data/worldsense/.fetched-core
 $ DATA_MIRROR=../shared python scripts/fetch_data.py configs/data/cogsci22_blocks.yaml
-$ python scripts/fetch_data.py configs/data/worldsense.yaml --group other_tests --skip-offline \
+$ python scripts/fetch_data.py configs/data/worldsense.yaml --group other_tests --skip-offline \\
       --stamp data/worldsense/.fetched-other     # optional data: a warning, not a failure, offline
 """
+
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import os

@@ -12,6 +12,11 @@ $ python scripts/generate_already_said_that.py --config configs/already_said_tha
     --out /tmp/small --set samples=5
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 import time

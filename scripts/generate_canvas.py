@@ -7,6 +7,11 @@ $ python scripts/generate_canvas.py configs/canvas/standard.yaml --out data/canv
 $ python scripts/generate_canvas.py configs/canvas/standard.yaml --out /tmp/small --set items=4 --set seed=7
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 import time

@@ -4,10 +4,15 @@ The spec file is a YAML list of problem entries (as the paper's cogsci_problems.
 mapping of set settings with a `problems` list; see common/blocks/README.md.
 
 $ python scripts/generate_problems.py --specs-file configs/blocks/cogsci_problems.yaml \\
-      --problem-path data/blocks/cogsci/problems
+      --problem-path data/blocks/cogsci_problems/problems
 $ python scripts/generate_problems.py --specs-file configs/blocks/scaling.yaml \\
-      --problem-path data/blocks/scaling/problems --seed 3
+      --problem-path /tmp/scaling_seed3/problems --seed 3
 """
+
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import sys

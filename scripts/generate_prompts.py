@@ -7,11 +7,16 @@ state and the goal to PDDL facts for a planner; parts `init` and `goal`). The tr
 prompt style: paper (as released), goal-examples (pddl: goal prompts show goal translations),
 chat (one instruction line for chat models).
 
-$ python scripts/generate_prompts.py --view two --problem-path data/blocks/cogsci/problems \\
-      --output data/blocks/cogsci/prompts/paper___nl___two.jsonl
+$ python scripts/generate_prompts.py --view two --problem-path data/blocks/cogsci_problems/problems \\
+      --output data/blocks/cogsci_problems/prompts/paper___nl___two.jsonl
 $ python scripts/generate_prompts.py --view all --prompt-type pddl --prompting goal-examples \\
-      --problem-path data/blocks/cogsci/problems --output /tmp/pddl_all.jsonl
+      --problem-path data/blocks/cogsci_problems/problems --output /tmp/pddl_all.jsonl
 """
+
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
 
 import logging
 import sys
@@ -21,6 +26,7 @@ from common.blocks.planner import optimal_plan
 from common.blocks.problems import load_problems
 from common.blocks.prompts import PROMPT_TYPES, PROMPTINGS, prompt_records
 from common.blocks.release import training_plan
+from common.errors import DataError
 from common.jsonl import write_jsonl
 
 log = logging.getLogger("generate_prompts")
@@ -47,7 +53,10 @@ def main(argv: list[str] | None = None) -> int:
             return training_plan(args.plans_dir, args.view, problem.id, view.items)
         return optimal_plan(view.init_board, view.goal)
 
-    records = prompt_records(problems, args.view, args.prompt_type, args.prompting, example_plan)
+    records = list(prompt_records(problems, args.view, args.prompt_type, args.prompting, example_plan))
+    if not records:
+        raise DataError(f"{args.problem_path}: no test problems (`test: true`), so no prompts: "
+                        "add test entries to the set's spec and generate it again")
     count = write_jsonl(args.output, records)
     log.info("wrote %s %s prompts (view %s, prompting %s) to %s", f"{count:,}", args.prompt_type,
              args.view, args.prompting, args.output)

@@ -19,6 +19,11 @@ $ python scripts/lm_plan.py --prompts data/blocks/released/prompts/paper___nl___
       --problem-path data/cogsci22_blocks/dataset/simple_stack/problems --model configs/models/vllm.yaml
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 

@@ -9,6 +9,11 @@ $ python scripts/reproduce_blocks.py
 $ python scripts/reproduce_blocks.py --release data/cogsci22_blocks --per-problem results/blocks/rescored.csv
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 from pathlib import Path

@@ -10,6 +10,11 @@ $ python scripts/setup_wordnet.py
 $ python scripts/setup_wordnet.py --no-install   # never run apt-get: fail with the fix instead
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import sys
 

@@ -10,6 +10,11 @@ $ python scripts/test_random_model.py -t data/worldsense/test_set
 $ python scripts/test_random_model.py -t data/worldsense/test_set --seed=3 --modelname=random3
 """
 
+try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+    pass
+
 import logging
 import random
 import sys

@@ -28,6 +28,8 @@ def test_generate_problems_missing_spec_file(tmp_path):
     ("problems:\n  - num_obj: [4\n", "set.yaml:3:1: YAML syntax error"),
     ("vocab: configs/blocks/vocab/none.yaml\nproblems:\n  - num_obj: 2\n",
      "set.yaml:1: field 'vocab': no such file"),
+    ("problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 0}\n",
+     "set.yaml:1: no test problems: add an entry with `test: true`"),
 ])
 def test_generate_problems_bad_spec(tmp_path, text, fragment):
     spec = tmp_path / "set.yaml"
@@ -86,3 +88,29 @@ def test_generate_problems_vocabulary_too_small(tmp_path):
     result = run_script("scripts/generate_problems.py", "--specs-file", str(spec),
                         "--problem-path", str(tmp_path / "o"))
     assert_one_line_error(result, "set.yaml:1: field 'vocab': 3 items asked for")
+
+
+@pytest.mark.parametrize("script", ["scripts/lm_plan.py", "scripts/codex_translate.py"])
+def test_missing_prompts_file_is_named(tmp_path, script):
+    missing = tmp_path / "set" / "prompts" / "paper___nl___one.jsonl"
+    model = "noop" if "lm_plan" in script else "rules"
+    result = run_script(script, "--model", model, "--prompts", str(missing))
+    assert_one_line_error(result, f"--prompts {missing}: no such prompts file")
+    assert "/problems" not in result.stderr.replace(str(missing), "")
+
+
+def test_generate_prompts_refuses_a_set_without_test_problems(tmp_path):
+    spec = tmp_path / "set.yaml"
+    spec.write_text("problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 1}\n")
+    problems = tmp_path / "problems"
+    assert run_script("scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path",
+                      str(problems)).returncode == 0
+    for path in problems.glob("problem_*.json"):  # an older set whose test problems were removed
+        record = json.loads(path.read_text())
+        if record.get("test"):
+            path.unlink()
+    out = tmp_path / "prompts.jsonl"
+    result = run_script("scripts/generate_prompts.py", "--view", "one", "--problem-path", str(problems),
+                        "--output", str(out))
+    assert_one_line_error(result, "no test problems")
+    assert not out.exists()

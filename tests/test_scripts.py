@@ -13,8 +13,9 @@ import pytest
 from common.jsonl import write_jsonl
 from common.paths import ROOT
 from tests.conftest import run_script
+from tests.test_cli_help import check_help_defaults
 
-SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("*.py"))
+SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("[!_]*.py"))
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
@@ -22,6 +23,7 @@ def test_help(script):
     result = run_script(script, "--help")
     assert result.returncode == 0, result.stderr
     assert "usage:" in result.stdout and "$ python scripts/" in result.stdout  # docstring examples
+    check_help_defaults(result.stdout)  # each useful default once, none on required options
 
 
 def assert_user_error(result, *fragments):
@@ -123,6 +125,8 @@ def test_make_help_lists_every_phony_target():
     result = subprocess.run(["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True,
                             text=True, env={**os.environ, "MAKEFLAGS": ""}, check=True)
     listed = {line.split()[0] for line in result.stdout.splitlines()[1:] if line.strip()}
+    assert "$(ALL_SETS)" in phony and "<suite>/<set>" in listed  # the sets: one line for them all
+    phony -= {"$(ALL_SETS)"}
     assert phony <= listed, f"targets without a '## ' help line: {sorted(phony - listed)}"
     assert all(len(line.split(None, 1)) == 2 for line in result.stdout.splitlines()[1:])
 

@@ -12,15 +12,23 @@ board under any PYTHONHASHSEED.
 import math
 import random
 from collections.abc import Callable, Sequence
-from functools import cache
+
+_STATE_COUNTS = [1, 1]  # count_states(n) for n < len(_STATE_COUNTS), grown on demand
 
 
-@cache
 def count_states(n: int) -> int:
-    """Return the number of states of ``n`` labelled items (OEIS A000262: 1, 1, 3, 13, 73, ...)."""
-    if n == 0:
-        return 1
-    return sum(math.comb(n - 1, k - 1) * math.factorial(k) * count_states(n - k) for k in range(1, n + 1))
+    """Return the number of states of ``n`` labelled items (OEIS A000262: 1, 1, 3, 13, 73, ...).
+
+    Computed iteratively (no recursion limit: 1,000 items and more work) with the sequence's
+    linear recurrence a(n) = (2n - 1) a(n-1) - (n-1)(n-2) a(n-2), which equals the stack sum
+    above (checked by the tests); values are kept, so a board costs no recount.
+    """
+    if n < 0:
+        raise ValueError(f"count_states needs n >= 0, not {n}")
+    while len(_STATE_COUNTS) <= n:
+        m = len(_STATE_COUNTS)
+        _STATE_COUNTS.append((2 * m - 1) * _STATE_COUNTS[m - 1] - (m - 1) * (m - 2) * _STATE_COUNTS[m - 2])
+    return _STATE_COUNTS[n]
 
 
 def uniform_board(items: Sequence[str], rng: random.Random) -> list[list[str]]:

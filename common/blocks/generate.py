@@ -87,6 +87,9 @@ def load_spec(path: str | Path) -> SetSpec:
     if len(set(names)) != len(names) or not names:
         raise ConfigError(f"{source.where('views')}: view names must be distinct and non-empty")
     vocabularies(spec, lambda name: f"{source.where(name)}: field '{name}'")  # fail before any work
+    if not any(entry.test and entry.count for entry in spec.problems):
+        raise ConfigError(f"{source.where('problems')}: no test problems: add an entry with `test: true` "
+                          "and a count of 1 or more (entries without it are the few-shot examples)")
     return spec
 
 

@@ -481,7 +481,14 @@ def load_run_items(args: argparse.Namespace, prompt_type: str) -> list[dict[str,
     """Return the items of ``args.prompts`` (``load_items``), the first ``args.limit`` of them."""
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be 0 or more")
-    return load_items(args.prompts, problems_path(args.prompts, args.problem_path), prompt_type)[: args.limit]
+    if not Path(args.prompts).is_file():
+        raise UserError(f"--prompts {args.prompts}: no such prompts file (write it with "
+                        "scripts/generate_prompts.py, or `make blocks/<set>` for a set of configs/blocks/)")
+    problems = problems_path(args.prompts, args.problem_path)
+    if not problems.is_dir():
+        raise UserError(f"{problems}: no such problem directory (the prompts' set has none there: "
+                        "give it with --problem-path)")
+    return load_items(args.prompts, problems, prompt_type)[: args.limit]
 
 
 def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -> Path:

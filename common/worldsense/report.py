@@ -62,15 +62,7 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
         for (prompting, model), row in _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(
                 MODEL_ROWS).iterrows():
             summary.append(f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}")
-    notes = []
-    if result.coverage is not None:
-        for (prompting, model), row in result.coverage.iterrows():
-            if row["answered"] < row["trials"]:
-                notes.append(f"{model} ({prompting}): partial results, {row['answered']:,} of "
-                             f"{row['trials']:,} trials answered (incomplete tuples are left out)")
-            if row["refused"]:
-                notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
-                             "(scored wrong)")
+    notes = coverage_notes(result)
     comparison = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
     paper = None
     if comparison is not None:
@@ -143,10 +135,33 @@ def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
     return tables
 
 
+def coverage_notes(analysis: Analysis) -> list[str]:
+    """Return one line per results file that is partial (answered fewer trials than the test
+    set has) or has refused trials, e.g. "x (basic): PARTIAL results, 1,000 of 87,048 trials
+    answered ...": what a reader of the tables must know, since a partial file's rows rest on
+    its complete tuples only."""
+    notes = []
+    if analysis.coverage is not None:
+        for (prompting, model), row in analysis.coverage.iterrows():
+            if row["answered"] < row["trials"]:
+                notes.append(f"{model} ({prompting}): PARTIAL results, {row['answered']:,} of "
+                             f"{row['trials']:,} trials answered (its rows use only its complete tuples)")
+            if row["refused"]:
+                notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
+                             "(scored wrong)")
+    return notes
+
+
 def format_report(analysis: Analysis, testset: str | Path) -> str:
-    """Return the terminal report: a banner naming ``testset``, then the tables with titles."""
+    """Return the terminal report: a banner naming ``testset``, a warning block when a results
+    file is partial, then the tables with titles."""
     stars = "*" * 74
     parts = [f"{stars}\n*\n*  ANALYSING RESULTS OF TESTSET {testset}\n*\n{stars}\n"]
+    partial = [note for note in coverage_notes(analysis) if "PARTIAL" in note]
+    if partial:
+        lines = "\n".join(f"  {note}" for note in partial)
+        parts.append(f"{RULE}\n    WARNING: {len(partial)} partial results file(s) in this test set\n{RULE}\n"
+                     f"{lines}\n")
     for title, table in report_tables(analysis):
         rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
         parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")

@@ -1,0 +1,84 @@
+"""A throw-away copy of the repository for tests that run Make or documented commands.
+
+``make_sandbox(tmp)`` copies the working tree (the code as it is now, committed or not) without
+.venv, data/, results/ and caches, then makes it usable at once:
+- .venv is a symlink to this checkout's environment (scripts put the copy first on sys.path,
+  so the copy's code runs, not this checkout's);
+- the downloaded inputs (data/worldsense, data/cogsci22_blocks, and when present data/nltk_data,
+  data/already_said_that_original) are farms of real directories holding symlinks to this
+  checkout's files (results files are copied, as runs append to them): a test may add or
+  replace a file without touching the originals; generated sets are not copied;
+- the environment and data stamps are made newer than what they depend on, so make neither
+  rebuilds the shared .venv nor fetches again.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from common.paths import ROOT
+
+SKIP = {".git", ".venv", ".cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
+TOP_SKIP = {"data", "results"}  # only at the top: configs/data/ is copied
+# downloaded inputs under data/ (those present are shared); generated sets are never shared
+RELEASES = ("worldsense", "cogsci22_blocks", "nltk_data", "already_said_that_original")
+STAMPS = {
+    ".venv/.ok": ("requirements.txt", "requirements.lock", "pyproject.toml"),
+    "data/worldsense/.fetched-core": ("configs/data/worldsense.yaml", "configs/data/worldsense.sha256"),
+    "data/cogsci22_blocks/.fetched": ("configs/data/cogsci22_blocks.yaml",
+                                      "configs/data/cogsci22_blocks.sha256"),
+}
+
+
+def _ignore(directory: str, names: list[str]) -> list[str]:
+    top = Path(directory) == ROOT
+    return [n for n in names
+            if n in SKIP or (top and n in TOP_SKIP) or n.endswith((".egg-info", ".tmp", ".pyc"))]
+
+
+def make_sandbox(target: Path) -> Path:
+    """Return ``target/repo``: a copy of the repository ready for ``make`` (see the module doc).
+
+    Fails (AssertionError) when this checkout has no .venv or no fetched data: run
+    `make env data` first (DATA_MIRROR=../shared offline)."""
+    for needed in (".venv/.ok", "data/worldsense/.fetched-core", "data/cogsci22_blocks/.fetched"):
+        assert (ROOT / needed).is_file(), f"{needed} is missing: run `make env data` (DATA_MIRROR=../shared)"
+    repo = target / "repo"
+    shutil.copytree(ROOT, repo, ignore=_ignore, symlinks=True)
+    (repo / ".venv").symlink_to(ROOT / ".venv", target_is_directory=True)
+    (repo / "data").mkdir()
+    shutil.copy2(ROOT / "data" / "README.md", repo / "data" / "README.md")
+    for release in RELEASES:
+        if (ROOT / "data" / release).is_dir():
+            _symlink_farm(ROOT / "data" / release, repo / "data" / release)
+    (repo / "results").mkdir()
+    shutil.copy2(ROOT / "results" / "README.md", repo / "results" / "README.md")
+    for stamp, sources in STAMPS.items():  # the copies keep their times: put them before the stamp's
+        before = os.stat(repo / stamp).st_mtime - 10
+        for source in sources:
+            if (repo / source).exists():
+                os.utime(repo / source, (before, before))
+    return repo
+
+
+def _symlink_farm(source: Path, target: Path) -> None:
+    """Recreate ``source``'s directories under ``target``, each file a symlink to the original,
+    except files in a ``results`` directory: those are copied (times kept), since a run appends
+    to them and must never reach the original."""
+    for directory, _dirs, files in os.walk(source):
+        here = target / Path(directory).relative_to(source)
+        here.mkdir(parents=True, exist_ok=True)
+        for name in sorted(files):
+            if here.name == "results":
+                shutil.copy2(Path(directory) / name, here / name)
+            else:
+                (here / name).symlink_to(Path(directory) / name)
+
+
+def run(repo: Path, command: str, timeout: int = 900) -> subprocess.CompletedProcess:
+    """Run a shell command (bash, ``set -eo pipefail``) in ``repo`` with the usual environment
+    (DATA_MIRROR removed, so nothing is fetched by accident); return the completed process."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DATA_MIRROR", "MAKEFLAGS", "MAKELEVEL")}
+    return subprocess.run(["bash", "-eo", "pipefail", "-c", command], cwd=repo, env=env,
+                          capture_output=True, text=True, timeout=timeout)

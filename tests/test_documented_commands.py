@@ -1,0 +1,134 @@
+"""Every command of the README and of every script's --help examples runs as shown.
+
+The commands are extracted (README ```bash blocks in order, then the `$ ...` lines of each
+script's help) and run one by one, in that order, in one sandbox copy of the repository
+(tests/sandbox.py) with .venv/bin first on PATH (`python` is the project's interpreter, as after
+`source .venv/bin/activate`) and DATA_MIRROR=../shared when the offline mirror is there. A few
+cannot run here; EXCLUDED says why for each, and a fast test checks every exclusion still
+matches a documented command.
+"""
+
+import ast
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from common.paths import ROOT
+from tests.sandbox import make_sandbox, run
+from tests.test_scripts import SCRIPTS
+
+# documented command (a fragment of it) -> why it is not run by the tests
+EXCLUDED = {
+    "make test ": "the test suite itself (recursion)",
+    "WS_ANCHOR=<dir>": "placeholder: a copy of the WorldSense release's own code, not in the repository",
+    "--anchor /tmp/worldsense-release": "needs a copy of the WorldSense release's own code",
+    "make bench-blocks": "benchmark (minutes) that installs pyperplan into .venv",
+    "scripts/bench_blocks.py": "benchmark (minutes; needs pyperplan from `make bench-blocks`)",
+    "scripts/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
+    "scripts/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
+    "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
+    "--model configs/models/vllm.yaml": "needs a running vLLM server",
+    "--model vllm": "needs a running vLLM server",
+    "MODEL=llamacpp": "needs a running llama.cpp server (configs/models/llamacpp.yaml)",
+    "--model configs/models/llamacpp.yaml": "needs a running llama.cpp server",
+    "--model human": "interactive: a person types the answers",
+    "--model my/config.yaml": "placeholder: the reader's own model config",
+    "--wheel ~/Downloads/": "placeholder: a wheel the reader downloaded by hand",
+    "vllm serve": "starts vLLM on a GPU machine (not this project's command)",
+    "configs/blocks/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
+    "make blocks/mine": "a new set: run and checked by tests/test_make_sets.py",
+    "configs/canvas/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
+    "make canvas/mine": "a new set: run and checked by tests/test_make_sets.py",
+}
+# commands that need the four other WorldSense test sets (network only; not in the offline mirror)
+NEEDS_OTHER_TESTS = ("other_tests/ood-size", "make analyse-worldsense-other")
+
+
+def logical_lines(text: str) -> list[str]:
+    """Return the commands of a shell snippet: continuation lines joined, blank lines dropped."""
+    commands, current = [], ""
+    for line in text.splitlines():
+        if line.rstrip().endswith("\\"):
+            current += line.rstrip()[:-1] + " "
+            continue
+        current += line
+        if current.strip():
+            commands.append(" ".join(current.split()))
+        current = ""
+    return commands
+
+
+def readme_commands() -> list[tuple[str, str]]:
+    """Return (where, command) for every command of the README's ```bash blocks, in order."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    return [("README.md", command) for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
+            for command in logical_lines(block)]
+
+
+def help_commands() -> list[tuple[str, str]]:
+    """Return (script, command) for every `$ ...` example of every script's --help, in order
+    (read from the module docstring, which is the help's description: no process started)."""
+    found = []
+    for script in SCRIPTS:
+        doc = ast.get_docstring(ast.parse((ROOT / script).read_text(encoding="utf-8"))) or ""
+        examples, current = [], None
+        for line in doc.splitlines():
+            if line.startswith("$ "):
+                current = [line[2:]]
+                examples.append(current)
+            elif current is not None and current[-1].rstrip().endswith("\\"):
+                current.append(line)
+            else:
+                current = None
+        assert examples, f"{script}: no `$ python scripts/...` example in --help"
+        found += [(script, command) for example in examples for command in logical_lines("\n".join(example))]
+    return found
+
+
+COMMANDS = readme_commands() + help_commands()
+
+
+def exclusion(command: str) -> str | None:
+    """Return why ``command`` is not run here, or None."""
+    for fragment, reason in EXCLUDED.items():
+        if fragment in command + " ":
+            return reason
+    return None
+
+
+def test_commands_are_found_and_every_exclusion_still_matches():
+    assert len(COMMANDS) > 40
+    for fragment in EXCLUDED:
+        assert any(fragment in command + " " for _, command in COMMANDS), f"stale exclusion: {fragment}"
+    assert not [c for _, c in COMMANDS if "data/blocks/cogsci/" in c]  # Make's set is cogsci_problems
+    run_here = [c for _, c in COMMANDS if exclusion(c) is None]
+    assert len(run_here) >= 0.6 * len(COMMANDS)  # exclusions stay the exception
+
+
+@pytest.fixture(scope="module")
+def sandbox(tmp_path_factory) -> Path:
+    base = tmp_path_factory.mktemp("documented")
+    repo = make_sandbox(base)
+    mirror = Path(os.environ.get("DATA_MIRROR") or ROOT.parent / "shared")
+    if not mirror.is_absolute():
+        mirror = ROOT / mirror
+    if (mirror / "worldsense").is_dir():
+        (base / "shared").symlink_to(mirror.resolve(), target_is_directory=True)  # ../shared of the copy
+    return repo
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("where, command", COMMANDS, ids=[f"{w}: {c[:70]}" for w, c in COMMANDS])
+def test_documented_command_runs_as_shown(sandbox, where, command):
+    reason = exclusion(command)
+    if reason:
+        pytest.skip(reason)
+    other_tests = sandbox / "data/worldsense/.fetched-other"
+    if any(f in command for f in NEEDS_OTHER_TESTS) and not other_tests.exists():
+        pytest.skip("needs the other WorldSense test sets (network once; not in the offline mirror)")
+    mirror = "export DATA_MIRROR=../shared; " if (sandbox.parent / "shared").exists() else ""
+    venv_bin = os.fspath(sandbox / ".venv" / "bin")
+    result = run(sandbox, f'export PATH="{venv_bin}:$PATH"; {mirror}{command}', timeout=1800)
+    assert result.returncode == 0, f"{where}: {command}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"

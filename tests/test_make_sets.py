@@ -1,0 +1,214 @@
+"""Every configs/<suite>/<set>.yaml is a set that Make builds through its baselines' scores; a
+failed step never looks done; no recipe swallows a failing command.
+
+The Make runs happen in a sandbox copy of the repository (tests/sandbox.py)."""
+
+import bz2
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from common.paths import ROOT
+from tests.sandbox import make_sandbox, run
+
+MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
+
+
+def readme_commands(paragraph_start: str) -> str:
+    """Return the first ```bash block after the README paragraph starting with ``paragraph_start``."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = readme[readme.index(paragraph_start):]
+    return re.search(r"```bash\n(.*?)```", after, re.S).group(1)
+
+
+def recipes(makefile: str) -> list[str]:
+    """Return each recipe of the Makefile as one string (continuation lines joined)."""
+    found, current = [], []
+    for line in makefile.splitlines():
+        if line.startswith("\t"):
+            current.append(line[1:])
+        elif current:
+            found.append("\n".join(current))
+            current = []
+    return found + (["\n".join(current)] if current else [])
+
+
+@pytest.fixture
+def sandbox(tmp_path) -> Path:
+    return make_sandbox(tmp_path)
+
+
+# ---- static checks of the Makefile -------------------------------------------------------------
+def test_no_recipe_loops_over_a_command_substitution():
+    # `for x in $$(python ...)`: a failing command gives an empty list and the loop "succeeds"
+    bad = [r for r in recipes(MAKEFILE) if re.search(r"\bin\s+\$\$\(", r) or re.search(r"\bin\s+`", r)]
+    assert not bad, bad
+    assert len(recipes(MAKEFILE)) > 20  # the parser sees the recipes
+
+
+def test_recipes_run_under_errexit_and_pipefail():
+    assert re.search(r"^\.SHELLFLAGS := -eu -o pipefail -c$", MAKEFILE, re.M)
+    assert re.search(r"^\.DELETE_ON_ERROR:$", MAKEFILE, re.M)
+
+
+def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
+    (sandbox / "configs/blocks/extra.yaml").write_text("problems: [{num_obj: 3, test: true}]\n")
+    (sandbox / "configs/canvas/extra.yaml").write_text("seed: 3\n")
+    result = run(sandbox, "make help")
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"^Sets found .*: (.*)$", result.stdout, re.M).group(1).split()
+    assert {"blocks/cogsci_problems", "blocks/scaling", "blocks/extra", "canvas/standard",
+            "canvas/scaling", "canvas/extra"} <= set(found)
+    assert "Default sets (built by make all): blocks/cogsci_problems canvas/standard" in result.stdout
+    assert re.search(r"^  sets +Build every set", result.stdout, re.M)
+    assert re.search(r"^  <suite>/<set> +Build one set", result.stdout, re.M)
+    dry = run(sandbox, "make -n sets")
+    assert dry.returncode == 0, dry.stderr
+    for target in ("results/blocks/extra/baselines.txt", "results/canvas/extra/report.txt",
+                   "data/blocks/extra/problems/manifest.json", "data/canvas/extra/trials.jsonl.bz2"):
+        assert target in dry.stdout
+    # no file of any suite's chain is an intermediate (make would delete it after use)
+    database = run(sandbox, "make -n -p sets all")
+    assert database.returncode == 0, database.stderr
+    intermediate = re.findall(r"^(\S+):.*\n(?:#.*\n)*?#  File is an intermediate prerequisite",
+                              database.stdout, re.M)
+    assert not intermediate, intermediate
+    dry_all = run(sandbox, "make -n all").stdout
+    assert "results/blocks/cogsci_problems/baselines.txt" in dry_all
+    assert "results/canvas/standard/report.txt" in dry_all
+    assert "results/blocks/extra/baselines.txt" not in dry_all
+
+
+def test_worldsense_report_goes_stale_when_a_results_file_is_added(sandbox):
+    results = sandbox / "data/worldsense/test_set/results"
+    done = results / "basic___random___results.jsonl.done"
+    if not done.exists():
+        done.write_text("")
+    report = sandbox / "results/worldsense/test_set/report.txt"
+    report.parent.mkdir(parents=True)
+    report.write_text("old\n")
+    assert run(sandbox, f"make -q {report.relative_to(sandbox)}").returncode == 0  # up to date
+    later = time.time() + 5
+    new = results / "basic___mine___results.jsonl"
+    new.write_text('{"Key": 1, "resp": "TRUE"}\n')
+    os.utime(new, (later, later))
+    assert run(sandbox, f"make -q {report.relative_to(sandbox)}").returncode == 1  # stale now
+
+
+# ---- building new sets ---------------------------------------------------------------------------
+@pytest.mark.slow
+def test_readme_new_blocks_set_builds_through_its_baselines(sandbox):
+    commands = readme_commands("**A new problem set.**")
+    assert "make blocks/mine" in commands
+    result = run(sandbox, commands)
+    assert result.returncode == 0, result.stderr[-3000:]
+    config = (sandbox / "configs/blocks/mine.yaml").read_text()
+    assert "seed: 7" in config
+    manifest = json.loads((sandbox / "data/blocks/mine/problems/manifest.json").read_text())  # still there
+    assert manifest["seed"] == 7
+    tests = sum(p["test"] for p in manifest["problems"])
+    views = manifest["views"]
+    baselines = (sandbox / "results/blocks/mine/baselines.txt").read_text()
+    assert baselines in result.stdout  # printed
+    for view in views:
+        for kind, model in [("nl", "noop"), ("nl", "random"), ("nl", "oracle"), ("pddl", "rules")]:
+            rows = (sandbox / f"results/blocks/mine/{kind}___{view}/paper___{model}___results.jsonl")
+            assert len(rows.read_text().splitlines()) == tests
+            assert f"{kind}___{view}/paper___{model}___results.jsonl: {tests} problems" in baselines
+    summary = [line.split() for line in baselines.splitlines() if line.split()[:2] in
+               [[view, str(tests)] for view in views]]
+    assert len(summary) == 4 * len(views)
+    oracle_and_rules = [row for i, row in enumerate(summary) if i % 4 in (2, 3)]
+    assert all(row[2] == "100.0" for row in oracle_and_rules)  # lenient success of oracle and rules
+    assert all(float(row[2]) < 100 for i, row in enumerate(summary) if i % 4 == 0)  # noop: goals need moves
+    assert run(sandbox, "make -q blocks/mine results/blocks/mine/baselines.txt").returncode in (0, 1)
+    assert "is up to date" in run(sandbox, "make results/blocks/mine/baselines.txt").stdout
+
+
+@pytest.mark.slow
+def test_readme_new_canvas_set_builds_through_its_baselines(sandbox):
+    commands = readme_commands("**Make a new set.**")
+    assert "make canvas/mine" in commands
+    result = run(sandbox, commands)
+    assert result.returncode == 0, result.stderr[-3000:]
+    manifest = json.loads((sandbox / "data/canvas/mine/manifest.json").read_text())
+    assert manifest["config"]["seed"] == 7
+    trials = sum(1 for _ in bz2.open(sandbox / "data/canvas/mine/trials.jsonl.bz2", "rt"))
+    check_canvas_scores(sandbox, "mine", trials, manifest["config"]["tasks"], result.stdout)
+
+
+def check_canvas_scores(sandbox: Path, name: str, trials: int, tasks: list[str], printed: str) -> None:
+    """Check the built-in models answered every trial of canvas set ``name`` and the printed
+    analysis scores the oracle 100% on every task."""
+    for model in ("random", "oracle"):
+        answers = sandbox / f"results/canvas/{name}/results/basic___{model}___results.jsonl"
+        assert len(answers.read_text().splitlines()) == trials
+    report = (sandbox / f"results/canvas/{name}/report.txt").read_text()
+    assert report in printed
+    for task in tasks:
+        assert re.search(rf"^(oracle)? +{task} +.*100\.0 \[", report, re.M), task
+
+
+TINY_BLOCKS = ("seed: 5\nviews:\n  - {name: c2, constraints: 2, rename: all}\n"
+               "problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 4}\n")
+
+
+def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(sandbox):
+    config = sandbox / "configs/blocks/tiny.yaml"
+    # 1. a bad config field: the first step fails, nothing of the set is left
+    config.write_text(TINY_BLOCKS.replace("seed: 5", "seed: 5\ncolour: red"))
+    failed = run(sandbox, "make blocks/tiny")
+    assert failed.returncode != 0
+    assert "tiny.yaml:2: unknown config key: colour" in failed.stderr
+    for path in ("data/blocks/tiny/problems/manifest.json", "data/blocks/tiny/prompts/.done",
+                 "results/blocks/tiny/baselines.txt"):
+        assert not (sandbox / path).exists(), path
+    # 2. fixed config; then a later step's input breaks (the issue's case: an inner command of
+    # the baselines recipe fails): the target fails, no file and no temporary file is left
+    config.write_text(TINY_BLOCKS)
+    assert run(sandbox, "make data/blocks/tiny/prompts/.done").returncode == 0
+    (sandbox / "data/blocks/tiny/prompts/paper___nl___c2.jsonl").unlink()
+    for _ in range(2):  # and a second make still fails: never "up to date" with an empty file
+        broken = run(sandbox, "make blocks/tiny")
+        assert broken.returncode != 0
+        assert "no such prompts file" in broken.stderr
+        assert not (sandbox / "results/blocks/tiny/baselines.txt").exists()
+        assert not list((sandbox / "results/blocks/tiny").glob("*.tmp"))
+    # 3. a manifest whose views cannot be read fails the recipe too (no loop over nothing)
+    manifest = sandbox / "data/blocks/tiny/problems/manifest.json"
+    manifest.write_text("{}")
+    os.utime(sandbox / "data/blocks/tiny/prompts/.done")
+    unreadable = run(sandbox, "make results/blocks/tiny/baselines.txt")
+    assert unreadable.returncode != 0 and "KeyError: 'views'" in unreadable.stderr
+    assert not (sandbox / "results/blocks/tiny/baselines.txt").exists()
+    # 4. the fix (the config is newer: everything is regenerated) and the set builds
+    config.touch()
+    fixed = run(sandbox, "make blocks/tiny")
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    baselines = (sandbox / "results/blocks/tiny/baselines.txt").read_text()
+    assert baselines.count(": 4 problems") == 4  # noop, random, oracle, rules
+    assert baselines in fixed.stdout
+    assert (sandbox / "data/blocks/tiny/problems/manifest.json").is_file()  # not deleted as intermediate
+    assert (sandbox / "data/blocks/tiny/prompts/.done").is_file()
+    assert "is up to date" in run(sandbox, "make results/blocks/tiny/baselines.txt").stdout
+
+
+def test_a_bad_canvas_config_leaves_no_target_and_the_fixed_one_builds(sandbox):
+    config = sandbox / "configs/canvas/tiny.yaml"
+    good = "seed: 4\nnum_shapes: [3]\nitems: 2\ntasks: [existence, count]\nfewshot: [none]\n"
+    config.write_text(good.replace("items: 2", "items: two"))
+    failed = run(sandbox, "make canvas/tiny")
+    assert failed.returncode != 0 and "tiny.yaml:3" in failed.stderr
+    for path in ("data/canvas/tiny/trials.jsonl.bz2", "data/canvas/tiny/manifest.json",
+                 "results/canvas/tiny/report.txt"):
+        assert not (sandbox / path).exists(), path
+    config.write_text(good)
+    fixed = run(sandbox, "make canvas/tiny")
+    assert fixed.returncode == 0, fixed.stderr[-3000:]
+    trials = sum(1 for _ in bz2.open(sandbox / "data/canvas/tiny/trials.jsonl.bz2", "rt"))
+    check_canvas_scores(sandbox, "tiny", trials, ["existence", "count"], fixed.stdout)
+    assert "is up to date" in run(sandbox, "make results/canvas/tiny/report.txt").stdout
