@@ -6,6 +6,13 @@
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 MAKEFLAGS += --no-builtin-rules --warn-undefined-variables
+# Quiet by default: recipes are not echoed, scripts log warnings only and show progress bars on
+# steps longer than a few seconds. `make V=1 ...` shows every command and the scripts' INFO lines.
+V ?=
+ifeq ($(V),)
+.SILENT:
+export LOGLEVEL ?= WARNING
+endif
 
 # ---- variables -----------------------------------------------------------------------------
 PYTHON_SYS ?= python3
@@ -38,11 +45,19 @@ WS_RESULTS := $(wildcard $(WS_TEST)/results/*___results.jsonl)
 # prerequisites), never leaving one to a pattern-rule chain, where make would delete it as an
 # intermediate file (tests/test_make_sets.py checks that `make -n -p sets all` shows none).
 # (`.SECONDARY:` is no fix: it makes every file intermediate, so a deleted one is not rebuilt.)
-SUITES := blocks:baselines.txt canvas:report.txt
-DEFAULT_SETS := blocks/cogsci_problems canvas/standard
+SUITES := blocks:baselines.txt canvas:report.txt already_said_that:report.txt
+DEFAULT_SETS := blocks/cogsci_problems canvas/standard $(addprefix already_said_that/,which_is_heavier \
+	first_letters reverse_sort ambiguous_sentences distractorless mixed)
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
 suite_name = $(word 1,$(subst :, ,$(1)))
 suite_file = $(word 2,$(subst :, ,$(1)))
+# results/<suite>/<set>/<file> of a <suite>/<set> name: the scores file `make all` depends on
+set_file = results/$(1)/$(call suite_file,$(filter $(word 1,$(subst /, ,$(1))):%,$(SUITES)))
+DEFAULT_SET_FILES := $(foreach d,$(DEFAULT_SETS),$(call set_file,$(d)))
+# MODEL=<built-in, config name or .yaml> runs that model through every suite (`make all`,
+# `make blocks`, `make asat-model`); LIMIT=N caps the items it is asked per suite and set.
+MODEL ?=
+LIMIT ?=
 ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(call suite_name,$(s))/,$(call sets_of,$(call suite_name,$(s)))))
 # the phony <suite>/<set> targets of one SUITES entry: build the scores file, print it
 define SET_RULES
@@ -63,8 +78,8 @@ help:
 	@echo "Sets found (configs/<suite>/*.yaml): $(ALL_SETS)"
 	@echo "Default sets (built by make all): $(DEFAULT_SETS)"
 
-## Reproduce the published numbers, build the default sets' baselines and the report (offline with DATA_MIRROR).
-all: data $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT) $(DEFAULT_SETS)
+## Reproduce the papers, run the baselines (and MODEL=<config> LIMIT=N) on the default sets, write the report.
+all: data $(WS_TEST)/results/basic___random___results.jsonl.done $(WS_REPORT) $(DEFAULT_SET_FILES)
 
 ## Build every set of configs/<suite>/*.yaml (every suite of SUITES) through its baselines' scores.
 sets: $(ALL_SETS)
@@ -99,7 +114,8 @@ format: $(ENV_OK)
 ## Delete generated problems and analysis outputs (never downloads, model results or the response cache).
 clean:
 	rm -rf .pytest_cache .ruff_cache .cache/worldsense results/worldsense
-	rm -f results/blocks/*.csv results/blocks/*/baselines.txt
+	rm -f results/blocks/*.csv results/blocks/*.txt results/blocks/*/baselines.txt
+	rm -rf results/sections results/figures results/report.html results/report.md results/report.txt
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 # ---- environment -----------------------------------------------------------------------------
@@ -173,8 +189,6 @@ BLOCKS_PROMPT_TYPES := nl pddl
 BLOCKS_VIEWS = views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $(1)); \
 	test -n "$$views" || { echo "$(1): no views" >&2; exit 1; }
 # `make blocks MODEL=<config> [LIMIT=N] [BLOCKS_SET=<set>]`: one summary file per model, set and limit.
-MODEL ?=
-LIMIT ?=
 BLOCKS_SET ?= cogsci_problems
 BLOCKS_MODEL_RUN := results/blocks/$(BLOCKS_SET)/$(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT)).txt
 BLOCKS_MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
@@ -198,13 +212,20 @@ endef
 
 .PHONY: reproduce-blocks blocks-problems blocks-prompts blocks-baselines blocks analyse-blocks bench-blocks \
 	clean-blocks
-all: reproduce-blocks blocks-prompts
+BLOCKS_REPRODUCED := results/blocks/cogsci22_reproduced.txt
+all: $(BLOCKS_REPRODUCED) blocks-prompts
 clean: clean-blocks
 
 ## Re-score the paper's released blocks-world outputs: published table, strict, baselines, CIs, McNemar.
-reproduce-blocks: $(BLOCKS_DATA)
+reproduce-blocks: $(BLOCKS_REPRODUCED)
+	cat $<
+
+# the printed tables, and beside them the summary and per-problem CSV files
+$(BLOCKS_REPRODUCED): $(BLOCKS_DATA) scripts/reproduce_blocks.py $(BLOCKS_COMMON)
+	mkdir -p $(@D)
 	$(PYTHON) scripts/reproduce_blocks.py --release data/cogsci22_blocks \
-	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv
+	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv > $@.tmp
+	mv $@.tmp $@
 
 ## Generate the blocks-world problem sets of configs/blocks/ (the paper's spec and the new sets).
 blocks-problems: $(BLOCKS_PROBLEMS)
@@ -333,76 +354,15 @@ results/canvas/%/report.txt: data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py
 	  --out $@.tmp --quiet
 	mv $@.tmp $@
 
-# The canvas section of the report (results/sections/canvas.json, figures under
-# results/figures/canvas/), from the baselines' results on the standard set.
-CANVAS_SECTION := results/sections/canvas.json
-$(CANVAS_SECTION): results/canvas/standard/report.txt
-	$(PYTHON) scripts/analyse_results.py -t $(<D) --quiet --section $@ --figures results/figures/canvas
-
-# ---- the report ------------------------------------------------------------------------------
-# Each suite's analysis is saved as a section (results/sections/<suite>.json, its figures under
-# results/figures/<suite>/) by scripts/analyse_results.py; build_report.py gathers them into one
-# standalone HTML page and a Markdown file. A section is rebuilt only when its suite's results
-# or code change, the report only when a section changes.
-# MODEL=<built-in, config name or .yaml> runs that model through every suite (LIMIT=N caps the
-# items per suite); each run leaves a stamp results/runs/<suite>/<model>[.first<N>].done.
-MODEL ?=
-LIMIT ?=
-MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.first$(LIMIT),)
-LIMIT_ARG := $(if $(LIMIT),--limit $(LIMIT),)
-REPORT_CODE := scripts/analyse_results.py scripts/build_report.py common/analysis.py common/report.py \
-	common/stats.py common/results.py
-SECTIONS := results/sections/worldsense.json
-BROWSER_OK := $(VENV)/.browser-ok
-
-.PHONY: report browser check-report
-all: results/report.html
-	@cat results/report.txt
-
-## Build the one report of every suite: results/report.html (standalone) and results/report.md.
-report: results/report.html
-
-## Install what the browser check of the report needs: Debian's chromium + chromium-driver, selenium.
-browser: $(BROWSER_OK)
-
-## Open results/report.html in headless Chromium: images loaded, tables there, no console error, screenshot.
-check-report: $(BROWSER_OK) results/report.html
-	$(PYTHON) -m pytest -m integration -q tests/test_report_browser.py
-
-results/report.html results/report.md &: $(SECTIONS) $(REPORT_CODE)
-	$(PYTHON) scripts/build_report.py $(SECTIONS) --html results/report.html --markdown results/report.md \
-	    --summary results/report.txt > /dev/null
-
-results/sections/worldsense.json: $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done \
-		$(wildcard $(WS_TEST)/results/*.jsonl) $(if $(MODEL),results/runs/worldsense/$(MODEL_TAG).done,) \
-		$(WS_CODE) $(REPORT_CODE)
-	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --quiet --section $@ --figures results/figures/worldsense
-
-results/runs/worldsense/$(MODEL_TAG).done: $(WS_CORE) | $(ENV_OK)
-	$(PYTHON) scripts/ask_model.py -t $(WS_TEST) --model $(MODEL) $(LIMIT_ARG)
-	mkdir -p $(@D)
-	touch $@
-
-# Chromium comes from Debian (apt-get, as root); selenium from PyPI (requirements-browser.txt).
-$(BROWSER_OK): requirements-browser.txt | $(ENV_OK)
-	if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; then \
-	  if [ "$$(id -u)" != 0 ]; then \
-	    echo "chromium and chromium-driver are missing: run 'sudo apt-get install chromium chromium-driver', then 'make browser' again" >&2; \
-	    exit 1; \
-	  fi; \
-	  apt-get update -qq; \
-	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver > /dev/null; \
-	fi
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt
-	touch $@
-
 # ---- Already Said That data ------------------------------------------------------------------
 # WordNet for nltk, offline: Debian's packages copied into data/nltk_data with the lexnames file
 # (the stamp holds the sorted word list's SHA-256). Sets: data/already_said_that/<set>/ from
 # configs/already_said_that/<set>.yaml (manifest.json written last is the target). The optional
 # original_<variant> sets use the evals==3.0.1.post1 data (the network to PyPI once).
-ASAT_VARIANTS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
-ASAT_ORIGINAL_VARIANTS := $(addprefix original_,which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless)
+# The sets are the configs found (like every suite's); those named original_* need the original data.
+ASAT_ALL_SETS := $(call sets_of,already_said_that)
+ASAT_VARIANTS := $(filter-out original_%,$(ASAT_ALL_SETS))
+ASAT_ORIGINAL_VARIANTS := $(filter original_%,$(ASAT_ALL_SETS))
 ASAT_WORDNET := data/nltk_data/.wordnet-ok
 ASAT_ORIGINAL := data/already_said_that_original/report.json
 ASAT_DISTRACTOR_CODE := $(addprefix common/already_said_that/,__init__.py distractors.py winograd.py)
@@ -433,10 +393,12 @@ $(ASAT_ORIGINAL): configs/data/already_said_that_original.sha256 scripts/fetch_a
 		common/already_said_that/original.py $(ASAT_DISTRACTOR_CODE) | $(ENV_OK)
 	$(PYTHON) scripts/fetch_already_said_that_original.py
 
-data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_WORDNET)
+$(ASAT_SETS): data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) \
+		$(ASAT_WORDNET)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
 
-data/already_said_that/original_%/manifest.json: configs/already_said_that/original_%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
+$(foreach v,$(ASAT_ORIGINAL_VARIANTS),data/already_said_that/$(v)/manifest.json): \
+		data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
 
 ## Already Said That runs
@@ -445,30 +407,25 @@ data/already_said_that/original_%/manifest.json: configs/already_said_that/origi
 # results/already_said_that/<set>/direct___<model>___{results,turns}.jsonl (+ summary.json),
 # rebuilt from scratch when the set or the code changes (they cost seconds); model runs
 # (asat-model) are raw data: append-only, resumed, never deleted by make.
-ASAT_RUN_SETS := which_is_heavier first_letters reverse_sort ambiguous_sentences distractorless mixed
+ASAT_RUN_SETS := $(ASAT_VARIANTS)
 ASAT_RESULTS := results/already_said_that
 ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) \
 	$(wildcard common/models/*.py) common/results.py
 ASAT_BASELINES := $(foreach s,$(ASAT_RUN_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl \
 	$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl)
 ASAT_REPORT := $(ASAT_RESULTS)/report.txt
-ASAT_MODEL ?= $(value MODEL)
-ASAT_LIMIT ?= $(value LIMIT)
 
 ## Run random and oracle on every Already Said That set, then print the analysis (figures in results/already_said_that/figures).
 asat-baselines: $(ASAT_REPORT)
 	cat $<
 
 .PHONY: asat-baselines asat-model bench-asat clean-asat-runs
-all: asat-baselines
+all: $(ASAT_REPORT)
 clean: clean-asat-runs
 
 ## Play a configured model on every Already Said That set: make asat-model MODEL=<config> [LIMIT=N] (resumes).
-asat-model: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
-	test -n "$(ASAT_MODEL)" || { echo "name the model: make asat-model MODEL=<config name or .yaml> [LIMIT=N]" >&2; exit 2; }
-	for set in $(ASAT_RUN_SETS); do \
-	  $(PYTHON) scripts/already_said_that.py --set $$set --model $(ASAT_MODEL) $(if $(ASAT_LIMIT),--limit $(ASAT_LIMIT)); \
-	done
+asat-model: $(call MODEL_RUN,already_said_that)
+	@test -n "$(MODEL)" || { echo "name the model: make asat-model MODEL=<config name or .yaml> [LIMIT=N]" >&2; exit 2; }
 	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures
 
 ## Time the Already Said That runner: built-in solvers on every set, and over HTTP against a bare loop.
@@ -480,14 +437,113 @@ clean-asat-runs:
 	rm -f $(ASAT_RESULTS)/*/direct___random___* $(ASAT_RESULTS)/*/direct___oracle___* $(ASAT_REPORT)
 	rm -rf $(ASAT_RESULTS)/figures
 
-$(ASAT_RESULTS)/%/direct___random___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) | $(ENV_OK)
+$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl): \
+		$(ASAT_RESULTS)/%/direct___random___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) \
+		| $(ENV_OK)
 	rm -f $(@D)/direct___random___*
 	$(PYTHON) scripts/already_said_that.py --set $(<D) --model random --loglevel WARNING
 
-$(ASAT_RESULTS)/%/direct___oracle___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) | $(ENV_OK)
+$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl): \
+		$(ASAT_RESULTS)/%/direct___oracle___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) \
+		| $(ENV_OK)
 	rm -f $(@D)/direct___oracle___*
 	$(PYTHON) scripts/already_said_that.py --set $(<D) --model oracle --loglevel WARNING
+
+# one set's scores (`make already_said_that/<set>`): its built-in solvers' analysis
+$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/report.txt): $(ASAT_RESULTS)/%/report.txt: \
+		$(ASAT_RESULTS)/%/direct___random___results.jsonl $(ASAT_RESULTS)/%/direct___oracle___results.jsonl \
+		scripts/analyse_results.py
+	$(PYTHON) scripts/analyse_results.py -t $(@D) --figures $(@D)/figures --quiet --out $@.tmp
+	mv $@.tmp $@
 
 $(ASAT_REPORT): $(ASAT_BASELINES) scripts/analyse_results.py $(ASAT_CODE)
 	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --figures $(ASAT_RESULTS)/figures --quiet --out $@.tmp
 	mv $@.tmp $@
+
+# ---- the report ------------------------------------------------------------------------------
+# Each suite's analysis is saved as a section (results/sections/<suite>.json, its figures under
+# results/figures/<suite>/) by scripts/analyse_results.py; build_report.py gathers them into one
+# standalone HTML page and a Markdown file. A section is rebuilt only when its suite's results
+# or code change, the report only when a section changes.
+# MODEL=<built-in, config name or .yaml> runs that model through every suite (LIMIT=N caps the
+# items per suite); each run leaves a stamp results/runs/<suite>/<model>[.first<N>].done (blocks:
+# its summary file), so a rerun asks nothing and a new LIMIT resumes where the last one stopped.
+MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.first$(LIMIT),)
+LIMIT_ARG := $(if $(LIMIT),--limit $(LIMIT),)
+REPORT_CODE := scripts/analyse_results.py scripts/build_report.py common/analysis.py common/report.py \
+	common/stats.py common/results.py
+SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json canvas.json already_said_that.json)
+MODEL_RUN = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done,)
+BROWSER_OK := $(VENV)/.browser-ok
+
+.PHONY: report browser check-report
+all: results/report.html
+	@cat results/report.txt
+
+## Build the one report of every suite: results/report.html (standalone) and results/report.md.
+report: results/report.html
+
+## Install what the browser check of the report needs: Debian's chromium + chromium-driver, selenium.
+browser: $(BROWSER_OK)
+
+## Open results/report.html in headless Chromium: images loaded, tables there, no console error, screenshot.
+check-report: $(BROWSER_OK) results/report.html
+	$(PYTHON) -m pytest -m integration -q tests/test_report_browser.py
+
+results/report.html results/report.md &: $(SECTIONS) $(REPORT_CODE)
+	$(PYTHON) scripts/build_report.py $(SECTIONS) --html results/report.html --markdown results/report.md \
+	    --summary results/report.txt > /dev/null
+
+results/sections/worldsense.json: $(WS_CORE) $(WS_TEST)/results/basic___random___results.jsonl.done \
+		$(WS_RESULTS) $(call MODEL_RUN,worldsense) $(WS_CODE) $(REPORT_CODE)
+	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --quiet --section $@ --figures results/figures/worldsense
+
+# blocks: the default set (baselines, every model run in it, the paper's table)
+results/sections/blocks.json: results/blocks/cogsci_problems/baselines.txt $(BLOCKS_REPRODUCED) \
+		$(wildcard results/blocks/cogsci_problems/*/*___results.jsonl) $(if $(MODEL),$(BLOCKS_MODEL_RUN),) \
+		$(BLOCKS_COMMON) $(REPORT_CODE)
+	$(PYTHON) scripts/analyse_results.py results/blocks/cogsci_problems --quiet --section $@ \
+	    --figures results/figures/blocks
+
+# canvas: the baselines' copy of the standard set, with the models' answers of data/canvas/standard/results
+results/sections/canvas.json: results/canvas/standard/report.txt $(wildcard data/canvas/standard/results/*.jsonl) \
+		$(call MODEL_RUN,canvas) $(CANVAS_COMMON) $(REPORT_CODE)
+	$(PYTHON) scripts/analyse_results.py -t results/canvas/standard --results data/canvas/standard/results \
+	    --quiet --section $@ --figures results/figures/canvas
+
+# already said that: every shipped set, the built-in solvers and every model run
+results/sections/already_said_that.json: $(ASAT_REPORT) $(wildcard $(ASAT_RESULTS)/*/*___results.jsonl) \
+		$(call MODEL_RUN,already_said_that) $(ASAT_CODE) $(REPORT_CODE)
+	$(PYTHON) scripts/analyse_results.py -t $(ASAT_RESULTS) --quiet --section $@ \
+	    --figures results/figures/already_said_that
+
+# the model runs (resumable: a rerun or a larger LIMIT asks only what is not answered yet)
+results/runs/worldsense/$(MODEL_TAG).done: $(WS_CORE) | $(ENV_OK)
+	$(PYTHON) scripts/ask_model.py -t $(WS_TEST) --model $(MODEL) $(LIMIT_ARG)
+	mkdir -p $(@D)
+	touch $@
+
+results/runs/canvas/$(MODEL_TAG).done: data/canvas/standard/trials.jsonl.bz2 | $(ENV_OK)
+	$(PYTHON) scripts/ask_model.py -t data/canvas/standard --model $(MODEL) $(LIMIT_ARG)
+	mkdir -p $(@D)
+	touch $@
+
+results/runs/already_said_that/$(MODEL_TAG).done: $(ASAT_SETS) | $(ENV_OK)
+	for set in $(ASAT_RUN_SETS); do \
+	  $(PYTHON) scripts/already_said_that.py --set $$set --model $(MODEL) $(LIMIT_ARG); \
+	done
+	mkdir -p $(@D)
+	touch $@
+
+# Chromium comes from Debian (apt-get, as root); selenium from PyPI (requirements-browser.txt).
+$(BROWSER_OK): requirements-browser.txt | $(ENV_OK)
+	if ! command -v chromium > /dev/null || ! command -v chromedriver > /dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then \
+	    echo "chromium and chromium-driver are missing: run 'sudo apt-get install chromium chromium-driver', then 'make browser' again" >&2; \
+	    exit 1; \
+	  fi; \
+	  apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver > /dev/null; \
+	fi
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt
+	touch $@

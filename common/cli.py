@@ -13,6 +13,9 @@ from tqdm import tqdm
 from common import paths
 from common.errors import UserError
 
+LOGLEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"]
+PROGRESS_DELAY_S = 2.0  # a progress bar shows only for steps that take longer than this
+
 log = logging.getLogger(__name__)
 
 
@@ -22,8 +25,8 @@ def make_parser(doc: str | None) -> argparse.ArgumentParser:
         description=doc, formatter_class=_HelpFormatter
     )
     parser.add_argument(
-        "--loglevel", default="INFO", choices=["DEBUG", "INFO", "WARNING", "ERROR"],
-        help="how much to log on stderr",
+        "--loglevel", default=_default_loglevel(), choices=LOGLEVELS,
+        help="how much to log on stderr (default: $LOGLEVEL, else INFO; make sets WARNING unless V=1)",
     )
     return parser
 
@@ -45,6 +48,12 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
         is_path = isinstance(default, Path) or (isinstance(default, str) and os.path.isabs(default))
         shown = paths.shown(default) if is_path else "%(default)s"
         return f"{text} (default: {shown})"
+
+
+def _default_loglevel() -> str:
+    """Return $LOGLEVEL when it names a level (make sets it to WARNING for quiet runs), else INFO."""
+    level = os.environ.get("LOGLEVEL", "").upper()
+    return level if level in LOGLEVELS else "INFO"
 
 
 def setup_logging(level: str) -> None:
@@ -87,7 +96,9 @@ def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
     """Return a tqdm progress bar over ``iterable``, on stderr.
 
     On a terminal it refreshes ten times a second; in a log file (not a TTY) at most every
-    30 s, so long runs leave a readable trace instead of thousands of carriage returns.
+    30 s, so long runs leave a readable trace instead of thousands of carriage returns. A bar
+    appears only after PROGRESS_DELAY_S, so steps that finish sooner print nothing.
     """
     kwargs.setdefault("mininterval", 0.1 if sys.stderr.isatty() else 30)
+    kwargs.setdefault("delay", PROGRESS_DELAY_S)
     return tqdm(iterable, **kwargs)

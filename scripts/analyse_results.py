@@ -46,6 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--section", metavar="JSON", type=Path,
                         help="save the analysis for the report (scripts/build_report.py); needs --figures")
     parser.add_argument("--quiet", action="store_true", help="print nothing (write the files only)")
+    parser.add_argument("--results", action="append", default=[], type=Path, metavar="DIR",
+                        help="also read the results files in DIR (answers to the same items kept elsewhere, "
+                             "e.g. the models' answers beside a canvas set); repeatable")
     parser.add_argument("--require-complete", action="store_true",
                         help="refuse (exit 2) when results are partial, instead of warning")
     group = parser.add_argument_group("WorldSense")
@@ -65,7 +68,7 @@ def main(argv: list[str] | None = None) -> int:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
         section = analysis.analyse(args.testset, suite=args.suite, figures_dir=figures_dir, by=args.by,
                                    cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
-                                   require_complete=args.require_complete)
+                                   require_complete=args.require_complete, extra_results=args.results)
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(section.figures[0][1], args.plot)

@@ -10,6 +10,8 @@ import pytest
 from common.paths import DATA, ROOT
 
 WORLDSENSE_TEST_SET = DATA / "worldsense" / "test_set"
+# `make` exports LOGLEVEL=WARNING for quiet runs; the scripts the tests start log at their default
+os.environ.pop("LOGLEVEL", None)
 
 
 @pytest.fixture(scope="session")

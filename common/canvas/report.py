@@ -13,6 +13,7 @@ accuracy; invalid answers (no single answer found) count as wrong.
 """
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +58,17 @@ def detect(path: Path) -> bool:
     return (path / MANIFEST).is_file()
 
 
-def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
-    """Return the canvas Section of the set ``path`` (its ``results/`` files): accuracy tables
-    per task and per number of shapes with clustered 95% intervals (models other than the
-    shortcuts), the shortcut table, paired McNemar tests, summary lines, and with ``figures_dir``
-    the figure ``canvas_accuracy.png``."""
+def section(path: Path, figures_dir: Path | None = None, extra_results: Sequence[Path] = (),
+            **_: Any) -> Section:
+    """Return the canvas Section of the set ``path`` (its ``results/`` files, and those of the
+    ``extra_results`` directories: answers to the same trials kept elsewhere; a file name already
+    seen is skipped): accuracy tables per task and per number of shapes with clustered 95%
+    intervals (models other than the shortcuts), the shortcut table, paired McNemar tests,
+    summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
     trials = load_trials(path)
-    files = find_results_files(path / RESULTS_DIR)
+    files = []
+    for directory in [path / RESULTS_DIR, *map(Path, extra_results)]:
+        files += [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
     if not files:
         raise DataError(f"no results files in {path / RESULTS_DIR}: run scripts/ask_model.py -t {path} "
                         "--model ... first (or `make canvas-baselines`)")

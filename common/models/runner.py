@@ -105,9 +105,13 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
                  Path(results_path).name, f"{len(items):,}", f"{summary.already_done:,}", f"{len(todo):,}",
                  model.name, model.concurrency)
         if items and not todo:
-            log.warning("every item is already answered in %s: nothing to ask (a new model or prompt "
-                        "needs a new results file: another model name or prompting label)",
-                        paths.shown(results_path))
+            # a plain rerun (same model, same settings) is fine; anything else most likely needed a new file
+            same = any(run.get("model") == model.settings() for run in meta.runs)
+            log.log(logging.INFO if same else logging.WARNING,
+                    "every item is already answered in %s: nothing to ask%s", paths.shown(results_path),
+                    "" if same else " (an earlier run with other model settings, or another program, wrote "
+                    "it: a new model or prompt needs a new results file, i.e. another model name or "
+                    "prompting label)")
         try:
             meta.save(summary, counters)
             protocol = answer or functools.partial(answer_item, reprompts=reprompts)
