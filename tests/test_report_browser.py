@@ -23,8 +23,12 @@ def report_html(tmp_path_factory, worldsense_test_set):
     """The report to check and its sections: results/report.html if it exists, else a fresh one."""
     built = paths.RESULTS / "report.html"
     sections = sorted((paths.RESULTS / "sections").glob("*.json"))
-    if built.is_file() and sections:
-        return built, [report.load_section(path) for path in sections]
+    if built.is_file() and sections:  # in the report's order (that of `make all`'s SECTIONS)
+        markdown = built.with_suffix(".md").read_text(encoding="utf-8")
+        loaded = [report.load_section(path) for path in sections]
+        where = {s["suite"]: markdown.find(f"\n## {s['title']}\n") for s in loaded}
+        assert all(at >= 0 for at in where.values()), f"a section is not in report.md: {where}"
+        return built, sorted(loaded, key=lambda s: where[s["suite"]])
     work = tmp_path_factory.mktemp("report")
     section = work / "worldsense.json"
     run = run_script("scripts/analyse_results.py", "-t", str(worldsense_test_set), "--quiet",

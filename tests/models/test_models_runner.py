@@ -6,6 +6,7 @@ import time
 import pytest
 from model_helpers import SENTINEL_KEY, make_config, make_items
 
+from common import cli
 from common.models.base import Counters, ModelError
 from common.models.builtin import OracleModel
 from common.models.client import HTTPModel
@@ -86,7 +87,8 @@ def test_records_carry_diagnostics(server, tmp_path):
     assert first["cached"] is False and first["error"] is None and first["latency_s"] >= 0
 
 
-def test_progress_bar_shows_retries_errors_and_tokens(server, tmp_path, capsys):
+def test_progress_bar_shows_retries_errors_and_tokens(server, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0)  # shown at once (by default only after 2 s)
     counters = Counters()
     model = HTTPModel(make_config(server, concurrency=1), counters=counters)
     server.script("500")
