@@ -19,6 +19,8 @@ PYTHON_SYS ?= python3
 VENV := .venv
 PYTHON := $(VENV)/bin/python
 ENV_OK := $(VENV)/.ok
+ENGINE_OK := $(VENV)/.engine-ok
+BROWSER_OK := $(VENV)/.browser-ok
 COMMON := $(shell find common -name '*.py')
 
 WS := data/worldsense
@@ -99,8 +101,8 @@ data-worldsense-other: $(WS_OTHER)
 test: lint $(WS_CORE) $(BLOCKS_DATA)
 	$(PYTHON) -m pytest -m "not slow and not integration"
 
-## Run every test, including the slow and integration ones.
-test-all: lint $(WS_CORE) $(BLOCKS_DATA)
+## Run every test, including the slow ones and those against llama.cpp and headless Chromium.
+test-all: lint $(WS_CORE) $(BLOCKS_DATA) $(ENGINE_OK) $(BROWSER_OK)
 	$(PYTHON) -m pytest
 
 ## Check the code with ruff.
@@ -296,11 +298,10 @@ $(VENV)/.bench-ok: requirements-bench.txt | $(ENV_OK)
 
 # ---- models (model access: configs/models/, common/models/, scripts/ask_model.py) ---------------
 .PHONY: test-engine bench-models
-ENGINE_OK := $(VENV)/.engine-ok
 
-## Test the runner against a real llama.cpp server on a tiny model (first run builds llama.cpp, ~6 min).
-test-engine: $(ENGINE_OK) $(WS_CORE)
-	$(PYTHON) -m pytest -m integration -s tests/models/test_models_engine.py
+## Against a real llama.cpp server (tiny model): the runner, refusals, and make all MODEL=... in a repo copy.
+test-engine: $(ENGINE_OK) $(WS_CORE) $(BLOCKS_DATA)
+	$(PYTHON) -m pytest -m integration -s tests/models/test_models_engine.py tests/models/test_engine_make_all.py
 
 ## Benchmark the model runner against bare requests.post loops on a local server (prints rates).
 bench-models: $(ENV_OK)
@@ -474,7 +475,6 @@ REPORT_CODE := scripts/analyse_results.py scripts/build_report.py common/analysi
 	common/stats.py common/results.py
 SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json canvas.json already_said_that.json)
 MODEL_RUN = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done,)
-BROWSER_OK := $(VENV)/.browser-ok
 
 .PHONY: report browser check-report
 all: results/report.html
