@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import scipy.stats
 
 from common.errors import DataError, UserError
 from common.worldsense import analysis, report
@@ -208,3 +209,21 @@ def test_a_changed_cell_is_reported_as_not_reproduced(tmp_path):
     assert comparison.loc[("accuracy", "GPT4", "Infer.normal"), "reproduced"] == "100.0 (0.0)"
     assert not comparison.loc[("accuracy", "GPT4", "Infer.normal"), "same"]
     assert comparison.loc[("accuracy", "GPT3.5", "Infer.normal"), "reproduced"] == "-"
+
+
+def test_paired_tests_compare_two_models_on_the_tuples_both_answered():
+    from common.worldsense.analysis import paired_tests
+
+    acc_a = [1.0, 1.0, 0.5, 1.0, 0.5, 1.0]
+    acc_b = [0.5, 1.0, 0.0, 0.5, 0.5, 0.0]
+    rows = [{"prompting": "basic", "modelname": "a", "tuple_ID": t, "acc": x} for t, x in enumerate(acc_a)]
+    rows += [{"prompting": "basic", "modelname": "b", "tuple_ID": t, "acc": x} for t, x in enumerate(acc_b)]
+    rows.append({"prompting": "basic", "modelname": "b", "tuple_ID": 99, "acc": 1.0})  # a did not answer it
+    [test] = paired_tests(pd.DataFrame(rows)).to_dict("records")
+    diffs = [x - y for x, y in zip(acc_a, acc_b, strict=True)]
+    assert (test["a"], test["b"], test["tuples"]) == ("a (basic)", "b (basic)", 6)
+    assert test["diff"] == pytest.approx(sum(diffs) / 6)
+    assert test["diff_low"] < test["diff"] < test["diff_high"]
+    assert test["p"] == pytest.approx(scipy.stats.ttest_rel(acc_a, acc_b).pvalue)
+    one = pd.DataFrame([r for r in rows if r["modelname"] == "a"])
+    assert paired_tests(one).empty

@@ -308,3 +308,34 @@ def _sort_key(value: Any) -> tuple[int, Any]:
     if isinstance(value, int | float | np.number):
         return (2, 0) if math.isnan(value) else (0, value)
     return (1, str(value))
+
+
+def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
+    """Return a paired comparison of every two (prompting, model) runs on the tuples both answered:
+    columns a, b, tuples, mean accuracy of each on those tuples, the mean difference a - b with its
+    95% interval, and the two-sided p of a paired t-test (scipy.stats.ttest_rel).
+
+    ``tuples`` is a ``compute_acc_table`` result. The tuple is the unit (its trials share a
+    description, so they are not independent), and the tuples are weighted equally here, not
+    rebalanced by problem and size as the published averages are: a test of "same accuracy on the
+    same items", which the separate intervals of two models cannot give. Empty with fewer than two runs.
+    """
+    from scipy import stats as scipy_stats
+
+    runs = list(dict.fromkeys(zip(tuples["prompting"], tuples["modelname"], strict=True)))
+    wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
+    rows = []
+    for i, a in enumerate(runs):
+        for b in runs[i + 1:]:
+            both = wide[[a, b]].dropna()
+            if len(both) < 2:
+                continue
+            diff = both[a] - both[b]
+            test = scipy_stats.ttest_rel(both[a], both[b])
+            low, high = test.confidence_interval(0.95) if diff.std() > 0 else (diff.mean(), diff.mean())
+            rows.append({"a": f"{a[1]} ({a[0]})", "b": f"{b[1]} ({b[0]})", "tuples": len(both),
+                         "acc_a": both[a].mean(), "acc_b": both[b].mean(), "diff": diff.mean(),
+                         "diff_low": low, "diff_high": high,
+                         "p": float(test.pvalue) if diff.std() > 0 else float("nan")})
+    return pd.DataFrame(rows, columns=["a", "b", "tuples", "acc_a", "acc_b", "diff", "diff_low",
+                                       "diff_high", "p"])

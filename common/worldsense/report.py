@@ -17,7 +17,13 @@ from common.config import load_yaml
 from common.jsonl import atomic_write, write_text
 from common.results import find_results_files
 from common.worldsense import cache
-from common.worldsense.analysis import Analysis, analyse_results_in_testset_dir, display_order, pivot_pretty
+from common.worldsense.analysis import (
+    Analysis,
+    analyse_results_in_testset_dir,
+    display_order,
+    paired_tests,
+    pivot_pretty,
+)
 from common.worldsense.data import RESULTS_DIR, trials_path
 
 RULE = "-" * 74
@@ -69,10 +75,33 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
         same = int(comparison["same"].sum())
         summary.insert(0, f"published table: {same} of {len(comparison)} cells reproduced exactly")
         paper = paper_table(comparison)
+    tables, data = report_tables(result), {"stats": tidy_stats(result)}
+    paired = paired_tests(result.tuples)
+    if not paired.empty:
+        title = "PAIRED: t-test between models on the tuples both answered (accuracy %; tuples equal)"
+        tables.append((title, paired_display(paired)))
+        data["paired"] = paired
     return Section(suite="worldsense", title="WorldSense", about=ABOUT, text=format_report(result, path),
-                   tables=report_tables(result), figures=figures, data={"stats": tidy_stats(result)},
+                   tables=tables, figures=figures, data=data,
                    summary=summary, notes=notes, paper=paper,
                    inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)])
+
+
+def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
+    """Return ``paired_tests`` as a display table: accuracies and the difference in %, p in 2 digits."""
+    def pct(x: float) -> str:
+        return f"{100 * x:.1f}"
+    return pd.DataFrame({
+        "a": paired["a"], "b": paired["b"], "tuples": paired["tuples"].map(lambda n: f"{n:,}"),
+        "acc a": paired["acc_a"].map(pct), "acc b": paired["acc_b"].map(pct),
+        "a - b [95% CI]": [f"{pct(d)} [{pct(lo)}, {pct(hi)}]" for d, lo, hi in
+                           zip(paired["diff"], paired["diff_low"], paired["diff_high"], strict=True)],
+        "p": paired["p"].map(_p_text)}).set_index(["a", "b"])
+
+
+def _p_text(p: float) -> str:
+    """Return a p-value for display: 2 significant digits, "< 1e-300" when it underflowed to 0."""
+    return "-" if p != p else "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
 def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
