@@ -101,7 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = model.settings()
         model.close()
     log.info("%s", summary.describe(files["results"], counters))
-    print(write_summary(files, data, model.name, summary, counters, settings.get("price_per_1k_tokens")))
+    price = settings.get("price_per_1k_tokens")
+    log.info("%s", write_summary(files, data, model.name, summary, counters, price))
     if summary.failed:
         log.error("%s conversations failed after retries; run the same command again", summary.failed)
         return 1
