@@ -30,6 +30,21 @@ def run_script(*args: str, env: dict[str, str] | None = None,
                           text=True, timeout=300)
 
 
+def write_unreachable_source(tmp_path: Path) -> Path:
+    """Write a data source config (and its checksums) whose URL is a local port nobody listens
+    on, so that fetching it fails as offline; return the config's path."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    (tmp_path / "source.sha256").write_text(f"{'0' * 64}  sub/a.jsonl\n")
+    (tmp_path / "source.yaml").write_text(
+        f"name: demo\nurl: http://127.0.0.1:{port}/rel\nmirror: demo\ndest: {tmp_path / 'data'}\n"
+        "checksums: source.sha256\n")
+    return tmp_path / "source.yaml"
+
+
 # ---- blocks: the CogSci 2022 release ----------------------------------------------------------
 @pytest.fixture(scope="session")
 def release() -> Path:

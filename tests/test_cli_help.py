@@ -5,7 +5,7 @@ import subprocess
 import sys
 
 from common.paths import ROOT
-from tests.conftest import run_script
+from tests.conftest import run_script, write_unreachable_source
 
 
 def option_entries(help_text: str) -> list[str]:
@@ -40,16 +40,7 @@ def test_a_script_outside_the_venv_says_how_to_fix_it():
 
 
 def test_offline_fetch_prints_the_clear_error_without_urllib3_retry_noise(tmp_path):
-    import socket
-
-    with socket.socket() as sock:  # a port nobody listens on: the host is out of reach
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    (tmp_path / "source.sha256").write_text(f"{'0' * 64}  sub/a.jsonl\n")
-    (tmp_path / "source.yaml").write_text(
-        f"name: demo\nurl: http://127.0.0.1:{port}/rel\nmirror: demo\ndest: {tmp_path / 'data'}\n"
-        "checksums: source.sha256\n")
-    result = run_script("scripts/fetch_data.py", str(tmp_path / "source.yaml"), "--retries", "2",
+    result = run_script("scripts/fetch_data.py", str(write_unreachable_source(tmp_path)), "--retries", "2",
                         env={"DATA_MIRROR": ""})
     assert result.returncode == 2
     assert "Retrying" not in result.stderr and "urllib3" not in result.stderr

@@ -3,7 +3,6 @@
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -12,7 +11,7 @@ import pytest
 
 from common.jsonl import write_jsonl
 from common.paths import ROOT
-from tests.conftest import run_script
+from tests.conftest import run_script, write_unreachable_source
 from tests.test_cli_help import check_help_defaults
 
 SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("[!_]*.py"))
@@ -57,14 +56,7 @@ def test_fetch_data_bad_config_names_line(tmp_path):
 
 
 def test_fetch_data_offline_is_an_error_unless_the_data_is_optional(tmp_path):
-    with socket.socket() as sock:  # a port nobody listens on: the host is out of reach
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    (tmp_path / "source.sha256").write_text(f"{'0' * 64}  sub/a.jsonl\n")
-    (tmp_path / "source.yaml").write_text(
-        f"name: demo\nurl: http://127.0.0.1:{port}/rel\nmirror: demo\ndest: {tmp_path / 'data'}\n"
-        "checksums: source.sha256\n")
-    args = ["scripts/fetch_data.py", str(tmp_path / "source.yaml"), "--retries", "0",
+    args = ["scripts/fetch_data.py", str(write_unreachable_source(tmp_path)), "--retries", "0",
             "--stamp", str(tmp_path / "stamp")]
     offline = {"DATA_MIRROR": ""}
     failed = run_script(*args, env=offline)
