@@ -331,11 +331,14 @@ def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
             if len(both) < 2:
                 continue
             diff = both[a] - both[b]
-            test = scipy_stats.ttest_rel(both[a], both[b])
-            low, high = test.confidence_interval(0.95) if diff.std() > 0 else (diff.mean(), diff.mean())
+            if diff.std() > 1e-9:  # identical answers: no test (scipy would warn of lost precision)
+                test = scipy_stats.ttest_rel(both[a], both[b])
+                (low, high), p = test.confidence_interval(0.95), float(test.pvalue)
+            else:
+                low = high = diff.mean()
+                p = float("nan")
             rows.append({"a": f"{a[1]} ({a[0]})", "b": f"{b[1]} ({b[0]})", "tuples": len(both),
                          "acc_a": both[a].mean(), "acc_b": both[b].mean(), "diff": diff.mean(),
-                         "diff_low": low, "diff_high": high,
-                         "p": float(test.pvalue) if diff.std() > 0 else float("nan")})
+                         "diff_low": low, "diff_high": high, "p": p})
     return pd.DataFrame(rows, columns=["a", "b", "tuples", "acc_a", "acc_b", "diff", "diff_low",
                                        "diff_high", "p"])

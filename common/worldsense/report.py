@@ -80,7 +80,6 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
     if not paired.empty:
         title = "PAIRED: t-test between models on the tuples both answered (accuracy %; tuples equal)"
         tables.append((title, paired_display(paired)))
-        data["paired"] = paired
     return Section(suite="worldsense", title="WorldSense", about=ABOUT, text=format_report(result, path),
                    tables=tables, figures=figures, data=data,
                    summary=summary, notes=notes, paper=paper,
