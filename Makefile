@@ -88,7 +88,7 @@ sets: $(ALL_SETS)
 
 $(foreach s,$(SUITES),$(if $(call sets_of,$(call suite_name,$(s))),$(eval $(call SET_RULES,$(s)))))
 
-## Create the virtual environment .venv from requirements.txt (done automatically when needed).
+## Create the virtual environment .venv from requirements.lock (exact versions; done automatically when needed).
 env: $(ENV_OK)
 
 ## Fetch the external data: all five WorldSense test sets, its training sets, the CogSci 2022 blocks release.
@@ -293,7 +293,7 @@ $(BLOCKS_MODEL_RUN): data/blocks/$(BLOCKS_SET)/prompts/.done $(BLOCKS_MODEL_CONF
 	$(call blocks-run,$(BLOCKS_SET),$(MODEL),$(MODEL),$(if $(LIMIT),--limit $(LIMIT),))
 
 $(VENV)/.bench-ok: requirements-bench.txt | $(ENV_OK)
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt -c requirements.lock
 	touch $@
 
 # ---- models (model access: configs/models/, common/models/, scripts/ask_model.py) ---------------
@@ -309,7 +309,7 @@ bench-models: $(ENV_OK)
 
 # llama-cpp-python builds from source; GGML_NATIVE=OFF makes a build that runs on any x86-64 CPU.
 $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
-	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip install --disable-pip-version-check -r requirements-engine.txt
+	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip install --disable-pip-version-check -r requirements-engine.txt -c requirements.lock
 	touch $@
 
 # ---- canvas ----------------------------------------------------------------------------------
@@ -545,5 +545,5 @@ $(BROWSER_OK): requirements-browser.txt | $(ENV_OK)
 	  apt-get update -qq; \
 	  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver > /dev/null; \
 	fi
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-browser.txt -c requirements.lock
 	touch $@

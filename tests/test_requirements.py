@@ -20,3 +20,11 @@ def test_every_requirement_is_pinned_in_the_lock_within_its_bounds():
         assert pin is not None, f"{req.name} is missing from requirements.lock: run `make lock`"
         version = next(iter(pin.specifier)).version
         assert req.specifier.contains(version), f"{pin} is outside {req}: run `make lock`"
+
+
+def test_the_optional_extras_pin_their_own_packages_exactly():
+    """The engine, browser and bench extras are installed under requirements.lock (-c) with their own
+    packages pinned, so `make test-engine` or `make bench-blocks` in a year builds the same thing."""
+    for name in ("requirements-engine.txt", "requirements-browser.txt", "requirements-bench.txt"):
+        for req in requirements(name):
+            assert [spec.operator for spec in req.specifier] == ["=="], f"{name}: {req} is not pinned"
