@@ -14,6 +14,7 @@ import hashlib
 import html
 import json
 import os
+import re
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
@@ -289,12 +290,17 @@ def _html_provenance(prov: dict[str, Any]) -> str:
 
 
 def _inline_markdown(text: str) -> str:
-    """Return a paragraph of Markdown as HTML: escaped, with **bold** and `code` spans."""
-    import re
-
-    out = html.escape(" ".join(text.split()))
-    out = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", out)
-    return re.sub(r"`(.+?)`", r"<code>\1</code>", out)
+    """Return a paragraph of Markdown as HTML: escaped, with `code`, **bold** and *italic* spans
+    (no emphasis is read inside a code span)."""
+    parts = re.split(r"(`[^`]+`)", " ".join(text.split()))
+    out = []
+    for part in parts:
+        if part.startswith("`") and part.endswith("`") and len(part) > 1:
+            out.append(f"<code>{html.escape(part[1:-1])}</code>")
+            continue
+        part = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part))
+        out.append(re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", part))
+    return "".join(out)
 
 
 def figure_copies(sections: Sequence[dict[str, Any]], directory: str | Path) -> dict[str, str]:

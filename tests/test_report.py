@@ -31,7 +31,7 @@ def _section(tmp_path, results=None) -> Section:
     table = pd.DataFrame({"acc": ["50.0 [40.0, 60.0]", "75.0 [65.1, 82.8]"]},
                          index=pd.Index(["random", "oracle | x"], name="model"))
     paper = pd.DataFrame({"view": ["one"], "codex": ["99 ✓"]})
-    return Section(suite="toy", title="Toy suite", about="Measures **nothing**, with `code`.", text="T\n",
+    return Section(suite="toy", title="Toy suite", about="Measures **nothing**, *italic*, 2 * 3, with `code *x*`.", text="T\n",
                    tables=[("Accuracy", table)], figures=[("A line", figure)], summary=["oracle: 75.0%"],
                    paper=paper, notes=["1 trial refused by the server"], inputs=[results] if results else [])
 
@@ -69,7 +69,8 @@ def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     assert page.count("<table>") == 2 + 3  # the section's table and paper table, three provenance tables
     assert page.count('src="data:image/png;base64,') == 1
     assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
-    assert "<strong>nothing</strong>" in page and "oracle | x" in page and "refused by the server" in page
+    assert "<strong>nothing</strong>" in page and "<em>italic</em>, 2 * 3" in page
+    assert "<code>code *x*</code>" in page and "oracle | x" in page and "refused by the server" in page
     assert "api_key_env=M_KEY" in page and "12" in page and SENTINEL not in page
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", prov["commit"])
     assert any(c["path"] == "configs/papers/worldsense.yaml" for c in prov["configs"])
