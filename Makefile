@@ -321,9 +321,12 @@ $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
 CANVAS_COMMON := $(wildcard common/canvas/*.py common/canvas/tasks/*.py)
 CANVAS_SETS := $(patsubst configs/canvas/%.yaml,%,$(wildcard configs/canvas/*.yaml))
 CANVAS_BASELINES := random oracle shortcut-existence-one-attribute shortcut-count-most \
-	shortcut-count-expected shortcut-tracking-unmentioned shortcut-tracking-ignore-events \
-	shortcut-tracking-first-event shortcut-shuffle-initial shortcut-shuffle-first-swap \
-	shortcut-shuffle-most-swapped shortcut-transitivity-subject-word shortcut-transitivity-reference-word
+	shortcut-count-expected shortcut-coordinate-stated shortcut-tracking-unmentioned \
+	shortcut-tracking-ignore-events shortcut-tracking-first-event shortcut-tracking-removed-ever \
+	shortcut-tracking-added-ever shortcut-tracking-last-event shortcut-shuffle-initial \
+	shortcut-shuffle-first-swap shortcut-shuffle-last-named shortcut-shuffle-last-swap-first \
+	shortcut-shuffle-first-named shortcut-shuffle-most-swapped shortcut-shuffle-elimination \
+	shortcut-transitivity-subject-word shortcut-transitivity-reference-word
 
 .PHONY: canvas-trials canvas-baselines clean-canvas
 clean: clean-canvas

@@ -30,16 +30,16 @@ def test_tracking_rules():
     text = ("There are 2 shapes in a canvas. There is a large red circle in the canvas. There is a small "
             "blue square in the canvas. The large red circle is removed from the canvas. A large green "
             "triangle is added to the canvas. A large red circle is added to the canvas.")
-    for question, unmentioned, ignore, first in [
-        ("Is there a large red circle in the canvas?", "Yes", "Yes", "No"),
-        ("Is there a large green triangle in the canvas?", "Yes", "No", "Yes"),
-        ("Is there a small red square in the canvas?", "No", "No", "Yes"),
-        ("Is there a small blue square in the canvas?", "Yes", "Yes", "Yes"),
+    columns = ["unmentioned", "ignore-events", "first-event", "removed-ever", "added-ever", "last-event"]
+    for question, *answers in [
+        ("Is there a large red circle in the canvas?", "Yes", "Yes", "No", "No", "Yes", "Yes"),
+        ("Is there a large green triangle in the canvas?", "Yes", "No", "Yes", "Yes", "Yes", "Yes"),
+        ("Is there a small red square in the canvas?", "No", "No", "Yes", "Yes", "No", "Yes"),
+        ("Is there a small blue square in the canvas?", "Yes", "Yes", "Yes", "Yes", "No", "Yes"),
     ]:
         prompt = ask(text, question)
-        assert RULES["shortcut-tracking-unmentioned"](prompt) == unmentioned
-        assert RULES["shortcut-tracking-ignore-events"](prompt) == ignore
-        assert RULES["shortcut-tracking-first-event"](prompt) == first
+        assert [RULES[f"shortcut-tracking-{c}"](prompt) for c in columns] == answers, question
+    assert RULES["shortcut-tracking-last-event"](ask(text, "Is there a shape that is red?")) is None
 
 
 def test_shuffle_initial_ignores_the_swaps():
@@ -50,6 +50,38 @@ def test_shuffle_initial_ignores_the_swaps():
     assert rule(ask(text, "What shape is first from the bottom?")) == "Small Red Square"
     assert rule(ask(text, "What shape is first from the top?")) == "Small Green Triangle"
     assert rule(ask(text, "Is there a small red square?")) is None
+
+
+def test_shuffle_rules_on_three_swaps():
+    text = ("There are 3 shapes in a canvas. From bottom to top, the shapes are a small red square, a large "
+            "blue circle, and a small green triangle. The small red square and the large blue circle swap "
+            "positions. The small red square and the small green triangle swap positions. The large blue "
+            "circle and the small green triangle swap positions.")
+    # after the swaps, bottom to top: small green triangle, large blue circle, small red square
+    prompt = ask(text, "What shape is first from the bottom?")
+    assert RULES["shortcut-shuffle-initial"](prompt) == "Small Red Square"
+    assert RULES["shortcut-shuffle-first-swap"](prompt) == "Large Blue Circle"
+    assert RULES["shortcut-shuffle-last-named"](prompt) == "Small Green Triangle"
+    assert RULES["shortcut-shuffle-last-swap-first"](prompt) == "Large Blue Circle"
+    assert RULES["shortcut-shuffle-first-named"](prompt) == "Small Red Square"
+    assert RULES["shortcut-shuffle-most-swapped"](prompt) == "Small Red Square"  # first named of a tie
+    assert RULES["shortcut-shuffle-elimination"](prompt) is None  # no examples
+    shots = text + "\n\nQuestion: What shape is first from the top?\nAnswer: Small Red Square\n"
+    assert RULES["shortcut-shuffle-elimination"](ask(shots, "What shape is first from the bottom?")) == \
+        "Large Blue Circle"
+
+
+def test_coordinate_stated_reads_the_relation_sentence_either_way():
+    text = ("There are 2 shapes in a canvas. There is a large red circle in the canvas. A small blue "
+            "square is to the below right of this large red circle. There is a small blue square in the "
+            "canvas.")
+    rule = RULES["shortcut-coordinate-stated"]
+    stated = ask(text, "Where is the small blue square relative to the large red circle?")
+    assert rule(stated) == "Below Right"
+    reverse = ask(text, "Where is the large red circle relative to the small blue square?")
+    assert rule(reverse) == "Above Left"
+    assert rule(ask("There are 2 shapes in a canvas. There is a large red circle at (0, 0).",
+                    "Where is the small blue square relative to the large red circle?")) is None
 
 
 def test_transitivity_words():
@@ -76,11 +108,12 @@ def test_shortcuts_are_built_in_models_falling_back_to_random():
     assert model.settings()["task"] == "existence"
 
 
-@pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if s.balanced], ids=lambda s: s.name)
+@pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if not s.guard], ids=lambda s: s.name)
 def test_every_shortcut_stays_at_chance_on_every_prefix(shortcut):
-    built = generate_set(SetConfig(seed=3, items=32, num_shapes=[3, 5], tasks=[shortcut.task],
+    sizes = [3, 4, 5, 8]
+    built = generate_set(SetConfig(seed=3, items=32, num_shapes=sizes, tasks=[shortcut.task],
                                    fewshot=["none"], descriptions=["full"]))
-    for n in (3, 5):
+    for n in sizes:
         trials = [t for t in built.trials if t["num_shapes"] == n]
         assert len(trials) == 32
         block = len(TASKS[shortcut.task]().strata(n)[-1])  # the schedule's block on the last axis
@@ -93,16 +126,10 @@ def test_every_shortcut_stays_at_chance_on_every_prefix(shortcut):
                 assert right == pytest.approx(expected), (n, done, right, expected)
 
 
-def test_the_known_miss_is_still_above_chance():
-    """Stopping after the first of three swaps beats chance (README, limits); more swaps fix it."""
-    shortcut = next(s for s in SHORTCUTS if s.name == "shortcut-shuffle-first-swap")
-
-    def score(swaps):
-        built = generate_set(SetConfig(seed=5, items=40, num_shapes=[5, 8], tasks=["shuffle_tracking"],
-                                       fewshot=["none"], swaps=swaps))
-        right = sum(shortcut.rule(t["text"]) == t["goldresp"] for t in built.trials)
-        rate = sum(chance(t["task"], len(t["expectedresp"])) for t in built.trials) / len(built.trials)
-        return right / len(built.trials), rate
-
-    (three, rate), (ten, _) = score(3), score(10)
-    assert three > rate + 0.05 and ten < three
+@pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if s.guard], ids=lambda s: s.name)
+def test_guards_find_nothing_to_read_in_the_sets_made_now(shortcut):
+    """The leaks these rules read were closed (the coordinate task shows centres only; shuffle
+    tracking has no same-canvas examples): on every trial of their task they answer at random."""
+    built = generate_set(SetConfig(seed=4, items=8, num_shapes=[3, 8], tasks=[shortcut.task]))
+    assert built.trials
+    assert all(shortcut.rule(t["text"]) is None for t in built.trials)

@@ -37,6 +37,19 @@ TRICKY = [
     ("left", CHAIN, "Left"),
     ("The small red square is to the left.", CHAIN, "Left"),
     ("Left or Right", CHAIN, None),
+    ("Below Right or Right", DIRECTIONS, None),  # a hedge between two answers
+    ("Below right? Or below left", DIRECTIONS, None),  # a question, then another answer
+    ("Below Right / Below Left", DIRECTIONS, None),
+    ("lower right", DIRECTIONS, "Below Right"),
+    ("bottom-right", DIRECTIONS, "Below Right"),
+    ("Top left", DIRECTIONS, "Above Left"),
+    ("down and to the left", DIRECTIONS, "Below Left"),
+    ("It ends up below.", DIRECTIONS, "Below"),  # "up" is a direction only before a side
+    ("Let me break it down. It is above.", DIRECTIONS, "Above"),
+    ("neither above nor below; to the right", DIRECTIONS, "Right"),
+    ("Right, not below", DIRECTIONS, "Right"),
+    ("It is higher.", CHAIN, "Above"),
+    ("Below Left. Wait, actually Below Right.", DIRECTIONS, None),  # a correction: no commitment
     # yes / no
     ("Yes", YES_NO, "Yes"),
     ("yes.", YES_NO, "Yes"),
@@ -57,6 +70,13 @@ TRICKY = [
     ("Yes or No", YES_NO, None),
     ("Maybe yes", YES_NO, None),
     ("Nothing is there", YES_NO, None),
+    ("Yes? No.", YES_NO, None),  # a question, then the other answer
+    ("yes or no? yes", YES_NO, None),
+    ("Yes, no doubt.", YES_NO, "Yes"),
+    ("The answer is not yes, it's no.", YES_NO, "No"),
+    ("There is no large blue circle. But there is a large blue square, so yes.", YES_NO, "Yes"),
+    ("No, yes", YES_NO, None),
+    ("Yes. Sorry, I mean no.", YES_NO, None),
     ("", YES_NO, None),
     # counts
     ("2", COUNTS, "2"),
@@ -69,9 +89,20 @@ TRICKY = [
     ("twenty-one", BIG_COUNTS, "21"),
     ("1 or 2", COUNTS, None),
     ("0 1 2 3 4 5 6 7 8", COUNTS, None),
-    ("None", COUNTS, None),
+    ("None", COUNTS, "0"),  # "How many ...?" "None." means zero
+    ("There are none.", COUNTS, "0"),
+    ("There are no large green triangles.", COUNTS, "0"),
+    ("There are no red shapes, so 0.", COUNTS, "0"),
+    ("zero", COUNTS, "0"),
     ("Answer: 4. I counted the red ones: 1, 2, 3, 4.", COUNTS, "4"),
     ("2.5", COUNTS, None),
+    ("The answer is 3, not 2", COUNTS, "3"),  # a negated number is not an answer
+    ("3 (not 2)", COUNTS, "3"),
+    ("There are 2 large green triangles, at (3, -4) and (10, 12).", COUNTS, "2"),  # coordinates left out
+    ("It's 2. Wait, actually 3.", COUNTS, None),  # corrected: no commitment
+    ("2, maybe 3", COUNTS, None),
+    ("How many large green triangles are there? 2", COUNTS, "2"),  # the question echoed first
+    ("No, there are 2.", COUNTS, "2"),
     # shape identities
     ("Large Red Square", SHAPES, "Large Red Square"),
     ("the small red square.", SHAPES, "Small Red Square"),
@@ -80,6 +111,10 @@ TRICKY = [
     ("Small Red Square or Large Red Square", SHAPES, None),
     ("Small Red Square, Large Red Square, Large Blue Triangle", SHAPES, None),
     ("A red square", SHAPES, None),
+    ("red large square", SHAPES, "Large Red Square"),  # any order of the three words
+    ("Large Red Square, not Small Red Square", SHAPES, "Large Red Square"),  # a negated option dropped
+    ("Large Blue Triangle? No, Small Red Square.", SHAPES, None),
+    ("small red squares", SHAPES, None),
 ]
 
 

@@ -10,7 +10,7 @@ from common.canvas import describe
 from common.canvas.shapes import Geometry, Shape, title
 from common.canvas.tasks import TASKS, Impossible
 from common.canvas.tasks import attributes as attr
-from common.canvas.tasks.shuffle_tracking import position_question
+from common.canvas.tasks.shuffle_tracking import RULES, position_question, rule_groups, rules_right
 
 G = Geometry()
 CIRCLE = Shape("large", "red", "circle", 0, 0)
@@ -162,26 +162,47 @@ def test_shuffle_tracking_answers():
         Shape("large", "blue", "square", 0, 0),
         Shape("large", "blue", "triangle", 0, 10),
     ]
-    made = qa("shuffle_tracking", column, "1|0", swaps=0)
+    made = qa("shuffle_tracking", column, "1|initial", swaps=0)
     assert made.description == (
         "There are 3 shapes in a canvas. From bottom to top, the shapes are a small blue "
         "triangle, a large blue square, and a large blue triangle."
     )
-    assert made.pairs[0] == ("What shape is second from the top?", "Large Blue Square")
+    assert made.pairs == [("What shape is second from the top?", "Large Blue Square")]  # no examples
     assert position_question(0, 3) == "What shape is first from the bottom?"
     assert position_question(2, 3) == "What shape is first from the top?"
     with pytest.raises(Impossible):
-        qa("shuffle_tracking", CANVAS, "0|0")  # the circle and the square are level
-    # with swaps, the answer starts `offset` positions above the asked one (cyclically)
-    for offset in range(3):
+        qa("shuffle_tracking", CANVAS, "0|none-2")  # the circle and the square are level
+    # with swaps, exactly the rules of the label give the answer
+    task = TASKS["shuffle_tracking"]()
+    assert task.strata(3) == [["0", "1", "2"], ["initial+first-swap+last-named",
+                                                "last-swap-first+first-named+most-swapped", "none-2"]]
+    for label in task.strata(3)[1]:
         for seed in range(5):
-            made = qa("shuffle_tracking", column, f"2|{offset}", seed)
-            assert made.pairs[0][1] == title(column[(2 + offset) % 3].identity)
+            made = qa("shuffle_tracking", column, f"2|{label}", seed)
             assert made.description.count("swap positions.") == 3
-    assert TASKS["shuffle_tracking"]().strata(3) == [["0", "1", "2"], ["0", "1", "2"]]
+            start = [s.name for s in column]
+            swaps = re.findall(r"The ([a-z ]+) and the ([a-z ]+) swap positions\.", made.description)
+            indices = []
+            order = list(start)
+            for a, b in swaps:
+                indices.append((order.index(a), order.index(b)))
+                order[indices[-1][0]], order[indices[-1][1]] = b, a
+            assert made.pairs[0][1] == title(tuple(order[2].split()))
+            expected = [] if label.startswith("none") else label.split("+")
+            assert rules_right(start, indices, 2) == expected
 
 
-@pytest.mark.parametrize("history", ["removed", "added", "removed-added", "added-removed"])
+def test_shuffle_rule_groups_name_every_rule_once():
+    for n in range(3, 13):
+        groups = rule_groups(n, 3)
+        assert len(groups) == n
+        assert sorted(rule for group in groups for rule in group) == sorted(RULES)
+        assert all(group == [r for r in RULES if r in group] for group in groups)  # in RULES order
+    assert rule_groups(5, 2) == [["initial"], [], [], [], []]  # fewer swaps: only the line-up balanced
+
+
+@pytest.mark.parametrize("history", ["removed-added", "added-removed", "removed-added-removed",
+                                     "added-removed-added"])
 def test_existence_tracking_asks_a_touched_shape_with_each_history(history):
     from common.canvas.tasks.existence_tracking import HISTORIES
 
@@ -194,11 +215,15 @@ def test_existence_tracking_asks_a_touched_shape_with_each_history(history):
         assert [kind for name, kind in events if name == asked] == HISTORIES[history][0]
         assert made.pairs[0][1] == HISTORIES[history][1]
         assert (asked in [s.name for s in CANVAS]) == history.startswith("removed")
-    assert TASKS["existence_tracking"]().unsupported(3, "removed") is None
+        # the last event of all agrees with the answer after three events on the asked shape only
+        last_agrees = (events[-1][1] == "add") == (made.pairs[0][1] == "Yes")
+        assert last_agrees == (len(HISTORIES[history][0]) == 3)
+    assert TASKS["existence_tracking"]().unsupported(3, "removed-added") is None
     task = TASKS["existence_tracking"]()
-    task.events = 1
-    assert "needs 2 events" in task.unsupported(3, "added-removed")
-    assert "none can be added" in TASKS["existence_tracking"]().unsupported(24, "added")
+    task.events = 2
+    assert "need 3 events" in task.unsupported(3, "added-removed")
+    assert "none can be added" in TASKS["existence_tracking"]().unsupported(24, "added-removed")
+    assert TASKS["existence_tracking"]().strata(24) == [["removed-added", "removed-added-removed"]]
 
 
 def test_unsupported_sizes():

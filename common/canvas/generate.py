@@ -191,6 +191,9 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
     kinds = [task.owned_description] if task.owned_description else cfg.descriptions
     for kind in kinds:
         for style in cfg.fewshot:
+            if style == "same_canvas" and task.no_same_canvas:
+                built.skipped[(task.name, n, f"{kind}/{style}", task.no_same_canvas)] += 1
+                continue
             no_shots = style == "same_canvas" and len(questions.pairs) < 2
             if no_shots or (style == "other_canvas" and not other):
                 built.skipped[(task.name, n, f"{kind}/{style}", "no few-shot example available")] += 1

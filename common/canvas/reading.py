@@ -15,6 +15,8 @@ OTHER_CANVAS = "Now a new canvas. "
 _INTRO_PLAIN = re.compile(rf"(Left of|Right of|Above|Below) the ({SHAPE}) is a ({SHAPE})\.")
 _INTRO_INVERTED = re.compile(rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.")
 _EVENT = re.compile(rf"A ({SHAPE}) is added to the canvas\.|The ({SHAPE}) is removed from the canvas\.")
+_RELATION = re.compile(rf"A ({SHAPE}) is (to the (?:above|below) (?:left|right) of|left of|right of|above|"
+                       rf"below) this ({SHAPE})\.")
 _LINE_UP = re.compile(r"From bottom to top, the shapes are (.*?)\.(?: |$)")
 _POSITION = re.compile(r"What shape is (\S+) from the (top|bottom)\?")
 OPPOSITE = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
@@ -71,6 +73,21 @@ def chain_facts(text: str) -> list[tuple[str, str, str]]:
     facts += [(m.group(1), m.group(2).split()[0].capitalize(), m.group(3))
               for m in _INTRO_INVERTED.finditer(text)]
     return facts
+
+
+def relation_sentences(text: str) -> list[tuple[str, tuple[str, ...], str]]:
+    """Return the ``full`` / ``partial`` relation sentences of ``text`` as ``(shape, words, other)``:
+    "A {shape} is to the below right of this {other}." gives ``("Below", "Right")``."""
+    out = []
+    for shape, phrase, other in _RELATION.findall(text):
+        words = phrase.split()[2:4] if phrase.startswith("to the ") else phrase.split()[:1]
+        out.append((shape, tuple(w.capitalize() for w in words), other))
+    return out
+
+
+def example_answers(prompt: str) -> list[str]:
+    """Return the answers of the same-canvas examples (``Answer: ...`` lines about the test canvas)."""
+    return re.findall(r"^Answer: (.*)$", test_canvas(prompt), flags=re.MULTILINE)
 
 
 def line_up(text: str) -> list[str]:

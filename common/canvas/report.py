@@ -39,10 +39,11 @@ closer than that on an axis, no relation on it. Every description sentence and g
 follows this rule; the `coordinates` description states the sizes and the rule, so every answer
 is derivable from the prompt. **Tasks**: *existence* ("Is there a shape that is red?": reading a
 scene), *count* ("How many large green triangles are there?": 0..N), *coordinate* ("Where is A
-relative to B?": one of eight directions), *transitivity* (a chain of shapes, a question about two
-non-adjacent ones: composing relations; the chain fixes the axis, chance 1/2), *existence
-tracking* (additions and removals, then "Is there X?": state tracking) and *shuffle tracking* (a
-column of shapes, swaps, "What shape is second from the top?": tracking positions). Accuracy is
+relative to B?" from the centres and the stated rule: one of eight directions), *transitivity*
+(a chain of shapes, a question about two non-adjacent ones: composing relations; the chain fixes
+the axis, chance 1/2), *existence tracking* (additions and removals, then "Is there X?": state
+tracking) and *shuffle tracking* (a column of shapes, swaps, "What shape is second from the
+top?": tracking positions). Accuracy is
 the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
 item (the variants of one item count as one cluster); refused requests are counted apart and
 left out; invalid answers count as wrong. Shortcut baselines answer by a rule needing no skill:
@@ -185,8 +186,9 @@ def size_display(table: pd.DataFrame) -> pd.DataFrame:
 
 def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Return, for each shortcut model in the results, its strict score on its own task with the
-    clustered 95% interval, the task's chance rate (mean over the trials of ``baselines.chance``)
-    and whether the interval holds chance."""
+    clustered 95% interval, the share of those trials its rule reads (``reads``; the others it
+    answers at random), the task's chance rate (mean over the trials of ``baselines.chance``) and
+    whether the interval holds chance."""
     rates = trial_chance(trials)
     rows = []
     for shortcut in SHORTCUTS:
@@ -195,9 +197,11 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
             continue
         p, lo, hi = interval(rows_of)
         rate = float(rates.loc[rows_of["Key"]].mean())
+        texts = trials.set_index("Key").loc[rows_of["Key"], "text"]
+        reads = sum(shortcut.rule(str(text)) is not None for text in texts) / len(texts)
         rows.append({"shortcut": shortcut.name, "task": shortcut.task, "rule": shortcut.about,
-                     "items": rows_of["item"].nunique(), "score": p, "lo": lo, "hi": hi, "chance": rate,
-                     "at_chance": bool(lo <= rate <= hi)})
+                     "items": rows_of["item"].nunique(), "reads": reads, "score": p, "lo": lo, "hi": hi,
+                     "chance": rate, "at_chance": bool(lo <= rate <= hi)})
     return pd.DataFrame(rows)
 
 
@@ -211,6 +215,7 @@ def trial_chance(trials: pd.DataFrame) -> pd.Series:
 def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     """Return the shortcut table for display (percent)."""
     shown = table[["shortcut", "task", "rule", "items"]].copy()
+    shown["reads %"] = [f"{100 * r:.0f}" for r in table["reads"]]
     shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
     shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
     shown["at chance"] = ["yes" if ok else "NO" for ok in table["at_chance"]]

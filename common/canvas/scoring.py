@@ -11,24 +11,34 @@ How ``extract`` reads a response:
    is", "Final answer:"), only the text after the last marker is read.
 2. The text is split into sentences; the first sentence holding any answer decides, so a leading
    answer ("Yes. There is no large blue square...") or a leading sentence ("It is below and to
-   the right.") is read, and later reasoning does not turn it into a conflict.
-3. Within that sentence, by the kind of vocabulary:
+   the right.") is read, and later reasoning does not turn it into a conflict. That answer is
+   invalid when its sentence is a question ("Yes? No.", "Below right? Or below left") or a later
+   sentence corrects it ("wait", "actually", "I mean", ... with another answer: "It's 2. Wait,
+   actually 3.").
+3. Within that sentence, by the kind of vocabulary (negated answers, "not 2", "not above",
+   "not yes", "not the small red square", are dropped first):
    - directions: the vertical and horizontal words are collected (any order, hyphens, commas,
-     "to the"), negated ones ("not above") dropped; one of each combines into "Below Right".
-     Two words on one axis, a combination the vocabulary lacks, or a hedge ("or", "maybe")
-     is invalid;
-   - Yes / No: yes, yeah, yep, yup and no, nope, nah as answers; "no" before a noun ("there is
-     no red shape") counts as No only when no yes/no answer is given; both is invalid;
-   - counts: digits and number words ("two", "twenty-one") as whole words ("10" is not "0");
-     several different numbers, or a hedge, is invalid; "none" is not a count;
-   - anything else (shape identities): each option as whole words in order, separated by spaces,
-     hyphens or commas; more than one option found is invalid.
+     "to the"; upper, higher, top and lower, bottom, beneath, underneath as above and below, "up"
+     and "down" before left or right), "neither above nor below" dropped; one of each combines into "Below
+     Right". Two words on one axis, a combination the vocabulary lacks, or a hedge ("or",
+     "maybe") is invalid;
+   - Yes / No: yes, yeah, yep, yup and no, nope, nah as answers ("no doubt" is not one); "no"
+     before a noun ("there is no red shape") counts as No only when no sentence gives a yes/no
+     answer; both is invalid;
+   - counts: digits and number words ("two", "twenty-one") as whole words ("10" is not "0"),
+     coordinates "(3, -4)" left out; several different numbers, or a hedge, is invalid; "none"
+     or "no" before a noun ("there are no red shapes") counts as 0 only when no sentence gives a
+     number;
+   - anything else (shape identities): each option as whole words in any order ("blue large
+     square"), separated by spaces, hyphens or commas; more than one option found is invalid.
 
 The response scored is the model's last completion (``raw[-1]``: after the runner's re-prompt,
 if one was needed), or ``resp`` when a results file has no ``raw``. A record the server refused
 (``refused`` set by the shared runner) has no response: it is counted apart, not scored.
 """
 
+import functools
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -41,11 +51,21 @@ _HEDGE = re.compile(
     r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b", re.IGNORECASE)
 VERTICAL = ("Above", "Below")
 HORIZONTAL = ("Left", "Right")
-_DIRECTION = re.compile(r"(?<!\w)(above|below|left|right)(?!\w)", re.IGNORECASE)
-_NOT_DIRECTION = re.compile(r"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:above|below|left|right)\b",
-                            re.IGNORECASE)
+_DIRECTION_WORDS = {"above": "Above", "upper": "Above", "higher": "Above", "top": "Above", "up": "Above",
+                    "below": "Below", "lower": "Below", "bottom": "Below", "beneath": "Below",
+                    "underneath": "Below", "down": "Below", "left": "Left", "right": "Right"}
+_WORDS = "|".join(w for w in _DIRECTION_WORDS if w not in ("up", "down"))
+_SIDE = r"(?=[\s,-]+(?:and\s+)?(?:to\s+the\s+)?(?:left|right)\b)"  # "up" and "down" only before a side
+_DIRECTION = re.compile(rf"(?<!\w)({_WORDS}|up{_SIDE}|down{_SIDE})(?!\w)", re.IGNORECASE)
+_NOT_DIRECTION = re.compile(rf"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:{_WORDS})\b|"
+                            rf"\bneither\s+(?:{_WORDS})\s+nor\s+(?:{_WORDS})\b", re.IGNORECASE)
 _YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
 _NO = re.compile(r"(?<![\w-])(?:no|nope|nah)(?![\w-])", re.IGNORECASE)
+_NOT_YES_NO = re.compile(r"\bnot\s+(?:a\s+)?(?:yes|no)\b|\bno\s+(?:doubt|question)\b", re.IGNORECASE)
+_CORRECTION = re.compile(r"\b(?:wait|actually|correction|sorry|i\s+mean|on\s+second\s+thought|"
+                         r"scratch\s+that|rather)\b", re.IGNORECASE)
+_COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
+_NONE = re.compile(r"(?<![\w-])none(?![\w-])", re.IGNORECASE)
 _NO_DETERMINER = re.compile(
     r"(?<![\w-])no\s+(?:such\s+|other\s+)?"
     r"(?:small|large|red|blue|yellow|green|square|circle|triangle|shape|one)",
@@ -56,6 +76,7 @@ NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "
 _NUMBER = re.compile(
     r"(?<![\w.-])(\d+|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
     + "|".join(NUMBER_WORDS) + r")(?![\w-]|\.\d)", re.IGNORECASE)
+_NOT_NUMBER = re.compile(r"\bnot\s+(?:" + _NUMBER.pattern + r")", re.IGNORECASE)
 
 
 def contains(expected: str, response: str) -> int:
@@ -72,11 +93,28 @@ def extract(response: str, vocabulary: Sequence[str]) -> str | None:
     if markers:
         text = text[markers[-1].end():]
     reader = _reader(options)
-    for sentence in _SENTENCE.split(text):
+    sentences = [sentence.strip() for sentence in _SENTENCE.split(text)]
+    for index, sentence in enumerate(sentences):
         found = reader(sentence, options)
+        if found is not None:
+            return _committed(found, sentence, sentences[index + 1:], reader, options)
+    fallback = _FALLBACKS.get(reader)
+    for sentence in sentences if fallback else []:
+        found = fallback(sentence, options)
         if found is not None:
             return found or None
     return None
+
+
+def _committed(found: str, sentence: str, later: list[str], reader, options: list[str]) -> str | None:
+    """Return the answer ``found`` in ``sentence``, or None when it is invalid (""), asked as a
+    question, or corrected by a ``later`` sentence giving another answer after "wait", "actually"..."""
+    if not found or sentence.endswith("?"):
+        return None
+    for after in later:
+        if _CORRECTION.search(after) and reader(after, options) not in (None, found):
+            return None
+    return found
 
 
 def _reader(options: list[str]):
@@ -95,7 +133,7 @@ def _reader(options: list[str]):
 def _directions(sentence: str, options: list[str]) -> str | None:
     """Read the direction words of a sentence (see the module docstring)."""
     kept = _NOT_DIRECTION.sub(" ", sentence)
-    words = [w.capitalize() for w in _DIRECTION.findall(kept)]
+    words = [_DIRECTION_WORDS[w.lower()] for w in _DIRECTION.findall(kept)]
     if not words:
         return None
     vertical = list(dict.fromkeys(w for w in words if w in VERTICAL))
@@ -107,12 +145,10 @@ def _directions(sentence: str, options: list[str]) -> str | None:
 
 
 def _yes_no(sentence: str, options: list[str]) -> str | None:
-    """Read yes / no in a sentence (see the module docstring)."""
-    without_determiners = _NO_DETERMINER.sub(" ", sentence)
-    said = {"Yes"} if _YES.search(without_determiners) else set()
-    said |= {"No"} if _NO.search(without_determiners) else set()
-    if not said and _NO_DETERMINER.search(sentence):
-        said = {"No"}
+    """Read yes / no answers in a sentence ("no" before a noun is not one: ``_no_determiner``)."""
+    kept = _NO_DETERMINER.sub(" ", _NOT_YES_NO.sub(" ", sentence))
+    said = {"Yes"} if _YES.search(kept) else set()
+    said |= {"No"} if _NO.search(kept) else set()
     if not said:
         return None
     if len(said) > 1 or re.search(r"\b(?:maybe|perhaps|possibly|not\s+sure)\b", sentence, re.IGNORECASE):
@@ -120,10 +156,19 @@ def _yes_no(sentence: str, options: list[str]) -> str | None:
     return said.pop()
 
 
+def _no_determiner(sentence: str, options: list[str]) -> str | None:
+    """Read "there is no red shape" as No (used when no sentence gives a yes/no answer)."""
+    if not _NO_DETERMINER.search(sentence):
+        return None
+    return "" if re.search(r"\b(?:maybe|perhaps|possibly|not\s+sure)\b", sentence, re.IGNORECASE) else "No"
+
+
 def _count(sentence: str, options: list[str]) -> str | None:
-    """Read the numbers of a sentence (see the module docstring)."""
+    """Read the numbers of a sentence, negated ones ("not 2") and coordinates left out (see the
+    module docstring)."""
+    kept = _NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", sentence))
     values = []
-    for token in _NUMBER.findall(sentence):
+    for token in _NUMBER.findall(kept):
         word = token.lower().replace(" ", "-")
         if word.isdigit():
             values.append(str(int(word)))
@@ -134,23 +179,41 @@ def _count(sentence: str, options: list[str]) -> str | None:
     values = list(dict.fromkeys(values))
     if not values:
         return None
-    if len(values) > 1 or _HEDGE.search(sentence) or values[0] not in options:
+    if len(values) > 1 or _HEDGE.search(kept) or values[0] not in options:
         return ""
     return values[0]
 
 
+def _no_count(sentence: str, options: list[str]) -> str | None:
+    """Read "none" or "there are no red shapes" as 0 (used when no sentence gives a number)."""
+    if not (_NONE.search(sentence) or _NO_DETERMINER.search(sentence)):
+        return None
+    return "0" if "0" in options and not _HEDGE.search(sentence) else ""
+
+
 def _options(sentence: str, options: list[str]) -> str | None:
-    """Read whole-word options of any other vocabulary (shape identities)."""
-    found = [option for option in options if _pattern(option).search(sentence)]
+    """Read whole-word options of any other vocabulary (shape identities), negated ones ("not the
+    small red square") left out."""
+    kept = sentence
+    for option in options:
+        kept = re.sub(r"\bnot\s+(?:the\s+|a\s+|an\s+)?" + _pattern(option).pattern, " ", kept,
+                      flags=re.IGNORECASE)
+    found = [option for option in options if _pattern(option).search(kept)]
     if not found:
         return None
-    return found[0] if len(found) == 1 and not _HEDGE.search(sentence) else ""
+    return found[0] if len(found) == 1 and not _HEDGE.search(kept) else ""
 
 
+_FALLBACKS = {_yes_no: _no_determiner, _count: _no_count}  # weaker readings, when nothing else answers
+
+
+@functools.lru_cache(maxsize=256)
 def _pattern(option: str) -> re.Pattern[str]:
-    """Return a regex finding ``option`` as whole words, its words separated by spaces, hyphens or commas."""
-    words = [re.escape(w) for w in option.split()]
-    return re.compile(r"(?<![\w-])" + r"[\s,-]+".join(words) + r"(?![\w-])", re.IGNORECASE)
+    """Return a regex finding ``option`` as whole words in any order, separated by spaces,
+    hyphens or commas ("Large Blue Square" also finds "blue large square")."""
+    words = option.split()
+    orders = ["[\\s,-]+".join(re.escape(w) for w in order) for order in itertools.permutations(words)]
+    return re.compile(r"(?<![\w-])(?:" + "|".join(orders) + r")(?![\w-])", re.IGNORECASE)
 
 
 def response_text(record: dict[str, Any]) -> str:

@@ -37,6 +37,7 @@ class Task:
     owned_description: str | None = None  # the description type the task owns, e.g. "chain"
     instruction = ""  # one line telling the model how to answer
     min_shapes = 1
+    no_same_canvas = ""  # why the task offers no same-canvas examples (that style is skipped with it)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the labels the set balances over (usually the possible answers), in a fixed order."""

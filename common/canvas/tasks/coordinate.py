@@ -3,6 +3,11 @@
 Answers are the relation rule's words: one of Above, Below, Left, Right, or a vertical word then
 a horizontal one. Balanced over the eight answers; a single-word answer needs a pair within
 the margin on one axis, so some canvases are redrawn for it.
+
+The task owns the ``coordinates`` description (the centres, the sizes and the rule), as in the
+original: the ``full`` and ``partial`` descriptions state the relation of every pair in a
+sentence, so with them the question is answered by finding that sentence (a lookup, 100% by the
+``shortcut-coordinate-stated`` rule), not by relating positions.
 """
 
 import random
@@ -18,6 +23,7 @@ class CoordinateTask(Task):
     """Where is one shape relative to another? Balanced over the eight answers."""
 
     name = "coordinate"
+    owned_description = "coordinates"
     instruction = (
         "Answer with one of Above, Below, Left, Right, or a vertical and a horizontal word "
         'such as "Below Right".'

@@ -1,15 +1,20 @@
 """Existence tracking: a shared description, additions and removals, then
 "Is there a {s} in the canvas?".
 
-The asked shape is always touched by the events, in one of four equally frequent ways
-(the balancing strata): ``removed`` (No), ``added`` (Yes), ``removed-added`` (Yes) and
-``added-removed`` (No). So neither "ignore the events" (answer whether the shape is in the
-first description), nor "a shape named in an event is gone", nor "answer by its first event"
-beats chance (each is right in exactly two of the four), and a never-mentioned shape is never
-asked (its answer would always be No). Only the last event touching the shape decides. The
-other events remove a shape still on the canvas or add an absent identity (identities stay
-unique; the canvas never empties). A canvas of 24 shapes has no absent identity, so its
-questions are ``removed`` or ``removed-added`` (still half Yes, half No).
+The asked shape is always touched by the events, in one of four equally frequent histories
+(the balancing strata): ``removed-added`` (Yes), ``added-removed`` (No), ``removed-added-removed``
+(No) and ``added-removed-added`` (Yes). Only the last event touching the shape decides; each of
+these rules is right in exactly two of the four: "ignore the events" (answer whether the first
+description names the shape), "answer by its first event", "a shape ever removed is gone", "a
+shape ever added is there", and "a never-mentioned shape is absent" (none is asked). The last
+event of all decides in exactly two as well: a three-event history ends the events, while after
+a two-event history the last event is another shape's, of the other kind (a removal after the
+asked shape came back, an addition after it went). A history of one event would put the
+"ever removed" and "ever added" rules above chance, so none is asked; the histories need three
+events (fewer: the task does not run). The other events remove a shape still on the canvas or
+add an absent identity (identities stay unique; the canvas never empties). A canvas of 24 shapes
+has no absent identity, so its questions are ``removed-added`` and ``removed-added-removed``
+(still half Yes, half No, and every rule above at chance).
 """
 
 import random
@@ -20,11 +25,12 @@ from common.canvas.tasks.base import Impossible, Questions, Task
 
 # stratum -> (the asked shape's events in order, the answer)
 HISTORIES = {
-    "removed": (["remove"], "No"),
-    "added": (["add"], "Yes"),
     "removed-added": (["remove", "add"], "Yes"),
     "added-removed": (["add", "remove"], "No"),
+    "removed-added-removed": (["remove", "add", "remove"], "No"),
+    "added-removed-added": (["add", "remove", "add"], "Yes"),
 }
+MIN_EVENTS = 3  # a two-event history needs a later event on another shape
 
 
 class ExistenceTrackingTask(Task):
@@ -35,17 +41,18 @@ class ExistenceTrackingTask(Task):
     events = 3  # additions and removals appended to the description
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return the four histories of the asked shape (two answered Yes, two No)."""
+        """Return the histories of the asked shape (two answered Yes, two No); on a canvas holding
+        every identity only those starting with a removal."""
+        if num_shapes >= len(IDENTITIES):
+            return [h for h, (touches, _) in HISTORIES.items() if touches[0] == "remove"]
         return list(HISTORIES)
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why a history cannot be asked: too few events, or nothing absent to add."""
-        if stratum is not None:
-            touches = HISTORIES[stratum][0]
-            if len(touches) > self.events:
-                return f"the {stratum} history needs {len(touches)} events (the set has {self.events})"
-            if touches[0] == "add" and num_shapes >= len(IDENTITIES):
-                return "every identity is on the canvas: none can be added first"
+        if self.events < MIN_EVENTS:
+            return f"the balanced histories need {MIN_EVENTS} events (the set has {self.events})"
+        if stratum is not None and HISTORIES[stratum][0][0] == "add" and num_shapes >= len(IDENTITIES):
+            return "every identity is on the canvas: none can be added first"
         return super().unsupported(num_shapes, stratum)
 
     def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
@@ -56,10 +63,10 @@ class ExistenceTrackingTask(Task):
         touches, answer = HISTORIES[stratum]
         initial = [s.identity for s in shapes]
         pool = initial if touches[0] == "remove" else [i for i in IDENTITIES if i not in initial]
-        if not pool or len(touches) > self.events:
+        if not pool or self.events < MIN_EVENTS:
             raise Impossible(f"no shape can have the history {stratum}")
         target = rng.choice(pool)
-        slots = sorted(rng.sample(range(self.events), len(touches)))
+        slots = self._slots(rng, len(touches))
         present = list(initial)
         touched: list[tuple[str, str, str]] = []
         sentences = []
@@ -67,7 +74,9 @@ class ExistenceTrackingTask(Task):
             if slot in slots:
                 event, identity = touches[slots.index(slot)], target
             else:
-                event, identity = self._other_event(rng, present, target)
+                # the last event, after a two-event history, is of the other kind than the answer's
+                wanted = ("remove" if answer == "Yes" else "add") if slot == self.events - 1 else None
+                event, identity = self._other_event(rng, present, target, wanted)
             if event == "remove":
                 if len(present) == 1:
                     raise Impossible("a removal would empty the canvas")
@@ -88,14 +97,27 @@ class ExistenceTrackingTask(Task):
             pairs, ["Yes", "No"], suffix=" ".join(sentences), facts={"final": [" ".join(i) for i in present]}
         )
 
+    def _slots(self, rng: random.Random, touches: int) -> list[int]:
+        """Return the sorted event slots of the asked shape's ``touches`` events: a three-event
+        history ends at the last slot, a two-event one ends before it (see the module docstring)."""
+        if touches == MIN_EVENTS:
+            return [*sorted(rng.sample(range(self.events - 1), touches - 1)), self.events - 1]
+        return sorted(rng.sample(range(self.events - 1), touches))
+
     @staticmethod
     def _other_event(
-        rng: random.Random, present: list[tuple[str, str, str]], target: tuple[str, str, str]
+        rng: random.Random, present: list[tuple[str, str, str]], target: tuple[str, str, str],
+        wanted: str | None = None,
     ) -> tuple[str, tuple[str, str, str]]:
-        """Return a random event on a shape other than ``target``: a removal (never of the last
-        shape) or an addition, with equal odds when both are possible."""
+        """Return an event on a shape other than ``target``: of kind ``wanted``, or a removal (never
+        of the last shape) or an addition with equal odds when both are possible; raise Impossible
+        when none is."""
         removable = [i for i in present if i != target] if len(present) > 1 else []
         absent = [i for i in IDENTITIES if i not in present and i != target]
+        if wanted == "remove":
+            absent = []
+        elif wanted == "add":
+            removable = []
         if removable and (not absent or rng.random() < 0.5):
             return "remove", rng.choice(removable)
         if absent:
