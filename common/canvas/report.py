@@ -8,8 +8,9 @@ model, written by ``scripts/ask_model.py``); ``make canvas-baselines`` builds on
 ``contains`` rule is shown beside it for comparison. The variants of one item (descriptions,
 few-shot styles) share a canvas and a question, so the item is the cluster of every interval
 (``stats.clustered_wilson_interval``) and the unit of the paired tests. Refused requests (the
-server refused the item, e.g. too long for the context) are counted apart and left out of
-accuracy; invalid answers (no single answer found) count as wrong.
+server refused the item, e.g. too long for the context) and invalid answers (no single answer
+found) both count as wrong, each in a column of its own, so every model is scored over the same
+trials (as WorldSense scores them).
 """
 
 import itertools
@@ -45,8 +46,9 @@ the axis, chance 1/2), *existence tracking* (additions and removals, then "Is th
 tracking) and *shuffle tracking* (a column of shapes, swaps, "What shape is second from the
 top?": tracking positions). Accuracy is
 the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
-item (the variants of one item count as one cluster); refused requests are counted apart and
-left out; invalid answers count as wrong. Shortcut baselines answer by a rule needing no skill:
+item (the variants of one item count as one cluster); refused requests (too long for the
+model's context) and invalid answers count as wrong, each counted in its own column, so every
+model has the same denominator. Shortcut baselines answer by a rule needing no skill:
 each should score at its task's chance rate."""
 
 
@@ -131,15 +133,14 @@ def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, 
         refused = int(scored["refused"].sum())
         if refused:
             notes.append(f"{label}: {refused:,} trials refused by the server "
-                         "(counted apart, not in accuracy)")
+                         "(scored wrong, counted in the refused column)")
         frames.append(scored.assign(model=label))
     return pd.concat(frames, ignore_index=True), notes
 
 
 def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:
-    """Return ``(p, lo, hi)`` of ``field`` over the answered rows, clustered by item."""
-    answered = rows[~rows["refused"]]
-    per_item = answered.groupby("item", sort=True)[field].agg(["sum", "count"])
+    """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item."""
+    per_item = rows.groupby("item", sort=True)[field].agg(["sum", "count"])
     return clustered_wilson_interval(per_item["sum"].tolist(), per_item["count"].tolist())
 
 
@@ -225,10 +226,9 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
 def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:
     """Return an exact McNemar (sign) test for each pair of models other than shortcuts, on the
     items both answered: an item favours a model when it answered more of the item's variants
-    correctly (strict; refused variants left out of both); ties carry no information."""
+    correctly (strict; a refused variant scores 0); ties carry no information."""
     models = [m for m in dict.fromkeys(scored["model"]) if m not in SHORTCUT_TASKS]
-    answered = scored[~scored["refused"]]
-    rates = answered.groupby(["model", "item"])["strict"].mean()
+    rates = scored.groupby(["model", "item"])["strict"].mean()
     rows = []
     for a, b in itertools.combinations(models, 2):
         shared = sorted(set(rates[a].index) & set(rates[b].index))

@@ -34,7 +34,7 @@ How ``extract`` reads a response:
 
 The response scored is the model's last completion (``raw[-1]``: after the runner's re-prompt,
 if one was needed), or ``resp`` when a results file has no ``raw``. A record the server refused
-(``refused`` set by the shared runner) has no response: it is counted apart, not scored.
+(``refused`` set by the shared runner) has no response: it scores 0 and is flagged ``refused``.
 """
 
 import functools
