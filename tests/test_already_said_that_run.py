@@ -15,6 +15,7 @@ from common import analysis as suites
 from common.already_said_that import analysis
 from common.already_said_that.protocol import main_schedule, parse_answer, task_description
 from common.already_said_that.run import load_set, read_turns, run_paths
+from common.errors import UserError
 from common.paths import ROOT
 from common.results import read_results
 from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
@@ -75,6 +76,25 @@ def play(tmp_path, variant, model, samples=20, *extra):
 )
 def test_parse_answer_follows_the_original(reply, answer):
     assert parse_answer(reply) == answer
+
+
+# ---- choosing the set: --variant V or --set DIR -----------------------------------------------
+def test_variant_plays_the_shipped_set_of_that_variant(tmp_path, monkeypatch):
+    from common.already_said_that import run
+
+    monkeypatch.setattr(run, "DATA_DIR", tmp_path / "sets")
+    write_set(tmp_path / "sets" / "first_letters", "first_letters", samples=3)
+    main = load_main()
+    out = ["--model", "oracle", "--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]
+    assert main(["--variant", "first_letters", *out]) == 0
+    records = read_results(run_paths("first_letters", "oracle", tmp_path / "results")["results"])
+    assert len(records) == 3 and {r["ended"] for r in records} == {"survived"}
+    with pytest.raises(UserError, match=r"make .*sets/mixed/manifest.json"):  # not built: the fix named
+        main(["--variant", "mixed", *out])
+    for wrong in (["--variant", "riddles"], ["--variant", "mixed", "--set", "first_letters"], []):
+        with pytest.raises(SystemExit) as exit_info:  # a usage error: exit code 2
+            main([*wrong, *out])
+        assert exit_info.value.code == 2
 
 
 # ---- metric definitions on hand-written transcripts --------------------------------------------
