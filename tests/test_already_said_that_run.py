@@ -10,6 +10,7 @@ import sys
 import time
 
 import pytest
+from scipy.stats import binomtest
 
 from common import analysis as suites
 from common.already_said_that import analysis
@@ -188,26 +189,45 @@ def test_oracle_survives_every_variant(tmp_path, variant):
 
 
 def test_random_solver_averages_match_its_rule(tmp_path):
-    """The random solver fails each turn independently: a distractor turn (probability 1/3) never
-    ends the conversation, a main-task turn ends it when the coin misses, probability 1/2. So a
-    turn fails with probability p = 2/3 * 1/2 = 1/3 with distractors, p = 1/2 without, and the
-    turns passed T follow a geometric law cut at 100: P(T = t) = (1 - p)^t p for t < 100, so
-    E[T] = (1 - p) / p * (1 - (1 - p)^100) = 2.0 (distractors) and 1.0 (distractorless), with
-    standard deviation sqrt(1 - p) / p = 2.45 and 1.41. Over 500 conversations the mean must lie
-    within 4 standard errors (0.44 and 0.25) of these values; and the conversations ending on a
-    false "yes" are those whose failing word was new: about half, never all or none.
+    """The random solver's averages fall where its rule puts them (n = 500 conversations; each
+    check allows 4 standard errors, or is a one-sided exact binomial test at p > 0.001).
+
+    Turns passed T: a distractor turn (probability 1/3) never ends the conversation and a
+    main-task turn ends it when the coin misses (1/2), so a turn fails with probability
+    p = 2/3 * 1/2 = 1/3 with distractors and p = 1/2 without: T is geometric, cut at 100, with
+    E[T] = (1 - p) / p * (1 - (1 - p)^100) = 2.0 and 1.0 and sd sqrt(1 - p) / p = 2.45 and 1.41.
+    The sample sd's standard error is about sd * sqrt((8 + p^2 / (1 - p)) / n) / 2 (a geometric
+    law's fourth moment is sd^4 (9 + p^2 / (1 - p))): 0.16 and 0.09.
+    Distractors passed D: a passed turn is a distractor or a main-task success, 1/3 each, so given
+    T, D is Binomial(T, 1/2): E[D] = E[T] / 2 = 1.0, Var(D) = E[T] / 4 + Var(T) / 4 = 2.0.
+    Distractor accuracy: a guess between the fixture's two which-is-heavier answers, right with
+    probability 1/2 at every question, so the mean of the conversations' accuracies is 1/2 (each
+    accuracy lies in [0, 1]: its sd is at most 1/2).
+    Endings: the first main-task word is always new (nothing was shown), and the conversation
+    ends there, on a false "yes", with probability 1/2: false_positive_rate >= 1/2. The second
+    one repeats the first with probability 1/2 * 1/2 (not adversarial, then a repeat; the
+    fixture's adversarial words are never main-task words), and the conversation reaches it
+    and ends there on a false "no" with probability 1/2 * 1/2: false_negative_rate >= 1/16.
     """
     for variant, p in (("which_is_heavier", 1 / 3), ("distractorless", 1 / 2)):
         records, _ = play(tmp_path, variant, "random", 500)
         m = analysis.seed_metrics(analysis.conversation_frame(records))
-        expected = (1 - p) / p * (1 - (1 - p) ** 100)
-        assert abs(m["avg_num_turns"] - expected) < 4 * math.sqrt(1 - p) / p / math.sqrt(500), (variant, m)
-        assert (
-            m["avg_num_turns_lo"] < expected < m["avg_num_turns_hi"]
-            or abs(m["avg_num_turns"] - expected) < 0.2
-        )
-        assert m["false_positive_rate"] + m["false_negative_rate"] == pytest.approx(1.0)
-        assert 0.1 < m["false_positive_rate"] < 0.9 and m["violation_rate"] == 0
+        n = m["n"]
+        mean_t, sd_t = (1 - p) / p * (1 - (1 - p) ** 100), math.sqrt(1 - p) / p
+        assert abs(m["avg_num_turns"] - mean_t) < 4 * sd_t / math.sqrt(n), (variant, m)
+        se_sd = sd_t * math.sqrt((8 + p * p / (1 - p)) / n) / 2
+        assert abs(m["stddev_num_turns"] - sd_t) < 4 * se_sd, (variant, m)
+        if variant == "distractorless":
+            assert m["avg_num_distractors"] == 0 and math.isnan(m["avg_distractor_accuracy"])
+        else:
+            mean_d, sd_d = mean_t / 2, math.sqrt(mean_t / 4 + sd_t**2 / 4)
+            assert abs(m["avg_num_distractors"] - mean_d) < 4 * sd_d / math.sqrt(n), m
+            with_questions = sum(r["distractor_accuracy"] is not None for r in records)
+            assert abs(m["avg_distractor_accuracy"] - 0.5) < 4 * 0.5 / math.sqrt(with_questions), m
+        false_yes = round(m["false_positive_rate"] * n)
+        assert binomtest(false_yes, n, 1 / 2, alternative="less").pvalue > 0.001, m
+        assert binomtest(n - false_yes, n, 1 / 16, alternative="less").pvalue > 0.001, m
+        assert m["violation_rate"] == 0 and m["false_negative_rate"] == pytest.approx(1 - m["false_positive_rate"])
 
 
 def test_same_seed_same_main_task_schedule_in_every_variant(tmp_path):
