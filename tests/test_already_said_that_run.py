@@ -328,7 +328,13 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert 1 <= len(section.summary) <= 3 and "oracle" in section.summary[0]
     metrics = section.data["metrics"].set_index(["set", "model"])
     assert metrics.loc[("distractorless", "oracle"), "avg_num_turns"] == 100
-    assert "oracle: which_is_heavier vs distractorless" in section.tables[-1][1].index
+    tests = section.tables[-1][1]
+    assert "oracle: which_is_heavier vs distractorless" in tests.index
+    assert tests.loc["oracle: which_is_heavier vs distractorless", "z"] == "-"  # no failure on either side
+    row = tests.loc["which_is_heavier: oracle vs random"]
+    assert float(row["z"]) < -5 and float(row["p"]) < 1e-6 and row["survives longer"] == "oracle"
+    row = tests.loc["random: which_is_heavier vs distractorless"]  # fails 1/3 of turns against 1/2
+    assert float(row["z"]) < 0 and row["survives longer"] == "which_is_heavier"
 
 
 # ---- human, refused, resume ---------------------------------------------------------------------
