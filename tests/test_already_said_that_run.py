@@ -142,6 +142,16 @@ def test_metrics_leave_refused_conversations_apart_and_censor_them():
     curve = analysis.survival(frame).set_index("turn")["alive"]
     assert curve[0] == 1.0 and curve[1] == pytest.approx(2 / 3)  # the first-message failure
     assert curve[100] == pytest.approx(2 / 3)  # the refused one is censored at 30, not a failure
+    # refused last (a 2k-context model): nobody is followed past turn 30, so no estimate there
+    frame = analysis.conversation_frame(
+        [record(0, 0, "false_negative"), record(1, 30, "refused", refused=True), record(2, 5, "violation")]
+    )
+    curve = analysis.survival(frame).set_index("turn")
+    assert curve.loc[5, "alive"] == pytest.approx(2 / 3) and curve.loc[30, "alive"] == pytest.approx(1 / 3)
+    assert curve.loc[31:, ["alive", "lo", "hi"]].isna().all().all()
+    # survivors of a 50-turn set: censored at 50, nothing said of turn 75
+    curve = analysis.survival(analysis.conversation_frame([record(0, 50, "survived"), record(1, 3, "violation")]))
+    assert curve.set_index("turn").loc[50, "alive"] == 0.5 and curve["alive"].iloc[51:].isna().all()
 
 
 def test_conversation_ends_on_main_task_failure_not_on_distractor_failure(tmp_path):
