@@ -359,7 +359,8 @@ def read_until(stream, marker: str) -> str:
 
 
 def test_human_solver_through_a_pipe(tmp_path):
-    """A person who remembers every word and knows the questions' answers, then slips on turn 6."""
+    """A person who remembers every word (typing Y / n) and knows the questions' answers, then
+    slips on turn 6."""
     set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=3)
     gold = {q["question"]: q["answer"] for q in load_set(set_dir).pool}
     process = subprocess.Popen(
@@ -389,7 +390,7 @@ def test_human_solver_through_a_pipe(tmp_path):
             message = shown.removesuffix("\nyour answer> ")
             if message.startswith("MAIN TASK - "):
                 word = message.removeprefix("MAIN TASK - ")
-                answer = ("yes" if word in seen else "no") if turn < 6 else ("no" if word in seen else "yes")
+                answer = ("Y" if word in seen else "n") if turn < 6 else ("no" if word in seen else "yes")
                 seen.add(word)
             else:
                 answer = gold[message] if turn < 6 else "[answer: yes]"  # typed already wrapped: kept
@@ -403,6 +404,8 @@ def test_human_solver_through_a_pipe(tmp_path):
         process.kill()
     [result] = read_results(run_paths("mixed", "human", tmp_path / "results")["results"])
     assert result["turns"] == 5 and result["ended"] in ("false_positive", "false_negative")
+    turns = read_turns(run_paths("mixed", "human", tmp_path / "results")["turns"])
+    assert {t["reply"] for t in turns if t["kind"] == "main"} <= {"[answer: yes]", "[answer: no]"}
 
 
 def stub_config(tmp_path, server, **settings):
