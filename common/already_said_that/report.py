@@ -133,6 +133,10 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
                 "avg distractors": _cell(
                     m["avg_num_distractors"], m["avg_num_distractors_lo"], m["avg_num_distractors_hi"]
                 ),
+                "distractors sd / median / min-max": (
+                    f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
+                    f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}" if m["n"] else "-"
+                ),
                 "distractor acc. %": _cell(
                     m["avg_distractor_accuracy"],
                     m["avg_distractor_accuracy_lo"],
