@@ -4,6 +4,7 @@ import importlib.util
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -345,6 +346,58 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert float(row["z"]) < -5 and float(row["p"]) < 1e-6 and row["survives longer"] == "oracle"
     row = tests.loc["random: which_is_heavier vs distractorless"]  # fails 1/3 of turns against 1/2
     assert float(row["z"]) < 0 and row["survives longer"] == "which_is_heavier"
+
+
+def readme_table() -> dict[tuple[str, str], list[str]]:
+    """Return the README's table of the built-in solvers: (set, model) -> its cells."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("**Built-in solvers on the six shipped sets**"):].split("\n\n")[1]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    return {(row[0], row[1]): row[2:] for row in rows}
+
+
+def matches(cell: str, value: float, lo: float = math.nan, hi: float = math.nan, scale: float = 1.0) -> bool:
+    """Return whether a README cell ("2.0 (1.8-2.3)", "87.2", "1", "-") shows ``value`` (and, when
+    the cell has one, its interval) at the cell's precision."""
+    if cell == "-":
+        return math.isnan(value)
+    shown = [float(x) for x in re.findall(r"[\d.]+", cell)]
+    digits = len(cell.split(" ")[0].partition(".")[2])
+    wanted = [value, lo, hi][: len(shown)]
+    return all(round(scale * w, digits) == pytest.approx(s) for w, s in zip(wanted, shown, strict=True))
+
+
+@pytest.mark.slow
+def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
+    from common.already_said_that.config import load_set_config
+    from common.already_said_that.dataset import write_set as write_shipped_set
+
+    table = readme_table()
+    assert len(table) == 7
+    for variant in VARIANTS:
+        set_dir = tmp_path / "sets" / variant
+        write_shipped_set(load_set_config(ROOT / "configs" / "already_said_that" / f"{variant}.yaml"), set_dir)
+        for model in ("random", "oracle"):
+            assert load_main()(["--set", str(set_dir), "--model", model, "--results-dir",
+                                str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0
+            records = read_results(run_paths(variant, model, tmp_path / "results")["results"])
+            m = analysis.seed_metrics(analysis.conversation_frame(records))
+            turns, median, distractors, accuracy, fp, fn, violation = table[
+                (variant, model) if model == "random" else ("every set", "oracle")]
+            if model == "oracle":  # one row for all: 33.3 distractors, none in distractorless
+                distractors = "0.0" if variant == "distractorless" else distractors.split(" ")[0]
+                accuracy = "-" if variant == "distractorless" else accuracy
+            checks = [
+                matches(turns, m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
+                matches(median, m["median_num_turns"]),
+                matches(distractors, m["avg_num_distractors"]),
+                matches(accuracy, m["avg_distractor_accuracy"], m["avg_distractor_accuracy_lo"],
+                        m["avg_distractor_accuracy_hi"], scale=100),
+                matches(fp, m["false_positive_rate"], scale=100),
+                matches(fn, m["false_negative_rate"], scale=100),
+                matches(violation, m["violation_rate"], scale=100),
+            ]
+            assert all(checks), (variant, model, checks, m)
 
 
 # ---- human, refused, resume ---------------------------------------------------------------------
