@@ -151,7 +151,8 @@ def test_metrics_leave_refused_conversations_apart_and_censor_them():
     assert curve.loc[5, "alive"] == pytest.approx(2 / 3) and curve.loc[30, "alive"] == pytest.approx(1 / 3)
     assert curve.loc[31:, ["alive", "lo", "hi"]].isna().all().all()
     # survivors of a 50-turn set: censored at 50, nothing said of turn 75
-    curve = analysis.survival(analysis.conversation_frame([record(0, 50, "survived"), record(1, 3, "violation")]))
+    frame = analysis.conversation_frame([record(0, 50, "survived"), record(1, 3, "violation")])
+    curve = analysis.survival(frame)
     assert curve.set_index("turn").loc[50, "alive"] == 0.5 and curve["alive"].iloc[51:].isna().all()
 
 
@@ -238,7 +239,8 @@ def test_random_solver_averages_match_its_rule(tmp_path):
         false_yes = round(m["false_positive_rate"] * n)
         assert binomtest(false_yes, n, 1 / 2, alternative="less").pvalue > 0.001, m
         assert binomtest(n - false_yes, n, 1 / 16, alternative="less").pvalue > 0.001, m
-        assert m["violation_rate"] == 0 and m["false_negative_rate"] == pytest.approx(1 - m["false_positive_rate"])
+        assert m["violation_rate"] == 0
+        assert m["false_negative_rate"] == pytest.approx(1 - m["false_positive_rate"])
 
 
 def test_same_seed_same_main_task_schedule_in_every_variant(tmp_path):
@@ -376,7 +378,8 @@ def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
     assert len(table) == 7
     for variant in VARIANTS:
         set_dir = tmp_path / "sets" / variant
-        write_shipped_set(load_set_config(ROOT / "configs" / "already_said_that" / f"{variant}.yaml"), set_dir)
+        config = load_set_config(ROOT / "configs" / "already_said_that" / f"{variant}.yaml")
+        write_shipped_set(config, set_dir)
         for model in ("random", "oracle"):
             assert load_main()(["--set", str(set_dir), "--model", model, "--results-dir",
                                 str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0

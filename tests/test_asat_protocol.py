@@ -56,7 +56,8 @@ def test_distractor_repeat_and_adversarial_probabilities(tmp_path, variant):
     assert not any(t.adversarial for t, ready in main if not ready)
     assert share_test(adversarial, len(offered), 1 / 2) > P_MIN, adversarial / len(offered)
     # a scheduled word repeats one the schedule showed with probability 1/2 (from its second word on)
-    scheduled = [(t, before) for _, t, _, before in turns if t.kind == "main" and not t.adversarial and before]
+    scheduled = [(t, before) for _, t, _, before in turns
+                 if t.kind == "main" and not t.adversarial and before]
     repeats = sum(t.word in before for t, before in scheduled)
     assert share_test(repeats, len(scheduled), 1 / 2) > P_MIN, repeats / len(scheduled)
 

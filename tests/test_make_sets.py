@@ -60,8 +60,9 @@ def test_asat_model_plays_the_model_on_every_set():
     plan = run(ROOT, "make -n asat-model MODEL=oracle LIMIT=2").stdout
     loop = re.search(r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py --set \$set "
                      r"--model oracle --limit 2;", plan)
-    assert loop and sorted(loop.group(1).split()) == ["ambiguous_sentences", "distractorless", "first_letters",
-                                                      "mixed", "reverse_sort", "which_is_heavier"], plan
+    assert loop, plan
+    assert sorted(loop.group(1).split()) == ["ambiguous_sentences", "distractorless", "first_letters",
+                                             "mixed", "reverse_sort", "which_is_heavier"]
     assert "results/runs/already_said_that/oracle.first2.done" in plan
 
 

@@ -126,7 +126,8 @@ def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(failures, censored)`` times: a failure is an event at turns + 1 (the turn
     failed), survivors and refused conversations are right-censored at the turns they passed."""
     failed = frame["ended"].isin(FAILURES) & ~frame["refused"]
-    return (frame.loc[failed, "turns"] + 1).to_numpy(dtype=float), frame.loc[~failed, "turns"].to_numpy(dtype=float)
+    failures = (frame.loc[failed, "turns"] + 1).to_numpy(dtype=float)
+    return failures, frame.loc[~failed, "turns"].to_numpy(dtype=float)
 
 
 def censored(frame: pd.DataFrame) -> Any:

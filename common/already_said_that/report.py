@@ -228,7 +228,8 @@ def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
         by_set.setdefault(run["set"], []).append(run)
     for set_name, group in by_set.items():
         for a, b in itertools.combinations(group, 2):
-            rows.append(_test_row(f"{set_name}: {a['model']} vs {b['model']}", a, b, (a["model"], b["model"])))
+            names = (a["model"], b["model"])
+            rows.append(_test_row(f"{set_name}: {names[0]} vs {names[1]}", a, b, names))
     baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
     for run in runs:
         if run["set"] != "distractorless" and run["model"] in baseline:
@@ -313,8 +314,10 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     ]
     if not tests.empty:
         tables.append((
-            "Log-rank tests of survival (z < 0: the first named survives longer; two-sided p; a model's "
-            "variants are paired conversations, which the test treats as independent samples)",
+            (
+                "Log-rank tests of survival (z < 0: the first named survives longer; two-sided p; a "
+                "model's variants are paired conversations, which the test treats as independent samples)"
+            ),
             tests,
         ))
     figures = []

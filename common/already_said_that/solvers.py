@@ -82,8 +82,8 @@ class HumanSolver:
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Show the new messages (the task at a conversation's first turn), read one line, and
-        return it wrapped as ``[answer: <line>]`` (``y``/``n`` read as yes/no). Raises ModelError (the run stops; finished
-        conversations are kept) when the input ends."""
+        return it wrapped as ``[answer: <line>]`` (``y``/``n`` read as yes/no). Raises ModelError
+        (the run stops; finished conversations are kept) when the input ends."""
         stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
         if item["turn"] == 1:
             system = next((m["content"] for m in messages if m["role"] == "system"), "")
