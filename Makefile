@@ -60,6 +60,11 @@ DEFAULT_SET_FILES := $(foreach d,$(DEFAULT_SETS),$(call set_file,$(d)))
 # `make blocks`, `make asat-model`); LIMIT=N caps the items it is asked per suite and set.
 MODEL ?=
 LIMIT ?=
+# (defined here, before any rule: a rule's prerequisites are expanded as make reads it, so
+# `asat-model: $(call MODEL_RUN,...)` above a later definition got nothing to run)
+MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.first$(LIMIT),)
+LIMIT_ARG := $(if $(LIMIT),--limit $(LIMIT),)
+MODEL_RUN = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done,)
 ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(call suite_name,$(s))/,$(call sets_of,$(call suite_name,$(s)))))
 # the phony <suite>/<set> targets of one SUITES entry: build the scores file, print it
 define SET_RULES
@@ -472,12 +477,9 @@ $(ASAT_REPORT): $(ASAT_BASELINES) scripts/analyse_results.py $(ASAT_CODE)
 # MODEL=<built-in, config name or .yaml> runs that model through every suite (LIMIT=N caps the
 # items per suite); each run leaves a stamp results/runs/<suite>/<model>[.first<N>].done (blocks:
 # its summary file), so a rerun asks nothing and a new LIMIT resumes where the last one stopped.
-MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.first$(LIMIT),)
-LIMIT_ARG := $(if $(LIMIT),--limit $(LIMIT),)
 REPORT_CODE := scripts/analyse_results.py scripts/build_report.py common/analysis.py common/report.py \
 	common/stats.py common/results.py
 SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json canvas.json already_said_that.json)
-MODEL_RUN = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done,)
 
 .PHONY: report browser check-report
 all: results/report.html

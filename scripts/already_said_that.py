@@ -28,6 +28,7 @@ import sys
 from pathlib import Path
 
 from common import cli
+from common.already_said_that.config import VARIANTS
 from common.already_said_that.run import (
     RESULTS_DIR,
     ConversationRunner,
@@ -49,9 +50,11 @@ log = logging.getLogger("already_said_that")
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--set", dest="set_name", metavar="SET",
-                        help="set directory, or a set name in data/already_said_that/")
-    parser.add_argument("--variant", help="the shipped set of this variant (e.g. mixed, distractorless)")
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--variant", choices=VARIANTS,
+                       help="play the shipped set of this variant (data/already_said_that/<variant>)")
+    which.add_argument("--set", dest="set_name", metavar="SET",
+                       help="or any set: a set directory, or a set name in data/already_said_that/")
     parser.add_argument("--model", required=True,
                         help="random, oracle, human, a config name in configs/models/, or a .yaml path")
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")

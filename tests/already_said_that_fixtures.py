@@ -21,7 +21,7 @@ QUESTIONS = {
         ("Is 1 tonne of wood heavier than 900 kilograms of lead?", "yes"),
     ],
     "first_letters": [
-        ("What word do the first letters of 'cats eat all toys' spell?", "cat"),
+        ("What word do the first letters of 'cats are tame' spell?", "cat"),
         ("What word do the first letters of 'dogs often growl' spell?", "dog"),
     ],
     "reverse_sort": [

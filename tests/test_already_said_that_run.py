@@ -4,17 +4,20 @@ import importlib.util
 import json
 import math
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
 
 import pytest
+from scipy.stats import binomtest
 
 from common import analysis as suites
 from common.already_said_that import analysis
 from common.already_said_that.protocol import main_schedule, parse_answer, task_description
 from common.already_said_that.run import load_set, read_turns, run_paths
+from common.errors import UserError
 from common.paths import ROOT
 from common.results import read_results
 from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
@@ -77,6 +80,25 @@ def test_parse_answer_follows_the_original(reply, answer):
     assert parse_answer(reply) == answer
 
 
+# ---- choosing the set: --variant V or --set DIR -----------------------------------------------
+def test_variant_plays_the_shipped_set_of_that_variant(tmp_path, monkeypatch):
+    from common.already_said_that import run
+
+    monkeypatch.setattr(run, "DATA_DIR", tmp_path / "sets")
+    write_set(tmp_path / "sets" / "first_letters", "first_letters", samples=3)
+    main = load_main()
+    out = ["--model", "oracle", "--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]
+    assert main(["--variant", "first_letters", *out]) == 0
+    records = read_results(run_paths("first_letters", "oracle", tmp_path / "results")["results"])
+    assert len(records) == 3 and {r["ended"] for r in records} == {"survived"}
+    with pytest.raises(UserError, match=r"make .*sets/mixed/manifest.json"):  # not built: the fix named
+        main(["--variant", "mixed", *out])
+    for wrong in (["--variant", "riddles"], ["--variant", "mixed", "--set", "first_letters"], []):
+        with pytest.raises(SystemExit) as exit_info:  # a usage error: exit code 2
+            main([*wrong, *out])
+        assert exit_info.value.code == 2
+
+
 # ---- metric definitions on hand-written transcripts --------------------------------------------
 def record(key, turns, ended, distractors=0, accuracy=None, violations=0, refused=False):
     out = {
@@ -121,6 +143,17 @@ def test_metrics_leave_refused_conversations_apart_and_censor_them():
     curve = analysis.survival(frame).set_index("turn")["alive"]
     assert curve[0] == 1.0 and curve[1] == pytest.approx(2 / 3)  # the first-message failure
     assert curve[100] == pytest.approx(2 / 3)  # the refused one is censored at 30, not a failure
+    # refused last (a 2k-context model): nobody is followed past turn 30, so no estimate there
+    frame = analysis.conversation_frame(
+        [record(0, 0, "false_negative"), record(1, 30, "refused", refused=True), record(2, 5, "violation")]
+    )
+    curve = analysis.survival(frame).set_index("turn")
+    assert curve.loc[5, "alive"] == pytest.approx(2 / 3) and curve.loc[30, "alive"] == pytest.approx(1 / 3)
+    assert curve.loc[31:, ["alive", "lo", "hi"]].isna().all().all()
+    # survivors of a 50-turn set: censored at 50, nothing said of turn 75
+    frame = analysis.conversation_frame([record(0, 50, "survived"), record(1, 3, "violation")])
+    curve = analysis.survival(frame)
+    assert curve.set_index("turn").loc[50, "alive"] == 0.5 and curve["alive"].iloc[51:].isna().all()
 
 
 def test_conversation_ends_on_main_task_failure_not_on_distractor_failure(tmp_path):
@@ -168,26 +201,46 @@ def test_oracle_survives_every_variant(tmp_path, variant):
 
 
 def test_random_solver_averages_match_its_rule(tmp_path):
-    """The random solver fails each turn independently: a distractor turn (probability 1/3) never
-    ends the conversation, a main-task turn ends it when the coin misses, probability 1/2. So a
-    turn fails with probability p = 2/3 * 1/2 = 1/3 with distractors, p = 1/2 without, and the
-    turns passed T follow a geometric law cut at 100: P(T = t) = (1 - p)^t p for t < 100, so
-    E[T] = (1 - p) / p * (1 - (1 - p)^100) = 2.0 (distractors) and 1.0 (distractorless), with
-    standard deviation sqrt(1 - p) / p = 2.45 and 1.41. Over 500 conversations the mean must lie
-    within 4 standard errors (0.44 and 0.25) of these values; and the conversations ending on a
-    false "yes" are those whose failing word was new: about half, never all or none.
+    """The random solver's averages fall where its rule puts them (n = 500 conversations; each
+    check allows 4 standard errors, or is a one-sided exact binomial test at p > 0.001).
+
+    Turns passed T: a distractor turn (probability 1/3) never ends the conversation and a
+    main-task turn ends it when the coin misses (1/2), so a turn fails with probability
+    p = 2/3 * 1/2 = 1/3 with distractors and p = 1/2 without: T is geometric, cut at 100, with
+    E[T] = (1 - p) / p * (1 - (1 - p)^100) = 2.0 and 1.0 and sd sqrt(1 - p) / p = 2.45 and 1.41.
+    The sample sd's standard error is about sd * sqrt((8 + p^2 / (1 - p)) / n) / 2 (a geometric
+    law's fourth moment is sd^4 (9 + p^2 / (1 - p))): 0.16 and 0.09.
+    Distractors passed D: a passed turn is a distractor or a main-task success, 1/3 each, so given
+    T, D is Binomial(T, 1/2): E[D] = E[T] / 2 = 1.0, Var(D) = E[T] / 4 + Var(T) / 4 = 2.0.
+    Distractor accuracy: a guess between the fixture's two which-is-heavier answers, right with
+    probability 1/2 at every question, so the mean of the conversations' accuracies is 1/2 (each
+    accuracy lies in [0, 1]: its sd is at most 1/2).
+    Endings: the first main-task word is always new (nothing was shown), and the conversation
+    ends there, on a false "yes", with probability 1/2: false_positive_rate >= 1/2. The second
+    one repeats the first with probability 1/2 * 1/2 (not adversarial, then a repeat; the
+    fixture's adversarial words are never main-task words), and the conversation reaches it
+    and ends there on a false "no" with probability 1/2 * 1/2: false_negative_rate >= 1/16.
     """
     for variant, p in (("which_is_heavier", 1 / 3), ("distractorless", 1 / 2)):
         records, _ = play(tmp_path, variant, "random", 500)
         m = analysis.seed_metrics(analysis.conversation_frame(records))
-        expected = (1 - p) / p * (1 - (1 - p) ** 100)
-        assert abs(m["avg_num_turns"] - expected) < 4 * math.sqrt(1 - p) / p / math.sqrt(500), (variant, m)
-        assert (
-            m["avg_num_turns_lo"] < expected < m["avg_num_turns_hi"]
-            or abs(m["avg_num_turns"] - expected) < 0.2
-        )
-        assert m["false_positive_rate"] + m["false_negative_rate"] == pytest.approx(1.0)
-        assert 0.1 < m["false_positive_rate"] < 0.9 and m["violation_rate"] == 0
+        n = m["n"]
+        mean_t, sd_t = (1 - p) / p * (1 - (1 - p) ** 100), math.sqrt(1 - p) / p
+        assert abs(m["avg_num_turns"] - mean_t) < 4 * sd_t / math.sqrt(n), (variant, m)
+        se_sd = sd_t * math.sqrt((8 + p * p / (1 - p)) / n) / 2
+        assert abs(m["stddev_num_turns"] - sd_t) < 4 * se_sd, (variant, m)
+        if variant == "distractorless":
+            assert m["avg_num_distractors"] == 0 and math.isnan(m["avg_distractor_accuracy"])
+        else:
+            mean_d, sd_d = mean_t / 2, math.sqrt(mean_t / 4 + sd_t**2 / 4)
+            assert abs(m["avg_num_distractors"] - mean_d) < 4 * sd_d / math.sqrt(n), m
+            with_questions = sum(r["distractor_accuracy"] is not None for r in records)
+            assert abs(m["avg_distractor_accuracy"] - 0.5) < 4 * 0.5 / math.sqrt(with_questions), m
+        false_yes = round(m["false_positive_rate"] * n)
+        assert binomtest(false_yes, n, 1 / 2, alternative="less").pvalue > 0.001, m
+        assert binomtest(n - false_yes, n, 1 / 16, alternative="less").pvalue > 0.001, m
+        assert m["violation_rate"] == 0
+        assert m["false_negative_rate"] == pytest.approx(1 - m["false_positive_rate"])
 
 
 def test_same_seed_same_main_task_schedule_in_every_variant(tmp_path):
@@ -288,7 +341,66 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert 1 <= len(section.summary) <= 3 and "oracle" in section.summary[0]
     metrics = section.data["metrics"].set_index(["set", "model"])
     assert metrics.loc[("distractorless", "oracle"), "avg_num_turns"] == 100
-    assert "oracle: which_is_heavier vs distractorless" in section.tables[-1][1].index
+    tests = section.tables[-1][1]
+    assert "oracle: which_is_heavier vs distractorless" in tests.index
+    assert tests.loc["oracle: which_is_heavier vs distractorless", "z"] == "-"  # no failure on either side
+    row = tests.loc["which_is_heavier: oracle vs random"]
+    assert float(row["z"]) < -5 and float(row["p"]) < 1e-6 and row["survives longer"] == "oracle"
+    row = tests.loc["random: which_is_heavier vs distractorless"]  # fails 1/3 of turns against 1/2
+    assert float(row["z"]) < 0 and row["survives longer"] == "which_is_heavier"
+
+
+def readme_table() -> dict[tuple[str, str], list[str]]:
+    """Return the README's table of the built-in solvers: (set, model) -> its cells."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = text[text.index("**Built-in solvers on the six shipped sets**"):].split("\n\n")[1]
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    return {(row[0], row[1]): row[2:] for row in rows}
+
+
+def matches(cell: str, value: float, lo: float = math.nan, hi: float = math.nan, scale: float = 1.0) -> bool:
+    """Return whether a README cell ("2.0 (1.8-2.3)", "87.2", "1", "-") shows ``value`` (and, when
+    the cell has one, its interval) at the cell's precision."""
+    if cell == "-":
+        return math.isnan(value)
+    shown = [float(x) for x in re.findall(r"[\d.]+", cell)]
+    digits = len(cell.split(" ")[0].partition(".")[2])
+    wanted = [value, lo, hi][: len(shown)]
+    return all(round(scale * w, digits) == pytest.approx(s) for w, s in zip(wanted, shown, strict=True))
+
+
+@pytest.mark.slow
+def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
+    from common.already_said_that.config import load_set_config
+    from common.already_said_that.dataset import write_set as write_shipped_set
+
+    table = readme_table()
+    assert len(table) == 7
+    for variant in VARIANTS:
+        set_dir = tmp_path / "sets" / variant
+        config = load_set_config(ROOT / "configs" / "already_said_that" / f"{variant}.yaml")
+        write_shipped_set(config, set_dir)
+        for model in ("random", "oracle"):
+            assert load_main()(["--set", str(set_dir), "--model", model, "--results-dir",
+                                str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0
+            records = read_results(run_paths(variant, model, tmp_path / "results")["results"])
+            m = analysis.seed_metrics(analysis.conversation_frame(records))
+            turns, median, distractors, accuracy, fp, fn, violation = table[
+                (variant, model) if model == "random" else ("every set", "oracle")]
+            if model == "oracle":  # one row for all: 33.3 distractors, none in distractorless
+                distractors = "0.0" if variant == "distractorless" else distractors.split(" ")[0]
+                accuracy = "-" if variant == "distractorless" else accuracy
+            checks = [
+                matches(turns, m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
+                matches(median, m["median_num_turns"]),
+                matches(distractors, m["avg_num_distractors"]),
+                matches(accuracy, m["avg_distractor_accuracy"], m["avg_distractor_accuracy_lo"],
+                        m["avg_distractor_accuracy_hi"], scale=100),
+                matches(fp, m["false_positive_rate"], scale=100),
+                matches(fn, m["false_negative_rate"], scale=100),
+                matches(violation, m["violation_rate"], scale=100),
+            ]
+            assert all(checks), (variant, model, checks, m)
 
 
 # ---- human, refused, resume ---------------------------------------------------------------------
@@ -303,7 +415,8 @@ def read_until(stream, marker: str) -> str:
 
 
 def test_human_solver_through_a_pipe(tmp_path):
-    """A person who remembers every word and knows the questions' answers, then slips on turn 6."""
+    """A person who remembers every word (typing Y / n) and knows the questions' answers, then
+    slips on turn 6."""
     set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=3)
     gold = {q["question"]: q["answer"] for q in load_set(set_dir).pool}
     process = subprocess.Popen(
@@ -333,7 +446,7 @@ def test_human_solver_through_a_pipe(tmp_path):
             message = shown.removesuffix("\nyour answer> ")
             if message.startswith("MAIN TASK - "):
                 word = message.removeprefix("MAIN TASK - ")
-                answer = ("yes" if word in seen else "no") if turn < 6 else ("no" if word in seen else "yes")
+                answer = ("Y" if word in seen else "n") if turn < 6 else ("no" if word in seen else "yes")
                 seen.add(word)
             else:
                 answer = gold[message] if turn < 6 else "[answer: yes]"  # typed already wrapped: kept
@@ -347,6 +460,8 @@ def test_human_solver_through_a_pipe(tmp_path):
         process.kill()
     [result] = read_results(run_paths("mixed", "human", tmp_path / "results")["results"])
     assert result["turns"] == 5 and result["ended"] in ("false_positive", "false_negative")
+    turns = read_turns(run_paths("mixed", "human", tmp_path / "results")["turns"])
+    assert {t["reply"] for t in turns if t["kind"] == "main"} <= {"[answer: yes]", "[answer: no]"}
 
 
 def stub_config(tmp_path, server, **settings):

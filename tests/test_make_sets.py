@@ -55,6 +55,17 @@ def test_recipes_run_under_errexit_and_pipefail():
     assert re.search(r"^\.DELETE_ON_ERROR:$", MAKEFILE, re.M)
 
 
+def test_asat_model_plays_the_model_on_every_set():
+    # the model's stamp is a prerequisite of asat-model: it was empty when MODEL_RUN came later
+    plan = run(ROOT, "make -n asat-model MODEL=oracle LIMIT=2").stdout
+    loop = re.search(r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py --set \$set "
+                     r"--model oracle --limit 2;", plan)
+    assert loop, plan
+    assert sorted(loop.group(1).split()) == ["ambiguous_sentences", "distractorless", "first_letters",
+                                             "mixed", "reverse_sort", "which_is_heavier"]
+    assert "results/runs/already_said_that/oracle.first2.done" in plan
+
+
 def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
     (sandbox / "configs/blocks/extra.yaml").write_text("problems: [{num_obj: 3, test: true}]\n")
     (sandbox / "configs/canvas/extra.yaml").write_text("seed: 3\n")

@@ -122,21 +122,29 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
-def censored(frame: pd.DataFrame) -> Any:
-    """Return the conversations as scipy CensoredData: failures are events at turns + 1 (the turn
+def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(failures, censored)`` times: a failure is an event at turns + 1 (the turn
     failed), survivors and refused conversations are right-censored at the turns they passed."""
+    failed = frame["ended"].isin(FAILURES) & ~frame["refused"]
+    failures = (frame.loc[failed, "turns"] + 1).to_numpy(dtype=float)
+    return failures, frame.loc[~failed, "turns"].to_numpy(dtype=float)
+
+
+def censored(frame: pd.DataFrame) -> Any:
+    """Return the conversations as scipy CensoredData (times as ``_times`` gives them)."""
     from scipy.stats import CensoredData
 
-    failed = frame["ended"].isin(FAILURES) & ~frame["refused"]
-    return CensoredData(
-        uncensored=(frame.loc[failed, "turns"] + 1).to_numpy(dtype=float),
-        right=frame.loc[~failed, "turns"].to_numpy(dtype=float),
-    )
+    failures, right = _times(frame)
+    return CensoredData(uncensored=failures, right=right)
 
 
 def survival(frame: pd.DataFrame, max_turns: int = 100) -> pd.DataFrame:
     """Return the Kaplan-Meier survival curve: for t = 0..max_turns, ``alive`` (share of
-    conversations still going after turn t) and its 95% band ``lo``/``hi`` (log-log)."""
+    conversations still going after turn t) and its 95% band ``lo``/``hi`` (log-log).
+
+    Past the last time observed, when that time is a censoring (conversations refused by the
+    server, or a set of fewer turns), nobody is followed any more and the estimate is undefined:
+    NaN there, not the last value carried on (scipy's ``evaluate`` would carry it)."""
     from scipy.stats import ecdf
 
     turns = np.arange(max_turns + 1)
@@ -149,6 +157,11 @@ def survival(frame: pd.DataFrame, max_turns: int = 100) -> pd.DataFrame:
         band = result.sf.confidence_interval(0.95, method="log-log")
     lo = np.where(np.isnan(low := band.low.evaluate(turns)), alive, low)
     hi = np.where(np.isnan(high := band.high.evaluate(turns)), alive, high)
+    failures, right = _times(frame)
+    last = max(failures.max(initial=0), right.max(initial=0))
+    if right.size and right.max() == last:
+        for values in (alive, lo, hi):
+            values[turns > last] = math.nan
     return pd.DataFrame({"turn": turns, "alive": alive, "lo": lo, "hi": hi})
 
 

@@ -8,7 +8,7 @@ distractor question or in one of the model's answers (its gold answer is "no" un
 shown as a main-task word before). A wrong or malformed main-task answer ends the
 conversation; a wrong distractor answer does not.
 
-Pairing. The randomness comes from four separate streams per (seed, sample), each a
+Pairing. The randomness comes from five separate streams per (seed, sample), each a
 ``random.Random`` seeded with a string (SHA-512 based, so independent of PYTHONHASHSEED):
 
 - ``main``: the main-task word schedule (new or repeated, which word). It is drawn from the
@@ -16,7 +16,11 @@ Pairing. The randomness comes from four separate streams per (seed, sample), eac
   for every model;
 - ``turns``: whether each turn is a distractor (drawn every turn, also in ``distractorless``,
   where it is ignored), so all variants with distractors put them on the same turns;
-- ``questions``: the order of the distractor pool for this sample (a shuffled cycle);
+- ``questions``: the order of each source's questions for this sample (a shuffled cycle per
+  source, as the original cycled through its shuffled pool);
+- ``sources``: with several sources (``mixed``), which one each distractor turn draws from,
+  uniformly, whatever the sizes of their pools (a generated set has 67 written ambiguous
+  sentences beside 200 questions of each other source); not drawn with a single source;
 - ``adversarial``: the adversarial coin of each main-task turn and the word it picks.
 
 A model's answers only influence the adversarial words (they add to the pool), never the
@@ -189,10 +193,15 @@ class Conversation:
         self.schedule: Iterator[str] = iter(main_schedule(self.words, self.seed, self.sample, self.max_turns))
         self._turns = _stream(self.seed, self.sample, "turns")
         self._adversarial = _stream(self.seed, self.sample, "adversarial")
-        order = list(range(len(self.pool)))
-        _stream(self.seed, self.sample, "questions").shuffle(order)
-        self._questions = order
-        self._next_question = 0
+        by_source: dict[str, list[int]] = {}  # pool indices per source, sources in pool order
+        for index, record in enumerate(self.pool):
+            by_source.setdefault(str(record.get("source", "")), []).append(index)
+        questions = _stream(self.seed, self.sample, "questions")
+        for order in by_source.values():
+            questions.shuffle(order)
+        self._cycles = list(by_source.values())
+        self._asked = [0] * len(self._cycles)  # questions asked from each source's cycle
+        self._sources = _stream(self.seed, self.sample, "sources")
         self._turn: Turn | None = None
 
     @property
@@ -208,9 +217,8 @@ class Conversation:
             raise RuntimeError("the conversation is over")
         index = self.turns_done + 1
         is_distractor = self._turns.random() < DISTRACTOR_PROBABILITY
-        if is_distractor and self.distractors and self._questions:
-            record = self.pool[self._questions[self._next_question % len(self._questions)]]
-            self._next_question += 1
+        if is_distractor and self.distractors and self._cycles:
+            record = self.pool[self._next_question()]
             self._turn = Turn(
                 index, "distractor", record["question"], normalise(str(record["answer"])), question=record
             )
@@ -225,6 +233,14 @@ class Conversation:
             gold = "yes" if word in self.shown else "no"
             self._turn = Turn(index, "main", f"{MAIN_PREFIX}{word}", gold, word=word, adversarial=adversarial)
         return self._turn
+
+    def _next_question(self) -> int:
+        """Return the pool index of the next distractor question: a source drawn uniformly (when
+        there are several), then the next question of that source's shuffled cycle."""
+        source = self._sources.randrange(len(self._cycles)) if len(self._cycles) > 1 else 0
+        cycle = self._cycles[source]
+        self._asked[source] += 1
+        return cycle[(self._asked[source] - 1) % len(cycle)]
 
     def judge(self, reply: str) -> Outcome:
         """Judge the model's ``reply`` to the current turn, update the state, and return the outcome."""

@@ -133,6 +133,10 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
                 "avg distractors": _cell(
                     m["avg_num_distractors"], m["avg_num_distractors_lo"], m["avg_num_distractors_hi"]
                 ),
+                "distractors sd / median / min-max": (
+                    f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
+                    f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}" if m["n"] else "-"
+                ),
                 "distractor acc. %": _cell(
                     m["avg_distractor_accuracy"],
                     m["avg_distractor_accuracy_lo"],
@@ -211,33 +215,40 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
 
 
-def logrank_table(runs: list[dict[str, Any]]) -> pd.DataFrame:
-    """Return log-rank tests: every pair of models on the same set, and on every set each model
-    against itself on distractorless (the variants share their word schedules)."""
+def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return log-rank tests for display and tidy: every pair of models on the same set, and on
+    every set each model against itself on distractorless (the variants share their word
+    schedules). Columns: ``comparison``, ``z`` (scipy's signed statistic, observed minus expected
+    failures of the first over their standard deviation: negative when the first survives
+    longer), ``p`` (two-sided) and ``survives longer`` (the name of that one); NaN (shown "-")
+    where neither run has a failure."""
     rows = []
     by_set: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         by_set.setdefault(run["set"], []).append(run)
     for set_name, group in by_set.items():
         for a, b in itertools.combinations(group, 2):
-            rows.append(_test_row(f"{set_name}: {a['model']} vs {b['model']}", a, b))
+            names = (a["model"], b["model"])
+            rows.append(_test_row(f"{set_name}: {names[0]} vs {names[1]}", a, b, names))
     baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
     for run in runs:
         if run["set"] != "distractorless" and run["model"] in baseline:
-            rows.append(
-                _test_row(f"{run['model']}: {run['set']} vs distractorless", run, baseline[run["model"]])
-            )
-    return pd.DataFrame(rows, columns=["comparison", "statistic", "p"]).set_index("comparison")
+            rows.append(_test_row(f"{run['model']}: {run['set']} vs distractorless", run,
+                                  baseline[run["model"]], (run["set"], "distractorless")))
+    tidy = pd.DataFrame(rows, columns=["comparison", "z", "p", "survives longer"])
+    display = tidy.assign(
+        z=["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
+        p=["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["p"]],
+    )
+    return display.set_index("comparison"), tidy
 
 
-def _test_row(label: str, a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
-    """Return one log-rank row (statistic and p as text; "-" when neither run has a failure)."""
+def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
+    """Return one log-rank row of run ``a`` against run ``b`` (named ``names``)."""
     statistic, p = analysis.logrank(a["frame"], b["frame"])
-    return {
-        "comparison": label,
-        "statistic": "-" if math.isnan(statistic) else f"{statistic:.2f}",
-        "p": "-" if math.isnan(p) else f"{p:.3g}",
-    }
+    longer = ("-" if math.isnan(statistic) else names[0] if statistic < 0
+              else names[1] if statistic > 0 else "neither")
+    return {"comparison": label, "z": statistic, "p": p, "survives longer": longer}
 
 
 def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
@@ -294,7 +305,7 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     metrics, metrics_tidy = metrics_table(runs)
     alive, curves = survival_tables(runs)
     questions, questions_tidy, violations = question_tables(runs)
-    tests = logrank_table(runs)
+    tests, tests_tidy = logrank_table(runs)
     tables = [
         ("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
         ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
@@ -302,7 +313,13 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         ("Format violations over all turns; conversations refused by the server", violations),
     ]
     if not tests.empty:
-        tables.append(("Log-rank tests of survival", tests))
+        tables.append((
+            (
+                "Log-rank tests of survival (z < 0: the first named survives longer; two-sided p; a "
+                "model's variants are paired conversations, which the test treats as independent samples)"
+            ),
+            tests,
+        ))
     figures = []
     if figures_dir is not None:
         figures_dir.mkdir(parents=True, exist_ok=True)
@@ -329,7 +346,8 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         text=f"ALREADY SAID THAT: {path}\n\n{text}",
         tables=tables,
         figures=figures,
-        data={"metrics": metrics_tidy, "survival": curves, "questions": questions_tidy},
+        data={"metrics": metrics_tidy, "survival": curves, "questions": questions_tidy,
+              "logrank": tests_tidy},
         summary=summary_lines(metrics_tidy),
         notes=notes,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],

@@ -68,18 +68,29 @@ class SetData:
 
 def resolve_set(name_or_dir: str | None, variant: str | None = None) -> Path:
     """Return the set directory named by ``--set`` (a directory, or a name under data/already_said_that)
-    or by ``--variant`` (the shipped set of that variant); UserError listing the sets if none."""
-    wanted = name_or_dir or variant
-    if not wanted:
+    or by ``--variant`` (the shipped set of that variant, data/already_said_that/<variant>).
+
+    Raises UserError naming the Make target that builds a missing set (the sets built are listed
+    when ``--set`` names none).
+    """
+    if variant is not None:
+        path = DATA_DIR / variant
+        if not (path / "manifest.json").is_file():
+            raise UserError(
+                f"the {variant} set is not built ({paths.shown(path / 'manifest.json')} is missing): "
+                f"make {paths.shown(path / 'manifest.json')} (all six: make asat-data)"
+            )
+        return path
+    if not name_or_dir:
         raise UserError("name a set: --set <dir or name> or --variant <variant>")
-    candidate = Path(wanted)
-    for path in (candidate, DATA_DIR / wanted):
+    candidate = Path(name_or_dir)
+    for path in (candidate, DATA_DIR / name_or_dir):
         if (path / "manifest.json").is_file():
             return path
     shipped = sorted(p.parent.name for p in DATA_DIR.glob("*/manifest.json"))
     raise UserError(
-        f"no Already Said That set {wanted!r} (no manifest.json in {wanted} or "
-        f"{paths.shown(DATA_DIR / wanted)}); sets built: {', '.join(shipped) or 'none'} "
+        f"no Already Said That set {name_or_dir!r} (no manifest.json in {name_or_dir} or "
+        f"{paths.shown(DATA_DIR / name_or_dir)}); sets built: {', '.join(shipped) or 'none'} "
         f"(build them with `make asat-data` or scripts/generate_already_said_that.py)"
     )
 

@@ -10,7 +10,8 @@ The runner asks them turn by turn like any model; ``item`` is the turn's context
 - ``oracle``: perfect memory and the gold distractor answers (it reads ``gold``): it survives
   all turns of every variant, the self-check of the protocol and the data.
 - ``human``: a person at a terminal: the tool shows the task, then each message, reads a line
-  and wraps it as ``[answer: <line>]`` (a line that already holds ``[answer: ...]`` is kept).
+  and wraps it as ``[answer: <line>]`` (a line that already holds ``[answer: ...]`` is kept;
+  ``y``/``1`` and ``n``/``0``, any case, stand for yes and no, as in the original eval).
 """
 
 import random
@@ -65,6 +66,9 @@ class OracleSolver:
         """Nothing to release."""
 
 
+SHORT_ANSWERS = {"y": "yes", "1": "yes", "n": "no", "0": "no"}  # what a person may type for yes/no
+
+
 class HumanSolver:
     """A person typing plain answers: reads ``stdin``, writes the conversation to ``stdout``."""
 
@@ -78,8 +82,8 @@ class HumanSolver:
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Show the new messages (the task at a conversation's first turn), read one line, and
-        return it wrapped as ``[answer: <line>]``. Raises ModelError (the run stops; finished
-        conversations are kept) when the input ends."""
+        return it wrapped as ``[answer: <line>]`` (``y``/``n`` read as yes/no). Raises ModelError
+        (the run stops; finished conversations are kept) when the input ends."""
         stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
         if item["turn"] == 1:
             system = next((m["content"] for m in messages if m["role"] == "system"), "")
@@ -94,7 +98,9 @@ class HumanSolver:
             raise ModelError("the input ended before the conversation did; run the same command again "
                              "to play the conversations not finished")
         typed = line.strip()
-        return Reply(typed if "[answer: " in typed else f"[answer: {typed}]", attempts=0)
+        if "[answer: " in typed:
+            return Reply(typed, attempts=0)
+        return Reply(f"[answer: {SHORT_ANSWERS.get(typed.lower(), typed)}]", attempts=0)
 
     def settings(self) -> dict[str, Any]:
         """Return the name."""
