@@ -156,6 +156,25 @@ def test_metrics_leave_refused_conversations_apart_and_censor_them():
     assert curve.set_index("turn").loc[50, "alive"] == 0.5 and curve["alive"].iloc[51:].isna().all()
 
 
+def test_the_paired_test_compares_two_runs_sample_by_sample_as_far_as_censoring_tells():
+    a = analysis.conversation_frame([
+        record(0, 100, "survived"),  # b failed at turn 6: a longer
+        record(1, 9, "violation"),  # b failed at turn 4: a longer
+        record(2, 3, "false_positive"),  # the same failing turn: a tie
+        record(3, 5, "refused", refused=True),  # refused when b failed there: undecided
+        record(4, 2, "false_negative"),  # b refused later, at 8: b longer
+        record(5, 1, "false_negative"),  # not played by b
+    ])
+    b = analysis.conversation_frame([
+        record(0, 5, "false_positive"), record(1, 3, "violation"), record(2, 3, "false_negative"),
+        record(3, 5, "false_negative"), record(4, 8, "refused", refused=True), record(9, 0, "violation"),
+    ])
+    paired = analysis.paired_survival(a, b)
+    assert (paired["shared"], paired["a_longer"], paired["b_longer"]) == (5, 2, 1)
+    assert paired["p"] == pytest.approx(1.0)  # 2 against 1 of 3 decided: exact binomial
+    assert analysis.paired_survival(a, a)["a_longer"] == 0 and math.isnan(analysis.paired_survival(a, a)["p"])
+
+
 def test_conversation_ends_on_main_task_failure_not_on_distractor_failure(tmp_path):
     data = load_set(write_set(tmp_path / "which_is_heavier", "which_is_heavier", samples=3))
     conversation = data.conversation(data.samples[0])
@@ -335,7 +354,7 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert suites.detect_suite(tmp_path / "results" / "distractorless") == "already_said_that"
     section = suites.analyse(tmp_path / "results", figures_dir=tmp_path / "figures")
     titles = " ".join(title for title, _ in section.tables)
-    for needed in ("Metrics", "alive", "question", "violations", "Log-rank"):
+    for needed in ("Metrics", "alive", "question", "violations", "log-rank"):
         assert needed in titles
     assert all(path.is_file() and path.stat().st_size > 10_000 for _, path in section.figures)
     assert 1 <= len(section.summary) <= 3 and "oracle" in section.summary[0]

@@ -31,7 +31,8 @@ def _section(tmp_path, results=None) -> Section:
     table = pd.DataFrame({"acc": ["50.0 [40.0, 60.0]", "75.0 [65.1, 82.8]"]},
                          index=pd.Index(["random", "oracle | x"], name="model"))
     paper = pd.DataFrame({"view": ["one"], "codex": ["99 ✓"]})
-    return Section(suite="toy", title="Toy suite", about="Measures **nothing**, *italic*, 2 * 3, with `code *x*`.", text="T\n",
+    about = "Measures **nothing**, *italic*, 2 * 3, with `code *x*`."
+    return Section(suite="toy", title="Toy suite", about=about, text="T\n",
                    tables=[("Accuracy", table)], figures=[("A line", figure)], summary=["oracle: 75.0%"],
                    paper=paper, notes=["1 trial refused by the server"], inputs=[results] if results else [])
 

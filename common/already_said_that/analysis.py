@@ -177,6 +177,36 @@ def logrank(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
     return float(result.statistic), float(result.pvalue)
 
 
+def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
+    """Return the paired sign test of two runs over the samples both played (same ``Key``: the same
+    word schedule): ``shared``, ``a_longer`` / ``b_longer`` (samples where that run lasted strictly
+    longer, as far as censoring lets one tell) and ``p`` (exact two-sided binomial test of the
+    decided samples, ``stats.mcnemar_exact``; NaN when none is decided).
+
+    Unlike the log-rank test, which takes the two runs as independent samples, this uses the
+    pairing: a sample counts for ``a`` when ``b`` failed at a turn ``a`` passed (``a`` failed later
+    or was censored, reaching the end or refused, after it). Equal failure turns are ties; a
+    censored run that stopped before the other failed leaves the sample undecided."""
+    from common.stats import mcnemar_exact
+
+    left, right = a.set_index("Key"), b.set_index("Key")
+    shared = sorted(set(left.index) & set(right.index))
+    a_longer, b_longer = [], []
+    for key in shared:
+        (ta, fa), (tb, fb) = _passed(left.loc[key]), _passed(right.loc[key])
+        a_longer.append(fb and ta > tb)
+        b_longer.append(fa and tb > ta)
+    test = mcnemar_exact(a_longer, b_longer)
+    decided = test.only_a + test.only_b
+    return {"shared": len(shared), "a_longer": test.only_a, "b_longer": test.only_b,
+            "p": test.p_value if decided else math.nan}
+
+
+def _passed(row: pd.Series) -> tuple[int, bool]:
+    """Return (turns passed, whether the conversation ended on a model failure) of one row."""
+    return int(row["turns"]), bool(row["ended"] in FAILURES and not row["refused"])
+
+
 def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
     """Return error rates per question type over every turn asked: distractor turns by source,
     main-task turns by what was asked (a new word, a repeated word, an adversarial word), with

@@ -1,4 +1,4 @@
-"""The Already Said That section of the analysis: metrics tables, survival curves, log-rank tests.
+"""The Already Said That section of the analysis: metrics tables, survival curves, log-rank and paired tests.
 
 ``detect(path)`` recognises a results directory of the suite (results/already_said_that/<set>,
 or its parent holding several sets) or a set directory (data/already_said_that/<set>, whose
@@ -216,12 +216,14 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
 
 
 def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return log-rank tests for display and tidy: every pair of models on the same set, and on
+    """Return survival tests for display and tidy: every pair of models on the same set, and on
     every set each model against itself on distractorless (the variants share their word
-    schedules). Columns: ``comparison``, ``z`` (scipy's signed statistic, observed minus expected
-    failures of the first over their standard deviation: negative when the first survives
-    longer), ``p`` (two-sided) and ``survives longer`` (the name of that one); NaN (shown "-")
-    where neither run has a failure."""
+    schedules). Columns: ``comparison``, ``z`` (the log-rank test, scipy's signed statistic,
+    observed minus expected failures of the first over their standard deviation: negative when
+    the first survives longer), ``p`` (two-sided) and ``survives longer`` (the name of that one);
+    NaN (shown "-") where neither run has a failure. Then the paired sign test on the samples both
+    played (``analysis.paired_survival``): ``paired``, ``first longer``, ``second longer``,
+    ``paired p``."""
     rows = []
     by_set: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
@@ -235,20 +237,25 @@ def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
         if run["set"] != "distractorless" and run["model"] in baseline:
             rows.append(_test_row(f"{run['model']}: {run['set']} vs distractorless", run,
                                   baseline[run["model"]], (run["set"], "distractorless")))
-    tidy = pd.DataFrame(rows, columns=["comparison", "z", "p", "survives longer"])
+    tidy = pd.DataFrame(rows, columns=["comparison", "z", "p", "survives longer", "paired", "first longer",
+                                       "second longer", "paired p"])
     display = tidy.assign(
         z=["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
         p=["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["p"]],
+        **{"paired p": ["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["paired p"]]},
     )
     return display.set_index("comparison"), tidy
 
 
 def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
-    """Return one log-rank row of run ``a`` against run ``b`` (named ``names``)."""
+    """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``)."""
     statistic, p = analysis.logrank(a["frame"], b["frame"])
     longer = ("-" if math.isnan(statistic) else names[0] if statistic < 0
               else names[1] if statistic > 0 else "neither")
-    return {"comparison": label, "z": statistic, "p": p, "survives longer": longer}
+    paired = analysis.paired_survival(a["frame"], b["frame"])
+    return {"comparison": label, "z": statistic, "p": p, "survives longer": longer,
+            "paired": paired["shared"], "first longer": paired["a_longer"],
+            "second longer": paired["b_longer"], "paired p": paired["p"]}
 
 
 def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
@@ -291,7 +298,7 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> No
 
 def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     """Return the Already Said That Section of the runs under ``path``: metrics, survival, error
-    rates per question, violations over all turns, log-rank tests, survival PNGs (with
+    rates per question, violations over all turns, log-rank and paired tests, survival PNGs (with
     ``figures_dir``), and a summary line per model."""
     runs = load_runs(Path(path))
     if not runs:
@@ -315,8 +322,9 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     if not tests.empty:
         tables.append((
             (
-                "Log-rank tests of survival (z < 0: the first named survives longer; two-sided p; a "
-                "model's variants are paired conversations, which the test treats as independent samples)"
+                "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes "
+                "the runs as independent samples) and the paired sign test on the samples both played "
+                "(the same word schedule: which lasted longer; exact two-sided p)"
             ),
             tests,
         ))
