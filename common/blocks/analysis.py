@@ -6,13 +6,16 @@ and in each the files ``<prompting>___<modelname>___results.jsonl`` that ``lm_pl
 ``codex_translate.py`` wrote. A *run* is one (method, prompting, model). ``load_set`` reads
 every row; the other functions are pure functions of that frame:
 
-- ``success``: lenient and strict success by view and run, Wilson 95% intervals, over the
-  problems answered; ``invalid`` (an answer with no usable plan or facts) and ``refused``
-  (the server refused the request: not answered, never counted as a failed plan) apart;
+- ``success``: lenient and strict success by view and run, Wilson 95% intervals, over every
+  problem of the run; ``invalid`` (an answer with no usable plan or facts) and ``refused``
+  (the server refused the request, e.g. longer than the model's context) are failures, and
+  counted in columns of their own. As in WorldSense, every model of a set keeps the same
+  denominator: leaving refused problems out would flatter a small-context model, whose
+  refusals are the longest, hardest problems;
 - the same on the problems that need at least one move, and by optimal plan length;
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
 - ``paired_tests``: the exact McNemar test between every two runs of a view, on the
-  problems both answered;
+  problems both results files hold (a refused problem is a failure);
 - ``paper_comparison``: the published table (configs/papers/blocks.yaml) next to the
   re-scored release.
 """
@@ -141,19 +144,18 @@ def rate_cells(successes: int, n: int) -> dict[str, float]:
 
 
 def success(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Return per group of ``by``: ``answered`` (problems not refused), lenient and strict
-    successes with rate / lo / hi (percent, Wilson 95%, over the answered problems),
-    ``invalid`` and ``refused`` counts. Groups keep their first-appearance order."""
+    """Return per group of ``by``: ``problems`` (the denominator: refused ones included),
+    lenient and strict successes with rate / lo / hi (percent, Wilson 95%), ``invalid`` and
+    ``refused`` counts (both failures). Groups keep their first-appearance order."""
     rows = []
     for key, group in df.groupby(by, sort=False, dropna=False):
-        answered = group[group["refused"] == ""]
         row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        row["answered"] = len(answered)
+        row["problems"] = len(group)
         for rule in ("lenient", "strict"):
-            wins = int(answered[rule].sum())
-            cells = rate_cells(wins, len(answered))
+            wins = int(group[rule].sum())
+            cells = rate_cells(wins, len(group))
             row.update({rule: wins, **{f"{rule}_{name}": value for name, value in cells.items()}})
-        row["invalid"] = int(answered["invalid"].sum())
+        row["invalid"] = int(group["invalid"].sum())
         row["refused"] = int((group["refused"] != "").sum())
         rows.append(row)
     return pd.DataFrame(rows)
@@ -166,19 +168,21 @@ def needs_a_move(df: pd.DataFrame) -> pd.DataFrame:
 
 def feedback_rounds(df: pd.DataFrame) -> pd.DataFrame:
     """Return, for runs with feedback rounds, the lenient and strict success after round k
-    (k = 0 .. N) by view and run: ``round``, ``answered``, ``lenient``/``strict`` with rate,
-    lo, hi. Empty when no run had feedback."""
+    (k = 0 .. N) by view and run: ``round``, ``problems``, ``lenient``/``strict`` with rate,
+    lo, hi (a refused problem fails every round). Empty when no run had feedback."""
     if "lenient_by_round" not in df:
         return pd.DataFrame()
-    part = df[df["lenient_by_round"].notna() & (df["refused"] == "")]
     rows = []
-    for key, group in part.groupby(["view", *RUN], sort=False):
-        rounds = len(group["lenient_by_round"].iloc[0])
+    for key, group in df.groupby(["view", *RUN], sort=False):
+        recorded = group["lenient_by_round"].dropna()
+        if recorded.empty:
+            continue
+        rounds = len(recorded.iloc[0])
         for k in range(rounds):
             row = dict(zip(["view", *RUN], key, strict=True))
-            row.update({"round": k, "answered": len(group)})
+            row.update({"round": k, "problems": len(group)})
             for rule in ("lenient", "strict"):
-                wins = int(sum(bool(r[k]) for r in group[f"{rule}_by_round"]))
+                wins = sum(bool(r[k]) for r in group[f"{rule}_by_round"] if isinstance(r, list))
                 cells = rate_cells(wins, len(group))
                 row.update({rule: wins, **{f"{rule}_{n}": v for n, v in cells.items()}})
             rows.append(row)
@@ -196,11 +200,11 @@ def fact_accuracy(df: pd.DataFrame) -> pd.DataFrame:
 
 def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
     """Return the exact McNemar test between every two runs of each view, paired by problem id
-    on the problems both answered: ``view, a, b, n, a_only, b_only, p`` for the lenient rule
-    and ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
+    on the problems both results files hold (a refused problem counts as a failure, as in the
+    success rates): ``view, a, b, n, a_only, b_only, p`` for the lenient rule and
+    ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
     rows = []
-    answered = df[(df["refused"] == "") & df["id"].notna()]
-    for view, part in answered.groupby("view", sort=False):
+    for view, part in df[df["id"].notna()].groupby("view", sort=False):
         runs = list(dict.fromkeys(zip(part["method"], part["prompting"], part["model"], strict=True)))
         indexed = {run: part[(part["method"] == run[0]) & (part["prompting"] == run[1])
                              & (part["model"] == run[2])].drop_duplicates("id").set_index("id")

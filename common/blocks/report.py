@@ -24,10 +24,12 @@ reach goal constraints by moving top items. A model either **plans** in English 
 prompt, or translates the description into PDDL facts that our optimal planner solves
 (**LLM+planner**). Plans are checked on the true problem under the paper's **lenient** rule
 (unparseable lines and impossible moves skipped) and a **strict**, VAL-like rule (the first bad
-line fails the plan). Rates are over the problems answered, with 95% Wilson intervals;
-**invalid** answers (no move of the problem's items, or facts that give no plan) count as
-failures, **refused** requests (e.g. longer than the model's context) are not answered and are
-counted apart. An empty plan already succeeds where the goal holds at the start, so the
+line fails the plan). Rates are over every problem of a run, with 95% Wilson intervals:
+**invalid** answers (no move of the problem's items, or facts that give no plan) and
+**refused** requests (e.g. longer than the model's context) count as failures, each also
+counted in its own column, so every model has the same denominator (as in WorldSense; leaving
+refusals out would flatter a small-context model, since the longest problems are the ones
+refused). An empty plan already succeeds where the goal holds at the start, so the
 *needs a move* table is the fairer comparison."""
 
 
@@ -61,11 +63,11 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     accuracy = analysis.fact_accuracy(df)
     tests = analysis.paired_tests(df)
 
-    tables = [("SUCCESS by view and run (%, 95% Wilson interval; over the answered problems)",
+    tables = [("SUCCESS by view and run (%, 95% Wilson interval; refused and invalid count as failures)",
                success_table(by_view, ["view", *RUN])),
               ("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
                success_table(hard, ["view", *RUN])),
-              ("SUCCESS by OPTIMAL PLAN LENGTH (lenient, %, 95% interval, answered problems)",
+              ("SUCCESS by OPTIMAL PLAN LENGTH (lenient, %, 95% interval, number of problems)",
                length_table(by_length))]
     if not rounds.empty:
         tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
@@ -74,7 +76,7 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
         tables.append(("TRANSLATION ACCURACY (mean precision and recall of the facts)",
                        accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
     if not tests.empty:
-        tables.append(("PAIRED: exact McNemar test between runs, paired by problem (both answered)",
+        tables.append(("PAIRED: exact McNemar test between runs, paired by problem (refused = failed)",
                        tests_table(tests)))
     figures = []
     if figures_dir is not None:
@@ -102,14 +104,14 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
 
 # ---- display tables -------------------------------------------------------------------------------
 def cell(rate: float, lo: float, hi: float) -> str:
-    """Return "rate [lo, hi]" with one decimal, or "-" when nothing was answered."""
+    """Return "rate [lo, hi]" with one decimal, or "-" for a group without problems."""
     return "-" if pd.isna(rate) else f"{rate:5.1f} [{lo:5.1f}, {hi:5.1f}]"
 
 
 def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
-    """Return ``analysis.success`` for display: answered, lenient, strict, invalid, refused."""
+    """Return ``analysis.success`` for display: problems, lenient, strict, invalid, refused."""
     shown = stats[index].copy()
-    shown["answered"] = stats["answered"]
+    shown["problems"] = stats["problems"]
     for rule in ("lenient", "strict"):
         shown[rule] = [cell(*values) for values in zip(stats[f"{rule}_rate"], stats[f"{rule}_lo"],
                                                          stats[f"{rule}_hi"], strict=True)]
@@ -121,7 +123,7 @@ def length_table(stats: pd.DataFrame) -> pd.DataFrame:
     """Return success by optimal plan length as one row per run, one column per length:
     "rate [lo, hi] (n)" of the lenient rule."""
     shown = stats.assign(value=[f"{cell(r, lo, hi).strip()} ({n})" for r, lo, hi, n in zip(
-        stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["answered"], strict=True)])
+        stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["problems"], strict=True)])
     table = shown.pivot(index=RUN, columns="optimal_length", values="value")
     runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
     rows = pd.MultiIndex.from_tuples(runs, names=RUN)
@@ -269,7 +271,7 @@ def _paper(set_name: str, release: str | Path | None) -> tuple[pd.DataFrame | No
 def _notes(by_view: pd.DataFrame) -> list[str]:
     """Return a caveat per run and view with refused requests."""
     return [f"{run_label(row.method, row.prompting, row.model)}, view {row.view}: {row.refused} problem(s) "
-            "refused by the server (not answered; left out of the rates, counted apart)"
+            "refused by the server (counted as failures, and in the refused column)"
             for row in by_view.itertuples() if row.refused]
 
 
@@ -278,7 +280,7 @@ def _summary(by_view: pd.DataFrame, set_name: str) -> list[str]:
     runs = by_view.groupby(RUN, sort=False)["lenient_rate"].mean().dropna()
     runs = runs.sort_values(ascending=False, kind="stable")
     if runs.empty:
-        return [f"blocks {set_name}: no answered problems"]
+        return [f"blocks {set_name}: no problems"]
     best = runs.index[0]
     return [(f"blocks {set_name}: {len(runs)} runs; best {run_label(*best)}: {runs.iloc[0]:.1f}% lenient"
              " (mean over views)")]
