@@ -55,9 +55,12 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     df = df.sort_values(["view", *RUN], kind="stable")
     df[["view", "method"]] = df[["view", "method"]].astype(str)
     by_view = analysis.success(df, ["view", *RUN])
+    runs = run_order(by_view)  # one order (and colour) per run in every table and figure
     hard = analysis.success(analysis.needs_a_move(df), ["view", *RUN])
     lengths = df[df["optimal_length"].notna()].astype({"optimal_length": int})
-    by_length = analysis.success(lengths.sort_values(["optimal_length", *RUN], kind="stable"),
+    rank = {run: i for i, run in enumerate(runs)}
+    lengths = lengths.assign(_run=[rank[r] for r in zip(*(lengths[c] for c in RUN), strict=True)])
+    by_length = analysis.success(lengths.sort_values(["_run", "optimal_length"], kind="stable"),
                                  [*RUN, "optimal_length"])
     rounds = analysis.feedback_rounds(df)
     accuracy = analysis.fact_accuracy(df)
@@ -81,12 +84,12 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     figures = []
     if figures_dir is not None:
         figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
-        plot_by_view(by_view, views, figure)
+        plot_by_view(by_view, views, runs, figure)
         caption = f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)"
         figures.append((caption, figure))
         if lengths["optimal_length"].nunique() > 1:
             figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
-            plot_by_length(by_length, figure)
+            plot_by_length(by_length, runs, figure)
             caption = (f"Blocks world ({set_name}): lenient success against the optimal plan length, "
                        "all views pooled (95% Wilson intervals)")
             figures.append((caption, figure))
@@ -119,15 +122,23 @@ def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
     return shown.set_index(index)
 
 
+def run_order(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Return the runs (method, prompting, model) of ``stats`` in their first-appearance order."""
+    return list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
+
+
 def length_table(stats: pd.DataFrame) -> pd.DataFrame:
-    """Return success by optimal plan length as one row per run, one column per length:
-    "rate [lo, hi] (n)" of the lenient rule."""
+    """Return success by optimal plan length as one row per length, one column per run:
+    "rate [lo, hi] (n)" of the lenient rule ("" where a run has no problem of that length).
+    Lengths are rows because a set of larger problems has many of them."""
     shown = stats.assign(value=[f"{cell(r, lo, hi).strip()} ({n})" for r, lo, hi, n in zip(
         stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["problems"], strict=True)])
-    table = shown.pivot(index=RUN, columns="optimal_length", values="value")
-    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
-    rows = pd.MultiIndex.from_tuples(runs, names=RUN)
-    return table.reindex(rows).fillna("").rename(columns=lambda n: f"length {n}")
+    shown["run"] = [run_label(*run) for run in zip(*(stats[c] for c in RUN), strict=True)]
+    table = shown.pivot(index="optimal_length", columns="run", values="value")
+    columns = [run_label(*run) for run in run_order(stats)]
+    table = table.reindex(index=sorted(table.index), columns=columns).fillna("")
+    table.index.name, table.columns.name = "optimal length", None
+    return table
 
 
 def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
@@ -201,11 +212,13 @@ def _colour(index: int, count: int) -> Any:
     return _pyplot().get_cmap("tab10" if count <= 10 else "tab20")(index % 20)
 
 
-def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
-    """Write bars of success (%) by view, one bar per run, lenient and strict side by side, with
-    the Wilson intervals as error bars."""
+MARKERS = "osD^vP*Xhp"  # per run in the length figure, so runs with equal rates stay apart
+
+
+def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, str, str]], path: Path) -> None:
+    """Write bars of success (%) by view, one bar per run of ``runs`` (their order and colours),
+    lenient and strict side by side, with the Wilson intervals as error bars."""
     plt = _pyplot()
-    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
     views = [v for v in views if v in set(stats["view"])]
     width = 0.8 / max(1, len(runs))
     width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
@@ -231,23 +244,34 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
     _save(fig, path)
 
 
-def plot_by_length(stats: pd.DataFrame, path: Path) -> None:
-    """Write lines of lenient success (%) against the optimal plan length, one per run, with the
-    Wilson intervals as error bars."""
+def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: Path) -> None:
+    """Write lines of lenient success (%) against the optimal plan length, one per run of
+    ``runs`` (the colours of ``plot_by_view``, a marker each, side by side so that equal rates
+    stay visible), with the Wilson intervals as error bars; below them, bars of the number of
+    problems of each length (the most of any run), which says how wide an interval must be."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8.0, 4.5))
-    groups = list(stats.groupby(RUN, sort=False))
-    for i, (run, part) in enumerate(groups):
+    fig, (ax, counts) = plt.subplots(2, 1, figsize=(9.0, 5.5), sharex=True,
+                                     gridspec_kw={"height_ratios": [4, 1]})
+    spread = min(0.4, 0.08 * len(runs))  # the runs of one length share this much of the x axis
+    for i, run in enumerate(runs):
+        part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
+                     & (stats["model"] == run[2])]
+        if part.empty:
+            continue
         rate = part["lenient_rate"]
-        shift = (i - (len(groups) - 1) / 2) * 0.05  # runs side by side, so equal rates stay visible
+        shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
         errors = [(rate - part["lenient_lo"]).clip(lower=0), (part["lenient_hi"] - rate).clip(lower=0)]
-        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(groups)),
-                    marker="o", capsize=2, label=run_label(*run))
-    ax.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
-    ax.set_xlabel("optimal plan length (moves)")
+        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(runs)),
+                    marker=MARKERS[i % len(MARKERS)], markersize=5, capsize=2, linewidth=1.2,
+                    elinewidth=0.8, label=run_label(*run))
     ax.set_ylabel("lenient success (%), 95% interval")
     ax.set_ylim(-2, 105)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    sizes = stats.groupby("optimal_length")["problems"].max()
+    counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
+    counts.set_ylabel("problems")
+    counts.set_xlabel("optimal plan length (moves)")
+    counts.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
     fig.tight_layout()
     _save(fig, path)
 
