@@ -92,7 +92,7 @@ def test_success_counts_refused_as_failures_and_in_a_column_of_their_own(results
     assert table.loc[("one", "plan", "paper", "beta")].problems == 10
     assert table.loc[("one", "LLM+planner", "paper-feedback1", "gamma")].lenient == 2
     shown = dict(section.tables)[
-        "SUCCESS by view and run (%, 95% Wilson interval; refused and invalid count as failures)"
+        "SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)"
     ]
     assert shown.loc[("one", "plan", "paper", "alpha"), "lenient"] == " 50.0 [ 23.7,  76.3]"
     assert shown.loc[("one", "plan", "paper", "alpha"), "refused"] == 1

@@ -7,11 +7,11 @@ and in each the files ``<prompting>___<modelname>___results.jsonl`` that ``lm_pl
 every row; the other functions are pure functions of that frame:
 
 - ``success``: lenient and strict success by view and run, Wilson 95% intervals, over every
-  problem of the run; ``invalid`` (an answer with no usable plan or facts) and ``refused``
-  (the server refused the request, e.g. longer than the model's context) are failures, and
-  counted in columns of their own. As in WorldSense, every model of a set keeps the same
-  denominator: leaving refused problems out would flatter a small-context model, whose
-  refusals are the longest, hardest problems;
+  problem of the run, with ``invalid`` (an answer with no usable plan or facts) and
+  ``refused`` (the server refused the request, e.g. longer than the model's context) counted in
+  columns of their own. A refused problem is a failure under both rules: as in WorldSense,
+  every model of a set keeps the same denominator (leaving refused problems out would flatter
+  a small-context model, whose refusals are the longest, hardest problems);
 - the same on the problems that need at least one move, and by optimal plan length;
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
 - ``paired_tests``: the exact McNemar test between every two runs of a view, on the
@@ -146,7 +146,7 @@ def rate_cells(successes: int, n: int) -> dict[str, float]:
 def success(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Return per group of ``by``: ``problems`` (the denominator: refused ones included),
     lenient and strict successes with rate / lo / hi (percent, Wilson 95%), ``invalid`` and
-    ``refused`` counts (both failures). Groups keep their first-appearance order."""
+    ``refused`` counts (refused ones are failures). Groups keep their first-appearance order."""
     rows = []
     for key, group in df.groupby(by, sort=False, dropna=False):
         row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))

@@ -397,8 +397,8 @@ def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFra
     """Return one row per view: ``problems`` (every problem of the run: the denominator), lenient
     and strict success (%, with 95% Wilson intervals), ``invalid`` (answers with an error: no
     move, or facts that give no plan) and ``refused`` (requests the server refused, e.g. longer
-    than the context), both counted as failures, as WorldSense scores them, so every model of a
-    set has the same denominator; the goals that already held; and, over the answered problems,
+    than the context: failures under both rules, as WorldSense scores them, so every model of a
+    set has the same denominator); the goals that already held; and, over the answered problems,
     the mean parse rate and gap to optimal (planning) or fact precision and recall
     (translation). With feedback rounds, ``by_round`` gives the lenient success after round
     0, 1, ... (a refused problem fails every round)."""
