@@ -71,7 +71,7 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
                success_table(by_view, ["view", *RUN])),
               ("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
                success_table(hard, ["view", *RUN])),
-              ("SUCCESS by OPTIMAL PLAN LENGTH (lenient, %, 95% interval, number of problems)",
+              ("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)",
                length_table(by_length))]
     if not rounds.empty:
         tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
@@ -91,8 +91,8 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
         if lengths["optimal_length"].nunique() > 1:
             figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
             plot_by_length(by_length, runs, figure)
-            caption = (f"Blocks world ({set_name}): lenient success against the optimal plan length, "
-                       "all views pooled (95% Wilson intervals)")
+            caption = (f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
+                       "strict, all views pooled (95% Wilson intervals; problems per length below)")
             figures.append((caption, figure))
     paper, paper_lines, inputs = _paper(set_name, release)
     notes += _notes(by_view)
@@ -129,17 +129,13 @@ def run_order(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
 
 
 def length_table(stats: pd.DataFrame) -> pd.DataFrame:
-    """Return success by optimal plan length as one row per length, one column per run:
-    "rate [lo, hi] (n)" of the lenient rule ("" where a run has no problem of that length).
-    Lengths are rows because a set of larger problems has many of them."""
-    shown = stats.assign(value=[f"{cell(r, lo, hi).strip()} ({n})" for r, lo, hi, n in zip(
-        stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["problems"], strict=True)])
-    shown["run"] = [run_label(*run) for run in zip(*(stats[c] for c in RUN), strict=True)]
-    table = shown.pivot(index="optimal_length", columns="run", values="value")
-    columns = [run_label(*run) for run in run_order(stats)]
-    table = table.reindex(index=sorted(table.index), columns=columns).fillna("")
-    table.index.name, table.columns.name = "optimal length", None
-    return table
+    """Return success by optimal plan length for display as the view table is (``success_table``:
+    lenient and strict side by side, invalid and refused): one row per length and run, lengths
+    in order, runs in their order within a length."""
+    rank = {run: i for i, run in enumerate(run_order(stats))}
+    order = stats.assign(_run=[rank[r] for r in zip(*(stats[c] for c in RUN), strict=True)])
+    order = order.sort_values(["optimal_length", "_run"], kind="stable")
+    return success_table(order, ["optimal_length", *RUN])
 
 
 def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
@@ -246,33 +242,37 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, st
 
 
 def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: Path) -> None:
-    """Write lines of lenient success (%) against the optimal plan length, one per run of
-    ``runs`` (the colours of ``plot_by_view``, a marker each, side by side so that equal rates
-    stay visible), with the Wilson intervals as error bars; below them, bars of the number of
-    problems of each length (the most of any run), which says how wide an interval must be."""
+    """Write lines of success (%) against the optimal plan length, lenient and strict side by
+    side, one line per run of ``runs`` (the colours of ``plot_by_view``, a marker each, shifted
+    apart so that equal rates stay visible), with the Wilson intervals as error bars; below
+    each, bars of the number of problems of each length (the most of any run), which says how
+    wide an interval must be."""
     plt = _pyplot()
-    fig, (ax, counts) = plt.subplots(2, 1, figsize=(9.0, 5.5), sharex=True,
-                                     gridspec_kw={"height_ratios": [4, 1]})
+    fig, axes = plt.subplots(2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row",
+                             gridspec_kw={"height_ratios": [4, 1]})
     spread = min(0.4, 0.08 * len(runs))  # the runs of one length share this much of the x axis
-    for i, run in enumerate(runs):
-        part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
-                     & (stats["model"] == run[2])]
-        if part.empty:
-            continue
-        rate = part["lenient_rate"]
-        shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
-        errors = [(rate - part["lenient_lo"]).clip(lower=0), (part["lenient_hi"] - rate).clip(lower=0)]
-        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(runs)),
-                    marker=MARKERS[i % len(MARKERS)], markersize=5, capsize=2, linewidth=1.2,
-                    elinewidth=0.8, label=run_label(*run))
-    ax.set_ylabel("lenient success (%), 95% interval")
-    ax.set_ylim(-2, 105)
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     sizes = stats.groupby("optimal_length")["problems"].max()
-    counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
-    counts.set_ylabel("problems")
-    counts.set_xlabel("optimal plan length (moves)")
-    counts.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
+    for column, rule in enumerate(("lenient", "strict")):
+        ax, counts = axes[0][column], axes[1][column]
+        for i, run in enumerate(runs):
+            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
+                         & (stats["model"] == run[2])]
+            if part.empty:
+                continue
+            rate = part[f"{rule}_rate"]
+            shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
+            errors = [(rate - part[f"{rule}_lo"]).clip(lower=0), (part[f"{rule}_hi"] - rate).clip(lower=0)]
+            ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(runs)),
+                        marker=MARKERS[i % len(MARKERS)], markersize=5, capsize=2, linewidth=1.2,
+                        elinewidth=0.8, label=run_label(*run))
+        ax.set_title(rule)
+        ax.set_ylim(-2, 105)
+        counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
+        counts.set_xlabel("optimal plan length (moves)")
+        counts.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
+    axes[0][0].set_ylabel("success (%), 95% interval")
+    axes[1][0].set_ylabel("problems")
+    axes[0][1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     _save(fig, path)
 
