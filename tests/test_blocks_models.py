@@ -623,3 +623,27 @@ def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren()
         run.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat) for chat in (True, False)
     ]
     assert all(score["lenient"] for score in both)  # an own "(" is never doubled
+
+
+@pytest.mark.slow  # a minute: a repository copy builds the cogsci_problems prompts, 18 script runs
+def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tmp_path):
+    from tests.sandbox import make_sandbox, run
+
+    repo = make_sandbox(tmp_path)
+    with StubServer(answer=scripted) as server:
+        model = config(tmp_path, server)
+        first = run(repo, f"make blocks MODEL={model} LIMIT=2")
+        assert first.returncode == 0, first.stderr[-3000:]
+        asked = len(server.requests)
+        assert asked == 3 * (2 + 2 * 2)  # views one, two, all: 2 plans and 2 x 2 translations each
+        out = repo / "results/blocks/cogsci_problems"
+        for view in ("one", "two", "all"):
+            for kind in ("nl", "pddl"):
+                assert len(read_results(out / f"{kind}___{view}" / "paper___stub___results.jsonl")) == 2
+        summary = out / "stub.limit2.txt"
+        assert summary.read_text() in first.stdout
+        again = run(repo, f"make blocks MODEL={model} LIMIT=2")  # the summary is up to date
+        model.touch()  # a newer config: the recipe runs again, every answer is in the results files
+        rerun = run(repo, f"make blocks MODEL={model} LIMIT=2")
+        assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
+        assert rerun.stdout == first.stdout
