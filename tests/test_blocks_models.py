@@ -591,6 +591,13 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
     section = analysis.analyse(tmp_path / "handmade")
     row = section.data["success"].iloc[0]
     assert (row.problems, row.lenient, row.strict) == (10, 9, 7) and not section.notes  # re-scored from raw
+    # a file with 4 of the 10 problems, one of them for a prompt that changed since: both said
+    write_jsonl(file, [*stale[:3], {**stale[3], "Key": 1}])
+    section = analysis.analyse(tmp_path / "handmade")
+    assert section.data["success"].iloc[0].problems == 3
+    partial, changed = section.notes
+    assert partial.startswith("stub (paper): PARTIAL results, 3 of 10 problems in nl___v (--limit, or a run")
+    assert changed.startswith("nl___v/paper___stub___results.jsonl: 1 row(s) answer prompts that are no")
     metadata_path(file).unlink()
     section = analysis.analyse(tmp_path / "handmade")
     assert section.data["success"].iloc[0].lenient == 0  # nothing to re-score with: as recorded, and said so

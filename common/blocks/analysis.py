@@ -56,6 +56,8 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
     Each file is re-scored with the current scorer from its raw answers (``run.rescore``) when
     its run metadata names a prompts file and problems directory that are still at hand, so a
     fixed scorer never needs a new request; otherwise its recorded scores are used, with a note.
+    A re-scored file that answers fewer problems than its prompts file has (``--limit``, or a
+    run that stopped), or holds answers to prompts no longer in it, gets a note too.
 
     Columns: ``method, view, prompting, model, file, id, lenient, strict, goal_held_initially,
     optimal_length, invalid, refused`` (the refusal's kind, or "" when answered), and for
@@ -63,31 +65,57 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
     ``lenient_by_round`` / ``strict_by_round`` (feedback runs). Raises DataError when ``path``
     holds no results files.
     """
-    rows, files, as_recorded = [], [], []
+    rows, files, as_recorded, notes, coverage = [], [], [], [], []
     for directory in run_directories(path):
         prefix, view = _DIRECTORY.match(directory.name).groups()
         for file in find_results_files(directory):
             prompting, model = parse_results_filename(file)
             files.append(file)
-            records = rescored(file, prefix)
-            if records is None:
+            name = file.parent.name + "/" + file.name
+            found = rescored(file, prefix)
+            if found is None:
                 records = read_results(file)
-                as_recorded.append(file.parent.name + "/" + file.name)
+                as_recorded.append(name)
+            else:
+                records, total, stale = found
+                coverage.append((model, prompting, directory.name, len(records), total))
+                if stale:
+                    notes.append(f"{name}: {stale} row(s) answer prompts that are no longer in its prompts "
+                                 "file (regenerated since): left out; a rerun asks them again")
             for record in records:
                 rows.append(_row(record, METHODS[prefix], view, prompting, model, file))
     if not rows:
         raise DataError(f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
                         "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)")
-    notes = [f"scores as recorded (prompts or problems not at hand to re-score): {', '.join(as_recorded)}"] \
-        if as_recorded else []
-    return pd.DataFrame(rows), files, notes
+    if as_recorded:
+        notes.insert(0, "scores as recorded (prompts or problems not at hand to re-score): "
+                     + ", ".join(as_recorded))
+    return pd.DataFrame(rows), files, partial_notes(coverage) + notes
 
 
-def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
-    """Return the records of a results file re-scored from their raw answers (``run.rescore``),
-    with the prompts file, problems (default: beside the prompts) and ``objects`` protocol its
-    last run recorded in the metadata (paths relative to the project root); None when those are
-    not at hand."""
+def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
+    """Return one caveat per (model, prompting) whose results files hold fewer problems than
+    their prompts files (``coverage``: model, prompting, directory, problems answered, problems
+    in the prompts file), e.g. "x (paper): PARTIAL results, 3 of 100 problems in 6 files"."""
+    partial: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for model, prompting, directory, answered, total in coverage:
+        if answered < total:
+            partial.setdefault((model, prompting), []).append((directory, answered, total))
+    notes = []
+    for (model, prompting), files in partial.items():
+        counts = sorted({f"{answered:,} of {total:,}" for _, answered, total in files})
+        notes.append(f"{model} ({prompting}): PARTIAL results, {' / '.join(counts)} problems in "
+                     f"{', '.join(d for d, _, _ in files)} (--limit, or a run that stopped): its rates "
+                     "rest on those problems only; the paired tests compare runs on the same ones")
+    return notes
+
+
+def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, int] | None:
+    """Return ``(records, items, stale)``: the records of a results file re-scored from their raw
+    answers (``run.rescore``), with the prompts file, problems (default: beside the prompts) and
+    ``objects`` protocol its last run recorded in the metadata (paths relative to the project
+    root); the number of problems of that prompts file; the number of rows left out because
+    their prompt is no longer in it. None when the prompts or problems are not at hand."""
     from common.blocks import run
     from common.models.runner import metadata_path
 
@@ -104,7 +132,9 @@ def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
         items = run.load_items(prompts, problems, prompt_type)
     except (DataError, OSError):
         return None
-    return run.rescore(read_results(file), items, prompt_type, last.get("objects", "true"))
+    raw = read_results(file)
+    records = run.rescore(raw, items, prompt_type, last.get("objects", "true"))
+    return records, len(items), len({record["Key"] for record in raw}) - len(records)
 
 
 def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str,
