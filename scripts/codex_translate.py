@@ -15,7 +15,8 @@ turns (label <prompting>-turns); a completion endpoint the paper's prompt as is.
 Rows go to results/blocks/<set>/pddl___<view>/<prompting>___<modelname>___results.jsonl.
 Built-in models: rules (reads the English templates perfectly: an upper bound), oracle (writes
 the true problem's facts), random (facts of a random board of the same items: chance).
-A refused request (e.g. longer than the context) is recorded and counted apart (--retry-errors).
+A refused request (e.g. longer than the context) is recorded, scored as a failure and counted in
+a column of its own (--retry-errors asks it again).
 
 $ python scripts/codex_translate.py --model rules \\
       --prompts data/blocks/cogsci_problems/prompts/paper___pddl___all.jsonl

@@ -11,7 +11,8 @@ parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stoppe
 The printed summary is re-scored from the raw completions, never by asking again.
 Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner).
 A request the server refuses (e.g. longer than the model's context) is recorded as refused,
-counted apart from wrong plans, and not asked again unless --retry-errors.
+scored as a failure (the same denominator for every model) and counted in a column of its own,
+and not asked again unless --retry-errors.
 
 $ python scripts/lm_plan.py --model random \\
       --prompts data/blocks/cogsci_problems/prompts/paper___nl___two.jsonl

@@ -412,7 +412,7 @@ def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
     assert feedback[-2] == {"role": "assistant", "content": "(on zip shelf)\n"}
 
 
-def test_refused_requests_are_counted_apart_never_as_failed_plans(capsys, hand_set, tmp_path):
+def test_refused_requests_are_failures_counted_in_their_own_column(capsys, hand_set, tmp_path):
     nl = hand_set / "prompts" / "paper___nl___v.jsonl"
     with StubServer(answer=scripted, max_context=50) as server:  # every prompt is longer
         stub = config(tmp_path, server)
@@ -448,8 +448,18 @@ def test_refused_requests_are_counted_apart_never_as_failed_plans(capsys, hand_s
     rows = read_results(tmp_path / "nl___v" / "paper___stub___results.jsonl")
     assert [r["refused"] for r in rows] == ["context_length_exceeded"] * 3
     assert [r["id"] for r in rows] == ["010", "011", "012"] and all(r["view"] == "v" for r in rows)
-    row = result.stdout.splitlines()[-1].split()
-    assert row[:6] == ["v", "0", "-", "-", "0", "3"]  # view, none answered, no rates, 0 invalid, 3 refused
+    # the problem's own facts are recorded, so the analysis splits a refused problem like the others
+    assert [(r["optimal_length"], r["goal_held_initially"]) for r in rows] == [(2, False)] * 3
+    # view, 3 problems, lenient and strict 0% of 3 (refused count as failures), 0 invalid, 3 refused
+    assert result.stdout.splitlines()[-1].split()[:10] == [
+        "v", "3", "0.0", "[", "0.0,", "56.1]", "0.0", "[", "0.0,", "56.1]"]
+    assert result.stdout.splitlines()[-1].split()[10:12] == ["0", "3"]
+    # a file from before refused rows carried the problem's facts gets them when re-scored
+    bare = [{k: v for k, v in r.items() if k not in ("optimal_length", "goal_held_initially")} for r in rows]
+    rescored = run.rescore(bare, run.load_items(nl, hand_set / "problems", "nl")[:3], "nl")
+    assert [(r["optimal_length"], r["goal_held_initially"], r["lenient"]) for r in rescored] == [
+        (2, False, False)
+    ] * 3
 
 
 def test_a_refused_feedback_round_keeps_the_rounds_done(capsys, hand_set, tmp_path):
@@ -580,7 +590,14 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
     write_jsonl(file, stale)
     section = analysis.analyse(tmp_path / "handmade")
     row = section.data["success"].iloc[0]
-    assert (row.answered, row.lenient, row.strict) == (10, 9, 7) and not section.notes  # re-scored from raw
+    assert (row.problems, row.lenient, row.strict) == (10, 9, 7) and not section.notes  # re-scored from raw
+    # a file with 4 of the 10 problems, one of them for a prompt that changed since: both said
+    write_jsonl(file, [*stale[:3], {**stale[3], "Key": 1}])
+    section = analysis.analyse(tmp_path / "handmade")
+    assert section.data["success"].iloc[0].problems == 3
+    partial, changed = section.notes
+    assert partial.startswith("stub (paper): PARTIAL results, 3 of 10 problems in nl___v (--limit, or a run")
+    assert changed.startswith("nl___v/paper___stub___results.jsonl: 1 row(s) answer prompts that are no")
     metadata_path(file).unlink()
     section = analysis.analyse(tmp_path / "handmade")
     assert section.data["success"].iloc[0].lenient == 0  # nothing to re-score with: as recorded, and said so
@@ -613,3 +630,27 @@ def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren()
         run.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat) for chat in (True, False)
     ]
     assert all(score["lenient"] for score in both)  # an own "(" is never doubled
+
+
+@pytest.mark.slow  # a minute: a repository copy builds the cogsci_problems prompts, 18 script runs
+def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tmp_path):
+    from tests.sandbox import make_sandbox, run
+
+    repo = make_sandbox(tmp_path)
+    with StubServer(answer=scripted) as server:
+        model = config(tmp_path, server)
+        first = run(repo, f"make blocks MODEL={model} LIMIT=2")
+        assert first.returncode == 0, first.stderr[-3000:]
+        asked = len(server.requests)
+        assert asked == 3 * (2 + 2 * 2)  # views one, two, all: 2 plans and 2 x 2 translations each
+        out = repo / "results/blocks/cogsci_problems"
+        for view in ("one", "two", "all"):
+            for kind in ("nl", "pddl"):
+                assert len(read_results(out / f"{kind}___{view}" / "paper___stub___results.jsonl")) == 2
+        summary = out / "stub.limit2.txt"
+        assert summary.read_text() in first.stdout
+        again = run(repo, f"make blocks MODEL={model} LIMIT=2")  # the summary is up to date
+        model.touch()  # a newer config: the recipe runs again, every answer is in the results files
+        rerun = run(repo, f"make blocks MODEL={model} LIMIT=2")
+        assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
+        assert rerun.stdout == first.stdout

@@ -23,7 +23,13 @@ def rows(
     records = []
     for n, outcome in enumerate(outcomes):
         record = {"Key": n, "id": f"{n:03d}", "view": view}
-        if outcome == "r":
+        record.update(
+            {
+                "goal_held_initially": n < len(trivial) and trivial[n] == "t",
+                "optimal_length": (lengths or [1] * len(outcomes))[n],
+            }
+        )
+        if outcome == "r":  # what lm_plan.py records: no answer, the problem's own facts
             record.update({"resp": "", "refused": "context_length_exceeded", "error": "HTTP 400: too long"})
         else:
             record.update(
@@ -31,8 +37,6 @@ def rows(
                     "lenient": outcome in "Ll",
                     "strict": outcome == "L",
                     "error": "no move" if outcome == "i" else None,
-                    "goal_held_initially": n < len(trivial) and trivial[n] == "t",
-                    "optimal_length": (lengths or [1] * len(outcomes))[n],
                 }
             )
         records.append(record)
@@ -52,9 +56,9 @@ def results_set(tmp_path) -> Path:
         rows("LxxxxxxxLL", "one", "tt", lengths=[0, 0, 1, 1, 2, 2, 3, 3, 3, 3]),
     )
     write_jsonl(root / "nl___all" / "paper___alpha___results.jsonl", rows("xxxx", "all"))
-    feedback = rows("LLxx", "one")
+    feedback = rows("LLxxr", "one")  # the refused problem has no rounds: it fails every one
     for record, by_round in zip(
-        feedback, ([True, True], [False, True], [False, False], [False, False]), strict=True
+        feedback[:4], ([True, True], [False, True], [False, False], [False, False]), strict=True
     ):
         record.update(
             {
@@ -78,41 +82,54 @@ def test_detect_and_the_one_entry_point(results_set, tmp_path):
     assert order.index("blocks") < order.index("worldsense")  # detected before the generic trial format
 
 
-def test_success_counts_refused_apart_and_rates_over_the_answered(results_set, tmp_path):
+def test_success_counts_refused_as_failures_and_in_a_column_of_their_own(results_set, tmp_path):
     section = analysis.analyse(results_set, figures_dir=tmp_path / "figures")
     table = section.data["success"].set_index(["view", "method", "prompting", "model"])
     alpha = table.loc[("one", "plan", "paper", "alpha")]
-    assert (alpha.answered, alpha.lenient, alpha.strict, alpha.invalid, alpha.refused) == (9, 5, 4, 1, 1)
-    assert (alpha.lenient_lo, alpha.lenient_hi) == pytest.approx([100 * b for b in wilson_interval(5, 9)])
+    # the same denominator as beta, who answered all 10: the refused problem is a failure
+    assert (alpha.problems, alpha.lenient, alpha.strict, alpha.invalid, alpha.refused) == (10, 5, 4, 1, 1)
+    assert (alpha.lenient_lo, alpha.lenient_hi) == pytest.approx([100 * b for b in wilson_interval(5, 10)])
+    assert table.loc[("one", "plan", "paper", "beta")].problems == 10
     assert table.loc[("one", "LLM+planner", "paper-feedback1", "gamma")].lenient == 2
     shown = dict(section.tables)[
-        "SUCCESS by view and run (%, 95% Wilson interval; over the answered problems)"
+        "SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)"
     ]
-    assert shown.loc[("one", "plan", "paper", "alpha"), "lenient"] == " 55.6 [ 26.7,  81.1]"
+    assert shown.loc[("one", "plan", "paper", "alpha"), "lenient"] == " 50.0 [ 23.7,  76.3]"
     assert shown.loc[("one", "plan", "paper", "alpha"), "refused"] == 1
     assert any("alpha (plan, paper), view one: 1 problem(s) refused" in note for note in section.notes)
     hard = section.data["needs_a_move"].set_index(["view", "method", "prompting", "model"])
-    assert hard.loc[("one", "plan", "paper", "alpha")].answered == 7  # 9 answered, 2 whose goal held
+    assert hard.loc[("one", "plan", "paper", "alpha")].problems == 8  # 10 problems, 2 whose goal held
     assert hard.loc[("one", "plan", "paper", "alpha")].lenient == 3
     lengths = section.data["by_length"].set_index(["model", "optimal_length"])
-    assert (
-        lengths.loc[("alpha", 3)].answered == 3 and lengths.loc[("alpha", 3)].lenient == 0
-    )  # refused left out
+    # the refused problem (optimal length 3, from the problem) fails in its length too
+    assert lengths.loc[("alpha", 3)].problems == 4 and lengths.loc[("alpha", 3)].lenient == 0
+    shown = dict(section.tables)["SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)"]
+    # a row per length and run (lengths in order, runs in their order), lenient and strict side by side
+    assert list(shown.index)[:4] == [
+        (0, "plan", "paper", "alpha"),
+        (0, "plan", "paper", "beta"),
+        (1, "plan", "paper", "alpha"),
+        (1, "plan", "paper", "beta"),
+    ]
+    one = shown.loc[(1, "plan", "paper", "alpha")]  # views one and all pooled: 2 of 6
+    assert (one.problems, one.lenient, one.strict) == (6, " 33.3 [  9.7,  70.0]", " 33.3 [  9.7,  70.0]")
     rounds = section.data["feedback"]
     assert list(rounds["lenient"]) == [1, 2] and list(rounds["round"]) == [0, 1]
+    assert list(rounds["problems"]) == [5, 5] and list(rounds["lenient_rate"]) == [20.0, 40.0]
     assert [v for v, *_ in section.data["success"][["view"]].drop_duplicates().values] == ["one", "all"]
     assert 1 <= len(section.summary) <= 3 and section.paper is None  # not one of the paper's sets
     assert len(section.figures) == 2 and all(path.stat().st_size > 10_000 for _, path in section.figures)
     assert section.figures[0][1].read_bytes()[:4] == b"\x89PNG"
 
 
-def test_mcnemar_between_every_two_runs_on_the_problems_both_answered(results_set):
+def test_mcnemar_between_every_two_runs_on_the_problems_both_files_hold(results_set):
     tests = analysis.analyse(results_set).data["paired"].set_index(["view", "a", "b"])
     pair = tests.loc[("one", "alpha (plan, paper)", "beta (plan, paper)")]
-    # alpha LLLLlxxxi(r), beta LxxxxxxxL L: 9 shared; lenient alpha only 4 (1-4), beta only 1 (8)
-    assert (pair.n, pair.a_only, pair.b_only) == (9, 4, 1)
-    expected = mcnemar_exact([True] * 5 + [False] * 4, [True] + [False] * 7 + [True])
-    assert pair.p == pytest.approx(expected.p_value) and (pair.strict_a_only, pair.strict_b_only) == (3, 1)
+    # alpha LLLLlxxxir, beta LxxxxxxxLL: 10 shared, alpha's refused 9 a failure where beta succeeded;
+    # lenient alpha only 4 (1-4), beta only 2 (8, 9)
+    assert (pair.n, pair.a_only, pair.b_only) == (10, 4, 2)
+    expected = mcnemar_exact([True] * 5 + [False] * 5, [True] + [False] * 7 + [True, True])
+    assert pair.p == pytest.approx(expected.p_value) and (pair.strict_a_only, pair.strict_b_only) == (3, 2)
     assert ("one", "alpha (plan, paper)", "gamma (LLM+planner, paper-feedback1)") in tests.index
     assert len(tests) == 3  # view all has one run: no pair
 

@@ -6,13 +6,16 @@ and in each the files ``<prompting>___<modelname>___results.jsonl`` that ``lm_pl
 ``codex_translate.py`` wrote. A *run* is one (method, prompting, model). ``load_set`` reads
 every row; the other functions are pure functions of that frame:
 
-- ``success``: lenient and strict success by view and run, Wilson 95% intervals, over the
-  problems answered; ``invalid`` (an answer with no usable plan or facts) and ``refused``
-  (the server refused the request: not answered, never counted as a failed plan) apart;
+- ``success``: lenient and strict success by view and run, Wilson 95% intervals, over every
+  problem of the run, with ``invalid`` (an answer with no usable plan or facts) and
+  ``refused`` (the server refused the request, e.g. longer than the model's context) counted in
+  columns of their own. A refused problem is a failure under both rules: as in WorldSense,
+  every model of a set keeps the same denominator (leaving refused problems out would flatter
+  a small-context model, whose refusals are the longest, hardest problems);
 - the same on the problems that need at least one move, and by optimal plan length;
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
 - ``paired_tests``: the exact McNemar test between every two runs of a view, on the
-  problems both answered;
+  problems both results files hold (a refused problem is a failure);
 - ``paper_comparison``: the published table (configs/papers/blocks.yaml) next to the
   re-scored release.
 """
@@ -53,6 +56,8 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
     Each file is re-scored with the current scorer from its raw answers (``run.rescore``) when
     its run metadata names a prompts file and problems directory that are still at hand, so a
     fixed scorer never needs a new request; otherwise its recorded scores are used, with a note.
+    A re-scored file that answers fewer problems than its prompts file has (``--limit``, or a
+    run that stopped), or holds answers to prompts no longer in it, gets a note too.
 
     Columns: ``method, view, prompting, model, file, id, lenient, strict, goal_held_initially,
     optimal_length, invalid, refused`` (the refusal's kind, or "" when answered), and for
@@ -60,31 +65,57 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
     ``lenient_by_round`` / ``strict_by_round`` (feedback runs). Raises DataError when ``path``
     holds no results files.
     """
-    rows, files, as_recorded = [], [], []
+    rows, files, as_recorded, notes, coverage = [], [], [], [], []
     for directory in run_directories(path):
         prefix, view = _DIRECTORY.match(directory.name).groups()
         for file in find_results_files(directory):
             prompting, model = parse_results_filename(file)
             files.append(file)
-            records = rescored(file, prefix)
-            if records is None:
+            name = file.parent.name + "/" + file.name
+            found = rescored(file, prefix)
+            if found is None:
                 records = read_results(file)
-                as_recorded.append(file.parent.name + "/" + file.name)
+                as_recorded.append(name)
+            else:
+                records, total, stale = found
+                coverage.append((model, prompting, directory.name, len(records), total))
+                if stale:
+                    notes.append(f"{name}: {stale} row(s) answer prompts that are no longer in its prompts "
+                                 "file (regenerated since): left out; a rerun asks them again")
             for record in records:
                 rows.append(_row(record, METHODS[prefix], view, prompting, model, file))
     if not rows:
         raise DataError(f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
                         "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)")
-    notes = [f"scores as recorded (prompts or problems not at hand to re-score): {', '.join(as_recorded)}"] \
-        if as_recorded else []
-    return pd.DataFrame(rows), files, notes
+    if as_recorded:
+        notes.insert(0, "scores as recorded (prompts or problems not at hand to re-score): "
+                     + ", ".join(as_recorded))
+    return pd.DataFrame(rows), files, partial_notes(coverage) + notes
 
 
-def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
-    """Return the records of a results file re-scored from their raw answers (``run.rescore``),
-    with the prompts file, problems (default: beside the prompts) and ``objects`` protocol its
-    last run recorded in the metadata (paths relative to the project root); None when those are
-    not at hand."""
+def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
+    """Return one caveat per (model, prompting) whose results files hold fewer problems than
+    their prompts files (``coverage``: model, prompting, directory, problems answered, problems
+    in the prompts file), e.g. "x (paper): PARTIAL results, 3 of 100 problems in 6 files"."""
+    partial: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for model, prompting, directory, answered, total in coverage:
+        if answered < total:
+            partial.setdefault((model, prompting), []).append((directory, answered, total))
+    notes = []
+    for (model, prompting), files in partial.items():
+        counts = sorted({f"{answered:,} of {total:,}" for _, answered, total in files})
+        notes.append(f"{model} ({prompting}): PARTIAL results, {' / '.join(counts)} problems in "
+                     f"{', '.join(d for d, _, _ in files)} (--limit, or a run that stopped): its rates "
+                     "rest on those problems only; the paired tests compare runs on the same ones")
+    return notes
+
+
+def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, int] | None:
+    """Return ``(records, items, stale)``: the records of a results file re-scored from their raw
+    answers (``run.rescore``), with the prompts file, problems (default: beside the prompts) and
+    ``objects`` protocol its last run recorded in the metadata (paths relative to the project
+    root); the number of problems of that prompts file; the number of rows left out because
+    their prompt is no longer in it. None when the prompts or problems are not at hand."""
     from common.blocks import run
     from common.models.runner import metadata_path
 
@@ -101,7 +132,9 @@ def rescored(file: Path, prompt_type: str) -> list[dict[str, Any]] | None:
         items = run.load_items(prompts, problems, prompt_type)
     except (DataError, OSError):
         return None
-    return run.rescore(read_results(file), items, prompt_type, last.get("objects", "true"))
+    raw = read_results(file)
+    records = run.rescore(raw, items, prompt_type, last.get("objects", "true"))
+    return records, len(items), len({record["Key"] for record in raw}) - len(records)
 
 
 def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str,
@@ -141,19 +174,18 @@ def rate_cells(successes: int, n: int) -> dict[str, float]:
 
 
 def success(df: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Return per group of ``by``: ``answered`` (problems not refused), lenient and strict
-    successes with rate / lo / hi (percent, Wilson 95%, over the answered problems),
-    ``invalid`` and ``refused`` counts. Groups keep their first-appearance order."""
+    """Return per group of ``by``: ``problems`` (the denominator: refused ones included),
+    lenient and strict successes with rate / lo / hi (percent, Wilson 95%), ``invalid`` and
+    ``refused`` counts (refused ones are failures). Groups keep their first-appearance order."""
     rows = []
     for key, group in df.groupby(by, sort=False, dropna=False):
-        answered = group[group["refused"] == ""]
         row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True))
-        row["answered"] = len(answered)
+        row["problems"] = len(group)
         for rule in ("lenient", "strict"):
-            wins = int(answered[rule].sum())
-            cells = rate_cells(wins, len(answered))
+            wins = int(group[rule].sum())
+            cells = rate_cells(wins, len(group))
             row.update({rule: wins, **{f"{rule}_{name}": value for name, value in cells.items()}})
-        row["invalid"] = int(answered["invalid"].sum())
+        row["invalid"] = int(group["invalid"].sum())
         row["refused"] = int((group["refused"] != "").sum())
         rows.append(row)
     return pd.DataFrame(rows)
@@ -166,19 +198,21 @@ def needs_a_move(df: pd.DataFrame) -> pd.DataFrame:
 
 def feedback_rounds(df: pd.DataFrame) -> pd.DataFrame:
     """Return, for runs with feedback rounds, the lenient and strict success after round k
-    (k = 0 .. N) by view and run: ``round``, ``answered``, ``lenient``/``strict`` with rate,
-    lo, hi. Empty when no run had feedback."""
+    (k = 0 .. N) by view and run: ``round``, ``problems``, ``lenient``/``strict`` with rate,
+    lo, hi (a refused problem fails every round). Empty when no run had feedback."""
     if "lenient_by_round" not in df:
         return pd.DataFrame()
-    part = df[df["lenient_by_round"].notna() & (df["refused"] == "")]
     rows = []
-    for key, group in part.groupby(["view", *RUN], sort=False):
-        rounds = len(group["lenient_by_round"].iloc[0])
+    for key, group in df.groupby(["view", *RUN], sort=False):
+        recorded = group["lenient_by_round"].dropna()
+        if recorded.empty:
+            continue
+        rounds = len(recorded.iloc[0])
         for k in range(rounds):
             row = dict(zip(["view", *RUN], key, strict=True))
-            row.update({"round": k, "answered": len(group)})
+            row.update({"round": k, "problems": len(group)})
             for rule in ("lenient", "strict"):
-                wins = int(sum(bool(r[k]) for r in group[f"{rule}_by_round"]))
+                wins = sum(bool(r[k]) for r in group[f"{rule}_by_round"] if isinstance(r, list))
                 cells = rate_cells(wins, len(group))
                 row.update({rule: wins, **{f"{rule}_{n}": v for n, v in cells.items()}})
             rows.append(row)
@@ -196,11 +230,11 @@ def fact_accuracy(df: pd.DataFrame) -> pd.DataFrame:
 
 def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
     """Return the exact McNemar test between every two runs of each view, paired by problem id
-    on the problems both answered: ``view, a, b, n, a_only, b_only, p`` for the lenient rule
-    and ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
+    on the problems both results files hold (a refused problem counts as a failure, as in the
+    success rates): ``view, a, b, n, a_only, b_only, p`` for the lenient rule and
+    ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
     rows = []
-    answered = df[(df["refused"] == "") & df["id"].notna()]
-    for view, part in answered.groupby("view", sort=False):
+    for view, part in df[df["id"].notna()].groupby("view", sort=False):
         runs = list(dict.fromkeys(zip(part["method"], part["prompting"], part["model"], strict=True)))
         indexed = {run: part[(part["method"] == run[0]) & (part["prompting"] == run[1])
                              & (part["model"] == run[2])].drop_duplicates("id").set_index("id")

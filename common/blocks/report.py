@@ -24,10 +24,13 @@ reach goal constraints by moving top items. A model either **plans** in English 
 prompt, or translates the description into PDDL facts that our optimal planner solves
 (**LLM+planner**). Plans are checked on the true problem under the paper's **lenient** rule
 (unparseable lines and impossible moves skipped) and a **strict**, VAL-like rule (the first bad
-line fails the plan). Rates are over the problems answered, with 95% Wilson intervals;
-**invalid** answers (no move of the problem's items, or facts that give no plan) count as
-failures, **refused** requests (e.g. longer than the model's context) are not answered and are
-counted apart. An empty plan already succeeds where the goal holds at the start, so the
+line fails the plan). Rates are over every problem of a run, with 95% Wilson intervals.
+**refused** requests (e.g. longer than the model's context) are failures under both rules, so
+every model has the same denominator (as in WorldSense; leaving refusals out would flatter a
+small-context model, since the longest problems are the ones refused). **invalid** answers (no
+move of the problem's items, or facts that give no plan) fail the strict rule, and the lenient
+one except where the goal already held (a plan of no moves). Both are also counted in columns
+of their own. An empty plan already succeeds where the goal holds at the start, so the
 *needs a move* table is the fairer comparison."""
 
 
@@ -53,19 +56,22 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     df = df.sort_values(["view", *RUN], kind="stable")
     df[["view", "method"]] = df[["view", "method"]].astype(str)
     by_view = analysis.success(df, ["view", *RUN])
+    runs = run_order(by_view)  # one order (and colour) per run in every table and figure
     hard = analysis.success(analysis.needs_a_move(df), ["view", *RUN])
     lengths = df[df["optimal_length"].notna()].astype({"optimal_length": int})
-    by_length = analysis.success(lengths.sort_values(["optimal_length", *RUN], kind="stable"),
+    rank = {run: i for i, run in enumerate(runs)}
+    lengths = lengths.assign(_run=[rank[r] for r in zip(*(lengths[c] for c in RUN), strict=True)])
+    by_length = analysis.success(lengths.sort_values(["_run", "optimal_length"], kind="stable"),
                                  [*RUN, "optimal_length"])
     rounds = analysis.feedback_rounds(df)
     accuracy = analysis.fact_accuracy(df)
     tests = analysis.paired_tests(df)
 
-    tables = [("SUCCESS by view and run (%, 95% Wilson interval; over the answered problems)",
+    tables = [("SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)",
                success_table(by_view, ["view", *RUN])),
               ("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
                success_table(hard, ["view", *RUN])),
-              ("SUCCESS by OPTIMAL PLAN LENGTH (lenient, %, 95% interval, answered problems)",
+              ("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)",
                length_table(by_length))]
     if not rounds.empty:
         tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
@@ -74,19 +80,19 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
         tables.append(("TRANSLATION ACCURACY (mean precision and recall of the facts)",
                        accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
     if not tests.empty:
-        tables.append(("PAIRED: exact McNemar test between runs, paired by problem (both answered)",
+        tables.append(("PAIRED: exact McNemar test between runs, paired by problem (refused = failed)",
                        tests_table(tests)))
     figures = []
     if figures_dir is not None:
         figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
-        plot_by_view(by_view, views, figure)
+        plot_by_view(by_view, views, runs, figure)
         caption = f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)"
         figures.append((caption, figure))
         if lengths["optimal_length"].nunique() > 1:
             figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
-            plot_by_length(by_length, figure)
-            caption = (f"Blocks world ({set_name}): lenient success against the optimal plan length, "
-                       "all views pooled (95% Wilson intervals)")
+            plot_by_length(by_length, runs, figure)
+            caption = (f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
+                       "strict, all views pooled (95% Wilson intervals; problems per length below)")
             figures.append((caption, figure))
     paper, paper_lines, inputs = _paper(set_name, release)
     notes += _notes(by_view)
@@ -102,14 +108,14 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
 
 # ---- display tables -------------------------------------------------------------------------------
 def cell(rate: float, lo: float, hi: float) -> str:
-    """Return "rate [lo, hi]" with one decimal, or "-" when nothing was answered."""
+    """Return "rate [lo, hi]" with one decimal, or "-" for a group without problems."""
     return "-" if pd.isna(rate) else f"{rate:5.1f} [{lo:5.1f}, {hi:5.1f}]"
 
 
 def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
-    """Return ``analysis.success`` for display: answered, lenient, strict, invalid, refused."""
+    """Return ``analysis.success`` for display: problems, lenient, strict, invalid, refused."""
     shown = stats[index].copy()
-    shown["answered"] = stats["answered"]
+    shown["problems"] = stats["problems"]
     for rule in ("lenient", "strict"):
         shown[rule] = [cell(*values) for values in zip(stats[f"{rule}_rate"], stats[f"{rule}_lo"],
                                                          stats[f"{rule}_hi"], strict=True)]
@@ -117,15 +123,19 @@ def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
     return shown.set_index(index)
 
 
+def run_order(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Return the runs (method, prompting, model) of ``stats`` in their first-appearance order."""
+    return list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
+
+
 def length_table(stats: pd.DataFrame) -> pd.DataFrame:
-    """Return success by optimal plan length as one row per run, one column per length:
-    "rate [lo, hi] (n)" of the lenient rule."""
-    shown = stats.assign(value=[f"{cell(r, lo, hi).strip()} ({n})" for r, lo, hi, n in zip(
-        stats["lenient_rate"], stats["lenient_lo"], stats["lenient_hi"], stats["answered"], strict=True)])
-    table = shown.pivot(index=RUN, columns="optimal_length", values="value")
-    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
-    rows = pd.MultiIndex.from_tuples(runs, names=RUN)
-    return table.reindex(rows).fillna("").rename(columns=lambda n: f"length {n}")
+    """Return success by optimal plan length for display as the view table is (``success_table``:
+    lenient and strict side by side, invalid and refused): one row per length and run, lengths
+    in order, runs in their order within a length."""
+    rank = {run: i for i, run in enumerate(run_order(stats))}
+    order = stats.assign(_run=[rank[r] for r in zip(*(stats[c] for c in RUN), strict=True)])
+    order = order.sort_values(["optimal_length", "_run"], kind="stable")
+    return success_table(order, ["optimal_length", *RUN])
 
 
 def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
@@ -199,11 +209,13 @@ def _colour(index: int, count: int) -> Any:
     return _pyplot().get_cmap("tab10" if count <= 10 else "tab20")(index % 20)
 
 
-def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
-    """Write bars of success (%) by view, one bar per run, lenient and strict side by side, with
-    the Wilson intervals as error bars."""
+MARKERS = "osD^vP*Xhp"  # per run in the length figure, so runs with equal rates stay apart
+
+
+def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, str, str]], path: Path) -> None:
+    """Write bars of success (%) by view, one bar per run of ``runs`` (their order and colours),
+    lenient and strict side by side, with the Wilson intervals as error bars."""
     plt = _pyplot()
-    runs = list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
     views = [v for v in views if v in set(stats["view"])]
     width = 0.8 / max(1, len(runs))
     width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
@@ -229,23 +241,38 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], path: Path) -> None:
     _save(fig, path)
 
 
-def plot_by_length(stats: pd.DataFrame, path: Path) -> None:
-    """Write lines of lenient success (%) against the optimal plan length, one per run, with the
-    Wilson intervals as error bars."""
+def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: Path) -> None:
+    """Write lines of success (%) against the optimal plan length, lenient and strict side by
+    side, one line per run of ``runs`` (the colours of ``plot_by_view``, a marker each, shifted
+    apart so that equal rates stay visible), with the Wilson intervals as error bars; below
+    each, bars of the number of problems of each length (the most of any run), which says how
+    wide an interval must be."""
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(8.0, 4.5))
-    groups = list(stats.groupby(RUN, sort=False))
-    for i, (run, part) in enumerate(groups):
-        rate = part["lenient_rate"]
-        shift = (i - (len(groups) - 1) / 2) * 0.05  # runs side by side, so equal rates stay visible
-        errors = [(rate - part["lenient_lo"]).clip(lower=0), (part["lenient_hi"] - rate).clip(lower=0)]
-        ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(groups)),
-                    marker="o", capsize=2, label=run_label(*run))
-    ax.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
-    ax.set_xlabel("optimal plan length (moves)")
-    ax.set_ylabel("lenient success (%), 95% interval")
-    ax.set_ylim(-2, 105)
-    ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    fig, axes = plt.subplots(2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row",
+                             gridspec_kw={"height_ratios": [4, 1]})
+    spread = min(0.4, 0.08 * len(runs))  # the runs of one length share this much of the x axis
+    sizes = stats.groupby("optimal_length")["problems"].max()
+    for column, rule in enumerate(("lenient", "strict")):
+        ax, counts = axes[0][column], axes[1][column]
+        for i, run in enumerate(runs):
+            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
+                         & (stats["model"] == run[2])]
+            if part.empty:
+                continue
+            rate = part[f"{rule}_rate"]
+            shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
+            errors = [(rate - part[f"{rule}_lo"]).clip(lower=0), (part[f"{rule}_hi"] - rate).clip(lower=0)]
+            ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(runs)),
+                        marker=MARKERS[i % len(MARKERS)], markersize=5, capsize=2, linewidth=1.2,
+                        elinewidth=0.8, label=run_label(*run))
+        ax.set_title(rule)
+        ax.set_ylim(-2, 105)
+        counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
+        counts.set_xlabel("optimal plan length (moves)")
+        counts.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
+    axes[0][0].set_ylabel("success (%), 95% interval")
+    axes[1][0].set_ylabel("problems")
+    axes[0][1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     _save(fig, path)
 
@@ -269,7 +296,7 @@ def _paper(set_name: str, release: str | Path | None) -> tuple[pd.DataFrame | No
 def _notes(by_view: pd.DataFrame) -> list[str]:
     """Return a caveat per run and view with refused requests."""
     return [f"{run_label(row.method, row.prompting, row.model)}, view {row.view}: {row.refused} problem(s) "
-            "refused by the server (not answered; left out of the rates, counted apart)"
+            "refused by the server (counted as failures, and in the refused column)"
             for row in by_view.itertuples() if row.refused]
 
 
@@ -278,7 +305,7 @@ def _summary(by_view: pd.DataFrame, set_name: str) -> list[str]:
     runs = by_view.groupby(RUN, sort=False)["lenient_rate"].mean().dropna()
     runs = runs.sort_values(ascending=False, kind="stable")
     if runs.empty:
-        return [f"blocks {set_name}: no answered problems"]
+        return [f"blocks {set_name}: no problems"]
     best = runs.index[0]
     return [(f"blocks {set_name}: {len(runs)} runs; best {run_label(*best)}: {runs.iloc[0]:.1f}% lenient"
              " (mean over views)")]

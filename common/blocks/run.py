@@ -33,7 +33,7 @@ from common.blocks.nlplan import STOP_MARKER, cut_completion, parse_plan, render
 from common.blocks.planner import optimal_length
 from common.blocks.problems import load_problems
 from common.blocks.prompts import completion_facts
-from common.blocks.state import board_relations, move_english, relation_pddl
+from common.blocks.state import board_relations, goal_holds, move_english, relation_pddl
 from common.blocks.translate import (
     TranslationOutcome,
     described_objects,
@@ -260,8 +260,17 @@ def sent_as(chat: bool) -> str:
 
 def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, Any]:
     """Return the runner's record of a refused item (``runner.refused_record``: ``refused`` the
-    kind, ``error`` the server's message) with the problem id and view, so analysis can pair it."""
-    return {**refused_record(item, refusal), "id": item["id"], "view": item["view"]}
+    kind, ``error`` the server's message) with the problem's own facts (``problem_facts``), so
+    the analysis pairs it and counts it as a failure in every split."""
+    return {**refused_record(item, refusal), **problem_facts(item)}
+
+
+def problem_facts(item: dict[str, Any]) -> dict[str, Any]:
+    """Return what a record says about its problem whatever the answer: ``id``, ``view``,
+    ``optimal_length`` and ``goal_held_initially`` (the empty plan already succeeds)."""
+    view = item["problem"]
+    return {"id": item["id"], "view": item["view"], "optimal_length": item["optimal_length"],
+            "goal_held_initially": goal_holds(view.init_board, view.goal)}
 
 
 def _transport(replies: Sequence[Reply], start: float) -> dict[str, Any]:
@@ -367,8 +376,8 @@ def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], 
         record = by_key.get(item["Key"])
         if record is None:
             continue
-        if record.get("refused"):  # nothing was answered: kept as refused, never scored as a failure
-            scored.append({**record, "id": item["id"], "view": item["view"]})
+        if record.get("refused"):  # nothing was answered: a failure under both rules, kept as refused
+            scored.append({**record, **problem_facts(item), "lenient": False, "strict": False})
         elif prompt_type == "nl":
             scored.append({**record, **score_plan(item, record["raw"])})
         elif record.get("feedback"):
@@ -385,38 +394,41 @@ def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], 
 
 
 def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:
-    """Return one row per view: problems answered, lenient and strict success among them (%,
-    with 95% Wilson intervals), ``invalid`` (answers with an error: no move, or facts that
-    give no plan) and ``refused`` (requests the server refused: not answered, so counted apart
-    and left out of the rates), the goals that already held, and the mean parse rate and gap
-    to optimal (planning) or fact precision and recall (translation). With feedback rounds,
-    ``by_round`` gives the lenient success after round 0, 1, ..."""
+    """Return one row per view: ``problems`` (every problem of the run: the denominator), lenient
+    and strict success (%, with 95% Wilson intervals), ``invalid`` (answers with an error: no
+    move, or facts that give no plan) and ``refused`` (requests the server refused, e.g. longer
+    than the context: failures under both rules, as WorldSense scores them, so every model of a
+    set has the same denominator); the goals that already held; and, over the answered problems,
+    the mean parse rate and gap to optimal (planning) or fact precision and recall
+    (translation). With feedback rounds, ``by_round`` gives the lenient success after round
+    0, 1, ... (a refused problem fails every round)."""
     df = pd.DataFrame(records)
     if "refused" not in df:
         df["refused"] = None
     rows = []
-    for view, everything in df.groupby("view", sort=False):
-        refused = everything["refused"].fillna(False).astype(bool)
-        group = everything[~refused]
+    for view, group in df.groupby("view", sort=False):
+        refused = group["refused"].fillna(False).astype(bool)
+        answered = group[~refused]
         row: dict[str, Any] = {"view": view, "problems": len(group)}
         for rule in ("lenient", "strict"):
-            wins = int(group[rule].sum()) if len(group) else 0
+            wins = int(group[rule].fillna(False).astype(bool).sum())
             low, high = wilson_interval(wins, len(group))
-            rate = 100 * wins / len(group) if len(group) else float("nan")
-            row.update({rule: rate, f"{rule}_lo": 100 * low, f"{rule}_hi": 100 * high})
-        row["invalid"] = int(group["error"].notna().sum()) if len(group) else 0
+            row.update({rule: 100 * wins / len(group), f"{rule}_lo": 100 * low, f"{rule}_hi": 100 * high})
+        row["invalid"] = int(answered["error"].notna().sum())
         row["refused"] = int(refused.sum())
-        row["goal_held_initially"] = int(group["goal_held_initially"].sum()) if len(group) else 0
+        row["goal_held_initially"] = int(group["goal_held_initially"].fillna(False).astype(bool).sum())
         if prompt_type == "nl":
-            row["parse_rate"] = group["parse_rate"].mean() if len(group) else None
-            solved = group["optimality_gap"].dropna() if len(group) else []
+            row["parse_rate"] = answered["parse_rate"].mean() if len(answered) else None
+            solved = answered["optimality_gap"].dropna() if len(answered) else []
             row["mean_gap"] = solved.mean() if len(solved) else None
         else:
             for field in ("init_precision", "init_recall", "goal_precision", "goal_recall"):
-                row[field] = group[field].mean() if len(group) else None
+                row[field] = answered[field].mean() if len(answered) else None
             if "lenient_by_round" in group and group["lenient_by_round"].notna().any():
-                rounds = pd.DataFrame(group["lenient_by_round"].dropna().tolist())
-                row["by_round"] = " / ".join(f"{100 * rounds[k].mean():.1f}" for k in rounds.columns)
+                rounds = len(group["lenient_by_round"].dropna().iloc[0])
+                by_round = [r if isinstance(r, list) else [False] * rounds for r in group["lenient_by_round"]]
+                rates = pd.DataFrame(by_round).mean()
+                row["by_round"] = " / ".join(f"{100 * rate:.1f}" for rate in rates)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -433,7 +445,7 @@ def rescore_report(results_path: str | Path, items: Sequence[dict[str, Any]], pr
 
 
 def format_summary(table: pd.DataFrame) -> str:
-    """Return the summary as text: success as "rate [lo, hi]" ("-" when nothing was answered),
+    """Return the summary as text: success as "rate [lo, hi]" ("-" for a view without problems),
     other fields with 2 decimals."""
     shown = pd.DataFrame({"view": table["view"], "problems": table["problems"]})
     for rule in ("lenient", "strict"):
