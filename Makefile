@@ -48,7 +48,7 @@ WS_RESULTS := $(wildcard $(WS_TEST)/results/*___results.jsonl)
 # intermediate file (tests/test_make_sets.py checks that `make -n -p sets all` shows none).
 # (`.SECONDARY:` is no fix: it makes every file intermediate, so a deleted one is not rebuilt.)
 SUITES := blocks:baselines.txt canvas:report.txt already_said_that:report.txt
-DEFAULT_SETS := blocks/cogsci_problems canvas/standard $(addprefix already_said_that/,which_is_heavier \
+DEFAULT_SETS := blocks/cogsci_problems blocks/scaling canvas/standard $(addprefix already_said_that/,which_is_heavier \
 	first_letters reverse_sort ambiguous_sentences distractorless mixed)
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
 suite_name = $(word 1,$(subst :, ,$(1)))
@@ -479,7 +479,8 @@ $(ASAT_REPORT): $(ASAT_BASELINES) scripts/analyse_results.py $(ASAT_CODE)
 # its summary file), so a rerun asks nothing and a new LIMIT resumes where the last one stopped.
 REPORT_CODE := scripts/analyse_results.py scripts/build_report.py common/analysis.py common/report.py \
 	common/stats.py common/results.py
-SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json canvas.json already_said_that.json)
+SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json blocks_scaling.json canvas.json \
+	already_said_that.json)
 
 .PHONY: report browser check-report
 all: results/report.html
@@ -509,6 +510,12 @@ results/sections/blocks.json: results/blocks/cogsci_problems/baselines.txt $(BLO
 		$(BLOCKS_COMMON) $(REPORT_CODE)
 	$(PYTHON) scripts/analyse_results.py results/blocks/cogsci_problems --quiet --section $@ \
 	    --figures results/figures/blocks
+
+# blocks, the scaling set (up to 20 items): success against optimal plan lengths of 1 to 18 moves
+results/sections/blocks_scaling.json: results/blocks/scaling/baselines.txt \
+		$(wildcard results/blocks/scaling/*/*___results.jsonl) $(BLOCKS_COMMON) $(REPORT_CODE)
+	$(PYTHON) scripts/analyse_results.py results/blocks/scaling --quiet --section $@ \
+	    --figures results/figures/blocks_scaling
 
 # canvas: the baselines' copy of the standard set, with the models' answers of data/canvas/standard/results
 results/sections/canvas.json: results/canvas/standard/report.txt $(wildcard data/canvas/standard/results/*.jsonl) \

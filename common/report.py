@@ -245,12 +245,12 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any],
     body = [f"<h1>{esc(title)}</h1>",
             f"<p>Built {esc(prov['date'])} from commit <code>{esc(prov['commit'])}</code>"
             + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "") + ".</p>",
-            "<nav>" + "".join(f'<a href="#{esc(s["suite"])}">{esc(s["title"])}</a>' for s in sections)
+            "<nav>" + "".join(f'<a href="#{_anchor(s)}">{esc(s["title"])}</a>' for s in sections)
             + '<a href="#provenance">Provenance</a></nav>',
             "<h2>Summary</h2><ul>" + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99))
             + "</ul>"]
     for section in sections:
-        body.append(f'<h2 id="{esc(section["suite"])}">{esc(section["title"])}</h2>')
+        body.append(f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>')
         body.append(f"<p>{_inline_markdown(section['about'])}</p>")
         body += [f"<blockquote>{esc(note)}</blockquote>" for note in section["notes"]]
         if section["paper"]:
@@ -265,6 +265,12 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any],
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n"
             + "\n".join(body) + "\n</body></html>\n")
+
+
+def _anchor(section: dict[str, Any]) -> str:
+    """Return the HTML id of a section: its title in lower case, runs of other characters as "-"
+    (titles differ where a suite has several sections, e.g. two blocks-world sets)."""
+    return re.sub(r"[^a-z0-9]+", "-", section["title"].lower()).strip("-")
 
 
 def _html_table(table: dict[str, Any]) -> str:

@@ -26,9 +26,9 @@ def report_html(tmp_path_factory, worldsense_test_set):
     if built.is_file() and sections:  # in the report's order (that of `make all`'s SECTIONS)
         markdown = built.with_suffix(".md").read_text(encoding="utf-8")
         loaded = [report.load_section(path) for path in sections]
-        where = {s["suite"]: markdown.find(f"\n## {s['title']}\n") for s in loaded}
+        where = {s["title"]: markdown.find(f"\n## {s['title']}\n") for s in loaded}
         assert all(at >= 0 for at in where.values()), f"a section is not in report.md: {where}"
-        return built, sorted(loaded, key=lambda s: where[s["suite"]])
+        return built, sorted(loaded, key=lambda s: where[s["title"]])
     work = tmp_path_factory.mktemp("report")
     section = work / "worldsense.json"
     run = run_script("scripts/analyse_results.py", "-t", str(worldsense_test_set), "--quiet",

@@ -300,12 +300,13 @@ def _notes(by_view: pd.DataFrame) -> list[str]:
             for row in by_view.itertuples() if row.refused]
 
 
-def _summary(by_view: pd.DataFrame, set_name: str) -> list[str]:
-    """Return the best run's line (mean lenient success over the views) and the number of runs."""
+def _summary(by_view: pd.DataFrame, set_name: str, most: int = 6) -> list[str]:
+    """Return one line: every run's lenient success (mean over the views), best first (the first
+    ``most``, then how many more)."""
     runs = by_view.groupby(RUN, sort=False)["lenient_rate"].mean().dropna()
     runs = runs.sort_values(ascending=False, kind="stable")
     if runs.empty:
         return [f"blocks {set_name}: no problems"]
-    best = runs.index[0]
-    return [(f"blocks {set_name}: {len(runs)} runs; best {run_label(*best)}: {runs.iloc[0]:.1f}% lenient"
-             " (mean over views)")]
+    shown = [f"{run_label(*run)} {rate:.1f}" for run, rate in runs.iloc[:most].items()]
+    more = f"; ... ({len(runs) - most} more)" if len(runs) > most else ""
+    return [f"blocks {set_name}, lenient success % (mean over views): " + ", ".join(shown) + more]
