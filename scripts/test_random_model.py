@@ -23,7 +23,7 @@ from pathlib import Path
 from common import cli
 from common.results import ResultsWriter, results_filename
 from common.worldsense import load_testset
-from common.worldsense.data import RESULTS_DIR
+from common.worldsense.data import RESULTS_DIR, trials_path
 
 log = logging.getLogger("test_random_model")
 MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
@@ -45,10 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, args.modelname)
-    trials = load_testset(args.testset)
-    log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
+    trials_path(args.testset)  # a missing set is named before anything is written
     written = 0
-    with ResultsWriter(out_path) as results:
+    with ResultsWriter(out_path) as results:  # first: a second run on this file is refused at once
+        trials = load_testset(args.testset)
+        log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
         rows = trials[["Key", "text", "expectedresp"]].itertuples(index=False)
         for key, text, options in cli.progress(rows, total=len(trials), desc="random model", unit="trial"):
             if key in results.done:

@@ -8,7 +8,8 @@ construction (``balanced=False``): the most-swapped rule is near chance only in 
 and the first-swap rule is known to stay above chance: with three swaps, stopping after the
 first one is often right, since later swaps rarely touch the asked position (partial tracking
 earns partial credit; more swaps, ``--set swaps=10``, bring it near chance). On a prompt of
-another task (or one its rule cannot read) a shortcut answers as the ``random`` built-in does.
+another canvas task (or one its rule cannot read) a shortcut answers as the ``random`` built-in
+does; a prompt that is not a canvas one (no "Question: " line, e.g. WorldSense) stops the run.
 
 Registered as built-in models on import (``register``; the model resolver imports this module),
 so ``scripts/ask_model.py --model shortcut-shuffle-initial`` works like ``--model random``.
@@ -21,7 +22,7 @@ from typing import Any
 
 from common.canvas import reading
 from common.canvas.shapes import COLOURS, IDENTITIES, KINDS, SIZES, title
-from common.models.base import Message, Reply
+from common.models.base import Message, ModelError, Reply
 from common.models.builtin import RandomModel, register_builtin
 
 Rule = Callable[[str], str | None]
@@ -220,8 +221,14 @@ class ShortcutModel:
         self.fallback = RandomModel(seed)
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return the rule's answer to the trial's prompt (``item["text"]``), else the random answer."""
-        answer = self.shortcut.rule(str(item["text"]))
+        """Return the rule's answer to the trial's prompt (``item["text"]``), else the random answer.
+
+        Raises ModelError when the prompt is not a canvas prompt (it has no question to read)."""
+        try:
+            answer = self.shortcut.rule(str(item["text"]))
+        except ValueError as exc:
+            raise ModelError(f"{self.name} answers canvas prompts only ({exc}): run it on a canvas set "
+                             "(data/canvas/<set>), or use random or oracle here") from None
         return Reply(answer, attempts=0) if answer is not None else self.fallback.complete(messages, item)
 
     def settings(self) -> dict[str, Any]:
