@@ -139,6 +139,14 @@ def refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, A
     return {"Key": item["Key"], "resp": "", "refused": refusal.kind, "error": refusal.message}
 
 
+def _item_label(item: dict[str, Any]) -> str:
+    """Return how messages name an item: "Key 7", and for a blocks item, whose Key is a hash, also
+    its problem and view ("Key 935...360 (problem 003, view c1)")."""
+    extra = [f"{label} {item[field]}" for field, label in (("id", "problem"), ("view", "view"))
+             if field in item]
+    return f"Key {item['Key']}" + (f" ({', '.join(extra)})" if extra else "")
+
+
 def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return ``items`` as a list without later repeats of a Key (warning once if any)."""
     seen: set[Any] = set()
@@ -231,21 +239,21 @@ def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseExcep
         summary.failed_in_a_row += 1
         if len(summary.failures) < 20:
             summary.failures.append({"Key": item["Key"], "error": str(exc)})
-        log.warning("Key %s not answered (asked again by the next run): %s", item["Key"], exc)
+        log.warning("%s not answered (asked again by the next run): %s", _item_label(item), exc)
         if summary.failed_in_a_row >= max_failed_in_a_row:
             raise ModelError(f"{summary.failed_in_a_row} items in a row failed after their retries; "
                              f"is the server up? Last error: {exc}")
     elif isinstance(exc, ServerUnreachable):
         raise exc  # concerns the run, not this item
     elif isinstance(exc, ModelError):
-        raise ModelError(f"Key {item['Key']}: {exc}") from None
+        raise ModelError(f"{_item_label(item)}: {exc}") from None
     elif exc is not None:
         raise exc
     elif record is not None:
         _count_quietly(item, record, None, summary)
         if record.get("refused"):
-            log.warning("Key %s refused by the server, recorded and skipped by later runs "
-                        "(--retry-errors asks again): %s", item["Key"], record.get("error"))
+            log.warning("%s refused by the server, recorded and skipped by later runs "
+                        "(--retry-errors asks again): %s", _item_label(item), record.get("error"))
 
 
 def _count_quietly(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
