@@ -57,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
             rng = random.Random(f"{args.seed}:{key}")  # per-trial seed: resuming gives the same answers
             written += results.append({"Key": int(key), "resp": answer(text, options, rng)})
     log.info("wrote %s new answers (%s were already there)", f"{written:,}", f"{len(trials) - written:,}")
-    if not written and len(trials):
-        log.warning("every trial is already answered in %s: nothing was asked. A new model needs its own "
-                    "--modelname (or a copy of this script under another name)", out_path)
+    if not written and len(trials):  # this script's own file: a rerun; a name given by hand: maybe a mistake
+        log.log(logging.INFO if args.modelname == MODELNAME else logging.WARNING,
+                "every trial is already answered in %s: nothing was asked. A new model needs its own "
+                "--modelname (or a copy of this script under another name)", out_path)
     return 0
 
 

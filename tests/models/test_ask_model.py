@@ -180,7 +180,13 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
                            text=True, timeout=60)
     assert first.returncode == 0 and (testset / "results" / "basic___mine___results.jsonl").is_file()
     assert "wrote 5 new answers" in first.stderr
-    assert again.returncode == 0 and "every trial is already answered" in again.stderr
+    assert again.returncode == 0 and "INFO every trial is already answered" in again.stderr  # its own file
+    # a name given by hand whose file another program wrote: warned (make shows warnings only)
+    assert subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "oracle"],
+                          capture_output=True, timeout=60).returncode == 0
+    taken = subprocess.run([sys.executable, str(copy), "-t", str(testset), "--modelname", "oracle",
+                            "--loglevel", "WARNING"], capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 0 and "WARNING every trial is already answered" in taken.stderr
 
 
 def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
@@ -192,7 +198,8 @@ def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
         out = testset / "results" / f"basic___{model}___results.jsonl"
         holder = subprocess.Popen(
             [sys.executable, "-c", ("import sys, time; from common.results import ResultsWriter; "
-                                    "w = ResultsWriter(sys.argv[1]); print('ok', flush=True); time.sleep(60)"),
+                                    "w = ResultsWriter(sys.argv[1]); print('ok', flush=True); "
+                                    "time.sleep(60)"),
              str(out)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
         try:
             assert holder.stdout.readline().strip() == "ok"
