@@ -230,8 +230,9 @@ reproduce-blocks: $(BLOCKS_REPRODUCED)
 # the printed tables, and beside them the summary and per-problem CSV files
 $(BLOCKS_REPRODUCED): $(BLOCKS_DATA) scripts/reproduce_blocks.py $(BLOCKS_COMMON)
 	mkdir -p $(@D)
+	trap 'rm -f $@.tmp' EXIT; \
 	$(PYTHON) scripts/reproduce_blocks.py --release data/cogsci22_blocks \
-	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv > $@.tmp
+	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv > $@.tmp; \
 	mv $@.tmp $@
 
 ## Generate the blocks-world problem sets of configs/blocks/ (the paper's spec and the new sets).

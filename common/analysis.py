@@ -72,9 +72,24 @@ def detect_suite(path: str | Path) -> str:
 
 def analyse(path: str | Path, suite: str | None = None, figures_dir: str | Path | None = None,
             **options: Any) -> Section:
-    """Return the Section of the results under ``path`` (suite detected unless given)."""
+    """Return the Section of the results under ``path`` (suite detected unless given).
+
+    Raises UserError when ``suite`` is given but ``path`` is recognised as another suite's, naming
+    that suite and the command that fits (instead of that suite's misleading complaints)."""
+    if suite is not None:
+        _check_suite(Path(path), suite)
     name = suite or detect_suite(path)
     return suite_module(name).section(Path(path), Path(figures_dir) if figures_dir else None, **options)
+
+
+def _check_suite(path: Path, suite: str) -> None:
+    """Raise UserError when ``path`` is not recognised as ``suite``'s but as another suite's."""
+    if not path.exists() or suite_module(suite).detect(path):
+        return
+    other = next((name for name in SUITES if name != suite and suite_module(name).detect(path)), None)
+    if other is not None:
+        raise UserError(f"{path}: holds {other} data, not {suite} data; analyse it with "
+                        f"`scripts/analyse_results.py -t {path}` (without --suite {suite})")
 
 
 def markdown_table(table: pd.DataFrame) -> str:

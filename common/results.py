@@ -96,7 +96,10 @@ class ResultsWriter:
     ``drop_refused`` the records of refused items are removed first (the file is rewritten
     atomically; ``dropped`` says how many), so that they are asked again. ``append`` writes one
     line and flushes it, unless the Key is already there: a Key is never written twice. Use
-    as a context manager or call ``close`` (which releases the lock).
+    as a context manager or call ``close`` (which releases the lock). A file this writer
+    created and never wrote to is removed on close (``removed`` True): a run that stopped
+    before its first answer (a server that is down, an unknown model) leaves no empty results
+    file for the analysis to list.
     """
 
     def __init__(self, path: str | Path, drop_refused: bool = False):
@@ -104,8 +107,10 @@ class ResultsWriter:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.done: set[Any] = set()
         self.dropped = 0
+        self.removed = False
         self._lock = threading.Lock()
         self._lock_handle = _acquire_lock(self.path)
+        self._created = not self.path.exists()
         try:
             self._repair_and_load(drop_refused)
             self._handle = open(self.path, "a", encoding="utf-8")
@@ -129,11 +134,20 @@ class ResultsWriter:
             self.done.add(record["Key"])
         return True
 
+    @property
+    def untouched(self) -> bool:
+        """Return whether this writer created the file and has written nothing to it yet."""
+        return self._created and not self.done
+
     def close(self) -> None:
-        """Flush and close the file, then release its lock."""
+        """Flush and close the file (removing it when this writer created it and wrote nothing),
+        then release its lock."""
         with self._lock:
             if not self._handle.closed:
                 self._handle.close()
+                if self.untouched and self.path.stat().st_size == 0:
+                    self.path.unlink()
+                    self.removed = True
             if not self._lock_handle.closed:
                 self._lock_handle.close()  # closing the descriptor releases the flock
 

@@ -24,8 +24,8 @@ def _missing_module_hint(kind, exc, tb) -> None:
     script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "<script>.py"
     in_venv = Path(sys.prefix).resolve() == (ROOT / ".venv").resolve()
     if not in_venv:
-        fix = (f"this script needs the project's environment: run `make env` in {ROOT.name}/, then "
-               f"`.venv/bin/python scripts/{script} ...` (or `source .venv/bin/activate` first)")
+        fix = (f"this script needs the project's environment: run `make env` in {ROOT}, then "
+               f"`.venv/bin/python scripts/{script} ...` there (or `source .venv/bin/activate` first)")
         if not venv.exists():
             fix += "; .venv does not exist yet"
     else:

@@ -30,7 +30,7 @@ from common.models.base import Counters
 from common.models.resolve import CACHE_FILE
 from common.results import results_filename
 from common.worldsense import load_testset
-from common.worldsense.data import RESULTS_DIR
+from common.worldsense.data import RESULTS_DIR, trials_path
 
 log = logging.getLogger("ask_model")
 
@@ -65,10 +65,14 @@ def main(argv: list[str] | None = None) -> int:
         out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, model.name)
     except ValueError as exc:
         parser.error(str(exc))
-    trials = load_testset(args.testset)
-    items = trials[["Key", "text", "expectedresp", "goldresp"]].head(args.limit).to_dict("records")
+    trials_path(args.testset)  # a missing set is named before anything is written
+
+    def items():  # loaded once run_items holds the file's lock: a second run is refused at once
+        trials = load_testset(args.testset)
+        yield from trials[["Key", "text", "expectedresp", "goldresp"]].head(args.limit).to_dict("records")
+
     try:
-        summary = run_items(model, items, out_path, reprompts=args.reprompts, counters=counters,
+        summary = run_items(model, items(), out_path, reprompts=args.reprompts, counters=counters,
                             labels={"prompting": args.prompting, "modelname": model.name},
                             retry_refused=args.retry_errors)
     finally:

@@ -42,8 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     built = generate_set(cfg)
     manifest = summary(cfg, built, cfg.seed)
-    write_json(args.out / "manifest.json", manifest)  # first: the trials file marks a finished set
     trials_file = args.out / ("trials.jsonl" if args.plain else "trials.jsonl.bz2")
+    trials_file.unlink(missing_ok=True)  # an old set's trials never stand beside the new manifest
+    write_json(args.out / "manifest.json", manifest)  # first: the trials file marks a finished set
     write_jsonl(trials_file, built.trials)
     totals: Counter = Counter()
     for skipped in manifest["skipped"]:

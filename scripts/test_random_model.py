@@ -23,7 +23,7 @@ from pathlib import Path
 from common import cli
 from common.results import ResultsWriter, results_filename
 from common.worldsense import load_testset
-from common.worldsense.data import RESULTS_DIR
+from common.worldsense.data import RESULTS_DIR, trials_path
 
 log = logging.getLogger("test_random_model")
 MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
@@ -45,10 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, args.modelname)
-    trials = load_testset(args.testset)
-    log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
+    trials_path(args.testset)  # a missing set is named before anything is written
     written = 0
-    with ResultsWriter(out_path) as results:
+    with ResultsWriter(out_path) as results:  # first: a second run on this file is refused at once
+        trials = load_testset(args.testset)
+        log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
         rows = trials[["Key", "text", "expectedresp"]].itertuples(index=False)
         for key, text, options in cli.progress(rows, total=len(trials), desc="random model", unit="trial"):
             if key in results.done:
@@ -56,9 +57,10 @@ def main(argv: list[str] | None = None) -> int:
             rng = random.Random(f"{args.seed}:{key}")  # per-trial seed: resuming gives the same answers
             written += results.append({"Key": int(key), "resp": answer(text, options, rng)})
     log.info("wrote %s new answers (%s were already there)", f"{written:,}", f"{len(trials) - written:,}")
-    if not written and len(trials):
-        log.warning("every trial is already answered in %s: nothing was asked. A new model needs its own "
-                    "--modelname (or a copy of this script under another name)", out_path)
+    if not written and len(trials):  # this script's own file: a rerun; a name given by hand: maybe a mistake
+        log.log(logging.INFO if args.modelname == MODELNAME else logging.WARNING,
+                "every trial is already answered in %s: nothing was asked. A new model needs its own "
+                "--modelname (or a copy of this script under another name)", out_path)
     return 0
 
 

@@ -412,7 +412,7 @@ def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
     assert feedback[-2] == {"role": "assistant", "content": "(on zip shelf)\n"}
 
 
-def test_refused_requests_are_failures_counted_in_their_own_column(capsys, hand_set, tmp_path):
+def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplog, hand_set, tmp_path):
     nl = hand_set / "prompts" / "paper___nl___v.jsonl"
     with StubServer(answer=scripted, max_context=50) as server:  # every prompt is longer
         stub = config(tmp_path, server)
@@ -448,6 +448,7 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, hand_
     rows = read_results(tmp_path / "nl___v" / "paper___stub___results.jsonl")
     assert [r["refused"] for r in rows] == ["context_length_exceeded"] * 3
     assert [r["id"] for r in rows] == ["010", "011", "012"] and all(r["view"] == "v" for r in rows)
+    assert f"Key {rows[0]['Key']} (problem 010, view v) refused by the server" in caplog.text
     # the problem's own facts are recorded, so the analysis splits a refused problem like the others
     assert [(r["optimal_length"], r["goal_held_initially"]) for r in rows] == [(2, False)] * 3
     # view, 3 problems, lenient and strict 0% of 3 (refused count as failures), 0 invalid, 3 refused

@@ -115,9 +115,10 @@ def test_analysis_errors_partial_and_refused_results(tmp_path, small_set):
     assert header.split()[-2:] == ["invalid", "refused"]
 
 
-def test_a_worldsense_set_given_to_the_canvas_analysis_is_a_clear_error(tmp_path, small_set):
+def test_a_set_given_to_another_suites_analysis_is_a_clear_error(tmp_path, small_set):
     import bz2
     import json
+    import shutil
 
     worldsense = tmp_path / "ws"
     worldsense.mkdir()
@@ -126,7 +127,18 @@ def test_a_worldsense_set_given_to_the_canvas_analysis_is_a_clear_error(tmp_path
     (worldsense / "trials.jsonl.bz2").write_bytes(bz2.compress((json.dumps(trial) + "\n").encode()))
     done = run_script("scripts/analyse_results.py", "-t", str(worldsense), "--suite", "canvas")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "KeyError" not in done.stderr
-    assert "not a canvas set" in done.stderr and "WorldSense" in done.stderr
+    assert "holds worldsense data, not canvas data" in done.stderr
+    assert f"scripts/analyse_results.py -t {worldsense}` (without --suite canvas)" in done.stderr
+    # and the other way round: a canvas set given to the WorldSense or Already Said That analysis
+    canvas = tmp_path / "canvas"
+    shutil.copytree(small_set, canvas)
+    done = run_script("scripts/ask_model.py", "-t", str(canvas), "--model", "oracle", "--limit", "3")
+    assert done.returncode == 0, done.stderr
+    for suite in ("worldsense", "already_said_that"):
+        done = run_script("scripts/analyse_results.py", "-t", str(canvas), "--suite", suite)
+        assert done.returncode == 2, done.stderr
+        assert f"holds canvas data, not {suite} data" in done.stderr
+        assert "tuples" not in done.stderr and "gold answer" not in done.stderr
 
 
 def test_make_runs_every_shortcut_baseline():

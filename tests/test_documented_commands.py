@@ -5,16 +5,19 @@ script's help) and run one by one, in that order, in one sandbox copy of the rep
 (tests/sandbox.py) with .venv/bin first on PATH (`python` is the project's interpreter, as after
 `source .venv/bin/activate`) and DATA_MIRROR=../shared when the offline mirror is there. A few
 cannot run here; EXCLUDED says why for each, and a fast test checks every exclusion still
-matches a documented command.
+matches a documented command. Those that need a model server on a local port (llama.cpp,
+vLLM) run against the stub server listening there.
 """
 
 import ast
+import contextlib
 import os
 import re
 from pathlib import Path
 
 import pytest
 
+from common.models.stub_server import StubServer
 from common.paths import ROOT
 from tests.sandbox import make_sandbox, run
 from tests.test_scripts import SCRIPTS
@@ -29,10 +32,8 @@ EXCLUDED = {
     "scripts/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
     "scripts/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
     "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
-    "--model configs/models/vllm.yaml": "needs a running vLLM server",
-    "--model vllm": "needs a running vLLM server",
-    "MODEL=llamacpp": "needs a running llama.cpp server (configs/models/llamacpp.yaml)",
-    "--model configs/models/llamacpp.yaml": "needs a running llama.cpp server",
+    "-t data/worldsense/test_set --model vllm": "asks all 87,048 WorldSense trials (minutes)",
+    "--model configs/models/vllm.yaml --set concurrency=32": "asks all 87,048 WorldSense trials (as above)",
     "--model human": "interactive: a person types the answers",
     "--model my/config.yaml": "placeholder: the reader's own model config",
     "--wheel ~/Downloads/": "placeholder: a wheel the reader downloaded by hand",
@@ -42,6 +43,9 @@ EXCLUDED = {
     "configs/canvas/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
     "make canvas/mine": "a new set: run and checked by tests/test_make_sets.py",
 }
+# commands that need a model server at a config's local port: run with the stub server listening there
+# (common/models/stub_server.py, answering "TRUE" to everything: the commands run, the answers are nonsense)
+SERVED = {"MODEL=llamacpp": 8080, "configs/models/llamacpp.yaml": 8080, "configs/models/vllm.yaml": 8000}
 # commands that need the four other WorldSense test sets (network only; not in the offline mirror)
 NEEDS_OTHER_TESTS = ("other_tests/ood-size", "make analyse-worldsense-other")
 
@@ -130,5 +134,12 @@ def test_documented_command_runs_as_shown(sandbox, where, command):
         pytest.skip("needs the other WorldSense test sets (network once; not in the offline mirror)")
     mirror = "export DATA_MIRROR=../shared; " if (sandbox.parent / "shared").exists() else ""
     venv_bin = os.fspath(sandbox / ".venv" / "bin")
-    result = run(sandbox, f'export PATH="{venv_bin}:$PATH"; {mirror}{command}', timeout=1800)
+    port = next((port for fragment, port in SERVED.items() if fragment in command), None)
+    with contextlib.ExitStack() as stack:
+        if port is not None:
+            try:
+                stack.enter_context(StubServer(port=port, record=False))
+            except OSError as exc:
+                pytest.skip(f"needs a model server on port {port}, which is taken: {exc}")
+        result = run(sandbox, f'export PATH="{venv_bin}:$PATH"; {mirror}{command}', timeout=1800)
     assert result.returncode == 0, f"{where}: {command}\n{result.stdout[-2000:]}\n{result.stderr[-3000:]}"

@@ -50,6 +50,13 @@ def test_no_recipe_loops_over_a_command_substitution():
     assert len(recipes(MAKEFILE)) > 20  # the parser sees the recipes
 
 
+def test_a_recipe_redirecting_into_a_temporary_file_removes_it_on_failure():
+    # `cmd > $@` would leave a partial target; `cmd > $@.tmp; mv` leaves the .tmp unless trapped
+    assert not [r for r in recipes(MAKEFILE) if re.search(r">>?\s*\$@(?!\.tmp)", r)]
+    redirected = [r for r in recipes(MAKEFILE) if re.search(r">\s*\$@\.tmp", r)]
+    assert redirected and all("trap 'rm -f $@.tmp' EXIT" in r for r in redirected), redirected
+
+
 def test_recipes_run_under_errexit_and_pipefail():
     assert re.search(r"^\.SHELLFLAGS := -eu -o pipefail -c$", MAKEFILE, re.M)
     assert re.search(r"^\.DELETE_ON_ERROR:$", MAKEFILE, re.M)
@@ -74,7 +81,8 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
     found = re.search(r"^Sets found .*: (.*)$", result.stdout, re.M).group(1).split()
     assert {"blocks/cogsci_problems", "blocks/scaling", "blocks/extra", "canvas/standard",
             "canvas/scaling", "canvas/extra"} <= set(found)
-    assert "Default sets (built by make all): blocks/cogsci_problems blocks/scaling canvas/standard" in result.stdout
+    defaults = "Default sets (built by make all): blocks/cogsci_problems blocks/scaling canvas/standard"
+    assert defaults in result.stdout
     assert re.search(r"^  sets +Build every set", result.stdout, re.M)
     assert re.search(r"^  <suite>/<set> +Build one set", result.stdout, re.M)
     dry = run(sandbox, "make -n sets")

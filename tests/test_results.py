@@ -146,3 +146,18 @@ def test_drop_refused_rewrites_the_file_without_refused_records(tmp_path):
     with ResultsWriter(path, drop_refused=True) as writer:
         assert writer.done == {1, 3} and writer.dropped == 1
     assert [json.loads(line)["Key"] for line in path.read_text().splitlines()] == [1, 3]
+
+
+def test_a_file_the_writer_created_and_never_wrote_is_removed(tmp_path):
+    path = tmp_path / "basic___m___results.jsonl"
+    with ResultsWriter(path) as writer:
+        assert writer.untouched
+    assert writer.removed and not path.exists()  # a run that answered nothing leaves no empty file
+    path.write_text("")
+    with ResultsWriter(path) as writer:  # a file that was there before is left as it was
+        assert not writer.untouched
+    assert not writer.removed and path.exists()
+    path.unlink()
+    with ResultsWriter(path) as writer:
+        writer.append({"Key": 1, "resp": "a"})
+    assert read_results(path) == [{"Key": 1, "resp": "a"}]

@@ -83,6 +83,19 @@ def test_three_option_weighting_and_bias(tmp_path):
     assert analysis.GOLD_WEIGHT["3"] == 0.5
 
 
+def test_the_summary_says_first_which_results_files_are_partial(tmp_path):
+    from common.worldsense.report import section
+
+    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Consist.normal", 3)  # two problems
+    directory = write_testset(tmp_path / "ts", trials, {"A": ["TRUE", "FALSE", "TRUE", "FALSE"],
+                                                         "B": ["TRUE", "FALSE", None, None]})
+    summary = section(directory, cache_dir=None).summary
+    assert summary[0] == "PARTIAL results in the test set: B (basic) 2 of 4 trials"  # make all shows it
+    assert "A (basic): 100.0% +- 0.0" in summary
+    b_line = next(line for line in summary if line.startswith("B (basic): "))
+    assert b_line.endswith(" (PARTIAL: 2 of 4 trials)")
+
+
 def test_bias_with_empty_responses(tmp_path):
     trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.normal", 3)
     # t1: "" (no valid answer) and FALSE: acc (0 + .5)/1; bias (missing, -1) -> (.5 * -1) / 1

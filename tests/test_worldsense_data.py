@@ -104,6 +104,20 @@ def test_a_non_integer_key_is_named_with_its_line(tmp_path):
         load_results_columns(path, cache_dir=None)
 
 
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_trial_without_an_integer_key_is_named_with_its_line(tmp_path, compressed):
+    directory = write_testset(tmp_path / "ts", tf_tuple("t1", "Infer.normal", 3) * 2, {}, compressed)
+    name = "trials.jsonl.bz2" if compressed else "trials.jsonl"
+    trials = list(read_jsonl(directory / name))
+    trials[2]["Key"] = "x102"
+    write_jsonl(directory / name, trials)
+    message = rf"{name}:3: every trial needs an integer 'Key' \(got 'x102'\)"
+    with pytest.raises(DataError, match=message):
+        load_testset(directory)  # what ask_model.py and test_random_model.py read
+    with pytest.raises(DataError, match=message):
+        load_trial_columns(directory, cache_dir=None)  # what the analysis reads
+
+
 def test_refused_items_are_kept_in_a_column(tmp_path):
     path = tmp_path / "basic___m___results.jsonl"
     path.write_text('{"Key": 1, "resp": "TRUE", "raw": ["TRUE"]}\n'

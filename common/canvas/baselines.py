@@ -7,8 +7,9 @@ tasks' docstrings), and ``report`` shows their scores beside chance. Two (``guar
 nothing to read in the sets the generator makes now and stay as guards against a change that
 reopens their leak: the relation a description sentence states about a coordinate pair (the
 task shows centres only) and elimination by same-canvas examples (shuffle tracking offers
-none). On a prompt of another task (or one its rule cannot read) a shortcut answers as the
-``random`` built-in does.
+none). On a prompt of another canvas task (or one its rule cannot read) a shortcut answers as the
+``random`` built-in does; a prompt that is not a canvas one (no "Question: " line, e.g.
+WorldSense) stops the run.
 
 Registered as built-in models on import (``register``; the model resolver imports this module),
 so ``scripts/ask_model.py --model shortcut-shuffle-initial`` works like ``--model random``.
@@ -21,7 +22,7 @@ from typing import Any
 
 from common.canvas import reading
 from common.canvas.shapes import COLOURS, IDENTITIES, KINDS, SIZES, title
-from common.models.base import Message, Reply
+from common.models.base import Message, ModelError, Reply
 from common.models.builtin import RandomModel, register_builtin
 
 Rule = Callable[[str], str | None]
@@ -312,8 +313,14 @@ class ShortcutModel:
         self.fallback = RandomModel(seed)
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return the rule's answer to the trial's prompt (``item["text"]``), else the random answer."""
-        answer = self.shortcut.rule(str(item["text"]))
+        """Return the rule's answer to the trial's prompt (``item["text"]``), else the random answer.
+
+        Raises ModelError when the prompt is not a canvas prompt (it has no question to read)."""
+        try:
+            answer = self.shortcut.rule(str(item["text"]))
+        except ValueError as exc:
+            raise ModelError(f"{self.name} answers canvas prompts only ({exc}): run it on a canvas set "
+                             "(data/canvas/<set>), or use random or oracle here") from None
         return Reply(answer, attempts=0) if answer is not None else self.fallback.complete(messages, item)
 
     def settings(self) -> dict[str, Any]:

@@ -49,6 +49,10 @@ class ModelError(UserError):
     """The run must stop: the server refused the request (400/401/403/404) or the retry budget is spent."""
 
 
+class ServerUnreachable(ModelError):
+    """No server answers at the configured URL: the whole run stops (the message names no item)."""
+
+
 class RequestFailed(Exception):
     """One request still failed after its retries (a transient error); the run may go on."""
 

@@ -24,7 +24,15 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
-from common.models.base import Counters, Message, ModelError, Reply, RequestFailed, RequestRefused
+from common.models.base import (
+    Counters,
+    Message,
+    ModelError,
+    Reply,
+    RequestFailed,
+    RequestRefused,
+    ServerUnreachable,
+)
 from common.models.cache import ResponseCache, request_key
 from common.models.config import ModelConfig
 
@@ -135,8 +143,8 @@ class HTTPModel:
     def check_endpoint(self) -> None:
         """Check once that the server answers (``GET <base_url>/models``); later calls return at once.
 
-        Raises ModelError naming the URL and the fix when nothing listens there (after
-        CHECK_ATTEMPTS tries a second apart) or when the server rejects the key (401/403).
+        Raises ServerUnreachable naming the URL and the fix when nothing listens there (after
+        CHECK_ATTEMPTS tries a second apart), ModelError when the server rejects the key (401/403).
         Any other answer means a server is up; a model list without the configured model only
         logs a warning (some servers accept any name). Runs of cached answers never call it.
         """
@@ -144,7 +152,7 @@ class HTTPModel:
             if self._checked:
                 return
             if self._check_error is not None:  # another thread's check failed: the same answer
-                raise ModelError(str(self._check_error))
+                raise type(self._check_error)(str(self._check_error))  # the same kind
             try:
                 self._check_once()
             except ModelError as exc:
@@ -166,10 +174,11 @@ class HTTPModel:
                 raise ModelError(f"{url}: not a usable URL, check base_url: {exc}") from None
             except requests.RequestException as exc:
                 if attempt == CHECK_ATTEMPTS:
-                    raise ModelError(
-                        f"no model server answers at {self.config.base_url} "
-                        f"({type(exc).__name__}: {self._mask(str(exc))[:200]}). Start the server, "
-                        f"or fix base_url in the model config (or --set base_url=...)") from None
+                    raise ServerUnreachable(
+                        f"no model server answers at {self.config.base_url} ({self._mask(_reason(exc))}). "
+                        "Start the server, or fix base_url in the model config (or override it: "
+                        "--set base_url=..., in already_said_that.py --override base_url=...)"
+                    ) from None
                 time.sleep(1.0)
         if response.status_code in (401, 403):
             raise ModelError(f"{url}: the server rejects the API key with HTTP {response.status_code}: "
@@ -326,6 +335,15 @@ def classify_refusal(status: int, body: Any, message: str) -> str | None:
         if pattern.search(message):
             return kind
     return "context_length_exceeded" if status == 413 else None
+
+
+def _reason(exc: requests.RequestException) -> str:
+    """Return why a request could not be sent, without urllib3's wrapping, e.g. "Failed to
+    establish a new connection: [Errno 111] Connection refused" (at most 200 characters)."""
+    cause = exc.args[0] if exc.args else exc
+    cause = getattr(cause, "reason", None) or cause  # urllib3's MaxRetryError holds the real error
+    text = re.sub(r"^\w+\(host=[^)]*\): ", "", str(cause))
+    return f"{type(exc).__name__}: {text}"[:200]
 
 
 def _json_or_none(response: requests.Response) -> Any:

@@ -33,7 +33,7 @@ from typing import Any
 from common import cli, paths
 from common.jsonl import write_json
 from common.models.answering import answer_item
-from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused
+from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused, ServerUnreachable
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
@@ -87,9 +87,12 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
     ``reprompts``); another suite passes its own (the blocks planning and translation runs).
     When it raises RequestRefused the runner writes ``refused_record`` instead. With
     ``retry_refused`` the refused records already in the file are dropped and asked again.
-    ``labels`` (e.g. prompting and model name) are recorded in the metadata. Raises UserError
-    when another process is writing the file, and the ModelError that stopped the run, after
-    the answers so far and the metadata are written.
+    ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items`` is read
+    only once the file's lock is held, so a lazy iterable (a large test set loaded by a
+    generator) costs a second writer nothing before it is refused. Raises UserError when
+    another process is writing the file, and the ModelError that stopped the run, after the
+    answers so far and the metadata are written; a run that created the results file and
+    answered nothing leaves neither it nor a metadata file.
     """
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
     summary = RunSummary()
@@ -123,7 +126,10 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
             raise
         finally:
             summary.elapsed_s = round(time.time() - started, 3)
-            meta.save(summary, counters)
+            if writer.untouched and not meta.runs:  # nothing answered into a new file: no trace left
+                meta.path.unlink(missing_ok=True)
+            else:
+                meta.save(summary, counters)
     return summary
 
 
@@ -131,6 +137,14 @@ def refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, A
     """Return the results record of an item whose request the server refused: no answer
     (``resp`` ""), ``refused`` the kind and ``error`` the server's message (key already masked)."""
     return {"Key": item["Key"], "resp": "", "refused": refusal.kind, "error": refusal.message}
+
+
+def _item_label(item: dict[str, Any]) -> str:
+    """Return how messages name an item: "Key 7", and for a blocks item, whose Key is a hash, also
+    its problem and view ("Key 935...360 (problem 003, view c1)")."""
+    extra = [f"{label} {item[field]}" for field, label in (("id", "problem"), ("view", "view"))
+             if field in item]
+    return f"Key {item['Key']}" + (f" ({', '.join(extra)})" if extra else "")
 
 
 def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -225,19 +239,21 @@ def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseExcep
         summary.failed_in_a_row += 1
         if len(summary.failures) < 20:
             summary.failures.append({"Key": item["Key"], "error": str(exc)})
-        log.warning("Key %s not answered (asked again by the next run): %s", item["Key"], exc)
+        log.warning("%s not answered (asked again by the next run): %s", _item_label(item), exc)
         if summary.failed_in_a_row >= max_failed_in_a_row:
             raise ModelError(f"{summary.failed_in_a_row} items in a row failed after their retries; "
                              f"is the server up? Last error: {exc}")
+    elif isinstance(exc, ServerUnreachable):
+        raise exc  # concerns the run, not this item
     elif isinstance(exc, ModelError):
-        raise ModelError(f"Key {item['Key']}: {exc}") from None
+        raise ModelError(f"{_item_label(item)}: {exc}") from None
     elif exc is not None:
         raise exc
     elif record is not None:
         _count_quietly(item, record, None, summary)
         if record.get("refused"):
-            log.warning("Key %s refused by the server, recorded and skipped by later runs "
-                        "(--retry-errors asks again): %s", item["Key"], record.get("error"))
+            log.warning("%s refused by the server, recorded and skipped by later runs "
+                        "(--retry-errors asks again): %s", _item_label(item), record.get("error"))
 
 
 def _count_quietly(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,

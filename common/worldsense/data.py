@@ -59,11 +59,14 @@ def load_testset(testset_dir: str | Path) -> pd.DataFrame:
     """Return the trials of a test set as a DataFrame, one row per trial, with ``goldresp`` in clear.
 
     Generated sets carry ``goldresp`` already; the official one has ``goldresp_obfusc``,
-    which is mapped back and dropped. Raises DataError for an unknown obfuscated answer or a
-    file with neither field.
+    which is mapped back and dropped. Raises DataError for an unknown obfuscated answer, a
+    file with neither field, or a trial without an integer ``Key`` (naming its line).
     """
     path = trials_path(testset_dir)
-    records = _parse_trials(path, _decompress(path, path.read_bytes()))
+    data = _decompress(path, path.read_bytes())
+    records = _parse_trials(path, data)
+    if not all(_is_int64(r.get("Key")) for r in records):
+        _raise_bad_key(path, data)
     df = pd.DataFrame({name: [r.get(name) for r in records] for name in _field_names(records)})
     return _with_clear_gold(df, path)
 
@@ -116,7 +119,7 @@ def load_trial_columns(
                                 *wanted, gold]))
     columns = _cached_fields(source, names, cache_dir, pool)
     if columns["Key"] is None or columns["Key"].dtype != np.int64:
-        raise DataError(f"{path}: every trial needs an integer 'Key'")
+        _raise_bad_key(path, _decompress(path, path.read_bytes()))
     if columns["expectedresp"] is None or columns["expectedresp"].dtype != np.int64:
         raise DataError(f"{path}: every trial needs an 'expectedresp' list")
     df = pd.DataFrame({name: columns[name] for name in names
@@ -302,6 +305,18 @@ def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
 def _is_int64(value: Any) -> bool:
     """Return whether ``value`` is an integer (not a bool) that fits a signed 64-bit column."""
     return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+def _raise_bad_key(path: Path, data: bytes) -> None:
+    """Raise DataError naming ``path:line`` of the first trial of JSON lines ``data`` whose
+    ``Key`` is missing or not an integer."""
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if line.strip():
+            record = parse_json_line(line.decode("utf-8", "replace"), path, number)
+            if not _is_int64(record.get("Key")):
+                raise DataError(f"{path}:{number}: every trial needs an integer 'Key' (got "
+                                f"{record.get('Key')!r}); Keys are unique integers")
+    raise DataError(f"{path}: every trial needs an integer 'Key'")
 
 
 def _line_of_key(path: Path, key: Any) -> int | str:

@@ -64,10 +64,13 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
         figures.append(("WorldSense accuracy per problem and model (95% intervals; chance 50%)",
                         figures_dir / "worldsense_accuracy.png"))
     summary = []
+    partial = partial_files(result)
     if result.average is not None:
         for (prompting, model), row in _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(
                 MODEL_ROWS).iterrows():
-            summary.append(f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}")
+            share = f" (PARTIAL: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
+            summary.append(f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}"
+                           + share)
     notes = coverage_notes(result)
     comparison = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
     paper = None
@@ -75,6 +78,9 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
         same = int(comparison["same"].sum())
         summary.insert(0, f"published table: {same} of {len(comparison)} cells reproduced exactly")
         paper = paper_table(comparison)
+    if partial:  # first, so that the few lines `make all` prints always show it
+        summary.insert(0, "PARTIAL results in the test set: " + "; ".join(
+            f"{model} ({prompting}) {share}" for (prompting, model), share in partial.items()))
     tables, data = report_tables(result), {"stats": tidy_stats(result)}
     paired = paired_tests(result.tuples)
     if not paired.empty:
@@ -161,6 +167,15 @@ def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
         title = "ANSWERS per model (invalid: no valid option; refused: by the server; both scored wrong)"
         tables.append((title, shown))
     return tables
+
+
+def partial_files(analysis: Analysis) -> dict[tuple[str, str], str]:
+    """Return ``{(prompting, modelname): "1,000 of 87,048 trials"}`` for each results file that
+    answered fewer trials than the test set has (empty when every file is complete)."""
+    if analysis.coverage is None:
+        return {}
+    return {(prompting, model): f"{row['answered']:,} of {row['trials']:,} trials"
+            for (prompting, model), row in analysis.coverage.iterrows() if row["answered"] < row["trials"]}
 
 
 def coverage_notes(analysis: Analysis) -> list[str]:

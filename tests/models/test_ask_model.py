@@ -180,4 +180,44 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
                            text=True, timeout=60)
     assert first.returncode == 0 and (testset / "results" / "basic___mine___results.jsonl").is_file()
     assert "wrote 5 new answers" in first.stderr
-    assert again.returncode == 0 and "every trial is already answered" in again.stderr
+    assert again.returncode == 0 and "INFO every trial is already answered" in again.stderr  # its own file
+    # a name given by hand whose file another program wrote: warned (make shows warnings only)
+    assert subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "oracle"],
+                          capture_output=True, timeout=60).returncode == 0
+    taken = subprocess.run([sys.executable, str(copy), "-t", str(testset), "--modelname", "oracle",
+                            "--loglevel", "WARNING"], capture_output=True, text=True, timeout=60)
+    assert taken.returncode == 0 and "WARNING every trial is already answered" in taken.stderr
+
+
+def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
+    # the trials file is unreadable: a script that read it before taking the lock would say so
+    testset = tmp_path / "set"
+    testset.mkdir()
+    (testset / "trials.jsonl.bz2").write_bytes(b"not bzip2")
+    for script, model in (("test_random_model.py", "random"), ("ask_model.py", "oracle")):
+        out = testset / "results" / f"basic___{model}___results.jsonl"
+        holder = subprocess.Popen(
+            [sys.executable, "-c", ("import sys, time; from common.results import ResultsWriter; "
+                                    "w = ResultsWriter(sys.argv[1]); print('ok', flush=True); "
+                                    "time.sleep(60)"),
+             str(out)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            assert holder.stdout.readline().strip() == "ok"
+            second = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "-t", str(testset),
+                                     *(["--model", model] if script == "ask_model.py" else [])],
+                                    capture_output=True, text=True, timeout=60)
+        finally:
+            holder.kill()
+            holder.wait()
+        assert second.returncode == 2, second.stderr
+        assert f"being written by another run (process {holder.pid})" in second.stderr
+        assert "bzip2" not in second.stderr
+
+
+def test_a_canvas_shortcut_on_another_set_stops_cleanly_and_leaves_no_file(tmp_path):
+    testset = write_testset(tmp_path / "set", 5)
+    done = subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "shortcut-count-most"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "shortcut-count-most answers canvas prompts only" in done.stderr
+    assert not list((testset / "results").glob("basic___*"))  # no empty results or metadata file
