@@ -411,18 +411,20 @@ $(foreach v,$(ASAT_ORIGINAL_VARIANTS),data/already_said_that/$(v)/manifest.json)
 		data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
 
-## Already Said That runs
+# ---- Already Said That runs ------------------------------------------------------------------
 # The data block builds data/already_said_that/<set>/manifest.json (written last) from
 # configs/already_said_that/<set>.yaml. The built-in solvers run on every set into
-# results/already_said_that/<set>/direct___<model>___{results,turns}.jsonl (+ summary.json),
-# rebuilt from scratch when the set or the code changes (they cost seconds); model runs
-# (asat-model) are raw data: append-only, resumed, never deleted by make.
+# results/already_said_that/<set>/direct___<model>___{results,turns}.jsonl; the run's
+# summary.json, written when every conversation is played, is the target (a run killed midway
+# leaves no summary, so it is never taken as done). They are rebuilt from scratch when the set or
+# the code changes (they cost seconds); model runs (asat-model) are raw data: append-only,
+# resumed, never deleted by make.
 ASAT_RUN_SETS := $(ASAT_VARIANTS)
 ASAT_RESULTS := results/already_said_that
 ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) \
 	$(wildcard common/models/*.py) common/results.py
-ASAT_BASELINES := $(foreach s,$(ASAT_RUN_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl \
-	$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl)
+ASAT_BASELINES := $(foreach s,$(ASAT_RUN_SETS),$(ASAT_RESULTS)/$(s)/direct___random___summary.json \
+	$(ASAT_RESULTS)/$(s)/direct___oracle___summary.json)
 ASAT_REPORT := $(ASAT_RESULTS)/report.txt
 
 ## Run random and oracle on every Already Said That set, then print the analysis (figures in results/already_said_that/figures).
@@ -447,21 +449,21 @@ clean-asat-runs:
 	rm -f $(ASAT_RESULTS)/*/direct___random___* $(ASAT_RESULTS)/*/direct___oracle___* $(ASAT_REPORT)
 	rm -rf $(ASAT_RESULTS)/figures
 
-$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/direct___random___results.jsonl): \
-		$(ASAT_RESULTS)/%/direct___random___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) \
+$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/direct___random___summary.json): \
+		$(ASAT_RESULTS)/%/direct___random___summary.json: data/already_said_that/%/manifest.json $(ASAT_CODE) \
 		| $(ENV_OK)
 	rm -f $(@D)/direct___random___*
 	$(PYTHON) scripts/already_said_that.py --set $(<D) --model random --loglevel WARNING
 
-$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/direct___oracle___results.jsonl): \
-		$(ASAT_RESULTS)/%/direct___oracle___results.jsonl: data/already_said_that/%/manifest.json $(ASAT_CODE) \
+$(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/direct___oracle___summary.json): \
+		$(ASAT_RESULTS)/%/direct___oracle___summary.json: data/already_said_that/%/manifest.json $(ASAT_CODE) \
 		| $(ENV_OK)
 	rm -f $(@D)/direct___oracle___*
 	$(PYTHON) scripts/already_said_that.py --set $(<D) --model oracle --loglevel WARNING
 
 # one set's scores (`make already_said_that/<set>`): its built-in solvers' analysis
 $(foreach s,$(ASAT_ALL_SETS),$(ASAT_RESULTS)/$(s)/report.txt): $(ASAT_RESULTS)/%/report.txt: \
-		$(ASAT_RESULTS)/%/direct___random___results.jsonl $(ASAT_RESULTS)/%/direct___oracle___results.jsonl \
+		$(ASAT_RESULTS)/%/direct___random___summary.json $(ASAT_RESULTS)/%/direct___oracle___summary.json \
 		scripts/analyse_results.py
 	$(PYTHON) scripts/analyse_results.py -t $(@D) --figures $(@D)/figures --quiet --out $@.tmp
 	mv $@.tmp $@

@@ -187,13 +187,17 @@ class HTTPModel:
         self._warn_unlisted_model(response)
 
     def _warn_unlisted_model(self, response: requests.Response) -> None:
-        """Log a warning when the server's model list (OpenAI format) lacks the configured model."""
+        """Log when the server's model list (OpenAI format) lacks the configured model: a warning
+        when it lists several (the name picks one, so a typo matters), only INFO when it lists one
+        (llama.cpp serves the model it loaded whatever the name; vLLM refuses a wrong name with a
+        404, which stops the run with its message)."""
         listed = (_json_or_none(response) or {}).get("data") if response.ok else None
         if isinstance(listed, list):
             ids = [str(entry.get("id")) for entry in listed if isinstance(entry, dict)]
             if ids and self.config.model not in ids:
-                log.warning("%s does not list model %r (it lists %s); requests may be refused",
-                            self.config.base_url, self.config.model, ", ".join(ids[:10]))
+                log.log(logging.WARNING if len(ids) > 1 else logging.INFO,
+                        "%s does not list model %r (it lists %s); requests may be refused",
+                        self.config.base_url, self.config.model, ", ".join(ids[:10]))
 
     def close(self) -> None:
         """Close every thread's Session, and the cache (committing what it holds in memory)."""

@@ -148,3 +148,13 @@ def test_a_refused_connection_is_retried_then_fails(server):
     with pytest.raises(RequestFailed, match=r"connection failed.*gave up after 3 attempts"):
         model.complete([{"role": "user", "content": "another question"}])
     assert model.counters.requests == 4  # attempts that could not connect count as requests too
+
+
+def test_a_model_name_the_server_does_not_list_is_a_warning_only_where_it_lists_several(server, caplog):
+    import logging
+
+    caplog.set_level(logging.INFO, logger="common.models.client")
+    model = HTTPModel(make_config(server, model="local-gguf"))  # the stub lists one model, stub-model
+    assert model.complete(ASK).text == "TRUE"
+    unlisted = [r for r in caplog.records if "does not list model 'local-gguf'" in r.getMessage()]
+    assert [r.levelname for r in unlisted] == ["INFO"]  # one model served whatever the name: no warning
