@@ -7,12 +7,18 @@ once, problem sizes and problems weigh equally; partial results files are analys
 warning (incomplete tuples are left out); parsed columns are cached under .cache/worldsense.
 Blocks (results/blocks/<set>): success by view and run with Wilson intervals, lenient and strict,
 needs-a-move and optimal-length splits, invalid and refused counts, exact McNemar tests between
-runs, and for the paper's sets the published table next to the re-scored release.
+runs, and for the paper's sets the published table next to the re-scored release. Canvas
+(a set with manifest.json): strict accuracy per task and number of shapes, intervals clustered
+by item, the shortcut baselines against chance, McNemar tests. Already Said That
+(results/already_said_that[/<set>]): the original's metrics with intervals, Kaplan-Meier
+survival, log-rank and paired tests, error rates per question type.
 
 $ python scripts/analyse_results.py -t data/worldsense/test_set
 $ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown /tmp/report.md
 $ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
 $ python scripts/analyse_results.py results/blocks/cogsci_problems --figures /tmp/blocks-figures
+$ python scripts/analyse_results.py results/canvas/standard --results data/canvas/standard/results
+$ python scripts/analyse_results.py results/already_said_that --figures /tmp/asat-figures
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
