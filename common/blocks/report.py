@@ -68,11 +68,12 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     tests = analysis.paired_tests(df)
 
     tables = [("SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)",
-               success_table(by_view, ["view", *RUN])),
-              ("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
-               success_table(hard, ["view", *RUN])),
-              ("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)",
-               length_table(by_length))]
+               success_table(by_view, ["view", *RUN]))]
+    if len(analysis.needs_a_move(df)) < len(df):  # else the same table again (e.g. the scaling set)
+        tables.append(("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
+                       success_table(hard, ["view", *RUN])))
+    tables.append(("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)",
+                   length_table(by_length)))
     if not rounds.empty:
         tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
                        rounds_table(rounds)))
