@@ -42,7 +42,7 @@ def test_make_all_runs_a_real_model_through_every_suite_into_the_report(tmp_path
     lines = first.stdout.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("Report: results/report.html"))
     summary = lines[start:]
-    assert len(summary) == 1 + len(SECTIONS), summary
+    assert len(summary) == 1 + SECTIONS, summary
     markdown = (repo / "results" / "report.md").read_text()
     for suite in SUITES:  # the model runs on each suite's default set (blocks: cogsci_problems)
         section = json.loads((repo / "results" / "sections" / f"{suite}.json").read_text())
