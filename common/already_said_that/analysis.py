@@ -122,10 +122,16 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     return out
 
 
+def _failed(frame: pd.DataFrame) -> pd.Series:
+    """Return whether each conversation ended on the model's own failure (not survived, not
+    refused by the server)."""
+    return frame["ended"].isin(FAILURES) & ~frame["refused"]
+
+
 def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Return ``(failures, censored)`` times: a failure is an event at turns + 1 (the turn
     failed), survivors and refused conversations are right-censored at the turns they passed."""
-    failed = frame["ended"].isin(FAILURES) & ~frame["refused"]
+    failed = _failed(frame)
     failures = (frame.loc[failed, "turns"] + 1).to_numpy(dtype=float)
     return failures, frame.loc[~failed, "turns"].to_numpy(dtype=float)
 
@@ -189,22 +195,14 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
     censored run that stopped before the other failed leaves the sample undecided."""
     from common.stats import mcnemar_exact
 
-    left, right = a.set_index("Key"), b.set_index("Key")
-    shared = sorted(set(left.index) & set(right.index))
-    a_longer, b_longer = [], []
-    for key in shared:
-        (ta, fa), (tb, fb) = _passed(left.loc[key]), _passed(right.loc[key])
-        a_longer.append(fb and ta > tb)
-        b_longer.append(fa and tb > ta)
-    test = mcnemar_exact(a_longer, b_longer)
+    both = pd.merge(a.assign(failed=_failed(a))[["Key", "turns", "failed"]],
+                    b.assign(failed=_failed(b))[["Key", "turns", "failed"]], on="Key", suffixes=("_a", "_b"))
+    a_longer = both["failed_b"] & (both["turns_a"] > both["turns_b"])
+    b_longer = both["failed_a"] & (both["turns_b"] > both["turns_a"])
+    test = mcnemar_exact(a_longer.tolist(), b_longer.tolist())
     decided = test.only_a + test.only_b
-    return {"shared": len(shared), "a_longer": test.only_a, "b_longer": test.only_b,
+    return {"shared": len(both), "a_longer": test.only_a, "b_longer": test.only_b,
             "p": test.p_value if decided else math.nan}
-
-
-def _passed(row: pd.Series) -> tuple[int, bool]:
-    """Return (turns passed, whether the conversation ended on a model failure) of one row."""
-    return int(row["turns"]), bool(row["ended"] in FAILURES and not row["refused"])
 
 
 def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
