@@ -59,9 +59,7 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     runs = run_order(by_view)  # one order (and colour) per run in every table and figure
     hard = analysis.success(analysis.needs_a_move(df), ["view", *RUN])
     lengths = df[df["optimal_length"].notna()].astype({"optimal_length": int})
-    rank = {run: i for i, run in enumerate(runs)}
-    lengths = lengths.assign(_run=[rank[r] for r in zip(*(lengths[c] for c in RUN), strict=True)])
-    by_length = analysis.success(lengths.sort_values(["_run", "optimal_length"], kind="stable"),
+    by_length = analysis.success(sort_by_run(lengths, runs, ["_run", "optimal_length"]),
                                  [*RUN, "optimal_length"])
     rounds = analysis.feedback_rounds(df)
     accuracy = analysis.fact_accuracy(df)
@@ -129,13 +127,19 @@ def run_order(stats: pd.DataFrame) -> list[tuple[str, str, str]]:
     return list(dict.fromkeys(zip(*(stats[c] for c in RUN), strict=True)))
 
 
+def sort_by_run(frame: pd.DataFrame, runs: list[tuple[str, str, str]], keys: list[str]) -> pd.DataFrame:
+    """Return ``frame`` sorted (stably) by ``keys``, where ``"_run"`` stands for a row's run's
+    place in ``runs``; ``frame`` is not modified (the returned copy has the ``_run`` column)."""
+    rank = {run: i for i, run in enumerate(runs)}
+    ranked = frame.assign(_run=[rank[r] for r in zip(*(frame[c] for c in RUN), strict=True)])
+    return ranked.sort_values(keys, kind="stable")
+
+
 def length_table(stats: pd.DataFrame) -> pd.DataFrame:
     """Return success by optimal plan length for display as the view table is (``success_table``:
     lenient and strict side by side, invalid and refused): one row per length and run, lengths
     in order, runs in their order within a length."""
-    rank = {run: i for i, run in enumerate(run_order(stats))}
-    order = stats.assign(_run=[rank[r] for r in zip(*(stats[c] for c in RUN), strict=True)])
-    order = order.sort_values(["optimal_length", "_run"], kind="stable")
+    order = sort_by_run(stats, run_order(stats), ["optimal_length", "_run"])
     return success_table(order, ["optimal_length", *RUN])
 
 
