@@ -184,11 +184,12 @@ def coverage_notes(analysis: Analysis) -> list[str]:
     answered ...": what a reader of the tables must know, since a partial file's rows rest on
     its complete tuples only."""
     notes = []
+    partial = partial_files(analysis)
     if analysis.coverage is not None:
         for (prompting, model), row in analysis.coverage.iterrows():
-            if row["answered"] < row["trials"]:
-                notes.append(f"{model} ({prompting}): PARTIAL results, {row['answered']:,} of "
-                             f"{row['trials']:,} trials answered (its rows use only its complete tuples)")
+            if (prompting, model) in partial:
+                notes.append(f"{model} ({prompting}): PARTIAL results, {partial[(prompting, model)]} "
+                             "answered (its rows use only its complete tuples)")
             if row["refused"]:
                 notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
                              "(scored wrong)")
