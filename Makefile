@@ -110,12 +110,15 @@ test: lint $(WS_CORE) $(BLOCKS_DATA)
 test-all: lint $(WS_CORE) $(BLOCKS_DATA) $(ENGINE_OK) $(BROWSER_OK)
 	$(PYTHON) -m pytest
 
-## Check the code with ruff.
+## Check the code with ruff: lint rules, and that the tree is formatted (`make format` fixes both).
 lint: $(ENV_OK)
 	$(PYTHON) -m ruff check --output-format concise common scripts tests
+	$(PYTHON) -m ruff format --check --quiet common scripts tests || \
+	  { echo "some files are not formatted: run make format" >&2; exit 1; }
 
-## Fix what ruff can fix automatically.
+## Format the code (ruff format) and fix what ruff's lint can fix automatically.
 format: $(ENV_OK)
+	$(PYTHON) -m ruff format common scripts tests
 	$(PYTHON) -m ruff check --fix common scripts tests
 
 ## Delete generated problems and analysis outputs (never downloads, model results or the response cache).

@@ -66,12 +66,15 @@ def detect_suite(path: str | Path) -> str:
     for name in SUITES:
         if suite_module(name).detect(path):
             return name
-    raise UserError(f"{path}: not a test set or results directory of any suite ({', '.join(SUITES)}); "
-                    "give the directory a suite's scripts wrote, or name the suite with --suite")
+    raise UserError(
+        f"{path}: not a test set or results directory of any suite ({', '.join(SUITES)}); "
+        "give the directory a suite's scripts wrote, or name the suite with --suite"
+    )
 
 
-def analyse(path: str | Path, suite: str | None = None, figures_dir: str | Path | None = None,
-            **options: Any) -> Section:
+def analyse(
+    path: str | Path, suite: str | None = None, figures_dir: str | Path | None = None, **options: Any
+) -> Section:
     """Return the Section of the results under ``path`` (suite detected unless given).
 
     Raises UserError when ``suite`` is given but ``path`` is recognised as another suite's, naming
@@ -88,8 +91,10 @@ def _check_suite(path: Path, suite: str) -> None:
         return
     other = next((name for name in SUITES if name != suite and suite_module(name).detect(path)), None)
     if other is not None:
-        raise UserError(f"{path}: holds {other} data, not {suite} data; analyse it with "
-                        f"`scripts/analyse_results.py -t {path}` (without --suite {suite})")
+        raise UserError(
+            f"{path}: holds {other} data, not {suite} data; analyse it with "
+            f"`scripts/analyse_results.py -t {path}` (without --suite {suite})"
+        )
 
 
 def markdown_table(table: pd.DataFrame) -> str:

@@ -21,11 +21,11 @@ log = logging.getLogger(__name__)
 
 def make_parser(doc: str | None) -> argparse.ArgumentParser:
     """Return an ArgumentParser showing the script's docstring and defaults, with --loglevel."""
-    parser = argparse.ArgumentParser(
-        description=doc, formatter_class=_HelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=doc, formatter_class=_HelpFormatter)
     parser.add_argument(
-        "--loglevel", default=_default_loglevel(), choices=LOGLEVELS,
+        "--loglevel",
+        default=_default_loglevel(),
+        choices=LOGLEVELS,
         help="how much to log on stderr (default: $LOGLEVEL, else INFO; make sets WARNING unless V=1)",
     )
     return parser
@@ -41,9 +41,15 @@ class _HelpFormatter(argparse.RawDescriptionHelpFormatter):
     def _get_help_string(self, action: argparse.Action) -> str:
         text = action.help or ""
         default = action.default
-        if (action.required or "default" in text or "%(default)" in text
-                or default is None or default is argparse.SUPPRESS or isinstance(default, bool)
-                or (isinstance(default, list | str) and not default)):
+        if (
+            action.required
+            or "default" in text
+            or "%(default)" in text
+            or default is None
+            or default is argparse.SUPPRESS
+            or isinstance(default, bool)
+            or (isinstance(default, list | str) and not default)
+        ):
             return text
         is_path = isinstance(default, Path) or (isinstance(default, str) and os.path.isabs(default))
         shown = paths.shown(default) if is_path else "%(default)s"

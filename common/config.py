@@ -75,21 +75,22 @@ def build(cls: type, data: Any, source: Source, prefix: str = "") -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise ConfigError(f"{source.where(prefix.rstrip('.'))}: expected a mapping of settings, "
-                          f"got {type(data).__name__}")
+        raise ConfigError(
+            f"{source.where(prefix.rstrip('.'))}: expected a mapping of settings, got {type(data).__name__}"
+        )
     fields = {f.name: f for f in dataclasses.fields(cls)}
     hints = typing.get_type_hints(cls)
     for key in data:
         if key not in fields:
-            raise ConfigError(f"{source.where(prefix + str(key))}: unknown config key: {key} "
-                              f"(known: {', '.join(fields)})")
+            raise ConfigError(
+                f"{source.where(prefix + str(key))}: unknown config key: {key} (known: {', '.join(fields)})"
+            )
     values = {}
     for name, spec in fields.items():
         if name in data:
             values[name] = check_type(data[name], hints[name], source, prefix + name)
         elif spec.default is dataclasses.MISSING and spec.default_factory is dataclasses.MISSING:
-            raise ConfigError(f"{source.where(prefix.rstrip('.'))}: missing required field "
-                              f"'{prefix}{name}'")
+            raise ConfigError(f"{source.where(prefix.rstrip('.'))}: missing required field '{prefix}{name}'")
     return cls(**values)
 
 
@@ -124,8 +125,9 @@ def check_type(value: Any, hint: Any, source: Source, name: str) -> Any:
     if origin is typing.Literal:
         if value in args:
             return value
-        raise ConfigError(f"{source.where(name)}: field '{name}': {value!r} is not one of "
-                          f"{', '.join(map(repr, args))}")
+        raise ConfigError(
+            f"{source.where(name)}: field '{name}': {value!r} is not one of {', '.join(map(repr, args))}"
+        )
     if hint is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     is_bool_as_number = isinstance(value, bool) and hint is not bool
@@ -137,8 +139,9 @@ def check_type(value: Any, hint: Any, source: Source, name: str) -> Any:
 def _type_error(value: Any, hint: Any, source: Source, name: str) -> ConfigError:
     """Return the ConfigError for a value of the wrong type."""
     wanted = getattr(hint, "__name__", None) or str(hint).replace("typing.", "")
-    return ConfigError(f"{source.where(name)}: field '{name}': expected {wanted}, "
-                       f"got {type(value).__name__} {value!r}")
+    return ConfigError(
+        f"{source.where(name)}: field '{name}': expected {wanted}, got {type(value).__name__} {value!r}"
+    )
 
 
 def parse_overrides(items: list[str]) -> dict[str, Any]:

@@ -53,8 +53,9 @@ def load_source(path: str | Path) -> tuple[DataSource, dict[str, str]]:
     pinned = read_checksums(sums_path)
     for group, prefixes in spec.groups.items():
         if not any(p.startswith(tuple(prefixes)) for p in pinned):
-            raise ConfigError(f"{source.where('groups.' + group)}: group {group!r} matches no "
-                              f"file of {sums_path}")
+            raise ConfigError(
+                f"{source.where('groups.' + group)}: group {group!r} matches no file of {sums_path}"
+            )
     return spec, pinned
 
 
@@ -85,8 +86,9 @@ def sha256_file(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def fetch(spec: DataSource, files: dict[str, str], mirror: str | None = None,
-          retries: int = 3, root: Path = ROOT) -> list[Path]:
+def fetch(
+    spec: DataSource, files: dict[str, str], mirror: str | None = None, retries: int = 3, root: Path = ROOT
+) -> list[Path]:
     """Make every file of ``files`` present and verified under ``root/spec.dest``; return the paths.
 
     Files already present with the right hash are kept. ``mirror`` (default: ``$DATA_MIRROR``)
@@ -97,8 +99,9 @@ def fetch(spec: DataSource, files: dict[str, str], mirror: str | None = None,
     session = _session(retries)
     dest_root = root / spec.dest
     paths = []
-    for rel, digest in cli.progress(files.items(), desc=f"fetch {spec.name}", unit="file",
-                            disable=len(files) < 10):
+    for rel, digest in cli.progress(
+        files.items(), desc=f"fetch {spec.name}", unit="file", disable=len(files) < 10
+    ):
         target = dest_root / rel
         if not (target.is_file() and sha256_file(target) == digest):
             mirrored = Path(mirror) / spec.mirror / rel if mirror else None
@@ -114,9 +117,16 @@ def fetch(spec: DataSource, files: dict[str, str], mirror: str | None = None,
 
 def _session(retries: int) -> requests.Session:
     """Return a Session retrying connection errors and 429/5xx with backoff (never 4xx)."""
-    retry = Retry(total=retries, connect=retries, read=retries, status=retries,
-                  backoff_factor=0.5, status_forcelist=(429, 500, 502, 503, 504),
-                  allowed_methods=frozenset({"GET"}), raise_on_status=False)
+    retry = Retry(
+        total=retries,
+        connect=retries,
+        read=retries,
+        status=retries,
+        backoff_factor=0.5,
+        status_forcelist=(429, 500, 502, 503, 504),
+        allowed_methods=frozenset({"GET"}),
+        raise_on_status=False,
+    )
     session = requests.Session()
     session.mount("http://", HTTPAdapter(max_retries=retry))
     session.mount("https://", HTTPAdapter(max_retries=retry))
@@ -130,9 +140,14 @@ def _copy_verified(src: Path, target: Path, digest: str) -> None:
         for chunk in iter(lambda: handle.read(CHUNK), b""):
             hasher.update(chunk)
             out.write(chunk)
-        _check_digest(hasher.hexdigest(), digest, target, str(src),
-                      "the mirror holds a different version: refresh it, or unset DATA_MIRROR "
-                      "to download the pinned file")
+        _check_digest(
+            hasher.hexdigest(),
+            digest,
+            target,
+            str(src),
+            "the mirror holds a different version: refresh it, or unset DATA_MIRROR "
+            "to download the pinned file",
+        )
 
 
 def _download_verified(session: requests.Session, url: str, target: Path, digest: str) -> None:
@@ -144,7 +159,8 @@ def _download_verified(session: requests.Session, url: str, target: Path, digest
         raise OfflineError(
             f"could not download {target.name}: cannot reach {url} ({_reason(exc)}). No network? "
             "Set DATA_MIRROR to a directory holding a copy of the release (e.g. DATA_MIRROR=../shared)",
-            host=urllib.parse.urlsplit(url).netloc) from None
+            host=urllib.parse.urlsplit(url).netloc,
+        ) from None
     except requests.RequestException as exc:
         raise FetchError(f"could not download {target.name} from {url}: {_reason(exc)}") from None
     try:
@@ -153,13 +169,19 @@ def _download_verified(session: requests.Session, url: str, target: Path, digest
                 raise FetchError(
                     f"could not download {target.name}: HTTP {response.status_code} "
                     f"{response.reason} from {url}. Check the URL in the data config, or set "
-                    "DATA_MIRROR to a directory holding a copy of the release")
+                    "DATA_MIRROR to a directory holding a copy of the release"
+                )
             for chunk in response.iter_content(CHUNK):
                 hasher.update(chunk)
                 out.write(chunk)
-            _check_digest(hasher.hexdigest(), digest, target, url,
-                          "the file changed upstream or the transfer was corrupted: retry, or "
-                          "set DATA_MIRROR to a verified copy")
+            _check_digest(
+                hasher.hexdigest(),
+                digest,
+                target,
+                url,
+                "the file changed upstream or the transfer was corrupted: retry, or "
+                "set DATA_MIRROR to a verified copy",
+            )
     except requests.RequestException as exc:
         raise FetchError(
             f"could not download {target.name} from {url}: {_reason(exc)}. Retry, or set DATA_MIRROR "
@@ -170,8 +192,10 @@ def _download_verified(session: requests.Session, url: str, target: Path, digest
 def _check_digest(actual: str, expected: str, target: Path, origin: str, advice: str) -> None:
     """Raise FetchError (so the temporary file is discarded) when the two digests differ."""
     if actual != expected:
-        raise FetchError(f"SHA-256 mismatch for {target.name} from {origin}: got {actual}, "
-                         f"pinned {expected}; {advice}. Nothing was written.")
+        raise FetchError(
+            f"SHA-256 mismatch for {target.name} from {origin}: got {actual}, "
+            f"pinned {expected}; {advice}. Nothing was written."
+        )
 
 
 def _reason(exc: requests.RequestException) -> str:

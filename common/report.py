@@ -34,15 +34,27 @@ SCHEMA = 1  # version of the saved section format
 def save_section(section: Section, path: str | Path) -> None:
     """Write ``section`` as JSON to ``path`` (atomically): display tables as rows of strings,
     figure paths relative to the project root, and the SHA-256 and size of every input file."""
-    write_json(path, {
-        "schema": SCHEMA, "suite": section.suite, "title": section.title, "about": section.about,
-        "text": section.text, "summary": section.summary, "notes": section.notes,
-        "tables": [{"title": title, **_flat(table)} for title, table in section.tables],
-        "paper": _flat(section.paper) if section.paper is not None else None,
-        "figures": [{"caption": caption, "path": _relative(figure)} for caption, figure in section.figures],
-        "inputs": [{"path": _relative(p), "sha256": file_sha256(p), "bytes": Path(p).stat().st_size}
-                   for p in section.inputs],
-    })
+    write_json(
+        path,
+        {
+            "schema": SCHEMA,
+            "suite": section.suite,
+            "title": section.title,
+            "about": section.about,
+            "text": section.text,
+            "summary": section.summary,
+            "notes": section.notes,
+            "tables": [{"title": title, **_flat(table)} for title, table in section.tables],
+            "paper": _flat(section.paper) if section.paper is not None else None,
+            "figures": [
+                {"caption": caption, "path": _relative(figure)} for caption, figure in section.figures
+            ],
+            "inputs": [
+                {"path": _relative(p), "sha256": file_sha256(p), "bytes": Path(p).stat().st_size}
+                for p in section.inputs
+            ],
+        },
+    )
 
 
 def load_section(path: str | Path) -> dict[str, Any]:
@@ -52,8 +64,10 @@ def load_section(path: str | Path) -> dict[str, Any]:
     except ValueError as exc:
         raise DataError(f"{path}: not a saved section ({exc})") from None
     if not isinstance(data, dict) or data.get("schema") != SCHEMA:
-        raise DataError(f"{path}: not a section saved by this version (schema {SCHEMA}); "
-                        "rebuild it with scripts/analyse_results.py --section")
+        raise DataError(
+            f"{path}: not a section saved by this version (schema {SCHEMA}); "
+            "rebuild it with scripts/analyse_results.py --section"
+        )
     return data
 
 
@@ -99,13 +113,21 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit, "uncommitted_changes": dirty,
+        "commit": commit,
+        "uncommitted_changes": dirty,
         "configs": [{"path": _relative(p), "sha256": file_sha256(p)} for p in configs],
-        "pinned_data": [{"list": _relative(p), "files": sum(1 for line in p.read_text().splitlines()
-                                                           if line.strip() and not line.startswith("#"))}
-                        for p in pinned],
-        "inputs": [{**entry, "suite": section["suite"]}
-                   for section in sections for entry in section["inputs"]],
+        "pinned_data": [
+            {
+                "list": _relative(p),
+                "files": sum(
+                    1 for line in p.read_text().splitlines() if line.strip() and not line.startswith("#")
+                ),
+            }
+            for p in pinned
+        ],
+        "inputs": [
+            {**entry, "suite": section["suite"]} for section in sections for entry in section["inputs"]
+        ],
         "models": _models(sections),
     }
 
@@ -134,17 +156,32 @@ def _models(sections: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
             try:
                 runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
             except (OSError, ValueError, KeyError, TypeError):  # released with a paper, or a template script
-                models.append({"suite": section["suite"], "results": entry["path"], "runs": 0,
-                               "settings": {"no_metadata": True}, "tokens": 0, "cost_usd": 0.0})
+                models.append(
+                    {
+                        "suite": section["suite"],
+                        "results": entry["path"],
+                        "runs": 0,
+                        "settings": {"no_metadata": True},
+                        "tokens": 0,
+                        "cost_usd": 0.0,
+                    }
+                )
                 continue
             settings = dict(runs[-1].get("model") or {})
-            models.append({
-                "suite": section["suite"], "results": entry["path"], "runs": len(runs),
-                "settings": {k: v for k, v in settings.items() if v is not None},  # never a key: see models
-                "tokens": sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0)
-                              for r in runs),
-                "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
-            })
+            models.append(
+                {
+                    "suite": section["suite"],
+                    "results": entry["path"],
+                    "runs": len(runs),
+                    "settings": {
+                        k: v for k, v in settings.items() if v is not None
+                    },  # never a key: see models
+                    "tokens": sum(
+                        int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in runs
+                    ),
+                    "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
+                }
+            )
     return models
 
 
@@ -160,12 +197,22 @@ def summary_lines(sections: Sequence[dict[str, Any]], per_section: int = 4) -> l
     return lines
 
 
-def render_markdown(sections: Sequence[dict[str, Any]], prov: dict[str, Any], figure_links: dict[str, str],
-                    title: str = "Grounded reasoning benchmarks: report") -> str:
+def render_markdown(
+    sections: Sequence[dict[str, Any]],
+    prov: dict[str, Any],
+    figure_links: dict[str, str],
+    title: str = "Grounded reasoning benchmarks: report",
+) -> str:
     """Return the report as Markdown; ``figure_links`` maps a figure's path to the link to use."""
-    parts = [f"# {title}\n", f"Built {prov['date']} from commit `{prov['commit']}`"
-             + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "") + ".\n",
-             "## Summary\n", *[f"- {line}" for line in summary_lines(sections, per_section=99)], ""]
+    parts = [
+        f"# {title}\n",
+        f"Built {prov['date']} from commit `{prov['commit']}`"
+        + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "")
+        + ".\n",
+        "## Summary\n",
+        *[f"- {line}" for line in summary_lines(sections, per_section=99)],
+        "",
+    ]
     for section in sections:
         parts += [f"## {section['title']}\n", section["about"].strip() + "\n"]
         parts += [f"> {note}\n" for note in section["notes"]]
@@ -182,20 +229,39 @@ def render_markdown(sections: Sequence[dict[str, Any]], prov: dict[str, Any], fi
 
 def _markdown_table(table: dict[str, Any]) -> str:
     """Return a flat table as Markdown (pipes in cells escaped)."""
+
     def cells(values: Sequence[str]) -> str:
         return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
 
-    return "\n".join([cells(table["columns"]), "|" + "---|" * len(table["columns"]),
-                      *[cells(row) for row in table["rows"]]])
+    return "\n".join(
+        [
+            cells(table["columns"]),
+            "|" + "---|" * len(table["columns"]),
+            *[cells(row) for row in table["rows"]],
+        ]
+    )
 
 
 def _provenance_tables(prov: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """Return the provenance's tables, titled: models (settings, runs, tokens, cost), inputs, configs."""
-    models = {"columns": ["suite", "results file", "settings (no keys)", "runs", "tokens", "cost (USD)"],
-              "rows": [[m["suite"], m["results"], _settings_text(m["settings"]), str(m["runs"]),
-                        f"{m['tokens']:,}", f"{m['cost_usd']:g}"] for m in prov["models"]]}
-    inputs = {"columns": ["suite", "file", "bytes", "SHA-256"],
-              "rows": [[i["suite"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in prov["inputs"]]}
+    models = {
+        "columns": ["suite", "results file", "settings (no keys)", "runs", "tokens", "cost (USD)"],
+        "rows": [
+            [
+                m["suite"],
+                m["results"],
+                _settings_text(m["settings"]),
+                str(m["runs"]),
+                f"{m['tokens']:,}",
+                f"{m['cost_usd']:g}",
+            ]
+            for m in prov["models"]
+        ],
+    }
+    inputs = {
+        "columns": ["suite", "file", "bytes", "SHA-256"],
+        "rows": [[i["suite"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in prov["inputs"]],
+    }
     configs = {"columns": ["config", "SHA-256"], "rows": [[c["path"], c["sha256"]] for c in prov["configs"]]}
     return [("Models", models), ("Inputs", inputs), ("Configs", configs)]
 
@@ -204,8 +270,10 @@ def _provenance_line(prov: dict[str, Any]) -> str:
     """Return the provenance's first sentence: commit, date and the pinned external data."""
     pinned = ", ".join(f"{p['list']} ({p['files']} files)" for p in prov["pinned_data"])
     dirty = " (with uncommitted changes)" if prov["uncommitted_changes"] else ""
-    return (f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
-            f"against a pinned SHA-256 when fetched: {pinned}.")
+    return (
+        f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
+        f"against a pinned SHA-256 when fetched: {pinned}."
+    )
 
 
 def _markdown_provenance(prov: dict[str, Any]) -> str:
@@ -219,8 +287,10 @@ def _markdown_provenance(prov: dict[str, Any]) -> str:
 def _settings_text(settings: dict[str, Any]) -> str:
     """Return model settings as one short line: ``name=value`` pairs, built-ins marked."""
     if settings.get("no_metadata"):
-        return ("no run metadata: results released with a paper, or written by a script that does not "
-                "use the shared runner (e.g. test_random_model.py)")
+        return (
+            "no run metadata: results released with a paper, or written by a script that does not "
+            "use the shared runner (e.g. test_random_model.py)"
+        )
     if settings.get("builtin"):
         return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
     keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")
@@ -237,18 +307,26 @@ figcaption{font-size:.9em;color:#555}blockquote{border-left:4px solid #e0a800;ma
 background:#fff8e1}code{background:#f4f4f4;padding:0 .2em}.wide{overflow-x:auto}nav a{margin-right:1em}"""
 
 
-def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any],
-                title: str = "Grounded reasoning benchmarks: report") -> str:
+def render_html(
+    sections: Sequence[dict[str, Any]],
+    prov: dict[str, Any],
+    title: str = "Grounded reasoning benchmarks: report",
+) -> str:
     """Return the report as one self-contained HTML page (images embedded as base64 PNG, inline
     CSS, no script, no network)."""
     esc = html.escape
-    body = [f"<h1>{esc(title)}</h1>",
-            f"<p>Built {esc(prov['date'])} from commit <code>{esc(prov['commit'])}</code>"
-            + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "") + ".</p>",
-            "<nav>" + "".join(f'<a href="#{_anchor(s)}">{esc(s["title"])}</a>' for s in sections)
-            + '<a href="#provenance">Provenance</a></nav>',
-            "<h2>Summary</h2><ul>" + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99))
-            + "</ul>"]
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f"<p>Built {esc(prov['date'])} from commit <code>{esc(prov['commit'])}</code>"
+        + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "")
+        + ".</p>",
+        "<nav>"
+        + "".join(f'<a href="#{_anchor(s)}">{esc(s["title"])}</a>' for s in sections)
+        + '<a href="#provenance">Provenance</a></nav>',
+        "<h2>Summary</h2><ul>"
+        + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99))
+        + "</ul>",
+    ]
     for section in sections:
         body.append(f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>')
         body.append(f"<p>{_inline_markdown(section['about'])}</p>")
@@ -259,12 +337,17 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any],
             body += [f"<h3>{esc(table['title'])}</h3>", _html_table(table)]
         for figure in section["figures"]:
             data = base64.b64encode((paths.ROOT / figure["path"]).read_bytes()).decode("ascii")
-            body.append(f'<figure><img alt="{esc(figure["caption"])}" src="data:image/png;base64,{data}">'
-                        f"<figcaption>{esc(figure['caption'])}</figcaption></figure>")
+            body.append(
+                f'<figure><img alt="{esc(figure["caption"])}" src="data:image/png;base64,{data}">'
+                f"<figcaption>{esc(figure['caption'])}</figcaption></figure>"
+            )
     body += ['<h2 id="provenance">Provenance</h2>', _html_provenance(prov)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n"
-            + "\n".join(body) + "\n</body></html>\n")
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n"
+        + "\n".join(body)
+        + "\n</body></html>\n"
+    )
 
 
 def _anchor(section: dict[str, Any]) -> str:
@@ -280,8 +363,9 @@ def _html_table(table: dict[str, Any]) -> str:
     head = "".join(f"<th>{esc(c)}</th>" for c in table["columns"])
     rows = []
     for row in table["rows"]:
-        cells = "".join(f'<td{" class=no" if i == same and v == "False" else ""}>{esc(v)}</td>'
-                        for i, v in enumerate(row))
+        cells = "".join(
+            f"<td{' class=no' if i == same and v == 'False' else ''}>{esc(v)}</td>" for i, v in enumerate(row)
+        )
         rows.append(f"<tr>{cells}</tr>")
     body = "".join(rows)
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'

@@ -167,14 +167,19 @@ class ResultsWriter:
         if good_end < len(data):
             log.warning(
                 "%s: dropping a torn last line (%d bytes) left by an interrupted run; "
-                "its item will be asked again", self.path, len(data) - good_end,
+                "its item will be asked again",
+                self.path,
+                len(data) - good_end,
             )
             with open(self.path, "r+b") as handle:
                 handle.truncate(good_end)
                 os.fsync(handle.fileno())
         if drop_refused and any(record.get("refused") for record in records):
-            kept = [line for line in data[:good_end].decode("utf-8").splitlines(keepends=True)
-                    if line.strip() and not _is_refused(line)]
+            kept = [
+                line
+                for line in data[:good_end].decode("utf-8").splitlines(keepends=True)
+                if line.strip() and not _is_refused(line)
+            ]
             self.dropped = len(records) - len(kept)
             with atomic_write(self.path) as handle:
                 handle.write("".join(kept))
@@ -200,9 +205,10 @@ def _acquire_lock(path: Path):
         handle.close()
         if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
             raise
-        raise UserError(f"{path} is being written by another run (process {holder}); wait for it "
-                        "to finish or stop it, or write another file (another --modelname or --prompting)"
-                        ) from None
+        raise UserError(
+            f"{path} is being written by another run (process {holder}); wait for it "
+            "to finish or stop it, or write another file (another --modelname or --prompting)"
+        ) from None
     handle.seek(0)
     handle.truncate()
     handle.write(f"{os.getpid()}\n")
@@ -244,4 +250,3 @@ def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
     if duplicates:
         log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, duplicates)
     return offset, records
-

@@ -34,8 +34,9 @@ def _wilson(p: float, n: float, z: float) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def clustered_wilson_interval(successes: Sequence[float], sizes: Sequence[int],
-                              confidence: float = 0.95) -> tuple[float, float, float]:
+def clustered_wilson_interval(
+    successes: Sequence[float], sizes: Sequence[int], confidence: float = 0.95
+) -> tuple[float, float, float]:
     """Return ``(p, lo, hi)``: the pooled proportion of clustered binary outcomes and its Wilson-type
     interval with the effective sample size of the clustering.
 
@@ -62,7 +63,7 @@ def clustered_wilson_interval(successes: Sequence[float], sizes: Sequence[int],
         return math.nan, 0.0, 1.0
     k = int((m > 0).sum())
     p = float(y.sum()) / total
-    v = k / (k - 1) * float(((y - p * m) ** 2).sum()) / total ** 2 if k > 1 else 0.0
+    v = k / (k - 1) * float(((y - p * m) ** 2).sum()) / total**2 if k > 1 else 0.0
     n_eff = min(total, max(1.0, p * (1 - p) / v)) if v > 0 else float(k)
     return (p, *_wilson(p, n_eff, float(scipy.stats.norm.ppf(0.5 + confidence / 2))))
 
@@ -71,9 +72,9 @@ def clustered_wilson_interval(successes: Sequence[float], sizes: Sequence[int],
 class McNemarResult:
     """An exact McNemar test of two paired binary outcomes."""
 
-    only_a: int      # pairs where A succeeded and B failed
-    only_b: int      # pairs where B succeeded and A failed
-    p_value: float   # two-sided exact binomial p on the discordant pairs (1.0 when there are none)
+    only_a: int  # pairs where A succeeded and B failed
+    only_b: int  # pairs where B succeeded and A failed
+    p_value: float  # two-sided exact binomial p on the discordant pairs (1.0 when there are none)
 
 
 def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:

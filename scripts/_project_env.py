@@ -24,13 +24,17 @@ def _missing_module_hint(kind, exc, tb) -> None:
     script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "<script>.py"
     in_venv = Path(sys.prefix).resolve() == (ROOT / ".venv").resolve()
     if not in_venv:
-        fix = (f"this script needs the project's environment: run `make env` in {ROOT}, then "
-               f"`.venv/bin/python scripts/{script} ...` there (or `source .venv/bin/activate` first)")
+        fix = (
+            f"this script needs the project's environment: run `make env` in {ROOT}, then "
+            f"`.venv/bin/python scripts/{script} ...` there (or `source .venv/bin/activate` first)"
+        )
         if not venv.exists():
             fix += "; .venv does not exist yet"
     else:
-        fix = ("the project's .venv lacks it: run `make env` (or the Make target that installs this "
-               "extra, e.g. `make bench-blocks` for pyperplan, `make test-engine` for llama_cpp)")
+        fix = (
+            "the project's .venv lacks it: run `make env` (or the Make target that installs this "
+            "extra, e.g. `make bench-blocks` for pyperplan, `make test-engine` for llama_cpp)"
+        )
     print(f"error: no module named {exc.name!r}: {fix}", file=sys.stderr)
 
 

@@ -51,22 +51,40 @@ log = logging.getLogger("already_said_that")
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     which = parser.add_mutually_exclusive_group(required=True)
-    which.add_argument("--variant", choices=VARIANTS,
-                       help="play the shipped set of this variant (data/already_said_that/<variant>)")
-    which.add_argument("--set", dest="set_name", metavar="SET",
-                       help="or any set: a set directory, or a set name in data/already_said_that/")
-    parser.add_argument("--model", required=True,
-                        help="random, oracle, human, a config name in configs/models/, or a .yaml path")
+    which.add_argument(
+        "--variant",
+        choices=VARIANTS,
+        help="play the shipped set of this variant (data/already_said_that/<variant>)",
+    )
+    which.add_argument(
+        "--set",
+        dest="set_name",
+        metavar="SET",
+        help="or any set: a set directory, or a set name in data/already_said_that/",
+    )
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="random, oracle, human, a config name in configs/models/, or a .yaml path",
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N conversations")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="print the requests and tokens a run may take; ask nothing")
-    parser.add_argument("--retry-errors", action="store_true",
-                        help="play again the conversations the server refused")
+    parser.add_argument(
+        "--dry-run", action="store_true", help="print the requests and tokens a run may take; ask nothing"
+    )
+    parser.add_argument(
+        "--retry-errors", action="store_true", help="play again the conversations the server refused"
+    )
     parser.add_argument("--concurrency", type=int, help="conversations played at once (default: the model's)")
-    parser.add_argument("--override", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a model config setting (repeatable), e.g. --override max_tokens=16")
-    parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the random solver (the word schedule is the set's)")
+    parser.add_argument(
+        "--override",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a model config setting (repeatable), e.g. --override max_tokens=16",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the random solver (the word schedule is the set's)"
+    )
     parser.add_argument("--results-dir", type=Path, default=RESULTS_DIR, help="where results/<set>/ go")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
@@ -81,25 +99,47 @@ def main(argv: list[str] | None = None) -> int:
     if args.concurrency and args.model not in builtins:
         overrides["concurrency"] = args.concurrency
     if args.dry_run:
-        config = (None if args.model in builtins
-                  else load_model_config(config_path(args.model, builtins), overrides))
+        config = (
+            None
+            if args.model in builtins
+            else load_model_config(config_path(args.model, builtins), overrides)
+        )
         price = config.price_per_1k_tokens if config else None
         print(estimate_text(data, args.limit, vars(price) if price else None))
         return 0
 
     counters = Counters()
-    model = resolve_model(args.model, overrides=overrides, seed=args.seed, use_cache=not args.no_cache,
-                          cache_file=args.cache_file, counters=counters, builtins=builtins)
+    model = resolve_model(
+        args.model,
+        overrides=overrides,
+        seed=args.seed,
+        use_cache=not args.no_cache,
+        cache_file=args.cache_file,
+        counters=counters,
+        builtins=builtins,
+    )
     if args.concurrency and args.model in builtins and args.model != "human":
         model.concurrency = args.concurrency
     files = run_paths(data.name, model.name, args.results_dir)
     player = ConversationRunner(data, files["turns"], model.name)
-    labels = {"prompting": "direct", "modelname": model.name, "set": data.name,
-              "variant": data.config.get("variant"), "schedule_seed": data.config.get("seed")}
+    labels = {
+        "prompting": "direct",
+        "modelname": model.name,
+        "set": data.name,
+        "variant": data.config.get("variant"),
+        "schedule_seed": data.config.get("seed"),
+    }
     try:
-        summary = run_items(model, conversation_items(data, args.limit), files["results"],
-                            answer=player.answer, counters=counters, show_progress=args.model != "human",
-                            retry_refused=args.retry_errors, labels=labels)
+        summary = run_items(
+            model,
+            conversation_items(data, args.limit),
+            files["results"],
+            answer=player.answer,
+            counters=counters,
+            show_progress=args.model != "human",
+            retry_refused=args.retry_errors,
+            labels=labels,
+        )
     finally:
         settings = model.settings()
         model.close()

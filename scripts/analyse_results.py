@@ -41,28 +41,50 @@ log = logging.getLogger("analyse_results")
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("path", nargs="?", help="a suite's test set or results directory (as -t)")
-    parser.add_argument("-t", "--testset", default="data/worldsense/test_set",
-                        help="a suite's test set or results directory")
+    parser.add_argument(
+        "-t", "--testset", default="data/worldsense/test_set", help="a suite's test set or results directory"
+    )
     parser.add_argument("--suite", choices=list(analysis.SUITES), help="the suite (default: recognised)")
     parser.add_argument("--out", metavar="TXT", help="also write the printed report to this file")
     parser.add_argument("--csv", metavar="CSV", help="write every statistic as a tidy CSV file")
     parser.add_argument("--markdown", metavar="MD", help="write the tables as Markdown")
     parser.add_argument("--figures", metavar="DIR", type=Path, help="write the suite's figures (PNG) here")
     parser.add_argument("--plot", metavar="PNG", type=Path, help="write the suite's main figure to this file")
-    parser.add_argument("--section", metavar="JSON", type=Path,
-                        help="save the analysis for the report (scripts/build_report.py); needs --figures")
+    parser.add_argument(
+        "--section",
+        metavar="JSON",
+        type=Path,
+        help="save the analysis for the report (scripts/build_report.py); needs --figures",
+    )
     parser.add_argument("--quiet", action="store_true", help="print nothing (write the files only)")
-    parser.add_argument("--results", action="append", default=[], type=Path, metavar="DIR",
-                        help="also read the results files in DIR (answers to the same items kept elsewhere, "
-                             "e.g. the models' answers beside a canvas set); repeatable")
-    parser.add_argument("--require-complete", action="store_true",
-                        help="refuse (exit 2) when results are partial, instead of warning")
+    parser.add_argument(
+        "--results",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="DIR",
+        help="also read the results files in DIR (answers to the same items kept elsewhere, "
+        "e.g. the models' answers beside a canvas set); repeatable",
+    )
+    parser.add_argument(
+        "--require-complete",
+        action="store_true",
+        help="refuse (exit 2) when results are partial, instead of warning",
+    )
     group = parser.add_argument_group("WorldSense")
-    group.add_argument("--by", nargs="+", default=["problemname"], metavar="FIELD",
-                       help="trial fields to group accuracy and bias by (e.g. problemsize, skin)")
+    group.add_argument(
+        "--by",
+        nargs="+",
+        default=["problemname"],
+        metavar="FIELD",
+        help="trial fields to group accuracy and bias by (e.g. problemsize, skin)",
+    )
     group.add_argument("--no-cache", action="store_true", help="parse every file again; read/write no cache")
-    group.add_argument("--cache-dir", default=".cache/worldsense",
-                       help="where parsed columns are cached (relative to the project root)")
+    group.add_argument(
+        "--cache-dir",
+        default=".cache/worldsense",
+        help="where parsed columns are cached (relative to the project root)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     if args.path:
@@ -72,9 +94,15 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
-        section = analysis.analyse(args.testset, suite=args.suite, figures_dir=figures_dir, by=args.by,
-                                   cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
-                                   require_complete=args.require_complete, extra_results=args.results)
+        section = analysis.analyse(
+            args.testset,
+            suite=args.suite,
+            figures_dir=figures_dir,
+            by=args.by,
+            cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
+            require_complete=args.require_complete,
+            extra_results=args.results,
+        )
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(section.figures[0][1], args.plot)

@@ -37,20 +37,32 @@ log = logging.getLogger("ask_model")
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("-t", "--testset", required=True,
-                        help="test set directory (holds trials.jsonl[.bz2])")
-    parser.add_argument("--model", required=True,
-                        help="a built-in (random, oracle, ...), a config name in configs/models/, "
-                             "or a .yaml path")
+    parser.add_argument(
+        "-t", "--testset", required=True, help="test set directory (holds trials.jsonl[.bz2])"
+    )
+    parser.add_argument(
+        "--model",
+        required=True,
+        help="a built-in (random, oracle, ...), a config name in configs/models/, or a .yaml path",
+    )
     parser.add_argument("--prompting", default="basic", help="prompting label for the results file name")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a model config setting (repeatable), e.g. --set concurrency=16")
-    parser.add_argument("--reprompts", type=int, default=1,
-                        help="re-prompts when the answer is not an option")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a model config setting (repeatable), e.g. --set concurrency=16",
+    )
+    parser.add_argument(
+        "--reprompts", type=int, default=1, help="re-prompts when the answer is not an option"
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N trials of the file")
     parser.add_argument("--seed", type=int, default=0, help="seed of the built-in random model")
-    parser.add_argument("--retry-errors", action="store_true",
-                        help="ask again the trials the server refused (e.g. after raising the context size)")
+    parser.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="ask again the trials the server refused (e.g. after raising the context size)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
     args = parser.parse_args(argv)
@@ -59,8 +71,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--reprompts and --limit must be 0 or more")
 
     counters = Counters()
-    model = resolve_model(args.model, overrides=parse_overrides(args.set), seed=args.seed,
-                          use_cache=not args.no_cache, cache_file=args.cache_file, counters=counters)
+    model = resolve_model(
+        args.model,
+        overrides=parse_overrides(args.set),
+        seed=args.seed,
+        use_cache=not args.no_cache,
+        cache_file=args.cache_file,
+        counters=counters,
+    )
     try:
         out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, model.name)
     except ValueError as exc:
@@ -72,9 +90,15 @@ def main(argv: list[str] | None = None) -> int:
         yield from trials[["Key", "text", "expectedresp", "goldresp"]].head(args.limit).to_dict("records")
 
     try:
-        summary = run_items(model, items(), out_path, reprompts=args.reprompts, counters=counters,
-                            labels={"prompting": args.prompting, "modelname": model.name},
-                            retry_refused=args.retry_errors)
+        summary = run_items(
+            model,
+            items(),
+            out_path,
+            reprompts=args.reprompts,
+            counters=counters,
+            labels={"prompting": args.prompting, "modelname": model.name},
+            retry_refused=args.retry_errors,
+        )
     finally:
         model.close()
     log.info("%s", summary.describe(out_path, counters))

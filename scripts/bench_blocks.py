@@ -35,16 +35,33 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--runs", type=int, default=5, help="runs per measure (the median is reported)")
     parser.add_argument("--problems", type=int, default=20, help="random problems per measure")
-    parser.add_argument("--pyperplan-partial", type=int, default=10,
-                        help="8-item problems with 2 goal constraints (paper's view two) for pyperplan")
-    parser.add_argument("--pyperplan-full", type=int, default=2,
-                        help="8-item problems with a full goal for pyperplan (about 40 s each)")
+    parser.add_argument(
+        "--pyperplan-partial",
+        type=int,
+        default=10,
+        help="8-item problems with 2 goal constraints (paper's view two) for pyperplan",
+    )
+    parser.add_argument(
+        "--pyperplan-full",
+        type=int,
+        default=2,
+        help="8-item problems with a full goal for pyperplan (about 40 s each)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed of the problems")
-    parser.add_argument("--sizes", type=int, nargs="*", default=[16, 20, 24],
-                        help="item counts of the full-goal comparison (empty: skip it)")
+    parser.add_argument(
+        "--sizes",
+        type=int,
+        nargs="*",
+        default=[16, 20, 24],
+        help="item counts of the full-goal comparison (empty: skip it)",
+    )
     parser.add_argument("--scaling-problems", type=int, default=100, help="full-goal problems per size")
-    parser.add_argument("--limit", type=int, default=2000,
-                        help="A* expansions allowed per problem in the comparison (past it: unfinished)")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=2000,
+        help="A* expansions allowed per problem in the comparison (past it: unfinished)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -69,10 +86,14 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     domain = RELEASE / "dataset" / "simple_stack" / "domain.pddl"
     if args.pyperplan_partial > 0 or args.pyperplan_full > 0:
-        print("\npyperplan BFS vs ours on the same problems (paper: about 2.7 s per 8-item problem;\n"
-              "method alone: A* for a partial goal, the exact full-goal method for a full one):")
-    for label, constraints, count in (("8 items, 2 constraints", 2, args.pyperplan_partial),
-                                      ("8 items, full goal", None, args.pyperplan_full)):
+        print(
+            "\npyperplan BFS vs ours on the same problems (paper: about 2.7 s per 8-item problem;\n"
+            "method alone: A* for a partial goal, the exact full-goal method for a full one):"
+        )
+    for label, constraints, count in (
+        ("8 items, 2 constraints", 2, args.pyperplan_partial),
+        ("8 items, full goal", None, args.pyperplan_full),
+    ):
         if count <= 0:
             continue
         same = problems(8, constraints, count)
@@ -85,9 +106,11 @@ def main(argv: list[str] | None = None) -> int:
         if lengths != [len(optimal_plan(b, g)) for b, g in same]:
             log.error("pyperplan's plan lengths %s differ from ours: a planner bug", lengths)
             return 1
-        print(f"  {label:<24} pyperplan {theirs:9.4f} s | ours {ours:9.6f} s, ratio {theirs / ours:,.0f}x | "
-              f"method alone {search:9.6f} s, ratio {theirs / search:,.0f}x "
-              f"({count} problems, same plan lengths)")
+        print(
+            f"  {label:<24} pyperplan {theirs:9.4f} s | ours {ours:9.6f} s, ratio {theirs / ours:,.0f}x | "
+            f"method alone {search:9.6f} s, ratio {theirs / search:,.0f}x "
+            f"({count} problems, same plan lengths)"
+        )
     return 0
 
 
@@ -95,10 +118,14 @@ def full_goal_table(sizes: list[int], count: int, runs: int, limit: int, seed: i
     """Print the exact full-goal method beside A* per size; return False if plan lengths differ."""
     if not sizes:
         return True
-    print(f"\nfull goals, {count} random problems per size; per problem the median of {runs} runs "
-          f"(ms), then median / p90 / max over problems; A* stopped after {limit:,} expansions:")
-    print(f"{'items':>5} | {'exact: median':>13} {'p90':>7} {'max':>8} | {'A* finished':>11} {'median':>8} "
-          f"{'p90':>8} {'max':>8} | {'A*/exact (median, total)':>24} | A* gave up after")
+    print(
+        f"\nfull goals, {count} random problems per size; per problem the median of {runs} runs "
+        f"(ms), then median / p90 / max over problems; A* stopped after {limit:,} expansions:"
+    )
+    print(
+        f"{'items':>5} | {'exact: median':>13} {'p90':>7} {'max':>8} | {'A* finished':>11} {'median':>8} "
+        f"{'p90':>8} {'max':>8} | {'A*/exact (median, total)':>24} | A* gave up after"
+    )
     for n in sizes:
         result = bench.compare_full_goals(bench.random_problems(n, count, None, seed), runs, limit)
         if not result["lengths_agree"]:
@@ -109,10 +136,18 @@ def full_goal_table(sizes: list[int], count: int, runs: int, limit: int, seed: i
         ms = " ".join(f"{1e3 * x:{w}.2f}" for x, w in zip(bench.spread(exact), (13, 7, 8), strict=True))
         theirs = [a for a, _e in pairs]
         a_ms = " ".join(f"{1e3 * x:8.2f}" for x in bench.spread(theirs)) if theirs else f"{'-':>26}"
-        ratios = (f"{statistics.median(a / e for a, e in pairs):9.0f}x "
-                  f"{sum(theirs) / sum(e for _a, e in pairs):11.0f}x") if pairs else f"{'-':>24}"
-        print(f"{n:>5} | {ms} | {len(pairs):>5} / {count:<3} {a_ms} | {ratios:>24} | "
-              f"{count - len(pairs)} problems ({result['astar_given_up_seconds']:.1f} s)")
+        ratios = (
+            (
+                f"{statistics.median(a / e for a, e in pairs):9.0f}x "
+                f"{sum(theirs) / sum(e for _a, e in pairs):11.0f}x"
+            )
+            if pairs
+            else f"{'-':>24}"
+        )
+        print(
+            f"{n:>5} | {ms} | {len(pairs):>5} / {count:<3} {a_ms} | {ratios:>24} | "
+            f"{count - len(pairs)} problems ({result['astar_given_up_seconds']:.1f} s)"
+        )
     return True
 
 

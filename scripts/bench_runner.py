@@ -43,8 +43,10 @@ log = logging.getLogger("bench_runner")
 
 def bare_post(url: str, bodies: list[dict], concurrency: int) -> None:
     """The anchor: a thread pool calling requests.post for each body."""
+
     def one(body: dict) -> None:
         requests.post(url, json=body, timeout=(10, 60)).json()
+
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, bodies))
 
@@ -57,14 +59,16 @@ def bare_session(url: str, bodies: list[dict], concurrency: int) -> None:
         if not hasattr(local, "session"):
             local.session = requests.Session()
         local.session.post(url, json=body, timeout=(10, 60)).json()
+
     with ThreadPoolExecutor(concurrency) as pool:
         list(pool.map(one, bodies))
 
 
 def runner(base_url: str, items: list[dict], concurrency: int, workdir: Path) -> None:
     """The runner as ask_model.py uses it, with cache and results writing on."""
-    config = config_from_mapping({"name": "bench", "base_url": base_url, "model": "stub",
-                                  "concurrency": concurrency, "max_tokens": 4})
+    config = config_from_mapping(
+        {"name": "bench", "base_url": base_url, "model": "stub", "concurrency": concurrency, "max_tokens": 4}
+    )
     model = HTTPModel(config, cache=ResponseCache(workdir / "cache.sqlite"))
     try:
         run_items(model, items, workdir / "basic___bench___results.jsonl", show_progress=True)
@@ -82,8 +86,9 @@ def timed(function: Callable[[], None]) -> float:
 
 def start_server() -> tuple[subprocess.Popen, str]:
     """Start the stub server in its own process; return it and its base URL."""
-    server = subprocess.Popen([sys.executable, "-m", "common.models.stub_server", "--port", "0"],
-                              stdout=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "common.models.stub_server", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
     line = server.stdout.readline()
     if not line.startswith("listening on "):
         server.kill()
@@ -106,10 +111,18 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for rep in range(args.repetitions):
             # fresh prompts each repetition: no cache hits anywhere
-            items = [{"Key": i, "text": f"rep {rep} question {i}: TRUE or FALSE?",
-                      "expectedresp": ["TRUE", "FALSE"]} for i in range(args.requests)]
-            bodies = [{"model": "stub", "messages": [{"role": "user", "content": item["text"]}],
-                       "max_tokens": 4} for item in items]
+            items = [
+                {
+                    "Key": i,
+                    "text": f"rep {rep} question {i}: TRUE or FALSE?",
+                    "expectedresp": ["TRUE", "FALSE"],
+                }
+                for i in range(args.requests)
+            ]
+            bodies = [
+                {"model": "stub", "messages": [{"role": "user", "content": item["text"]}], "max_tokens": 4}
+                for item in items
+            ]
             with tempfile.TemporaryDirectory() as workdir:
                 clients = {
                     "runner": partial(runner, base_url, items, args.concurrency, Path(workdir)),
@@ -124,14 +137,18 @@ def main(argv: list[str] | None = None) -> int:
         server.kill()
         server.wait()
     medians = {name: statistics.median(values) for name, values in rates.items()}
-    print(f"requests per second, median of {args.repetitions} x {args.requests:,} requests "
-          f"at concurrency {args.concurrency}:")
+    print(
+        f"requests per second, median of {args.repetitions} x {args.requests:,} requests "
+        f"at concurrency {args.concurrency}:"
+    )
     for name, median in medians.items():
         print(f"  {name:<20} {median:8,.0f}/s   (runs: {', '.join(f'{r:,.0f}' for r in rates[name])})")
     for anchor in ("bare requests.post", "bare Session.post"):
         paired = statistics.median(r / a for r, a in zip(rates["runner"], rates[anchor], strict=True))
-        print(f"  runner / {anchor:<20} {medians['runner'] / medians[anchor]:6.1%} of the medians, "
-              f"{paired:6.1%} median of the per-repetition ratios")
+        print(
+            f"  runner / {anchor:<20} {medians['runner'] / medians[anchor]:6.1%} of the medians, "
+            f"{paired:6.1%} median of the per-repetition ratios"
+        )
     return 0
 
 

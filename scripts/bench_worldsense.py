@@ -77,13 +77,24 @@ def child(variant: str, testset: str, cache_dir: str, anchor: str | None, out: s
 def tables(text: str) -> list[str]:
     """Return the table part of a report (from the first rule on), trailing spaces removed."""
     lines = [line.rstrip() for line in text.splitlines()]
-    return [line for line in lines[lines.index(RULE):] if line] if RULE in lines else []
+    return [line for line in lines[lines.index(RULE) :] if line] if RULE in lines else []
 
 
 def run(variant: str, args, cache_dir: str, out: Path) -> dict[str, float]:
     """Run ``variant`` in a fresh process; return its wall time and phase times."""
-    cmd = [sys.executable, __file__, "--child", variant, "-t", args.testset, "--cache-dir", cache_dir,
-           "--out", str(out), *(["--anchor", args.anchor] if args.anchor else [])]
+    cmd = [
+        sys.executable,
+        __file__,
+        "--child",
+        variant,
+        "-t",
+        args.testset,
+        "--cache-dir",
+        cache_dir,
+        "--out",
+        str(out),
+        *(["--anchor", args.anchor] if args.anchor else []),
+    ]
     start = time.perf_counter()
     done = subprocess.run(cmd, check=True, capture_output=True, text=True)
     return {"wall": time.perf_counter() - start, **json.loads(done.stdout.splitlines()[-1])}
@@ -120,18 +131,29 @@ def main(argv: list[str] | None = None) -> int:
     print(f"WorldSense analysis of {args.testset}: median of {args.runs} runs (seconds)")
     print(f"{'variant':<22}{'wall':>8}{'import':>8}{'load':>8}{'compute':>9}{'speed-up':>10}{'paired':>8}")
     medians = {v: {k: statistics.median(t[k] for t in times[v]) for k in times[v][0]} for v in variants}
-    labels = {"anchor": "release (anchor)", "cold": "ours, cold cache", "warm": "ours, warm cache",
-              "bzip2": "bz2.decompress alone"}
+    labels = {
+        "anchor": "release (anchor)",
+        "cold": "ours, cold cache",
+        "warm": "ours, warm cache",
+        "bzip2": "bz2.decompress alone",
+    }
     for variant, label in labels.items():
         if variant in medians:
             m = medians[variant]
             compared = args.anchor and variant != "bzip2"
             ratio = f"{medians['anchor']['wall'] / m['wall']:.1f}x" if compared else "-"
-            paired = statistics.median(a["wall"] / t["wall"] for a, t in zip(times["anchor"], times[variant],
-                                                                              strict=True)) if compared else 0
+            paired = (
+                statistics.median(
+                    a["wall"] / t["wall"] for a, t in zip(times["anchor"], times[variant], strict=True)
+                )
+                if compared
+                else 0
+            )
             paired_text = f"{paired:.1f}x" if compared else "-"
-            print(f"{label:<22}{m['wall']:8.2f}{m['import']:8.2f}{m['load']:8.2f}{m['compute']:9.2f}"
-                  f"{ratio:>10}{paired_text:>8}")
+            print(
+                f"{label:<22}{m['wall']:8.2f}{m['import']:8.2f}{m['load']:8.2f}{m['compute']:9.2f}"
+                f"{ratio:>10}{paired_text:>8}"
+            )
     if args.anchor:  # the release decompresses on one core; what is left is the rest of its work
         print(f"release minus its bzip2 time: {medians['anchor']['wall'] - medians['bzip2']['load']:.2f}")
     same = all(outputs[v] == outputs["cold"] and outputs[v] for v in outputs)

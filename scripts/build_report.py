@@ -29,8 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("sections", nargs="+", type=Path, help="saved sections, in report order")
     parser.add_argument("--html", type=Path, required=True, help="the HTML report to write")
     parser.add_argument("--markdown", type=Path, required=True, help="the Markdown report to write")
-    parser.add_argument("--summary", type=Path,
-                        help="also write the printed lines here (`make all` shows them without rebuilding)")
+    parser.add_argument(
+        "--summary",
+        type=Path,
+        help="also write the printed lines here (`make all` shows them without rebuilding)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -39,8 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     links = report.figure_copies(sections, args.markdown.resolve().parent)
     write_text(args.markdown, report.render_markdown(sections, prov, links))
     write_text(args.html, report.render_html(sections, prov))
-    lines = [f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})",
-             *[f"  {line}" for line in report.summary_lines(sections)]]
+    lines = [
+        f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})",
+        *[f"  {line}" for line in report.summary_lines(sections)],
+    ]
     if args.summary:
         write_text(args.summary, "\n".join(lines) + "\n")
     print("\n".join(lines))

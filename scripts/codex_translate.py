@@ -45,12 +45,21 @@ log = logging.getLogger("codex_translate")
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     run.add_run_arguments(parser)
-    parser.add_argument("--objects", choices=["true", "described"], default="true",
-                        help="objects given to the fact reader: the true problem's (the paper's protocol) "
-                             "or those the English description names")
-    parser.add_argument("--feedback", type=int, default=0, metavar="N",
-                        help="return the fact reader's or planner's error to the model and ask again, "
-                             "up to N rounds (results labelled <prompting>-feedback<N>)")
+    parser.add_argument(
+        "--objects",
+        choices=["true", "described"],
+        default="true",
+        help="objects given to the fact reader: the true problem's (the paper's protocol) "
+        "or those the English description names",
+    )
+    parser.add_argument(
+        "--feedback",
+        type=int,
+        default=0,
+        metavar="N",
+        help="return the fact reader's or planner's error to the model and ask again, "
+        "up to N rounds (results labelled <prompting>-feedback<N>)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     if args.feedback < 0:
@@ -63,11 +72,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
     try:
-        summary = run_items(model, items, out_path, counters=counters, retry_refused=args.retry_errors,
-                            answer=functools.partial(run.translation_record, objects=args.objects,
-                                                     feedback=args.feedback),
-                            labels=run.run_labels(args, prompting, model, objects=args.objects,
-                                                  feedback=args.feedback))
+        summary = run_items(
+            model,
+            items,
+            out_path,
+            counters=counters,
+            retry_refused=args.retry_errors,
+            answer=functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback),
+            labels=run.run_labels(args, prompting, model, objects=args.objects, feedback=args.feedback),
+        )
     finally:
         model.close()
 

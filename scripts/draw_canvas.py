@@ -39,8 +39,14 @@ def main(argv: list[str] | None = None) -> int:
 
     path = trials_path(args.testset)
     wanted = f"Key {args.key}" if args.key is not None else f"on line {args.line}"
-    trial = next((t for i, t in enumerate(iter_jsonl(path), 1)
-                  if (t.get("Key") == args.key if args.key is not None else i == args.line)), None)
+    trial = next(
+        (
+            t
+            for i, t in enumerate(iter_jsonl(path), 1)
+            if (t.get("Key") == args.key if args.key is not None else i == args.line)
+        ),
+        None,
+    )
     if trial is None or "shapes" not in trial:
         raise DataError(f"{path}: no canvas trial {wanted}")
     manifest = args.testset / "manifest.json"
@@ -48,8 +54,12 @@ def main(argv: list[str] | None = None) -> int:
     if manifest.is_file():  # the set's own shape sizes
         settings = json.loads(manifest.read_text(encoding="utf-8"))["config"]
         geometry = build(SetConfig, settings, Source(str(manifest))).geometry
-    draw_canvas([shape_from_dict(s) for s in trial["shapes"]], geometry, args.out,
-                title=f"Key {trial['Key']}: {trial.get('question', '')}")
+    draw_canvas(
+        [shape_from_dict(s) for s in trial["shapes"]],
+        geometry,
+        args.out,
+        title=f"Key {trial['Key']}: {trial.get('question', '')}",
+    )
     log.info("wrote %s (%d shapes)", args.out, len(trial["shapes"]))
     return 0
 

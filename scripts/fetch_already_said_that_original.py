@@ -34,8 +34,13 @@ def main(argv: list[str] | None = None) -> int:
     report = original.build_original(args.out, wheel=args.wheel)
     log.info("%d word samples", report["words"]["samples"])
     for source, counts in report["distractors"].items():
-        log.info("%-20s %3d records, %3d kept, %d with a wrong gold answer left out", source,
-                 counts["records"], counts["kept"], len(counts["rejected"]))
+        log.info(
+            "%-20s %3d records, %3d kept, %d with a wrong gold answer left out",
+            source,
+            counts["records"],
+            counts["kept"],
+            len(counts["rejected"]),
+        )
     return 0
 
 

@@ -32,17 +32,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--group", nargs="*", default=[], help="groups to fetch (default: all)")
     parser.add_argument("--stamp", help="file to write when every file is verified")
     parser.add_argument("--retries", type=int, default=3, help="retries per download")
-    parser.add_argument("--skip-offline", action="store_true",
-                        help="when the host cannot be reached, warn and exit 0 without the stamp "
-                             "(for optional data: the next run tries again)")
+    parser.add_argument(
+        "--skip-offline",
+        action="store_true",
+        help="when the host cannot be reached, warn and exit 0 without the stamp "
+        "(for optional data: the next run tries again)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
     spec, pinned = fetch.load_source(args.source)
     unknown = [g for g in args.group if g not in spec.groups]
     if unknown:
-        raise ConfigError(f"{args.source}: unknown group(s) {', '.join(unknown)} "
-                          f"(known: {', '.join(spec.groups)})")
+        raise ConfigError(
+            f"{args.source}: unknown group(s) {', '.join(unknown)} (known: {', '.join(spec.groups)})"
+        )
     prefixes = [p for g in args.group for p in spec.groups[g]]
     files = fetch.select(pinned, prefixes)
     log.info("%s: %s", spec.name, spec.description)
@@ -54,9 +58,14 @@ def main(argv: list[str] | None = None) -> int:
         if not args.skip_offline:
             raise
         mirror = " and DATA_MIRROR does not hold these files" if os.environ.get("DATA_MIRROR") else ""
-        log.warning("%s %s: skipped: %s cannot be reached%s (optional data); files verified so far "
-                    "are kept, the next run tries again", spec.name, " ".join(args.group) or "(all)",
-                    exc.host, mirror)
+        log.warning(
+            "%s %s: skipped: %s cannot be reached%s (optional data); files verified so far "
+            "are kept, the next run tries again",
+            spec.name,
+            " ".join(args.group) or "(all)",
+            exc.host,
+            mirror,
+        )
         return 0
     if args.stamp:
         write_text(args.stamp, "".join(f"{h}  {p}\n" for p, h in files.items()))

@@ -34,8 +34,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--config", required=True, help="configs/already_said_that/<set>.yaml")
     parser.add_argument("--out", required=True, type=Path, help="the set directory to write")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config setting (repeatable), e.g. --set samples=5")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config setting (repeatable), e.g. --set samples=5",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -48,8 +53,14 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     manifest = write_set(settings, args.out)
     pool = ", ".join(f"{source} {count}" for source, count in manifest["distractors"].items())
-    log.info("%s: %d samples, distractors: %s; wrote %s in %.1f s", settings.name,
-             manifest["samples"], pool or "none", args.out, time.monotonic() - start)
+    log.info(
+        "%s: %d samples, distractors: %s; wrote %s in %.1f s",
+        settings.name,
+        manifest["samples"],
+        pool or "none",
+        args.out,
+        time.monotonic() - start,
+    )
     return 0
 
 

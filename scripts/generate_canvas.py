@@ -31,14 +31,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("config", help="YAML config of the set (configs/canvas/<set>.yaml)")
     parser.add_argument("--out", required=True, type=Path, help="output directory of the set")
     parser.add_argument("--plain", action="store_true", help="write trials.jsonl instead of .jsonl.bz2")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config setting (repeatable), e.g. --set items=4")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config setting (repeatable), e.g. --set items=4",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
     cfg = load_config(args.config, parse_overrides(args.set))
-    log.info("%s: seed %d, %s items per (task, size), sizes %s, tasks %s, fewshot %s", args.config, cfg.seed,
-             cfg.items, cfg.num_shapes, ", ".join(cfg.tasks), ", ".join(cfg.fewshot))
+    log.info(
+        "%s: seed %d, %s items per (task, size), sizes %s, tasks %s, fewshot %s",
+        args.config,
+        cfg.seed,
+        cfg.items,
+        cfg.num_shapes,
+        ", ".join(cfg.tasks),
+        ", ".join(cfg.fewshot),
+    )
     start = time.monotonic()
     built = generate_set(cfg)
     manifest = summary(cfg, built, cfg.seed)
@@ -52,10 +64,20 @@ def main(argv: list[str] | None = None) -> int:
     for (task, n, reason), count in totals.items():
         log.warning("skipped %d: %s, %d shapes: %s (details in manifest.json)", count, task, n, reason)
     for entry in manifest["not_run"]:
-        log.warning("%s does not run with %d shapes: %s", entry["task"], entry["num_shapes"],
-                    "; ".join(entry["reasons"]))
-    log.info("wrote %s trials (%s items) to %s in %.1f s; %s requests skipped", f"{len(built.trials):,}",
-             f"{built.items:,}", trials_file, time.monotonic() - start, f"{manifest['skipped_total']:,}")
+        log.warning(
+            "%s does not run with %d shapes: %s",
+            entry["task"],
+            entry["num_shapes"],
+            "; ".join(entry["reasons"]),
+        )
+    log.info(
+        "wrote %s trials (%s items) to %s in %.1f s; %s requests skipped",
+        f"{len(built.trials):,}",
+        f"{built.items:,}",
+        trials_file,
+        time.monotonic() - start,
+        f"{manifest['skipped_total']:,}",
+    )
     return 0
 
 

@@ -36,21 +36,39 @@ def main(argv: list[str] | None = None) -> int:
 
     spec = load_spec(args.specs_file)
     seed = spec.seed if args.seed is None else args.seed
-    log.info("%s: %s entries, generator %s, views %s, seed %d", args.specs_file, len(spec.problems),
-             spec.generator, ", ".join(v.name for v in spec.views), seed)
+    log.info(
+        "%s: %s entries, generator %s, views %s, seed %d",
+        args.specs_file,
+        len(spec.problems),
+        spec.generator,
+        ", ".join(v.name for v in spec.views),
+        seed,
+    )
     try:
         problems = generate_set(spec, seed)
     except ConfigError as exc:  # e.g. a problem over plan_budget: name the spec file too
         raise ConfigError(f"{args.specs_file}: {exc}") from None
-    manifest = write_problems(args.problem_path, problems,
-                              {"spec_file": args.specs_file, "seed": seed, "generator": spec.generator,
-                               "views": [view.name for view in spec.views]})
-    trivial = Counter(view for p in problems if p.test
-                      for view, held in p.extra["trivial_goal"].items() if held)
+    manifest = write_problems(
+        args.problem_path,
+        problems,
+        {
+            "spec_file": args.specs_file,
+            "seed": seed,
+            "generator": spec.generator,
+            "views": [view.name for view in spec.views],
+        },
+    )
+    trivial = Counter(
+        view for p in problems if p.test for view, held in p.extra["trivial_goal"].items() if held
+    )
     tests = sum(p.test for p in problems)
-    log.info("wrote %s problems (%s test) to %s; goals already holding in test problems: %s",
-             f"{len(problems):,}", f"{tests:,}", manifest.parent,
-             ", ".join(f"{v} {trivial[v]}" for v in (v.name for v in spec.views)))
+    log.info(
+        "wrote %s problems (%s test) to %s; goals already holding in test problems: %s",
+        f"{len(problems):,}",
+        f"{tests:,}",
+        manifest.parent,
+        ", ".join(f"{v} {trivial[v]}" for v in (v.name for v in spec.views)),
+    )
     return 0
 
 

@@ -37,12 +37,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--view", required=True, help="goal view: one, two, all (or a view of a new set)")
     parser.add_argument("--problem-path", required=True, help="directory of problem_<id>.json files")
     parser.add_argument("--output", required=True, help="output JSON lines file")
-    parser.add_argument("--prompt-type", default="nl", choices=PROMPT_TYPES,
-                        help="nl planning or pddl translation")
+    parser.add_argument(
+        "--prompt-type", default="nl", choices=PROMPT_TYPES, help="nl planning or pddl translation"
+    )
     parser.add_argument("--prompting", default="paper", choices=sorted(PROMPTINGS), help="prompt style label")
-    parser.add_argument("--plans-dir", default=None,
-                        help="plans of the training problems (<dir>/<view>/problem_<id>.json); "
-                             "default: solve them with the optimal planner")
+    parser.add_argument(
+        "--plans-dir",
+        default=None,
+        help="plans of the training problems (<dir>/<view>/problem_<id>.json); "
+        "default: solve them with the optimal planner",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -55,11 +59,19 @@ def main(argv: list[str] | None = None) -> int:
 
     records = list(prompt_records(problems, args.view, args.prompt_type, args.prompting, example_plan))
     if not records:
-        raise DataError(f"{args.problem_path}: no test problems (`test: true`), so no prompts: "
-                        "add test entries to the set's spec and generate it again")
+        raise DataError(
+            f"{args.problem_path}: no test problems (`test: true`), so no prompts: "
+            "add test entries to the set's spec and generate it again"
+        )
     count = write_jsonl(args.output, records)
-    log.info("wrote %s %s prompts (view %s, prompting %s) to %s", f"{count:,}", args.prompt_type,
-             args.view, args.prompting, args.output)
+    log.info(
+        "wrote %s %s prompts (view %s, prompting %s) to %s",
+        f"{count:,}",
+        args.prompt_type,
+        args.view,
+        args.prompting,
+        args.output,
+    )
     return 0
 
 

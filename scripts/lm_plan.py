@@ -46,9 +46,15 @@ def main(argv: list[str] | None = None) -> int:
     model = run.resolve_run_model(args, "nl", counters)
     out_path, prompting = run.results_path(args, items, "nl", model)
     try:
-        summary = run_items(model, items, out_path, answer=run.plan_record, counters=counters,
-                            retry_refused=args.retry_errors,
-                            labels=run.run_labels(args, prompting, model))
+        summary = run_items(
+            model,
+            items,
+            out_path,
+            answer=run.plan_record,
+            counters=counters,
+            retry_refused=args.retry_errors,
+            labels=run.run_labels(args, prompting, model),
+        )
     finally:
         model.close()
 

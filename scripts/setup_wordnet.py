@@ -26,13 +26,20 @@ log = logging.getLogger("setup_wordnet")
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--no-install", action="store_true",
-                        help="do not apt-get install the Debian packages when WordNet is missing")
+    parser.add_argument(
+        "--no-install",
+        action="store_true",
+        help="do not apt-get install the Debian packages when WordNet is missing",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     stamp = wordnet.ensure_wordnet(install=not args.no_install)
-    log.info("WordNet %s loads from NLTK_DATA=%s: %s alphabetic lemmas", stamp["version"],
-             stamp["nltk_data"], f"{stamp['words']:,}")
+    log.info(
+        "WordNet %s loads from NLTK_DATA=%s: %s alphabetic lemmas",
+        stamp["version"],
+        stamp["nltk_data"],
+        f"{stamp['words']:,}",
+    )
     return 0
 
 

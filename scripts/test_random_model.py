@@ -39,8 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-t", "--testset", required=True, help="test set directory (holds trials.jsonl.bz2)")
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--prompting", default="basic", help="prompting label for the results file name")
-    parser.add_argument("--modelname", default=MODELNAME,
-                        help="model label for the results file name (default: from the script's name)")
+    parser.add_argument(
+        "--modelname",
+        default=MODELNAME,
+        help="model label for the results file name (default: from the script's name)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -58,9 +61,12 @@ def main(argv: list[str] | None = None) -> int:
             written += results.append({"Key": int(key), "resp": answer(text, options, rng)})
     log.info("wrote %s new answers (%s were already there)", f"{written:,}", f"{len(trials) - written:,}")
     if not written and len(trials):  # this script's own file: a rerun; a name given by hand: maybe a mistake
-        log.log(logging.INFO if args.modelname == MODELNAME else logging.WARNING,
-                "every trial is already answered in %s: nothing was asked. A new model needs its own "
-                "--modelname (or a copy of this script under another name)", out_path)
+        log.log(
+            logging.INFO if args.modelname == MODELNAME else logging.WARNING,
+            "every trial is already answered in %s: nothing was asked. A new model needs its own "
+            "--modelname (or a copy of this script under another name)",
+            out_path,
+        )
     return 0
 
 

@@ -22,12 +22,14 @@ def worldsense_test_set() -> Path:
     return WORLDSENSE_TEST_SET
 
 
-def run_script(*args: str, env: dict[str, str] | None = None,
-               cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def run_script(
+    *args: str, env: dict[str, str] | None = None, cwd: Path = ROOT
+) -> subprocess.CompletedProcess:
     """Run ``python scripts/<args>`` in a subprocess and return the completed process (text mode)."""
     full_env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=full_env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300
+    )
 
 
 def write_unreachable_source(tmp_path: Path) -> Path:
@@ -41,7 +43,8 @@ def write_unreachable_source(tmp_path: Path) -> Path:
     (tmp_path / "source.sha256").write_text(f"{'0' * 64}  sub/a.jsonl\n")
     (tmp_path / "source.yaml").write_text(
         f"name: demo\nurl: http://127.0.0.1:{port}/rel\nmirror: demo\ndest: {tmp_path / 'data'}\n"
-        "checksums: source.sha256\n")
+        "checksums: source.sha256\n"
+    )
     return tmp_path / "source.yaml"
 
 

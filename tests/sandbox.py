@@ -26,15 +26,18 @@ RELEASES = ("worldsense", "cogsci22_blocks", "nltk_data", "already_said_that_ori
 STAMPS = {
     ".venv/.ok": ("requirements.txt", "requirements.lock", "pyproject.toml"),
     "data/worldsense/.fetched-core": ("configs/data/worldsense.yaml", "configs/data/worldsense.sha256"),
-    "data/cogsci22_blocks/.fetched": ("configs/data/cogsci22_blocks.yaml",
-                                      "configs/data/cogsci22_blocks.sha256"),
+    "data/cogsci22_blocks/.fetched": (
+        "configs/data/cogsci22_blocks.yaml",
+        "configs/data/cogsci22_blocks.sha256",
+    ),
 }
 
 
 def _ignore(directory: str, names: list[str]) -> list[str]:
     top = Path(directory) == ROOT
-    return [n for n in names
-            if n in SKIP or (top and n in TOP_SKIP) or n.endswith((".egg-info", ".tmp", ".pyc"))]
+    return [
+        n for n in names if n in SKIP or (top and n in TOP_SKIP) or n.endswith((".egg-info", ".tmp", ".pyc"))
+    ]
 
 
 def make_sandbox(target: Path) -> Path:
@@ -80,5 +83,11 @@ def run(repo: Path, command: str, timeout: int = 900) -> subprocess.CompletedPro
     """Run a shell command (bash, ``set -eo pipefail``) in ``repo`` with the usual environment
     (DATA_MIRROR removed, so nothing is fetched by accident); return the completed process."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATA_MIRROR", "MAKEFLAGS", "MAKELEVEL")}
-    return subprocess.run(["bash", "-eo", "pipefail", "-c", command], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        ["bash", "-eo", "pipefail", "-c", command],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )

@@ -157,18 +157,26 @@ def test_metrics_leave_refused_conversations_apart_and_censor_them():
 
 
 def test_the_paired_test_compares_two_runs_sample_by_sample_as_far_as_censoring_tells():
-    a = analysis.conversation_frame([
-        record(0, 100, "survived"),  # b failed at turn 6: a longer
-        record(1, 9, "violation"),  # b failed at turn 4: a longer
-        record(2, 3, "false_positive"),  # the same failing turn: a tie
-        record(3, 5, "refused", refused=True),  # refused when b failed there: undecided
-        record(4, 2, "false_negative"),  # b refused later, at 8: b longer
-        record(5, 1, "false_negative"),  # not played by b
-    ])
-    b = analysis.conversation_frame([
-        record(0, 5, "false_positive"), record(1, 3, "violation"), record(2, 3, "false_negative"),
-        record(3, 5, "false_negative"), record(4, 8, "refused", refused=True), record(9, 0, "violation"),
-    ])
+    a = analysis.conversation_frame(
+        [
+            record(0, 100, "survived"),  # b failed at turn 6: a longer
+            record(1, 9, "violation"),  # b failed at turn 4: a longer
+            record(2, 3, "false_positive"),  # the same failing turn: a tie
+            record(3, 5, "refused", refused=True),  # refused when b failed there: undecided
+            record(4, 2, "false_negative"),  # b refused later, at 8: b longer
+            record(5, 1, "false_negative"),  # not played by b
+        ]
+    )
+    b = analysis.conversation_frame(
+        [
+            record(0, 5, "false_positive"),
+            record(1, 3, "violation"),
+            record(2, 3, "false_negative"),
+            record(3, 5, "false_negative"),
+            record(4, 8, "refused", refused=True),
+            record(9, 0, "violation"),
+        ]
+    )
     paired = analysis.paired_survival(a, b)
     assert (paired["shared"], paired["a_longer"], paired["b_longer"]) == (5, 2, 1)
     assert paired["p"] == pytest.approx(1.0)  # 2 against 1 of 3 decided: exact binomial
@@ -372,7 +380,7 @@ def test_report_section_tables_figures_summary(tmp_path):
 def readme_table() -> dict[tuple[str, str], list[str]]:
     """Return the README's table of the built-in solvers: (set, model) -> its cells."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    table = text[text.index("**Built-in solvers on the six shipped sets**"):].split("\n\n")[1]
+    table = text[text.index("**Built-in solvers on the six shipped sets**") :].split("\n\n")[1]
     rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
     return {(row[0], row[1]): row[2:] for row in rows}
 
@@ -400,12 +408,26 @@ def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
         config = load_set_config(ROOT / "configs" / "already_said_that" / f"{variant}.yaml")
         write_shipped_set(config, set_dir)
         for model in ("random", "oracle"):
-            assert load_main()(["--set", str(set_dir), "--model", model, "--results-dir",
-                                str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0
+            assert (
+                load_main()(
+                    [
+                        "--set",
+                        str(set_dir),
+                        "--model",
+                        model,
+                        "--results-dir",
+                        str(tmp_path / "results"),
+                        "--loglevel",
+                        "WARNING",
+                    ]
+                )
+                == 0
+            )
             records = read_results(run_paths(variant, model, tmp_path / "results")["results"])
             m = analysis.seed_metrics(analysis.conversation_frame(records))
             turns, median, distractors, accuracy, fp, fn, violation = table[
-                (variant, model) if model == "random" else ("every set", "oracle")]
+                (variant, model) if model == "random" else ("every set", "oracle")
+            ]
             if model == "oracle":  # one row for all: 33.3 distractors, none in distractorless
                 distractors = "0.0" if variant == "distractorless" else distractors.split(" ")[0]
                 accuracy = "-" if variant == "distractorless" else accuracy
@@ -413,8 +435,13 @@ def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
                 matches(turns, m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
                 matches(median, m["median_num_turns"]),
                 matches(distractors, m["avg_num_distractors"]),
-                matches(accuracy, m["avg_distractor_accuracy"], m["avg_distractor_accuracy_lo"],
-                        m["avg_distractor_accuracy_hi"], scale=100),
+                matches(
+                    accuracy,
+                    m["avg_distractor_accuracy"],
+                    m["avg_distractor_accuracy_lo"],
+                    m["avg_distractor_accuracy_hi"],
+                    scale=100,
+                ),
                 matches(fp, m["false_positive_rate"], scale=100),
                 matches(fn, m["false_negative_rate"], scale=100),
                 matches(violation, m["violation_rate"], scale=100),
@@ -485,8 +512,14 @@ def test_human_solver_through_a_pipe(tmp_path):
 
 def stub_config(tmp_path, server, **settings):
     path = tmp_path / "stub.yaml"
-    lines = {"base_url": server.url, "model": "stub-model", "backoff_s": 0.001, "max_retries": 2,
-             "price_per_1k_tokens": {"input": 0.5, "output": 2.0}, **settings}
+    lines = {
+        "base_url": server.url,
+        "model": "stub-model",
+        "backoff_s": 0.001,
+        "max_retries": 2,
+        "price_per_1k_tokens": {"input": 0.5, "output": 2.0},
+        **settings,
+    }
     path.write_text("".join(f"{k}: {json.dumps(v)}\n" for k, v in lines.items()), encoding="utf-8")
     return path
 
@@ -528,13 +561,29 @@ def test_context_refusal_is_counted_apart(tmp_path):
     assert meta["runs"][-1]["refused"] == len(refused)
     run = summary["this_run"]  # real usage, priced as the config says
     assert run["prompt_tokens"] > 0 and run["cost_usd"] == pytest.approx(
-        (run["prompt_tokens"] * 0.5 + run["completion_tokens"] * 2.0) / 1000, abs=1e-6)
+        (run["prompt_tokens"] * 0.5 + run["completion_tokens"] * 2.0) / 1000, abs=1e-6
+    )
 
     # a larger context: --retry-errors plays the refused conversations again, each written once
     with StubServer(answer=lambda prompt: "[answer: no]") as server:
         config = stub_config(tmp_path, server, max_tokens=8)
-        assert load_main()(["--set", str(set_dir), "--model", str(config), "--no-cache", "--retry-errors",
-                            "--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]) == 0
+        assert (
+            load_main()(
+                [
+                    "--set",
+                    str(set_dir),
+                    "--model",
+                    str(config),
+                    "--no-cache",
+                    "--retry-errors",
+                    "--results-dir",
+                    str(tmp_path / "results"),
+                    "--loglevel",
+                    "WARNING",
+                ]
+            )
+            == 0
+        )
     again = read_results(files["results"])
     assert sorted(r["Key"] for r in again) == [0, 1, 2, 3] and not any(r.get("refused") for r in again)
     turns = read_turns(files["turns"], {0, 1, 2, 3})
@@ -583,8 +632,23 @@ def test_resume_after_sigkill_writes_no_conversation_twice(tmp_path):
 @pytest.mark.slow
 def test_benchmark_script_runs(tmp_path):
     set_dir = write_set(tmp_path / "distractorless", "distractorless", samples=30)
-    result = subprocess.run([sys.executable, "scripts/bench_already_said_that.py", "--sets", str(set_dir),
-                             "--conversations", "30", "--repetitions", "1", "--concurrency", "4"],
-                            cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [
+            sys.executable,
+            "scripts/bench_already_said_that.py",
+            "--sets",
+            str(set_dir),
+            "--conversations",
+            "30",
+            "--repetitions",
+            "1",
+            "--concurrency",
+            "4",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert result.returncode == 0, result.stderr
     assert "distractorless" in result.stdout and "runner / bare loop:" in result.stdout

@@ -17,8 +17,14 @@ from common.paths import CONFIGS
 from tests.conftest import run_script
 
 SET_CONFIGS = CONFIGS / "already_said_that"
-VARIANTS = ("which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences",
-            "distractorless", "mixed")
+VARIANTS = (
+    "which_is_heavier",
+    "first_letters",
+    "reverse_sort",
+    "ambiguous_sentences",
+    "distractorless",
+    "mixed",
+)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +41,8 @@ def test_shipped_configs_load_and_share_one_seed():
     loaded = [load_set_config(SET_CONFIGS / f"{v}.yaml") for v in VARIANTS]
     assert [c.variant for c in loaded] == list(VARIANTS) and [c.name for c in loaded] == list(VARIANTS)
     assert {(c.seed, c.samples, c.turns, c.adversarial, c.words, c.distractors) for c in loaded} == {
-        (0, 500, 100, True, "wordnet", "generated")}
+        (0, 500, 100, True, "wordnet", "generated")
+    }
     assert loaded[-1].sources == ["which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences"]
     assert loaded[4].sources == []
     for path in sorted(SET_CONFIGS.glob("original_*.yaml")):
@@ -43,24 +50,36 @@ def test_shipped_configs_load_and_share_one_seed():
         assert (config.words, config.distractors) == ("original", "original")
 
 
-@pytest.mark.parametrize("text, message", [
-    ("variant: mixed\nsources: [first_letters, reverse_sort]\nturns: 101\n", r"x.yaml:3: field 'turns'"),
-    ("variant: riddles\nsources: []\n", r"x.yaml:1: field 'variant': 'riddles' is not one of"),
-    ("variant: mixed\nsources: [first_letters, riddles]\n",
-     r"x.yaml:2: field 'sources': unknown source 'riddles'"),
-    ("variant: mixed\nsources: [first_letters]\n", r"x.yaml:2: .*two or more sources"),
-    ("variant: first_letters\nsources: [reverse_sort]\n", r"x.yaml:2: .*write sources: \[first_letters\]"),
-    ("variant: distractorless\nsources: [reverse_sort]\n", r"x.yaml:2: .*write sources: \[\]"),
-    ("variant: mixed\nsources:\n  - first_letters\n  - first_letters\n", r"x.yaml:4: .*listed twice"),
-    ("variant: distractorless\nsources: []\nseeds: 3\n", r"x.yaml:3: unknown config key: seeds"),
-    ("variant: distractorless\nsources: []\nwords: original\nsamples: 600\n",
-     r"x.yaml:4: .*original word file has 500"),
-    ("variant: distractorless\nsources: []\nadversarial: maybe\n",
-     r"x.yaml:3: field 'adversarial': expected bool"),
-    ("variant: distractorless\nsources: []\nname: other\n", r"x.yaml:3: 'name' is not a setting"),
-    ("sources: []\n", r"missing required field 'variant'"),
-    ("variant: [distractorless\n", r"x.yaml:2:1: YAML syntax error"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("variant: mixed\nsources: [first_letters, reverse_sort]\nturns: 101\n", r"x.yaml:3: field 'turns'"),
+        ("variant: riddles\nsources: []\n", r"x.yaml:1: field 'variant': 'riddles' is not one of"),
+        (
+            "variant: mixed\nsources: [first_letters, riddles]\n",
+            r"x.yaml:2: field 'sources': unknown source 'riddles'",
+        ),
+        ("variant: mixed\nsources: [first_letters]\n", r"x.yaml:2: .*two or more sources"),
+        (
+            "variant: first_letters\nsources: [reverse_sort]\n",
+            r"x.yaml:2: .*write sources: \[first_letters\]",
+        ),
+        ("variant: distractorless\nsources: [reverse_sort]\n", r"x.yaml:2: .*write sources: \[\]"),
+        ("variant: mixed\nsources:\n  - first_letters\n  - first_letters\n", r"x.yaml:4: .*listed twice"),
+        ("variant: distractorless\nsources: []\nseeds: 3\n", r"x.yaml:3: unknown config key: seeds"),
+        (
+            "variant: distractorless\nsources: []\nwords: original\nsamples: 600\n",
+            r"x.yaml:4: .*original word file has 500",
+        ),
+        (
+            "variant: distractorless\nsources: []\nadversarial: maybe\n",
+            r"x.yaml:3: field 'adversarial': expected bool",
+        ),
+        ("variant: distractorless\nsources: []\nname: other\n", r"x.yaml:3: 'name' is not a setting"),
+        ("sources: []\n", r"missing required field 'variant'"),
+        ("variant: [distractorless\n", r"x.yaml:2:1: YAML syntax error"),
+    ],
+)
 def test_config_errors_name_file_line_and_field(tmp_path, text, message):
     path = tmp_path / "x.yaml"
     path.write_text(text)
@@ -71,8 +90,9 @@ def test_config_errors_name_file_line_and_field(tmp_path, text, message):
 def test_script_reports_a_bad_config_with_exit_code_2_and_writes_nothing(tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("variant: mixed\nsources: []\n")
-    proc = run_script("scripts/generate_already_said_that.py", "--config", str(path),
-                      "--out", str(tmp_path / "out"))
+    proc = run_script(
+        "scripts/generate_already_said_that.py", "--config", str(path), "--out", str(tmp_path / "out")
+    )
     assert proc.returncode == 2 and "bad.yaml:2: field 'sources'" in proc.stderr
     assert not (tmp_path / "out").exists()
 
@@ -108,9 +128,15 @@ def test_the_list_loads_only_with_its_recorded_sha256(tmp_path):
 # ---- set directories ----------------------------------------------------------------------------
 def _generate(out: Path, variant: str, hash_seed: str, *overrides: str) -> subprocess.CompletedProcess:
     extra = [item for o in overrides for item in ("--set", o)]
-    proc = run_script("scripts/generate_already_said_that.py", "--config",
-                      str(SET_CONFIGS / f"{variant}.yaml"), "--out", str(out), *extra,
-                      env={"PYTHONHASHSEED": hash_seed})
+    proc = run_script(
+        "scripts/generate_already_said_that.py",
+        "--config",
+        str(SET_CONFIGS / f"{variant}.yaml"),
+        "--out",
+        str(out),
+        *extra,
+        env={"PYTHONHASHSEED": hash_seed},
+    )
     assert proc.returncode == 0, proc.stderr
     return proc
 
@@ -145,8 +171,12 @@ def test_set_directory_follows_the_contract(tmp_path, words):
         assert set(example) == {"id", "source", "question", "answer", "words"}
     assert manifests["distractorless"]["example"]["answer"] == "rome"
     assert (tmp_path / "distractorless" / "distractors.jsonl").read_bytes() == b""
-    assert manifests["mixed"]["distractors"] == {"which_is_heavier": 200, "first_letters": 200,
-                                                 "reverse_sort": 200, "ambiguous_sentences": 67}
+    assert manifests["mixed"]["distractors"] == {
+        "which_is_heavier": 200,
+        "first_letters": 200,
+        "reverse_sort": 200,
+        "ambiguous_sentences": 67,
+    }
     # mixed draws the very pools of the single-source variants
     mixed = read_jsonl(tmp_path / "mixed" / "distractors.jsonl")
     for source in ("which_is_heavier", "ambiguous_sentences"):

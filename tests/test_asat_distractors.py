@@ -10,8 +10,12 @@ from common.already_said_that.distractors import SOURCES, check, generate, quest
 from common.errors import UserError
 
 SEEDS = range(25)
-SIZES = {"which_is_heavier": 200, "first_letters": 200, "reverse_sort": 200,
-         "ambiguous_sentences": len(winograd.SENTENCES)}
+SIZES = {
+    "which_is_heavier": 200,
+    "first_letters": 200,
+    "reverse_sort": 200,
+    "ambiguous_sentences": len(winograd.SENTENCES),
+}
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -85,14 +89,20 @@ def test_which_is_heavier_checker_on_hand_written_questions():
 
 
 def test_first_letters_and_reverse_sort_checkers_on_hand_written_questions():
-    fl = {"source": "first_letters", "answer": "cat",
-          "question": 'What word do the first letters spell: "Cows always talk."?'}
+    fl = {
+        "source": "first_letters",
+        "answer": "cat",
+        "question": 'What word do the first letters spell: "Cows always talk."?',
+    }
     assert check(fl) is None
     assert check({**fl, "answer": "cow"}) is not None
     # a word with an apostrophe is one word (its initial counts once)
     assert check({**fl, "question": 'Spell: "Clark\'s ant tires."?'}) is None
-    rs = {"source": "reverse_sort", "question": "Sort in reverse alphabetical order: hill, ant, hilltop, ant",
-          "answer": "hilltop, hill, ant, ant"}
+    rs = {
+        "source": "reverse_sort",
+        "question": "Sort in reverse alphabetical order: hill, ant, hilltop, ant",
+        "answer": "hilltop, hill, ant, ant",
+    }
     assert check(rs) is None
     assert check({**rs, "answer": "hilltop, hill, ant"}) is not None  # a duplicate dropped
 
@@ -102,8 +112,10 @@ def test_reverse_sort_gold_is_in_the_asked_format():
         listed = record["question"].rpartition(": ")[2].split(", ")
         assert record["answer"] == ", ".join(sorted(listed, reverse=True))
         assert 6 <= len(listed) <= 10
-    assert any(len(set(r["answer"].split(", "))) < len(r["answer"].split(", "))
-               for r in generate("reverse_sort", 200, 5)), "no question with a repeated word"
+    assert any(
+        len(set(r["answer"].split(", "))) < len(r["answer"].split(", "))
+        for r in generate("reverse_sort", 200, 5)
+    ), "no question with a repeated word"
 
 
 def test_winograd_table_is_large_and_consistent():
@@ -126,8 +138,11 @@ def test_check_row_catches_a_broken_row(monkeypatch):
 
 
 def test_original_style_ambiguous_records_get_the_weaker_check():
-    record = {"source": "ambiguous_sentences", "answer": "piece",
-              "question": "Mary played one of her favourite pieces on the flute. What has she loved?"}
+    record = {
+        "source": "ambiguous_sentences",
+        "answer": "piece",
+        "question": "Mary played one of her favourite pieces on the flute. What has she loved?",
+    }
     assert check(record) is None
     assert check({**record, "answer": "violin"}) is not None
 

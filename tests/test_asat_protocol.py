@@ -56,8 +56,9 @@ def test_distractor_repeat_and_adversarial_probabilities(tmp_path, variant):
     assert not any(t.adversarial for t, ready in main if not ready)
     assert share_test(adversarial, len(offered), 1 / 2) > P_MIN, adversarial / len(offered)
     # a scheduled word repeats one the schedule showed with probability 1/2 (from its second word on)
-    scheduled = [(t, before) for _, t, _, before in turns
-                 if t.kind == "main" and not t.adversarial and before]
+    scheduled = [
+        (t, before) for _, t, _, before in turns if t.kind == "main" and not t.adversarial and before
+    ]
     repeats = sum(t.word in before for t, before in scheduled)
     assert share_test(repeats, len(scheduled), 1 / 2) > P_MIN, repeats / len(scheduled)
 
@@ -92,10 +93,14 @@ def test_mixed_draws_every_source_evenly_whatever_its_pool_size(tmp_path):
 
 
 def test_unequal_pools_are_drawn_evenly_and_each_cycles_through_its_questions():
-    pool = [{"id": f"big-{i}", "source": "big", "question": f"Big question {i}?", "answer": "yes"}
-            for i in range(200)]
-    pool += [{"id": f"small-{i}", "source": "small", "question": f"Small question {i}?", "answer": "no"}
-             for i in range(5)]
+    pool = [
+        {"id": f"big-{i}", "source": "big", "question": f"Big question {i}?", "answer": "yes"}
+        for i in range(200)
+    ]
+    pool += [
+        {"id": f"small-{i}", "source": "small", "question": f"Small question {i}?", "answer": "no"}
+        for i in range(5)
+    ]
     asked = {"big": [], "small": []}
     for sample in range(100):
         conversation = Conversation([f"w{i}" for i in range(100)], pool, seed=3, sample=sample)
@@ -106,7 +111,7 @@ def test_unequal_pools_are_drawn_evenly_and_each_cycles_through_its_questions():
                 ids[turn.question["source"]].append(turn.question["id"])
             conversation.judge(f"[answer: {turn.gold}]")
         small = ids["small"]  # a cycle: all five before any comes again
-        assert all(len(set(small[i:i + 5])) == len(small[i:i + 5]) for i in range(0, len(small), 5))
+        assert all(len(set(small[i : i + 5])) == len(small[i : i + 5]) for i in range(0, len(small), 5))
         assert len(set(ids["big"])) == len(ids["big"])  # 200 questions: none repeats in 100 turns
         for source in asked:
             asked[source] += ids[source]

@@ -50,8 +50,9 @@ def test_generators_depend_only_on_the_seed():
 def test_counts_equal_the_stack_sum_and_need_no_recursion():
     # the recurrence used equals the definition: the first item's stack has k items
     for n in range(1, 40):
-        stack_sum = sum(math.comb(n - 1, k - 1) * math.factorial(k) * count_states(n - k)
-                        for k in range(1, n + 1))
+        stack_sum = sum(
+            math.comb(n - 1, k - 1) * math.factorial(k) * count_states(n - k) for k in range(1, n + 1)
+        )
         assert count_states(n) == stack_sum
     assert len(str(count_states(1000))) > 2000  # was a RecursionError from about 400 items
 
@@ -61,11 +62,13 @@ def test_a_thousand_item_set_is_generated(tmp_path):
 
     spec = tmp_path / "big.yaml"
     names = ", ".join(f"item{i}" for i in range(1000))
-    spec.write_text("seed: 1\ntrivial: drop\n"
-                    f"vocab: [{names}]\nweird_vocab: [{names.replace('item', 'odd')}]\n"
-                    "views:\n  - {name: c3, constraints: 3, rename: none}\n"
-                    "problems:\n  - {num_obj: 3, count: 1}\n  - {num_obj: 1000, test: true, count: 1}\n",
-                    encoding="utf-8")
+    spec.write_text(
+        "seed: 1\ntrivial: drop\n"
+        f"vocab: [{names}]\nweird_vocab: [{names.replace('item', 'odd')}]\n"
+        "views:\n  - {name: c3, constraints: 3, rename: none}\n"
+        "problems:\n  - {num_obj: 3, count: 1}\n  - {num_obj: 1000, test: true, count: 1}\n",
+        encoding="utf-8",
+    )
     big = generate_set(load_spec(spec))[1]
     board = uniform_board([f"item{i}" for i in range(1000)], random.Random(5))
     assert sorted(i for s in board for i in s) == sorted(f"item{i}" for i in range(1000))

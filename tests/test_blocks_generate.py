@@ -10,8 +10,12 @@ from common.blocks.state import board_relations, goal_holds
 from common.errors import ConfigError
 from tests.conftest import run_script
 
-VIEWS = [ViewSpec("c1", 1, "none"), ViewSpec("c1r", 1, "all"), ViewSpec("c2", 2, "added"),
-         ViewSpec("all", "all", "none")]
+VIEWS = [
+    ViewSpec("c1", 1, "none"),
+    ViewSpec("c1r", 1, "all"),
+    ViewSpec("c2", 2, "added"),
+    ViewSpec("all", "all", "none"),
+]
 
 
 def test_views_are_nested_prefixes_of_the_goal_and_renaming_is_a_separate_factor():
@@ -47,8 +51,9 @@ def test_large_problems_store_a_near_optimal_length_above_the_exact_limit():
 
 
 def test_full_goals_of_twenty_items_get_exact_lengths_without_search():
-    spec = SetSpec(problems=[ProblemSpec(20, test=True, count=3)], views=[ViewSpec("all", "all", "none")],
-                   exact_up_to=20)
+    spec = SetSpec(
+        problems=[ProblemSpec(20, test=True, count=3)], views=[ViewSpec("all", "all", "none")], exact_up_to=20
+    )
     for problem in generate_set(spec, seed=3):
         length = problem.extra["optimal_plan_length"]["all"]
         assert length == len(optimal_plan(problem.init_board, problem.views["all"]))
@@ -56,23 +61,31 @@ def test_full_goals_of_twenty_items_get_exact_lengths_without_search():
 
 
 def test_a_partial_goal_over_the_plan_budget_is_refused_with_the_way_out(tmp_path):
-    spec = SetSpec(problems=[ProblemSpec(8, test=True, count=20)], views=[ViewSpec("c9", 9, "none")],
-                   plan_budget=1)
-    with pytest.raises(ConfigError, match=r"problem \d+ \(8 items\), view 'c9': no optimal plan within plan_"
-                                          r"budget = 1 search steps \(A\* expansions.*exact_up_to below 8"):
+    spec = SetSpec(
+        problems=[ProblemSpec(8, test=True, count=20)], views=[ViewSpec("c9", 9, "none")], plan_budget=1
+    )
+    with pytest.raises(
+        ConfigError,
+        match=r"problem \d+ \(8 items\), view 'c9': no optimal plan within plan_"
+        r"budget = 1 search steps \(A\* expansions.*exact_up_to below 8",
+    ):
         generate_set(spec, seed=0)
     spec_file = tmp_path / "tight.yaml"
-    spec_file.write_text("plan_budget: 1\nviews: [{name: c9, constraints: 9}]\n"
-                         "problems: [{num_obj: 8, test: true, count: 20}]\n")
+    spec_file.write_text(
+        "plan_budget: 1\nviews: [{name: c9, constraints: 9}]\n"
+        "problems: [{num_obj: 8, test: true, count: 20}]\n"
+    )
     out = tmp_path / "problems"
-    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path",
-                        str(out))
+    result = run_script(
+        "scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path", str(out)
+    )
     assert result.returncode == 2 and f"{spec_file}: problem" in result.stderr
     assert "plan_budget" in result.stderr
     assert not out.exists()  # nothing half-written
     spec_file.write_text("plan_budget: 0\nproblems: [{num_obj: 3}]\n")
-    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path",
-                        str(out))
+    result = run_script(
+        "scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path", str(out)
+    )
     assert result.returncode == 2 and "plan_budget must be >= 1" in result.stderr
 
 
@@ -92,8 +105,16 @@ def test_generation_is_byte_identical_under_any_hash_seed(tmp_path, config):
     outputs = []
     for hash_seed in ("0", "4242"):
         out = tmp_path / hash_seed
-        result = run_script("scripts/generate_problems.py", "--specs-file", config, "--problem-path",
-                            str(out), "--seed", "7", env={"PYTHONHASHSEED": hash_seed})
+        result = run_script(
+            "scripts/generate_problems.py",
+            "--specs-file",
+            config,
+            "--problem-path",
+            str(out),
+            "--seed",
+            "7",
+            env={"PYTHONHASHSEED": hash_seed},
+        )
         assert result.returncode == 0, result.stderr
         outputs.append(digest(out))
     assert outputs[0] == outputs[1] and len(outputs[0]) > 100

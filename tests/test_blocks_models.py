@@ -453,7 +453,17 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
     assert [(r["optimal_length"], r["goal_held_initially"]) for r in rows] == [(2, False)] * 3
     # view, 3 problems, lenient and strict 0% of 3 (refused count as failures), 0 invalid, 3 refused
     assert result.stdout.splitlines()[-1].split()[:10] == [
-        "v", "3", "0.0", "[", "0.0,", "56.1]", "0.0", "[", "0.0,", "56.1]"]
+        "v",
+        "3",
+        "0.0",
+        "[",
+        "0.0,",
+        "56.1]",
+        "0.0",
+        "[",
+        "0.0,",
+        "56.1]",
+    ]
     assert result.stdout.splitlines()[-1].split()[10:12] == ["0", "3"]
     # a file from before refused rows carried the problem's facts gets them when re-scored
     bare = [{k: v for k, v in r.items() if k not in ("optimal_length", "goal_held_initially")} for r in rows]

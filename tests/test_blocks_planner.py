@@ -55,13 +55,13 @@ def random_problem(rng, items):
     """A uniform initial board and a random non-empty prefix of a shuffled uniform goal."""
     start, relations = uniform_board(items, rng), board_relations(uniform_board(items, rng))
     rng.shuffle(relations)
-    return start, relations[:rng.randint(1, len(relations))]
+    return start, relations[: rng.randint(1, len(relations))]
 
 
 def is_valid(start, plan, relations):
     state = canonical(start)
     for move in plan:
-        state = apply_move(state, move)   # raises if a move is not applicable
+        state = apply_move(state, move)  # raises if a move is not applicable
     return goal_holds(state, relations)
 
 
@@ -118,9 +118,9 @@ def test_near_optimal_handles_100_items():
 
 def test_unreachable_goals_have_no_plan():
     start = [["a", "b"], ["c"]]
-    assert optimal_plan(start, [("top", None, "a"), ("mid", "b", "a")]) is None   # clear a, b on a
-    assert optimal_plan(start, [("mid", "a", "b"), ("mid", "b", "a")]) is None    # cycle
-    assert near_optimal_plan(start, [("mid", "a", "z")]) is None                   # unknown item
+    assert optimal_plan(start, [("top", None, "a"), ("mid", "b", "a")]) is None  # clear a, b on a
+    assert optimal_plan(start, [("mid", "a", "b"), ("mid", "b", "a")]) is None  # cycle
+    assert near_optimal_plan(start, [("mid", "a", "z")]) is None  # unknown item
     assert optimal_length(start, [("mid", "a", "z")]) is None
 
 

@@ -15,8 +15,14 @@ from common.paths import ROOT
 def make_problem(init, goal_relations, pid="900", view="v"):
     """Return a one-view Problem whose goal board is its initial board."""
     items = sorted(i for s in init for i in s)
-    return Problem(pid, [list(s) for s in init], [list(s) for s in init], {view: goal_relations},
-                   {item: f"odd {item}" for item in items}, view_specs={view: {"rename": "none"}})
+    return Problem(
+        pid,
+        [list(s) for s in init],
+        [list(s) for s in init],
+        {view: goal_relations},
+        {item: f"odd {item}" for item in items},
+        view_specs={view: {"rename": "none"}},
+    )
 
 
 def test_all_103_released_problem_files_load_as_they_are(released_problems):
@@ -49,12 +55,15 @@ def test_our_files_round_trip_and_detect_edits(tmp_path):
         problem_from_json(record, "x.json", "900")
 
 
-@pytest.mark.parametrize("change, message", [
-    (lambda r: r.pop("views"), "missing key(s) views"),
-    (lambda r: r["goal_board"].append(["extra"]), "hold different items"),
-    (lambda r: r["views"]["one"].append(["mid", "ghost", "novel"]), "unknown item(s) ['ghost']"),
-    (lambda r: r["views"]["one"].append(["side", "novel", None]), "malformed relation"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda r: r.pop("views"), "missing key(s) views"),
+        (lambda r: r["goal_board"].append(["extra"]), "hold different items"),
+        (lambda r: r["views"]["one"].append(["mid", "ghost", "novel"]), "unknown item(s) ['ghost']"),
+        (lambda r: r["views"]["one"].append(["side", "novel", None]), "malformed relation"),
+    ],
+)
 def test_malformed_problem_files_name_the_file(release, tmp_path, change, message):
     record = json.loads((problems_dir(release) / "problem_026.json").read_text())
     change(record)
@@ -67,20 +76,27 @@ def test_malformed_problem_files_name_the_file(release, tmp_path, change, messag
 def test_cogsci_spec_has_the_released_entries(release):
     ours = load_spec(ROOT / "configs/blocks/cogsci_problems.yaml")
     released = yaml.safe_load((release / "dataset/simple_stack/cogsci_problems.yaml").read_text())
-    assert [(e.num_obj, e.test, e.count) for e in ours.problems] == \
-        [(e["num_obj"], e.get("test", False), 1) for e in released]
+    assert [(e.num_obj, e.test, e.count) for e in ours.problems] == [
+        (e["num_obj"], e.get("test", False), 1) for e in released
+    ]
     assert ours.generator == "legacy" and [v.name for v in ours.views] == ["one", "two", "all"]
     plain = load_spec(release / "dataset/simple_stack/cogsci_problems.yaml")  # the plain-list form loads too
     assert len(plain.problems) == 103
 
 
-@pytest.mark.parametrize("text, message", [
-    ("problems:\n  - num_obj: 4\n    tset: true\n", ":3: unknown config key: tset"),
-    ("problems:\n  - num_obj: four\n", ":2: field 'problems.0.num_obj': expected int"),
-    ("generator: random\nproblems: []\n", ":1: field 'generator': 'random' is not one of"),
-    ("views:\n  - {name: v, constraints: 9}\nproblems:\n  - num_obj: 3\n", "view 'v' wants 9 constraints"),
-    ("- num_obj: 4\n- num_obj: 0\n", ":2: num_obj must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("problems:\n  - num_obj: 4\n    tset: true\n", ":3: unknown config key: tset"),
+        ("problems:\n  - num_obj: four\n", ":2: field 'problems.0.num_obj': expected int"),
+        ("generator: random\nproblems: []\n", ":1: field 'generator': 'random' is not one of"),
+        (
+            "views:\n  - {name: v, constraints: 9}\nproblems:\n  - num_obj: 3\n",
+            "view 'v' wants 9 constraints",
+        ),
+        ("- num_obj: 4\n- num_obj: 0\n", ":2: num_obj must be >= 1"),
+    ],
+)
 def test_bad_spec_files_name_line_and_field(tmp_path, text, message):
     path = tmp_path / "set.yaml"
     path.write_text(text)

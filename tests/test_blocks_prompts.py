@@ -30,15 +30,19 @@ def stacks_sorted(lines):
 def normalise_planning(text):
     """Sort the stacks of every "Initially:" section of a planning prompt."""
     parts = text.split("\n\n")
-    return [stacks_sorted(p.splitlines()) if p.lstrip("\n").startswith("Initially:") else p.splitlines()
-            for p in parts]
+    return [
+        stacks_sorted(p.splitlines()) if p.lstrip("\n").startswith("Initially:") else p.splitlines()
+        for p in parts
+    ]
 
 
 def normalise_translation(text, last_is_state):
     """Sort the stacks of every state paragraph of a translation prompt."""
     parts = text.split("\n\n")
-    return [stacks_sorted(p.splitlines()) if i < len(parts) - 1 or last_is_state else p.splitlines()
-            for i, p in enumerate(parts)]
+    return [
+        stacks_sorted(p.splitlines()) if i < len(parts) - 1 or last_is_state else p.splitlines()
+        for i, p in enumerate(parts)
+    ]
 
 
 def train_views(problems, view):
@@ -47,8 +51,10 @@ def train_views(problems, view):
 
 @pytest.mark.parametrize("view", VIEWS)
 def test_planning_prompts_equal_the_released_queries(release, released_problems, view):
-    examples = [(v, training_plan(plans_dir(release), view, pid, v.items))
-                for pid, v in zip(("000", "001", "002"), train_views(released_problems, view), strict=True)]
+    examples = [
+        (v, training_plan(plans_dir(release), view, pid, v.items))
+        for pid, v in zip(("000", "001", "002"), train_views(released_problems, view), strict=True)
+    ]
     for record in load_records("gpt", view, release):
         ours = planning_prompt(examples, released_problems[record["id"]].view(view))
         assert normalise_planning(ours) == normalise_planning(record["query"]), record["id"]
@@ -60,10 +66,12 @@ def test_translation_prompts_equal_the_released_ones(release, released_problems,
     for record in load_records("codex", view, release):
         ours = translation_prompts(examples, released_problems[record["id"]].view(view))
         assert ours["init"].endswith("\n(") and ours["goal"].endswith("\n(")
-        assert normalise_translation(ours["init"][:-2], True) == \
-            normalise_translation(record["init_prompt"], True), record["id"]
-        assert normalise_translation(ours["goal"][:-2], False) == \
-            normalise_translation(record["goal_prompt"], False), record["id"]
+        assert normalise_translation(ours["init"][:-2], True) == normalise_translation(
+            record["init_prompt"], True
+        ), record["id"]
+        assert normalise_translation(ours["goal"][:-2], False) == normalise_translation(
+            record["goal_prompt"], False
+        ), record["id"]
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -79,8 +87,9 @@ def test_our_example_plans_are_as_short_as_the_papers(release, released_problems
 
 def test_prompt_records_and_styles(released_problems):
     problems = list(released_problems.values())
-    records = prompt_records(problems, "two", "pddl", "goal-examples",
-                             lambda p, v: optimal_plan(v.init_board, v.goal))
+    records = prompt_records(
+        problems, "two", "pddl", "goal-examples", lambda p, v: optimal_plan(v.init_board, v.goal)
+    )
     assert len(records) == 200 and [r["Key"] for r in records] == list(range(200))
     assert [r["part"] for r in records[:2]] == ["init", "goal"] and records[0]["id"] == "003"
     assert "(clear newspaper)\n(ontable accordion)\n\n" in records[1]["text"]  # a goal translation example

@@ -53,7 +53,7 @@ def test_wilson_intervals_and_paired_tests(rows):
     assert tests.loc["one", ["only_codex", "only_gpt"]].tolist() == [59, 0]
     assert tests.loc["two", ["only_codex", "only_gpt"]].tolist() == [73, 0]
     assert tests.loc["all", ["only_codex", "only_gpt"]].tolist() == [72, 0]
-    assert tests.loc["one", "p_value"] == pytest.approx(2 * 0.5 ** 59)
+    assert tests.loc["one", "p_value"] == pytest.approx(2 * 0.5**59)
 
 
 def test_report_prints_the_published_table_exactly(rows):

@@ -29,14 +29,17 @@ def small_set(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("small") / "small"
     spec_path = root / "small.yaml"
     spec_path.parent.mkdir(parents=True)
-    spec_path.write_text("seed: 5\nviews:\n  - {name: c2, constraints: 2, rename: none}\nproblems:\n"
-                         "  - {num_obj: 3, count: 3}\n  - {num_obj: 4, test: true, count: 3}\n"
-                         "  - {num_obj: 5, test: true, count: 3}\n")
+    spec_path.write_text(
+        "seed: 5\nviews:\n  - {name: c2, constraints: 2, rename: none}\nproblems:\n"
+        "  - {num_obj: 3, count: 3}\n  - {num_obj: 4, test: true, count: 3}\n"
+        "  - {num_obj: 5, test: true, count: 3}\n"
+    )
     problems = generate_set(load_spec(spec_path))
     write_problems(root / "problems", problems, {"spec": "small.yaml"})
     for prompt_type in ("nl", "pddl"):
-        records = prompt_records(problems, "c2", prompt_type, "paper",
-                                 lambda p, v: optimal_plan(v.init_board, v.goal))
+        records = prompt_records(
+            problems, "c2", prompt_type, "paper", lambda p, v: optimal_plan(v.init_board, v.goal)
+        )
         write_jsonl(root / "prompts" / f"paper___{prompt_type}___c2.jsonl", records)
     return root
 
@@ -44,8 +47,15 @@ def small_set(tmp_path_factory) -> Path:
 def tiny_item(**texts: str) -> dict:
     """One hand-made problem: b on a, c alone on the table. Goal: b on c (one move)."""
     view = View("v", [["a", "b"], ["c"]], [("mid", "b", "c")], {})
-    return {"Key": 1, "id": "x", "view": "v", "prompting": "paper", "texts": texts, "problem": view,
-            "optimal_length": 1}
+    return {
+        "Key": 1,
+        "id": "x",
+        "view": "v",
+        "prompting": "paper",
+        "texts": texts,
+        "problem": view,
+        "optimal_length": 1,
+    }
 
 
 def test_a_plan_is_cut_at_the_stop_marker_and_judged_by_both_rules():
@@ -118,8 +128,9 @@ def test_a_changed_prompt_gets_a_new_key(small_set):
 
 def write_stub_config(directory: Path, server: StubServer) -> Path:
     path = directory / "stubplanner.yaml"
-    path.write_text(yaml.safe_dump({"base_url": server.url, "model": "stub-model", "api": "completions",
-                                    **FAST}))
+    path.write_text(
+        yaml.safe_dump({"base_url": server.url, "model": "stub-model", "api": "completions", **FAST})
+    )
     return path
 
 
@@ -127,9 +138,18 @@ def test_lm_plan_asks_a_real_server_resumes_and_rescores_without_asking(small_se
     """Every answer is one move of an item no problem has; the stop marker is sent; a rerun asks nothing."""
     with StubServer(answer=lambda prompt: "Move the zz onto the table.\nInitially:\nignored") as server:
         config = write_stub_config(tmp_path, server)
-        args = ["scripts/lm_plan.py", "--prompts", str(small_set / "prompts" / "paper___nl___c2.jsonl"),
-                "--model", str(config), "--results-dir", str(tmp_path / "out"),
-                "--no-cache", "--scores", str(tmp_path / "s.csv")]
+        args = [
+            "scripts/lm_plan.py",
+            "--prompts",
+            str(small_set / "prompts" / "paper___nl___c2.jsonl"),
+            "--model",
+            str(config),
+            "--results-dir",
+            str(tmp_path / "out"),
+            "--no-cache",
+            "--scores",
+            str(tmp_path / "s.csv"),
+        ]
         first = run_script(*args)
         assert first.returncode == 0, first.stderr
         assert len(server.requests) == 6
@@ -147,16 +167,34 @@ def test_lm_plan_asks_a_real_server_resumes_and_rescores_without_asking(small_se
             scored = list(csv.DictReader(handle))
         assert len(scored) == 6 and "raw" not in scored[0] and json.loads(scored[0]["plan"]) == []
         assert scored[0]["first_error"] == "step 1: unknown object: 'zz'"
-        custom = run_script(*args[:3], "--model", str(config), "--set", "stop=[END]",
-                            "--results-dir", str(tmp_path / "out2"), "--no-cache", "--limit", "1")
+        custom = run_script(
+            *args[:3],
+            "--model",
+            str(config),
+            "--set",
+            "stop=[END]",
+            "--results-dir",
+            str(tmp_path / "out2"),
+            "--no-cache",
+            "--limit",
+            "1",
+        )
         assert custom.returncode == 0, custom.stderr
         assert server.requests[-1]["body"]["stop"] == ["END"] and len(server.requests) == 7
 
 
 def test_codex_translate_with_the_rule_translator_solves_everything(small_set, tmp_path):
-    result = run_script("scripts/codex_translate.py", "--model", "rules", "--objects", "described",
-                        "--prompts", str(small_set / "prompts" / "paper___pddl___c2.jsonl"),
-                        "--results-dir", str(tmp_path))
+    result = run_script(
+        "scripts/codex_translate.py",
+        "--model",
+        "rules",
+        "--objects",
+        "described",
+        "--prompts",
+        str(small_set / "prompts" / "paper___pddl___c2.jsonl"),
+        "--results-dir",
+        str(tmp_path),
+    )
     assert result.returncode == 0, result.stderr
     rows = read_results(tmp_path / "paper___rules___results.jsonl")
     assert len(rows) == 6 and all(r["lenient"] and not r["objects_from_true_problem"] for r in rows)
@@ -165,10 +203,12 @@ def test_codex_translate_with_the_rule_translator_solves_everything(small_set, t
 
 def test_wrong_prompt_type_and_unknown_builtin_are_one_line_errors(small_set, tmp_path):
     nl = str(small_set / "prompts" / "paper___nl___c2.jsonl")
-    wrong = run_script("scripts/codex_translate.py", "--model", "rules", "--prompts", nl,
-                       "--results-dir", str(tmp_path))
+    wrong = run_script(
+        "scripts/codex_translate.py", "--model", "rules", "--prompts", nl, "--results-dir", str(tmp_path)
+    )
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
     assert "paper___nl___c2.jsonl:1: a 'nl' prompt; this run needs 'pddl' prompts" in wrong.stderr
-    unknown = run_script("scripts/lm_plan.py", "--model", "rules", "--prompts", nl,
-                         "--results-dir", str(tmp_path))
+    unknown = run_script(
+        "scripts/lm_plan.py", "--model", "rules", "--prompts", nl, "--results-dir", str(tmp_path)
+    )
     assert unknown.returncode == 2 and "unknown model 'rules'" in unknown.stderr

@@ -17,53 +17,92 @@ def assert_one_line_error(result, *fragments):
 
 
 def test_generate_problems_missing_spec_file(tmp_path):
-    result = run_script("scripts/generate_problems.py", "--specs-file", "configs/blocks/nope.yaml",
-                        "--problem-path", str(tmp_path))
+    result = run_script(
+        "scripts/generate_problems.py",
+        "--specs-file",
+        "configs/blocks/nope.yaml",
+        "--problem-path",
+        str(tmp_path),
+    )
     assert_one_line_error(result, "configs/blocks/nope.yaml")
 
 
-@pytest.mark.parametrize("text, fragment", [
-    ("problems:\n  - num_obj: 4\n    colour: red\n", "set.yaml:3: unknown config key: colour"),
-    ("trivial: maybe\nproblems: []\n", "set.yaml:1: field 'trivial': 'maybe' is not one of"),
-    ("problems:\n  - num_obj: [4\n", "set.yaml:3:1: YAML syntax error"),
-    ("vocab: configs/blocks/vocab/none.yaml\nproblems:\n  - num_obj: 2\n",
-     "set.yaml:1: field 'vocab': no such file"),
-    ("problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 0}\n",
-     "set.yaml:1: no test problems: add an entry with `test: true`"),
-])
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("problems:\n  - num_obj: 4\n    colour: red\n", "set.yaml:3: unknown config key: colour"),
+        ("trivial: maybe\nproblems: []\n", "set.yaml:1: field 'trivial': 'maybe' is not one of"),
+        ("problems:\n  - num_obj: [4\n", "set.yaml:3:1: YAML syntax error"),
+        (
+            "vocab: configs/blocks/vocab/none.yaml\nproblems:\n  - num_obj: 2\n",
+            "set.yaml:1: field 'vocab': no such file",
+        ),
+        (
+            "problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 0}\n",
+            "set.yaml:1: no test problems: add an entry with `test: true`",
+        ),
+    ],
+)
 def test_generate_problems_bad_spec(tmp_path, text, fragment):
     spec = tmp_path / "set.yaml"
     spec.write_text(text)
-    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec),
-                        "--problem-path", str(tmp_path / "o"))
+    result = run_script(
+        "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(tmp_path / "o")
+    )
     assert_one_line_error(result, fragment)
 
 
 def test_generate_then_prompt_a_small_new_set(tmp_path):
     spec = tmp_path / "small.yaml"
-    spec.write_text("views:\n  - {name: c2, constraints: 2, rename: all}\nproblems:\n"
-                    "  - {num_obj: 3, count: 2}\n  - {num_obj: 6, test: true, count: 5}\n")
+    spec.write_text(
+        "views:\n  - {name: c2, constraints: 2, rename: all}\nproblems:\n"
+        "  - {num_obj: 3, count: 2}\n  - {num_obj: 6, test: true, count: 5}\n"
+    )
     problems = tmp_path / "problems"
-    assert run_script("scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path",
-                      str(problems)).returncode == 0
+    assert (
+        run_script(
+            "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(problems)
+        ).returncode
+        == 0
+    )
     manifest = json.loads((problems / "manifest.json").read_text())
     assert manifest["count"] == 7 and manifest["views"] == ["c2"]
     assert len(list(problems.glob("problem_*.json"))) == 7
     out = tmp_path / "prompts.jsonl"
-    result = run_script("scripts/generate_prompts.py", "--view", "c2", "--problem-path", str(problems),
-                        "--output", str(out))
+    result = run_script(
+        "scripts/generate_prompts.py", "--view", "c2", "--problem-path", str(problems), "--output", str(out)
+    )
     assert result.returncode == 0, result.stderr
     records = read_jsonl(out)
     assert len(records) == 5 and all(r["text"].endswith("Actions:\n") for r in records)
-    assert_one_line_error(run_script("scripts/generate_prompts.py", "--view", "two", "--problem-path",
-                                     str(problems), "--output", str(out)), "no view 'two'")
+    assert_one_line_error(
+        run_script(
+            "scripts/generate_prompts.py",
+            "--view",
+            "two",
+            "--problem-path",
+            str(problems),
+            "--output",
+            str(out),
+        ),
+        "no view 'two'",
+    )
 
 
 def test_generate_prompts_reproduces_the_release(release, tmp_path):
     problems = release / "dataset/simple_stack/problems"
     out = tmp_path / "nl_one.jsonl"
-    result = run_script("scripts/generate_prompts.py", "--view", "one", "--problem-path", str(problems),
-                        "--plans-dir", str(problems / "plans"), "--output", str(out))
+    result = run_script(
+        "scripts/generate_prompts.py",
+        "--view",
+        "one",
+        "--problem-path",
+        str(problems),
+        "--plans-dir",
+        str(problems / "plans"),
+        "--output",
+        str(out),
+    )
     assert result.returncode == 0, result.stderr
     released = json.loads((release / "nl_plans/one/collated.json").read_text())
     ours = read_jsonl(out)
@@ -72,21 +111,42 @@ def test_generate_prompts_reproduces_the_release(release, tmp_path):
 
 
 def test_prompt_and_reproduce_scripts_missing_inputs(tmp_path):
-    assert_one_line_error(run_script("scripts/generate_prompts.py", "--view", "one", "--problem-path",
-                                     str(tmp_path / "none"), "--output", str(tmp_path / "o.jsonl")), "none")
+    assert_one_line_error(
+        run_script(
+            "scripts/generate_prompts.py",
+            "--view",
+            "one",
+            "--problem-path",
+            str(tmp_path / "none"),
+            "--output",
+            str(tmp_path / "o.jsonl"),
+        ),
+        "none",
+    )
     (tmp_path / "empty").mkdir()
-    assert_one_line_error(run_script("scripts/generate_prompts.py", "--view", "one", "--problem-path",
-                                     str(tmp_path / "empty"), "--output", str(tmp_path / "o.jsonl")),
-                          "no problem_*.json files")
-    assert_one_line_error(run_script("scripts/reproduce_blocks.py", "--release", str(tmp_path / "none")),
-                          "run `make data`")
+    assert_one_line_error(
+        run_script(
+            "scripts/generate_prompts.py",
+            "--view",
+            "one",
+            "--problem-path",
+            str(tmp_path / "empty"),
+            "--output",
+            str(tmp_path / "o.jsonl"),
+        ),
+        "no problem_*.json files",
+    )
+    assert_one_line_error(
+        run_script("scripts/reproduce_blocks.py", "--release", str(tmp_path / "none")), "run `make data`"
+    )
 
 
 def test_generate_problems_vocabulary_too_small(tmp_path):
     spec = tmp_path / "set.yaml"
     spec.write_text("vocab: [a, b]\nweird_vocab: [x, y, z]\nproblems:\n  - num_obj: 3\n")
-    result = run_script("scripts/generate_problems.py", "--specs-file", str(spec),
-                        "--problem-path", str(tmp_path / "o"))
+    result = run_script(
+        "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(tmp_path / "o")
+    )
     assert_one_line_error(result, "set.yaml:1: field 'vocab': 3 items asked for")
 
 
@@ -103,14 +163,19 @@ def test_generate_prompts_refuses_a_set_without_test_problems(tmp_path):
     spec = tmp_path / "set.yaml"
     spec.write_text("problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 1}\n")
     problems = tmp_path / "problems"
-    assert run_script("scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path",
-                      str(problems)).returncode == 0
+    assert (
+        run_script(
+            "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(problems)
+        ).returncode
+        == 0
+    )
     for path in problems.glob("problem_*.json"):  # an older set whose test problems were removed
         record = json.loads(path.read_text())
         if record.get("test"):
             path.unlink()
     out = tmp_path / "prompts.jsonl"
-    result = run_script("scripts/generate_prompts.py", "--view", "one", "--problem-path", str(problems),
-                        "--output", str(out))
+    result = run_script(
+        "scripts/generate_prompts.py", "--view", "one", "--problem-path", str(problems), "--output", str(out)
+    )
     assert_one_line_error(result, "no test problems")
     assert not out.exists()

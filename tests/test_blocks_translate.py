@@ -31,8 +31,10 @@ def test_failures_keep_their_reason(released_problems):
 
 def test_a_wrong_initial_state_gives_a_plan_that_fails_on_the_true_problem(released_problems):
     view = released_problems["003"].view("two")  # goal: nothing on the ipad, ipad on the tennis racket
-    wrong = ("(ontable ipad)(clear ipad)(ontable protractor)(clear protractor)(ontable tablet)(clear tablet)"
-             "(ontable tennis-racket)(clear tennis-racket)")
+    wrong = (
+        "(ontable ipad)(clear ipad)(ontable protractor)(clear protractor)(ontable tablet)(clear tablet)"
+        "(ontable tennis-racket)(clear tennis-racket)"
+    )
     outcome = solve_from_facts(view, wrong, facts(view.goal))
     assert outcome.plan is not None and not outcome.lenient
 
@@ -59,6 +61,8 @@ def test_rule_translation_of_the_released_prompts_is_an_upper_bound(release):
 
 
 def test_rule_translation_reads_only_the_templates():
-    text = (";The mouse pad rests on the table.\n;the newspaper IS ON the mouse pad.\nhello\n"
-            ";There is nothing on the newspaper.")
+    text = (
+        ";The mouse pad rests on the table.\n;the newspaper IS ON the mouse pad.\nhello\n"
+        ";There is nothing on the newspaper."
+    )
     assert rule_translate(text) == "(ontable mouse-pad)\n(on newspaper mouse-pad)\n(clear newspaper)\n"

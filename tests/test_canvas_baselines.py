@@ -27,9 +27,11 @@ def test_existence_one_attribute():
 
 
 def test_tracking_rules():
-    text = ("There are 2 shapes in a canvas. There is a large red circle in the canvas. There is a small "
-            "blue square in the canvas. The large red circle is removed from the canvas. A large green "
-            "triangle is added to the canvas. A large red circle is added to the canvas.")
+    text = (
+        "There are 2 shapes in a canvas. There is a large red circle in the canvas. There is a small "
+        "blue square in the canvas. The large red circle is removed from the canvas. A large green "
+        "triangle is added to the canvas. A large red circle is added to the canvas."
+    )
     columns = ["unmentioned", "ignore-events", "first-event", "removed-ever", "added-ever", "last-event"]
     for question, *answers in [
         ("Is there a large red circle in the canvas?", "Yes", "Yes", "No", "No", "Yes", "Yes"),
@@ -43,9 +45,11 @@ def test_tracking_rules():
 
 
 def test_shuffle_initial_ignores_the_swaps():
-    text = ("There are 3 shapes in a canvas. From bottom to top, the shapes are a small red square, a large "
-            "blue circle, and a small green triangle. The small red square and the small green triangle "
-            "swap positions.")
+    text = (
+        "There are 3 shapes in a canvas. From bottom to top, the shapes are a small red square, a large "
+        "blue circle, and a small green triangle. The small red square and the small green triangle "
+        "swap positions."
+    )
     rule = RULES["shortcut-shuffle-initial"]
     assert rule(ask(text, "What shape is first from the bottom?")) == "Small Red Square"
     assert rule(ask(text, "What shape is first from the top?")) == "Small Green Triangle"
@@ -53,10 +57,12 @@ def test_shuffle_initial_ignores_the_swaps():
 
 
 def test_shuffle_rules_on_three_swaps():
-    text = ("There are 3 shapes in a canvas. From bottom to top, the shapes are a small red square, a large "
-            "blue circle, and a small green triangle. The small red square and the large blue circle swap "
-            "positions. The small red square and the small green triangle swap positions. The large blue "
-            "circle and the small green triangle swap positions.")
+    text = (
+        "There are 3 shapes in a canvas. From bottom to top, the shapes are a small red square, a large "
+        "blue circle, and a small green triangle. The small red square and the large blue circle swap "
+        "positions. The small red square and the small green triangle swap positions. The large blue "
+        "circle and the small green triangle swap positions."
+    )
     # after the swaps, bottom to top: small green triangle, large blue circle, small red square
     prompt = ask(text, "What shape is first from the bottom?")
     assert RULES["shortcut-shuffle-initial"](prompt) == "Small Red Square"
@@ -67,27 +73,40 @@ def test_shuffle_rules_on_three_swaps():
     assert RULES["shortcut-shuffle-most-swapped"](prompt) == "Small Red Square"  # first named of a tie
     assert RULES["shortcut-shuffle-elimination"](prompt) is None  # no examples
     shots = text + "\n\nQuestion: What shape is first from the top?\nAnswer: Small Red Square\n"
-    assert RULES["shortcut-shuffle-elimination"](ask(shots, "What shape is first from the bottom?")) == \
-        "Large Blue Circle"
+    assert (
+        RULES["shortcut-shuffle-elimination"](ask(shots, "What shape is first from the bottom?"))
+        == "Large Blue Circle"
+    )
 
 
 def test_coordinate_stated_reads_the_relation_sentence_either_way():
-    text = ("There are 2 shapes in a canvas. There is a large red circle in the canvas. A small blue "
-            "square is to the below right of this large red circle. There is a small blue square in the "
-            "canvas.")
+    text = (
+        "There are 2 shapes in a canvas. There is a large red circle in the canvas. A small blue "
+        "square is to the below right of this large red circle. There is a small blue square in the "
+        "canvas."
+    )
     rule = RULES["shortcut-coordinate-stated"]
     stated = ask(text, "Where is the small blue square relative to the large red circle?")
     assert rule(stated) == "Below Right"
     reverse = ask(text, "Where is the large red circle relative to the small blue square?")
     assert rule(reverse) == "Above Left"
-    assert rule(ask("There are 2 shapes in a canvas. There is a large red circle at (0, 0).",
-                    "Where is the small blue square relative to the large red circle?")) is None
+    assert (
+        rule(
+            ask(
+                "There are 2 shapes in a canvas. There is a large red circle at (0, 0).",
+                "Where is the small blue square relative to the large red circle?",
+            )
+        )
+        is None
+    )
 
 
 def test_transitivity_words():
-    text = ("There are 4 shapes in a canvas. There is a small blue square in the canvas. "
-            "Below the small blue square is a small red circle. The small red circle is above a large red "
-            "circle. The small blue square is below a large green triangle.")
+    text = (
+        "There are 4 shapes in a canvas. There is a small blue square in the canvas. "
+        "Below the small blue square is a small red circle. The small red circle is above a large red "
+        "circle. The small blue square is below a large green triangle."
+    )
     subject = RULES["shortcut-transitivity-subject-word"]
     reference = RULES["shortcut-transitivity-reference-word"]
     prompt = ask(text, "Where is the large red circle relative to the large green triangle?")
@@ -99,11 +118,17 @@ def test_transitivity_words():
 
 def test_shortcuts_are_built_in_models_falling_back_to_random():
     model = resolve_model("shortcut-existence-one-attribute")
-    item = {"Key": 7, "text": ask("There are 1 shapes in a canvas.", "Is there a shape that is red?"),
-            "expectedresp": ["Yes", "No"], "goldresp": "No"}
+    item = {
+        "Key": 7,
+        "text": ask("There are 1 shapes in a canvas.", "Is there a shape that is red?"),
+        "expectedresp": ["Yes", "No"],
+        "goldresp": "No",
+    }
     assert model.complete([], item).text == "Yes"
-    other = item | {"text": ask("There are 1 shapes in a canvas.", "How many circles are there?"),
-                    "expectedresp": ["0", "1"]}
+    other = item | {
+        "text": ask("There are 1 shapes in a canvas.", "How many circles are there?"),
+        "expectedresp": ["0", "1"],
+    }
     assert model.complete([], other).text == resolve_model("random").complete([], other).text
     assert model.settings()["task"] == "existence"
 
@@ -111,8 +136,11 @@ def test_shortcuts_are_built_in_models_falling_back_to_random():
 @pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if not s.guard], ids=lambda s: s.name)
 def test_every_shortcut_stays_at_chance_on_every_prefix(shortcut):
     sizes = [3, 4, 5, 8]
-    built = generate_set(SetConfig(seed=3, items=32, num_shapes=sizes, tasks=[shortcut.task],
-                                   fewshot=["none"], descriptions=["full"]))
+    built = generate_set(
+        SetConfig(
+            seed=3, items=32, num_shapes=sizes, tasks=[shortcut.task], fewshot=["none"], descriptions=["full"]
+        )
+    )
     for n in sizes:
         trials = [t for t in built.trials if t["num_shapes"] == n]
         assert len(trials) == 32

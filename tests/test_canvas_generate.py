@@ -123,17 +123,17 @@ def test_impossible_requests_are_skipped_and_counted():
     assert full.trials == [] and sum(full.skipped.values()) == 2
     why = "every identity is on the canvas: every answer would be Yes"
     assert {reason for *_, reason in full.skipped} == {why}
-    cfg = SetConfig(items=2, num_shapes=[24], tasks=["existence"], fewshot=["none"],
-                    descriptions=["coordinates"])
-    assert summary(cfg, full, 0)["not_run"] == [
-        {"task": "existence", "num_shapes": 24, "reasons": [why]}
-    ]
+    cfg = SetConfig(
+        items=2, num_shapes=[24], tasks=["existence"], fewshot=["none"], descriptions=["coordinates"]
+    )
+    assert summary(cfg, full, 0)["not_run"] == [{"task": "existence", "num_shapes": 24, "reasons": [why]}]
 
 
 def test_large_canvases_balance_every_task_that_runs():
     """At 24 shapes each task either runs with balanced answers or is listed as not run, with why."""
-    cfg = SetConfig(items=8, num_shapes=[24], fewshot=["none"], descriptions=["coordinates"],
-                    canvas_attempts=20)
+    cfg = SetConfig(
+        items=8, num_shapes=[24], fewshot=["none"], descriptions=["coordinates"], canvas_attempts=20
+    )
     built = generate_set(cfg)
     manifest = summary(cfg, built, 0)
     assert {entry["task"] for entry in manifest["not_run"]} == {"existence", "count", "shuffle_tracking"}

@@ -16,8 +16,20 @@ from common.canvas.generate import generate_set, load_config
 from common.paths import CONFIGS
 
 SHAPE = r"(?:small|large) (?:red|blue|yellow|green) (?:square|circle|triangle)"
-ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
-            "eleventh", "twelfth"]
+ORDINALS = [
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+]
 SIGN = {"Right": (0, 1), "Left": (0, -1), "Above": (1, 1), "Below": (1, -1)}
 
 
@@ -36,8 +48,9 @@ def shapes_on(description):
     else:
         present = list(dict.fromkeys(re.findall(rf"There is a ({SHAPE})", description)))
     assert len(present) == n
-    for added, removed in re.findall(rf"A ({SHAPE}) is added to the canvas\.|The ({SHAPE}) is removed from",
-                                     description):
+    for added, removed in re.findall(
+        rf"A ({SHAPE}) is added to the canvas\.|The ({SHAPE}) is removed from", description
+    ):
         if added:
             assert added not in present
             present.append(added)
@@ -65,20 +78,29 @@ def extent(shape, sizes):
 
 def stated_rule(description):
     """The sizes and the margin the coordinates description states."""
-    m = re.search(r"A small circle has radius ([\d.]+) and a large one radius ([\d.]+); a small square or "
-                  r"triangle has side ([\d.]+) and a large one side ([\d.]+) .*?height is ([\d.]+) times "
-                  r"their side\)\. A shape is right of another when its centre's x is larger by more than "
-                  r"(half|[\d.]+ times) the larger of their two widths", description)
+    m = re.search(
+        r"A small circle has radius ([\d.]+) and a large one radius ([\d.]+); a small square or "
+        r"triangle has side ([\d.]+) and a large one side ([\d.]+) .*?height is ([\d.]+) times "
+        r"their side\)\. A shape is right of another when its centre's x is larger by more than "
+        r"(half|[\d.]+ times) the larger of their two widths",
+        description,
+    )
     assert m, "the coordinates description states the sizes and the rule"
     scale = 0.5 if m[6] == "half" else float(m[6].split()[0])
-    return {"radius": {"small": float(m[1]), "large": float(m[2])},
-            "side": {"small": float(m[3]), "large": float(m[4])}, "height": float(m[5]), "scale": scale}
+    return {
+        "radius": {"small": float(m[1]), "large": float(m[2])},
+        "side": {"small": float(m[3]), "large": float(m[4])},
+        "height": float(m[5]),
+        "scale": scale,
+    }
 
 
 def where_from_coordinates(description, subject, reference):
     rule = stated_rule(description)
-    centres = {s: (int(x), int(y)) for s, x, y in re.findall(rf"There is a ({SHAPE}) at \((-?\d+), (-?\d+)\)",
-                                                             description)}
+    centres = {
+        s: (int(x), int(y))
+        for s, x, y in re.findall(rf"There is a ({SHAPE}) at \((-?\d+), (-?\d+)\)", description)
+    }
     words = []
     for axis, (plus, minus) in ((1, ("Above", "Below")), (0, ("Right", "Left"))):
         d = centres[subject][axis] - centres[reference][axis]
@@ -89,8 +111,11 @@ def where_from_coordinates(description, subject, reference):
 
 
 def where_from_sentences(description, subject, reference):
-    for t, phrase, s in re.findall(rf"A ({SHAPE}) is (to the \w+ \w+ of|left of|right of|above|below) "
-                                   rf"this ({SHAPE})\.", description):
+    for t, phrase, s in re.findall(
+        rf"A ({SHAPE}) is (to the \w+ \w+ of|left of|right of|above|below) "
+        rf"this ({SHAPE})\.",
+        description,
+    ):
         said = phrase.split()[2:4] if phrase.startswith("to the") else phrase.split()[:1]
         words = [w.capitalize() for w in said]
         opposite = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
@@ -104,8 +129,12 @@ def where_from_sentences(description, subject, reference):
 def where_from_chain(description, subject, reference):
     plain = re.findall(rf"(Left of|Right of|Above|Below) the ({SHAPE}) is a ({SHAPE})\.", description)
     facts = [(b, w.split()[0], a) for w, a, b in plain]
-    facts += [(a, w.split()[0].capitalize(), b) for a, w, b in re.findall(
-        rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.", description)]
+    facts += [
+        (a, w.split()[0].capitalize(), b)
+        for a, w, b in re.findall(
+            rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.", description
+        )
+    ]
     pivot = re.search(rf"There is a ({SHAPE}) in the canvas\.", description)[1]
     axis = SIGN[facts[0][1]][0]
     position = {pivot: 0}
@@ -152,8 +181,14 @@ def trials(request):
 
 def test_every_gold_answer_follows_from_the_prompt_alone(trials):
     assert len(trials) > 400
-    assert {t["task"] for t in trials} == {"existence", "count", "coordinate", "transitivity",
-                                          "existence_tracking", "shuffle_tracking"}
+    assert {t["task"] for t in trials} == {
+        "existence",
+        "count",
+        "coordinate",
+        "transitivity",
+        "existence_tracking",
+        "shuffle_tracking",
+    }
     for trial in trials:
         assert solve(trial["text"]) == trial["goldresp"], trial["Key"]
 
@@ -181,8 +216,7 @@ def test_the_stated_rule_is_needed_and_used():
     """A coordinates prompt without its rule sentence cannot be solved by this solver: the rule is
     read from the prompt, not assumed."""
     small = generate_set(load_config(CONFIGS / "canvas" / "standard.yaml", {"items": 4})).trials
-    prompt = next(t for t in small
-                  if t["task"] == "coordinate" and t["description"] == "coordinates")["text"]
+    prompt = next(t for t in small if t["task"] == "coordinate" and t["description"] == "coordinates")["text"]
     with pytest.raises(AssertionError, match="states the sizes"):
         solve(re.sub(r"A small circle has radius.*relation on it\.", "", prompt))
     assert math.isclose(stated_rule(parts(prompt)[0])["height"], math.sqrt(3) / 2, abs_tol=1e-3)

@@ -174,8 +174,16 @@ def test_score_rows_count_invalid_and_refused_apart():
 def test_refused_trials_count_as_wrong_in_accuracy_so_every_model_has_the_same_denominator():
     from common.canvas.report import accuracy
 
-    scored = pd.DataFrame({"model": ["m"] * 4, "task": ["existence"] * 4, "item": [0, 0, 1, 1],
-                           "strict": [1, 1, 1, 0], "contains": [1, 1, 1, 0],
-                           "invalid": [False] * 4, "refused": [False, False, False, True]})
+    scored = pd.DataFrame(
+        {
+            "model": ["m"] * 4,
+            "task": ["existence"] * 4,
+            "item": [0, 0, 1, 1],
+            "strict": [1, 1, 1, 0],
+            "contains": [1, 1, 1, 0],
+            "invalid": [False] * 4,
+            "refused": [False, False, False, True],
+        }
+    )
     row = accuracy(scored, ["model", "task"]).iloc[0]
     assert row["trials"] == 4 and row["refused"] == 1 and row["strict"] == 0.75

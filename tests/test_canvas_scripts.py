@@ -70,8 +70,15 @@ def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, 
         done = run_script("scripts/ask_model.py", "-t", str(small_set), "--model", model, "--no-cache")
         assert done.returncode == 0, done.stderr
     csv = tmp_path / "stats.csv"
-    done = run_script("scripts/analyse_results.py", "-t", str(small_set), "--csv", str(csv),
-                      "--figures", str(tmp_path / "figures"))
+    done = run_script(
+        "scripts/analyse_results.py",
+        "-t",
+        str(small_set),
+        "--csv",
+        str(csv),
+        "--figures",
+        str(tmp_path / "figures"),
+    )
     assert done.returncode == 0, done.stderr
     assert "CANVAS RESULTS" in done.stdout and "incomplete tuples" not in done.stdout + done.stderr
     assert "Shortcut baselines on their task vs chance" in done.stdout
@@ -80,8 +87,14 @@ def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, 
     stats = pd.read_csv(csv)
     by_task = stats[stats["table"] == "accuracy_by_task"]
     oracle = by_task[by_task["model"] == "oracle"]
-    assert set(oracle["task"]) == {"existence", "count", "transitivity", "coordinate", "existence_tracking",
-                                   "shuffle_tracking"}
+    assert set(oracle["task"]) == {
+        "existence",
+        "count",
+        "transitivity",
+        "coordinate",
+        "existence_tracking",
+        "shuffle_tracking",
+    }
     assert (oracle["strict"] == 1).all() and (oracle["contains"] == 1).all()
     assert (oracle["invalid"] == 0).all()
     assert "shortcut-shuffle-initial" not in set(by_task["model"])  # shortcuts have their own table
@@ -100,8 +113,9 @@ def test_analysis_errors_partial_and_refused_results(tmp_path, small_set):
         (partial / name).write_bytes((small_set / name).read_bytes())
     done = run_script("scripts/analyse_results.py", "-t", str(partial))
     assert done.returncode == 2 and "no results files" in done.stderr and "ask_model.py" in done.stderr
-    done = run_script("scripts/ask_model.py", "-t", str(partial), "--model", "random", "--limit", "5",
-                      "--no-cache")
+    done = run_script(
+        "scripts/ask_model.py", "-t", str(partial), "--model", "random", "--limit", "5", "--no-cache"
+    )
     assert done.returncode == 0, done.stderr
     results = partial / "results" / "basic___random___results.jsonl"
     key = json.loads(results.read_text().splitlines()[0])["Key"]
@@ -122,8 +136,15 @@ def test_a_set_given_to_another_suites_analysis_is_a_clear_error(tmp_path, small
 
     worldsense = tmp_path / "ws"
     worldsense.mkdir()
-    trial = {"Key": 1, "tuple_ID": 1, "problemname": "Infer.trivial", "problemsize": 3, "text": "?",
-             "expectedresp": ["TRUE", "FALSE"], "goldresp": "TRUE"}
+    trial = {
+        "Key": 1,
+        "tuple_ID": 1,
+        "problemname": "Infer.trivial",
+        "problemsize": 3,
+        "text": "?",
+        "expectedresp": ["TRUE", "FALSE"],
+        "goldresp": "TRUE",
+    }
     (worldsense / "trials.jsonl.bz2").write_bytes(bz2.compress((json.dumps(trial) + "\n").encode()))
     done = run_script("scripts/analyse_results.py", "-t", str(worldsense), "--suite", "canvas")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "KeyError" not in done.stderr
@@ -166,7 +187,8 @@ def test_draw_writes_a_png_and_rejects_an_unknown_key(tmp_path, small_set):
         "scripts/draw_canvas.py", "-t", str(small_set), "--key", "99999", "--out", str(tmp_path / "d.png")
     )
     assert done.returncode == 2 and "no canvas trial Key 99999" in done.stderr
-    done = run_script("scripts/draw_canvas.py", "-t", str(small_set), "--line", "4",
-                      "--out", str(tmp_path / "e.png"))
+    done = run_script(
+        "scripts/draw_canvas.py", "-t", str(small_set), "--line", "4", "--out", str(tmp_path / "e.png")
+    )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "e.png").read_bytes() == (tmp_path / "c.png").read_bytes()  # line 4 is that Key

@@ -135,15 +135,21 @@ def test_transitivity_chain_the_seed_example():
     below = Shape("small", "blue", "triangle", 0, -10)
     above = Shape("large", "yellow", "circle", 0, 10)
     start = "There are 3 shapes in a canvas. There is a small blue square in the canvas."
-    triangle = {"plain": "Below the small blue square is a small blue triangle.",
-                "inverted": "The small blue square is above a small blue triangle."}
-    circle = {"Above the small blue square is a large yellow circle.",
-              "The small blue square is below a large yellow circle."}
+    triangle = {
+        "plain": "Below the small blue square is a small blue triangle.",
+        "inverted": "The small blue square is above a small blue triangle.",
+    }
+    circle = {
+        "Above the small blue square is a large yellow circle.",
+        "The small blue square is below a large yellow circle.",
+    }
     for intro, form in (("intro-same", "plain"), ("intro-other", "inverted")):
         for seed in range(6):
             made = qa("transitivity", [pivot, below, above], f"Below:{intro}:ref-same", seed)
-            assert made.pairs[0] == ("Where is the small blue triangle relative to the large yellow circle?",
-                                     "Below")
+            assert made.pairs[0] == (
+                "Where is the small blue triangle relative to the large yellow circle?",
+                "Below",
+            )
             text = made.description
             assert text.startswith(start) and triangle[form] in text
             assert any(sentence in text for sentence in circle)
@@ -174,8 +180,10 @@ def test_shuffle_tracking_answers():
         qa("shuffle_tracking", CANVAS, "0|none-2")  # the circle and the square are level
     # with swaps, exactly the rules of the label give the answer
     task = TASKS["shuffle_tracking"]()
-    assert task.strata(3) == [["0", "1", "2"], ["initial+first-swap+last-named",
-                                                "last-swap-first+first-named+most-swapped", "none-2"]]
+    assert task.strata(3) == [
+        ["0", "1", "2"],
+        ["initial+first-swap+last-named", "last-swap-first+first-named+most-swapped", "none-2"],
+    ]
     for label in task.strata(3)[1]:
         for seed in range(5):
             made = qa("shuffle_tracking", column, f"2|{label}", seed)
@@ -201,16 +209,21 @@ def test_shuffle_rule_groups_name_every_rule_once():
     assert rule_groups(5, 2) == [["initial"], [], [], [], []]  # fewer swaps: only the line-up balanced
 
 
-@pytest.mark.parametrize("history", ["removed-added", "added-removed", "removed-added-removed",
-                                     "added-removed-added"])
+@pytest.mark.parametrize(
+    "history", ["removed-added", "added-removed", "removed-added-removed", "added-removed-added"]
+)
 def test_existence_tracking_asks_a_touched_shape_with_each_history(history):
     from common.canvas.tasks.existence_tracking import HISTORIES
 
     for seed in range(8):
         made = qa("existence_tracking", CANVAS, history, seed=seed, events=3)
         asked = made.pairs[0][0][len("Is there a ") : -len(" in the canvas?")]
-        events = [((m.group(1) or m.group(2)), "add" if m.group(1) else "remove") for m in re.finditer(
-            r"A ([a-z]+ [a-z]+ [a-z]+) is added|The ([a-z]+ [a-z]+ [a-z]+) is removed", made.suffix)]
+        events = [
+            ((m.group(1) or m.group(2)), "add" if m.group(1) else "remove")
+            for m in re.finditer(
+                r"A ([a-z]+ [a-z]+ [a-z]+) is added|The ([a-z]+ [a-z]+ [a-z]+) is removed", made.suffix
+            )
+        ]
         assert len(events) == 3
         assert [kind for name, kind in events if name == asked] == HISTORIES[history][0]
         assert made.pairs[0][1] == HISTORIES[history][1]

@@ -32,16 +32,26 @@ def test_required_options_show_no_default():
 
 def test_a_script_outside_the_venv_says_how_to_fix_it():
     # -S: no site-packages and no venv, as `python3 scripts/...` with a bare interpreter
-    result = subprocess.run([sys.executable, "-S", "scripts/lm_plan.py", "--help"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-S", "scripts/lm_plan.py", "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 1
     assert "No module named 'common'" not in result.stderr and "Traceback" not in result.stderr
     assert "run `make env`" in result.stderr and ".venv/bin/python scripts/lm_plan.py" in result.stderr
 
 
 def test_offline_fetch_prints_the_clear_error_without_urllib3_retry_noise(tmp_path):
-    result = run_script("scripts/fetch_data.py", str(write_unreachable_source(tmp_path)), "--retries", "2",
-                        env={"DATA_MIRROR": ""})
+    result = run_script(
+        "scripts/fetch_data.py",
+        str(write_unreachable_source(tmp_path)),
+        "--retries",
+        "2",
+        env={"DATA_MIRROR": ""},
+    )
     assert result.returncode == 2
     assert "Retrying" not in result.stderr and "urllib3" not in result.stderr
     lines = result.stderr.strip().splitlines()

@@ -67,8 +67,11 @@ def logical_lines(text: str) -> list[str]:
 def readme_commands() -> list[tuple[str, str]]:
     """Return (where, command) for every command of the README's ```bash blocks, in order."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    return [("README.md", command) for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
-            for command in logical_lines(block)]
+    return [
+        ("README.md", command)
+        for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
+        for command in logical_lines(block)
+    ]
 
 
 def help_commands() -> list[tuple[str, str]]:

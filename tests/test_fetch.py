@@ -49,8 +49,14 @@ def server():
 
 
 def make_source(base_url):
-    return fetch.DataSource(name="demo", url=base_url, mirror="demo", dest="data/demo",
-                            checksums="demo.sha256", groups={"all": [""]})
+    return fetch.DataSource(
+        name="demo",
+        url=base_url,
+        mirror="demo",
+        dest="data/demo",
+        checksums="demo.sha256",
+        groups={"all": [""]},
+    )
 
 
 def url_of(httpd):
@@ -135,8 +141,9 @@ def test_mirror_with_other_content_is_refused(tmp_path):
 def test_file_missing_from_mirror_is_downloaded(server, tmp_path):
     server.routes["/rel/sub/a.jsonl"] = ("ok", GOOD)
     (tmp_path / "mirror").mkdir()
-    [path] = fetch.fetch(make_source(url_of(server)), {"sub/a.jsonl": DIGEST},
-                         mirror=str(tmp_path / "mirror"), root=tmp_path)
+    [path] = fetch.fetch(
+        make_source(url_of(server)), {"sub/a.jsonl": DIGEST}, mirror=str(tmp_path / "mirror"), root=tmp_path
+    )
     assert path.read_bytes() == GOOD
 
 

@@ -42,7 +42,7 @@ def test_malformed_line_names_file_and_line(tmp_path):
 
 def test_non_object_line_is_refused(tmp_path):
     path = tmp_path / "t.jsonl"
-    path.write_text('[1, 2]\n')
+    path.write_text("[1, 2]\n")
     with pytest.raises(DataError, match=r":1: expected a JSON object, got list"):
         read_jsonl(path)
 

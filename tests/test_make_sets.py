@@ -21,7 +21,7 @@ MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 def readme_commands(paragraph_start: str) -> str:
     """Return the first ```bash block after the README paragraph starting with ``paragraph_start``."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    after = readme[readme.index(paragraph_start):]
+    after = readme[readme.index(paragraph_start) :]
     return re.search(r"```bash\n(.*?)```", after, re.S).group(1)
 
 
@@ -65,11 +65,20 @@ def test_recipes_run_under_errexit_and_pipefail():
 def test_asat_model_plays_the_model_on_every_set():
     # the model's stamp is a prerequisite of asat-model: it was empty when MODEL_RUN came later
     plan = run(ROOT, "make -n asat-model MODEL=oracle LIMIT=2").stdout
-    loop = re.search(r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py --set \$set "
-                     r"--model oracle --limit 2;", plan)
+    loop = re.search(
+        r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py --set \$set "
+        r"--model oracle --limit 2;",
+        plan,
+    )
     assert loop, plan
-    assert sorted(loop.group(1).split()) == ["ambiguous_sentences", "distractorless", "first_letters",
-                                             "mixed", "reverse_sort", "which_is_heavier"]
+    assert sorted(loop.group(1).split()) == [
+        "ambiguous_sentences",
+        "distractorless",
+        "first_letters",
+        "mixed",
+        "reverse_sort",
+        "which_is_heavier",
+    ]
     assert "results/runs/already_said_that/oracle.first2.done" in plan
 
 
@@ -79,22 +88,33 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
     result = run(sandbox, "make help")
     assert result.returncode == 0, result.stderr
     found = re.search(r"^Sets found .*: (.*)$", result.stdout, re.M).group(1).split()
-    assert {"blocks/cogsci_problems", "blocks/scaling", "blocks/extra", "canvas/standard",
-            "canvas/scaling", "canvas/extra"} <= set(found)
+    assert {
+        "blocks/cogsci_problems",
+        "blocks/scaling",
+        "blocks/extra",
+        "canvas/standard",
+        "canvas/scaling",
+        "canvas/extra",
+    } <= set(found)
     defaults = "Default sets (built by make all): blocks/cogsci_problems blocks/scaling canvas/standard"
     assert defaults in result.stdout
     assert re.search(r"^  sets +Build every set", result.stdout, re.M)
     assert re.search(r"^  <suite>/<set> +Build one set", result.stdout, re.M)
     dry = run(sandbox, "make -n sets")
     assert dry.returncode == 0, dry.stderr
-    for target in ("results/blocks/extra/baselines.txt", "results/canvas/extra/report.txt",
-                   "data/blocks/extra/problems/manifest.json", "data/canvas/extra/trials.jsonl.bz2"):
+    for target in (
+        "results/blocks/extra/baselines.txt",
+        "results/canvas/extra/report.txt",
+        "data/blocks/extra/problems/manifest.json",
+        "data/canvas/extra/trials.jsonl.bz2",
+    ):
         assert target in dry.stdout
     # no file of any suite's chain is an intermediate (make would delete it after use)
     database = run(sandbox, "make -n -p sets all")
     assert database.returncode == 0, database.stderr
-    intermediate = re.findall(r"^(\S+):.*\n(?:#.*\n)*?#  File is an intermediate prerequisite",
-                              database.stdout, re.M)
+    intermediate = re.findall(
+        r"^(\S+):.*\n(?:#.*\n)*?#  File is an intermediate prerequisite", database.stdout, re.M
+    )
     assert not intermediate, intermediate
     dry_all = run(sandbox, "make -n all").stdout
     assert "results/blocks/cogsci_problems/baselines.txt" in dry_all
@@ -135,11 +155,14 @@ def test_readme_new_blocks_set_builds_through_its_baselines(sandbox):
     assert baselines in result.stdout  # printed
     for view in views:
         for kind, model in [("nl", "noop"), ("nl", "random"), ("nl", "oracle"), ("pddl", "rules")]:
-            rows = (sandbox / f"results/blocks/mine/{kind}___{view}/paper___{model}___results.jsonl")
+            rows = sandbox / f"results/blocks/mine/{kind}___{view}/paper___{model}___results.jsonl"
             assert len(rows.read_text().splitlines()) == tests
             assert f"{kind}___{view}/paper___{model}___results.jsonl: {tests} problems" in baselines
-    summary = [line.split() for line in baselines.splitlines() if line.split()[:2] in
-               [[view, str(tests)] for view in views]]
+    summary = [
+        line.split()
+        for line in baselines.splitlines()
+        if line.split()[:2] in [[view, str(tests)] for view in views]
+    ]
     assert len(summary) == 4 * len(views)
     oracle_and_rules = [row for i, row in enumerate(summary) if i % 4 in (2, 3)]
     assert all(row[2] == "100.0" for row in oracle_and_rules)  # lenient success of oracle and rules
@@ -172,8 +195,10 @@ def check_canvas_scores(sandbox: Path, name: str, trials: int, tasks: list[str],
         assert re.search(rf"^(oracle)? +{task} +.*100\.0 \[", report, re.M), task
 
 
-TINY_BLOCKS = ("seed: 5\nviews:\n  - {name: c2, constraints: 2, rename: all}\n"
-               "problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 4}\n")
+TINY_BLOCKS = (
+    "seed: 5\nviews:\n  - {name: c2, constraints: 2, rename: all}\n"
+    "problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 4}\n"
+)
 
 
 def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(sandbox):
@@ -183,8 +208,11 @@ def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(
     failed = run(sandbox, "make blocks/tiny")
     assert failed.returncode != 0
     assert "tiny.yaml:2: unknown config key: colour" in failed.stderr
-    for path in ("data/blocks/tiny/problems/manifest.json", "data/blocks/tiny/prompts/.done",
-                 "results/blocks/tiny/baselines.txt"):
+    for path in (
+        "data/blocks/tiny/problems/manifest.json",
+        "data/blocks/tiny/prompts/.done",
+        "results/blocks/tiny/baselines.txt",
+    ):
         assert not (sandbox / path).exists(), path
     # 2. fixed config; then a later step's input breaks (the issue's case: an inner command of
     # the baselines recipe fails): the target fails, no file and no temporary file is left
@@ -222,8 +250,11 @@ def test_a_bad_canvas_config_leaves_no_target_and_the_fixed_one_builds(sandbox):
     config.write_text(good.replace("items: 2", "items: two"))
     failed = run(sandbox, "make canvas/tiny")
     assert failed.returncode != 0 and "tiny.yaml:3" in failed.stderr
-    for path in ("data/canvas/tiny/trials.jsonl.bz2", "data/canvas/tiny/manifest.json",
-                 "results/canvas/tiny/report.txt"):
+    for path in (
+        "data/canvas/tiny/trials.jsonl.bz2",
+        "data/canvas/tiny/manifest.json",
+        "results/canvas/tiny/report.txt",
+    ):
         assert not (sandbox / path).exists(), path
     config.write_text(good)
     fixed = run(sandbox, "make canvas/tiny")

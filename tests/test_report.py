@@ -28,13 +28,24 @@ def _section(tmp_path, results=None) -> Section:
     ax.plot([0, 1], [0, 1])
     fig.savefig(figure)
     plt.close(fig)
-    table = pd.DataFrame({"acc": ["50.0 [40.0, 60.0]", "75.0 [65.1, 82.8]"]},
-                         index=pd.Index(["random", "oracle | x"], name="model"))
+    table = pd.DataFrame(
+        {"acc": ["50.0 [40.0, 60.0]", "75.0 [65.1, 82.8]"]},
+        index=pd.Index(["random", "oracle | x"], name="model"),
+    )
     paper = pd.DataFrame({"view": ["one"], "codex": ["99 ✓"]})
     about = "Measures **nothing**, *italic*, 2 * 3, with `code *x*`."
-    return Section(suite="toy", title="Toy suite", about=about, text="T\n",
-                   tables=[("Accuracy", table)], figures=[("A line", figure)], summary=["oracle: 75.0%"],
-                   paper=paper, notes=["1 trial refused by the server"], inputs=[results] if results else [])
+    return Section(
+        suite="toy",
+        title="Toy suite",
+        about=about,
+        text="T\n",
+        tables=[("Accuracy", table)],
+        figures=[("A line", figure)],
+        summary=["oracle: 75.0%"],
+        paper=paper,
+        notes=["1 trial refused by the server"],
+        inputs=[results] if results else [],
+    )
 
 
 def test_a_saved_section_loads_with_flat_tables_and_input_hashes(tmp_path):
@@ -60,9 +71,24 @@ def test_a_file_that_is_not_a_section_is_named(tmp_path):
 def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     results = tmp_path / "basic___m___results.jsonl"
     results.write_text('{"Key": 1, "resp": "a"}\n')
-    write_json(tmp_path / "basic___m___results.meta.json", {"runs": [
-        {"model": {"name": "m", "base_url": "http://127.0.0.1:9/v1", "model": "m", "api_key_env": "M_KEY"},
-         "prompt_tokens": 10, "completion_tokens": 2, "cost_usd": 0.5}]})
+    write_json(
+        tmp_path / "basic___m___results.meta.json",
+        {
+            "runs": [
+                {
+                    "model": {
+                        "name": "m",
+                        "base_url": "http://127.0.0.1:9/v1",
+                        "model": "m",
+                        "api_key_env": "M_KEY",
+                    },
+                    "prompt_tokens": 10,
+                    "completion_tokens": 2,
+                    "cost_usd": 0.5,
+                }
+            ]
+        },
+    )
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
     prov = report.provenance(sections)
@@ -83,12 +109,27 @@ def test_build_report_writes_html_and_markdown_and_prints_a_short_summary(tmp_pa
     trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
     testset = write_testset(tmp_path / "ts", trials, {"A": answers_for(trials, [1, 0])})
     section = tmp_path / "sections" / "worldsense.json"
-    analysed = run_script("scripts/analyse_results.py", "-t", str(testset), "--no-cache", "--quiet",
-                          "--section", str(section), "--figures", str(tmp_path / "figures"))
+    analysed = run_script(
+        "scripts/analyse_results.py",
+        "-t",
+        str(testset),
+        "--no-cache",
+        "--quiet",
+        "--section",
+        str(section),
+        "--figures",
+        str(tmp_path / "figures"),
+    )
     assert analysed.returncode == 0, analysed.stderr
     assert analysed.stdout == "" and json.loads(section.read_text())["suite"] == "worldsense"
-    built = run_script("scripts/build_report.py", str(section), "--html", str(tmp_path / "r.html"),
-                       "--markdown", str(tmp_path / "r.md"))
+    built = run_script(
+        "scripts/build_report.py",
+        str(section),
+        "--html",
+        str(tmp_path / "r.html"),
+        "--markdown",
+        str(tmp_path / "r.md"),
+    )
     assert built.returncode == 0, built.stderr
     assert built.stdout.splitlines()[0].startswith("Report: ") and len(built.stdout.splitlines()) == 2
     assert "WorldSense: A (basic): 50.0%" in built.stdout

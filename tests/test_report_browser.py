@@ -31,11 +31,25 @@ def report_html(tmp_path_factory, worldsense_test_set):
         return built, sorted(loaded, key=lambda s: where[s["title"]])
     work = tmp_path_factory.mktemp("report")
     section = work / "worldsense.json"
-    run = run_script("scripts/analyse_results.py", "-t", str(worldsense_test_set), "--quiet",
-                     "--section", str(section), "--figures", str(work / "figures"))
+    run = run_script(
+        "scripts/analyse_results.py",
+        "-t",
+        str(worldsense_test_set),
+        "--quiet",
+        "--section",
+        str(section),
+        "--figures",
+        str(work / "figures"),
+    )
     assert run.returncode == 0, run.stderr
-    run = run_script("scripts/build_report.py", str(section), "--html", str(work / "report.html"),
-                     "--markdown", str(work / "report.md"))
+    run = run_script(
+        "scripts/build_report.py",
+        str(section),
+        "--html",
+        str(work / "report.html"),
+        "--markdown",
+        str(work / "report.md"),
+    )
     assert run.returncode == 0, run.stderr
     return work / "report.html", [report.load_section(section)]
 
@@ -49,9 +63,17 @@ def browser():
     if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
         pytest.fail("Debian's chromium and chromium-driver are not installed: make browser")
     options = webdriver.ChromeOptions()
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--no-first-run", "--window-size=1280,900"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,900",
+    ):
         options.add_argument(flag)
     options.binary_location = CHROMIUM
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -64,7 +86,8 @@ def test_the_report_renders_with_every_image_and_table_and_no_console_error(brow
     path, sections = report_html
     browser.get(path.resolve().as_uri())
     images = browser.execute_script(
-        "return Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth, i.naturalHeight])")
+        "return Array.from(document.images).map(i => [i.alt, i.complete, i.naturalWidth, i.naturalHeight])"
+    )
     figures = [figure["caption"] for section in sections for figure in section["figures"]]
     assert [alt for alt, *_ in images] == figures
     assert all(complete and width > 0 and height > 0 for _, complete, width, height in images), images

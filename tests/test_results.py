@@ -24,8 +24,15 @@ def test_name_round_trip():
     assert parse_results_filename(f"/x/y/{name}") == ("basic", "Llama2-FT+1M")
 
 
-@pytest.mark.parametrize("name", ["basic_results.jsonl", "a___b___c___results.jsonl", "___m___results.jsonl",
-                                  "basic___gpt___results.json"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "basic_results.jsonl",
+        "a___b___c___results.jsonl",
+        "___m___results.jsonl",
+        "basic___gpt___results.json",
+    ],
+)
 def test_bad_names_are_refused(name):
     with pytest.raises(DataError, match="triple underscores"):
         parse_results_filename(name)
@@ -65,7 +72,7 @@ def test_each_line_is_flushed_before_close(tmp_path):
     writer.close()
 
 
-@pytest.mark.parametrize("torn", [b'{"Key":3,"re', b'{"Key":3,"resp":"x"}', b'\xff\xfe'])
+@pytest.mark.parametrize("torn", [b'{"Key":3,"re', b'{"Key":3,"resp":"x"}', b"\xff\xfe"])
 def test_torn_last_line_is_dropped_and_rewritten(tmp_path, caplog, torn):
     path = tmp_path / "p___m___results.jsonl"
     path.write_bytes(b'{"Key":1,"resp":"a"}\n{"Key":2,"resp":"b"}\n' + torn)
@@ -106,9 +113,11 @@ def test_duplicate_keys_keep_the_first_answer(tmp_path, caplog):
 def test_many_threads_never_write_a_key_twice(tmp_path):
     path = tmp_path / "p___m___results.jsonl"
     with ResultsWriter(path) as writer:
+
         def work(offset):
             for i in range(200):
                 writer.append({"Key": (i + offset) % 300, "resp": str(offset)})
+
         threads = [threading.Thread(target=work, args=(k * 37,)) for k in range(8)]
         for t in threads:
             t.start()
@@ -121,10 +130,19 @@ def test_many_threads_never_write_a_key_twice(tmp_path):
 def test_a_second_writer_is_refused_until_the_first_process_dies(tmp_path):
     path = tmp_path / "basic___m___results.jsonl"
     holder = subprocess.Popen(
-        [sys.executable, "-c", ("import sys, time; from common.results import ResultsWriter; "
-                                "w = ResultsWriter(sys.argv[1]); w.append({'Key': 1, 'resp': 'a'}); "
-                                "print('ok', flush=True); time.sleep(60)"), str(path)],
-        stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            (
+                "import sys, time; from common.results import ResultsWriter; "
+                "w = ResultsWriter(sys.argv[1]); w.append({'Key': 1, 'resp': 'a'}); "
+                "print('ok', flush=True); time.sleep(60)"
+            ),
+            str(path),
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "ok"
         with pytest.raises(UserError, match=rf"being written by another run \(process {holder.pid}\)"):
@@ -138,8 +156,11 @@ def test_a_second_writer_is_refused_until_the_first_process_dies(tmp_path):
 
 def test_drop_refused_rewrites_the_file_without_refused_records(tmp_path):
     path = tmp_path / "basic___m___results.jsonl"
-    lines = [{"Key": 1, "resp": "a"}, {"Key": 2, "resp": "", "refused": "content_filter", "error": "x"},
-             {"Key": 3, "resp": "c"}]
+    lines = [
+        {"Key": 1, "resp": "a"},
+        {"Key": 2, "resp": "", "refused": "content_filter", "error": "x"},
+        {"Key": 3, "resp": "c"},
+    ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     with ResultsWriter(path) as writer:
         assert writer.done == {1, 2, 3} and writer.dropped == 0

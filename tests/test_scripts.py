@@ -56,8 +56,14 @@ def test_fetch_data_bad_config_names_line(tmp_path):
 
 
 def test_fetch_data_offline_is_an_error_unless_the_data_is_optional(tmp_path):
-    args = ["scripts/fetch_data.py", str(write_unreachable_source(tmp_path)), "--retries", "0",
-            "--stamp", str(tmp_path / "stamp")]
+    args = [
+        "scripts/fetch_data.py",
+        str(write_unreachable_source(tmp_path)),
+        "--retries",
+        "0",
+        "--stamp",
+        str(tmp_path / "stamp"),
+    ]
     offline = {"DATA_MIRROR": ""}
     failed = run_script(*args, env=offline)
     assert_user_error(failed, "could not download a.jsonl: cannot reach", "No network?")
@@ -74,13 +80,22 @@ def test_fetch_data_missing_config():
 def tiny_test_set(directory: Path) -> Path:
     """Write a 3-tuple test set in the official (obfuscated) format and return its directory."""
     trials = []
-    for t, (size, gold) in enumerate([(2, ["Emmanuel", "Megi"]), (2, ["Dieuwke", "Pascal"]),
-                                      (3, ["Mark", "Youssef", "Yoda"])]):
+    for t, (size, gold) in enumerate(
+        [(2, ["Emmanuel", "Megi"]), (2, ["Dieuwke", "Pascal"]), (3, ["Mark", "Youssef", "Yoda"])]
+    ):
         options = [["TRUE", "FALSE"], ["POSSIBLE", "IMPOSSIBLE"], ["1", "2", "3"]][t]
         for i in range(size):
-            trials.append({"Key": 1000 * t + i, "problemname": "Infer.trivial", "tuple_ID": t,
-                           "text": f"question {t}.{i}", "expectedresp": options, "problemsize": 3,
-                           "goldresp_obfusc": gold[i]})
+            trials.append(
+                {
+                    "Key": 1000 * t + i,
+                    "problemname": "Infer.trivial",
+                    "tuple_ID": t,
+                    "text": f"question {t}.{i}",
+                    "expectedresp": options,
+                    "problemsize": 3,
+                    "goldresp_obfusc": gold[i],
+                }
+            )
     write_jsonl(directory / "trials.jsonl.bz2", trials)
     return directory
 
@@ -105,8 +120,14 @@ def test_random_model_is_independent_of_hash_seed(tmp_path):
     outputs = []
     for hash_seed in ("0", "12345"):
         testset = tiny_test_set(tmp_path / f"ts{hash_seed}")
-        run_script("scripts/test_random_model.py", "-t", str(testset), "--seed", "7",
-                   env={"PYTHONHASHSEED": hash_seed})
+        run_script(
+            "scripts/test_random_model.py",
+            "-t",
+            str(testset),
+            "--seed",
+            "7",
+            env={"PYTHONHASHSEED": hash_seed},
+        )
         outputs.append((testset / "results" / "basic___random___results.jsonl").read_bytes())
     assert outputs[0] == outputs[1]
 
@@ -114,8 +135,14 @@ def test_random_model_is_independent_of_hash_seed(tmp_path):
 def test_make_help_lists_every_phony_target():
     makefile = (ROOT / "Makefile").read_text().replace("\\\n", " ")  # join continued lines
     phony = {t for line in re.findall(r"^\.PHONY:(.*)$", makefile, flags=re.M) for t in line.split()}
-    result = subprocess.run(["make", "--no-print-directory", "help"], cwd=ROOT, capture_output=True,
-                            text=True, env={**os.environ, "MAKEFLAGS": ""}, check=True)
+    result = subprocess.run(
+        ["make", "--no-print-directory", "help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MAKEFLAGS": ""},
+        check=True,
+    )
     listed = {line.split()[0] for line in result.stdout.splitlines()[1:] if line.strip()}
     assert "$(ALL_SETS)" in phony and "<suite>/<set>" in listed  # the sets: one line for them all
     phony -= {"$(ALL_SETS)"}
@@ -131,23 +158,36 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     os.close(read)  # nobody will read: the first write fails with EPIPE
     with os.fdopen(write, "wb") as stdout:
         command = [sys.executable, "scripts/analyse_results.py", "-t", str(testset), "--no-cache"]
-        done = subprocess.run(command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True,
-                              timeout=300)
+        done = subprocess.run(
+            command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300
+        )
     assert done.returncode == 141, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
 
 
 def test_make_clean_keeps_model_results_and_the_response_cache(tmp_path):
-    kept = ["results/blocks/cogsci_problems/nl___one/paper___m___results.jsonl",
-            "data/worldsense/test_set/results/basic___m___results.jsonl", ".cache/models/responses.sqlite",
-            "data/cogsci22_blocks/.fetched"]
-    removed = ["results/blocks/cogsci22_rescored.csv", "results/blocks/cogsci_problems/baselines.txt",
-               "results/worldsense/test_set/report.txt", ".cache/worldsense/trials-Key-v3-x.npz",
-               "data/blocks/scaling/problems/manifest.json"]
+    kept = [
+        "results/blocks/cogsci_problems/nl___one/paper___m___results.jsonl",
+        "data/worldsense/test_set/results/basic___m___results.jsonl",
+        ".cache/models/responses.sqlite",
+        "data/cogsci22_blocks/.fetched",
+    ]
+    removed = [
+        "results/blocks/cogsci22_rescored.csv",
+        "results/blocks/cogsci_problems/baselines.txt",
+        "results/worldsense/test_set/report.txt",
+        ".cache/worldsense/trials-Key-v3-x.npz",
+        "data/blocks/scaling/problems/manifest.json",
+    ]
     for name in kept + removed:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x")
-    subprocess.run(["make", "--no-print-directory", "-f", str(ROOT / "Makefile"), "clean"], cwd=tmp_path,
-                   check=True, capture_output=True, env={**os.environ, "MAKEFLAGS": ""})
+    subprocess.run(
+        ["make", "--no-print-directory", "-f", str(ROOT / "Makefile"), "clean"],
+        cwd=tmp_path,
+        check=True,
+        capture_output=True,
+        env={**os.environ, "MAKEFLAGS": ""},
+    )
     assert [name for name in kept if not (tmp_path / name).exists()] == []
     assert [name for name in removed if (tmp_path / name).exists()] == []

@@ -87,8 +87,9 @@ def test_the_summary_says_first_which_results_files_are_partial(tmp_path):
     from common.worldsense.report import section
 
     trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Consist.normal", 3)  # two problems
-    directory = write_testset(tmp_path / "ts", trials, {"A": ["TRUE", "FALSE", "TRUE", "FALSE"],
-                                                         "B": ["TRUE", "FALSE", None, None]})
+    directory = write_testset(
+        tmp_path / "ts", trials, {"A": ["TRUE", "FALSE", "TRUE", "FALSE"], "B": ["TRUE", "FALSE", None, None]}
+    )
     summary = section(directory, cache_dir=None).summary
     assert summary[0] == "PARTIAL results in the test set: B (basic) 2 of 4 trials"  # make all shows it
     assert "A (basic): 100.0% +- 0.0" in summary
@@ -146,8 +147,11 @@ def test_a_results_file_without_answers_adds_no_row(tmp_path):
 
 
 def test_single_problem_set_has_no_average_and_unknown_problems_sort_last(tmp_path):
-    trials = [*tf_tuple("a", "Zeta.new", 3), *tf_tuple("b", "Infer.extrema", 3),
-              *tf_tuple("c", "Infer.normal", 3)]
+    trials = [
+        *tf_tuple("a", "Zeta.new", 3),
+        *tf_tuple("b", "Infer.extrema", 3),
+        *tf_tuple("c", "Infer.normal", 3),
+    ]
     answers = {"zz-model": answers_for(trials, [1, 0, 1]), "GPT4": answers_for(trials, [0, 1, 1])}
     single = write_testset(tmp_path / "single", trials[2:4], {"M": answers["GPT4"][2:4]})
     assert analyse_results_in_testset_dir(single, cache_dir=None).average is None
@@ -161,8 +165,12 @@ def test_single_problem_set_has_no_average_and_unknown_problems_sort_last(tmp_pa
 
 def test_columns_grouped_by_two_fields_follow_the_display_order(tmp_path):
     """The first trials seen are Zeta.new size 4: the columns still start with Infer.normal, size 3."""
-    trials = [*tf_tuple("a", "Zeta.new", 4), *tf_tuple("b", "Infer.normal", 4), *tf_tuple("c", "Zeta.new", 3),
-              *tf_tuple("d", "Infer.normal", 3)]
+    trials = [
+        *tf_tuple("a", "Zeta.new", 4),
+        *tf_tuple("b", "Infer.normal", 4),
+        *tf_tuple("c", "Zeta.new", 3),
+        *tf_tuple("d", "Infer.normal", 3),
+    ]
     testset = write_testset(tmp_path / "ts", trials, {"M": answers_for(trials, [1, 0, 1, 1])})
     result = analyse_results_in_testset_dir(testset, by=["problemname", "problemsize"], cache_dir=None)
     table = pivot_pretty(result.accuracy, columns=["problemname", "problemsize"])
@@ -195,8 +203,14 @@ def test_unknown_gold_answer_is_refused(tmp_path):
 
 # ---- the published table (../shared/worldsense/README.md), every cell ----
 # configs/papers/worldsense.yaml holds it (the report shows it next to the reproduced numbers).
-PROBLEMS = ["Infer.trivial", "Infer.normal", "Consist.trivial", "Consist.normal",
-            "Compl.trivial", "Compl.normal"]
+PROBLEMS = [
+    "Infer.trivial",
+    "Infer.normal",
+    "Consist.trivial",
+    "Consist.normal",
+    "Compl.trivial",
+    "Compl.normal",
+]
 
 
 def test_published_table_is_reproduced_exactly(worldsense_test_set):
@@ -217,7 +231,8 @@ def test_published_table_is_reproduced_exactly(worldsense_test_set):
 def test_a_changed_cell_is_reported_as_not_reproduced(tmp_path):
     trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.trivial", 3)
     result = analyse_results_in_testset_dir(
-        write_testset(tmp_path / "ts", trials, {"GPT4": ["TRUE", "FALSE", "TRUE", "FALSE"]}), cache_dir=None)
+        write_testset(tmp_path / "ts", trials, {"GPT4": ["TRUE", "FALSE", "TRUE", "FALSE"]}), cache_dir=None
+    )
     comparison = report.paper_comparison(result).set_index(["metric", "model", "problem"])
     assert comparison.loc[("accuracy", "GPT4", "Infer.normal"), "reproduced"] == "100.0 (0.0)"
     assert not comparison.loc[("accuracy", "GPT4", "Infer.normal"), "same"]

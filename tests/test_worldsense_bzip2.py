@@ -49,12 +49,20 @@ def test_corrupt_data_raises_like_bz2(text):
 def test_fields_read_in_worker_processes_equal_one_read_of_the_whole_file():
     """Lines cut by block and range boundaries are joined; categories keep first-appearance order."""
     rng = random.Random(3)
-    lines = [json.dumps({"Key": rng.randrange(-2**63, 2**63), "tuple_ID": f"t{i // 3}-{rng.random()}",
-                         "text": "x" * rng.randrange(200) + 'say \\"hi\\"',
-                         "expectedresp": ["1", "2", "3"][: 2 + i % 2],
-                         "problemname": rng.choice(["Infer.normal", "Compl.trivial", "Zeta"]),
-                         "problemsize": rng.choice([3, 4, 5])}, separators=(",", ":")).encode()
-             for i in range(6000)]
+    lines = [
+        json.dumps(
+            {
+                "Key": rng.randrange(-(2**63), 2**63),
+                "tuple_ID": f"t{i // 3}-{rng.random()}",
+                "text": "x" * rng.randrange(200) + 'say \\"hi\\"',
+                "expectedresp": ["1", "2", "3"][: 2 + i % 2],
+                "problemname": rng.choice(["Infer.normal", "Compl.trivial", "Zeta"]),
+                "problemsize": rng.choice([3, 4, 5]),
+            },
+            separators=(",", ":"),
+        ).encode()
+        for i in range(6000)
+    ]
     text = b"\n".join(lines) + b"\n"
     raw = bz2.compress(text, compresslevel=1)
     names = ["Key", "tuple_ID", "problemname", "expectedresp", "problemsize"]

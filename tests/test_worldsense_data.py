@@ -34,8 +34,16 @@ def testset(tmp_path):
 
 
 def test_load_testset_deobfuscates_and_keeps_every_field(tmp_path):
-    trials = [{"Key": 7, "text": "q?", "expectedresp": ["TRUE", "FALSE"], "goldresp_obfusc": "Megi",
-               "tuple_ID": "a", "problemname": "Infer.normal"}]
+    trials = [
+        {
+            "Key": 7,
+            "text": "q?",
+            "expectedresp": ["TRUE", "FALSE"],
+            "goldresp_obfusc": "Megi",
+            "tuple_ID": "a",
+            "problemname": "Infer.normal",
+        }
+    ]
     write_jsonl(tmp_path / "trials.jsonl.bz2", trials)
     df = load_testset(tmp_path)
     assert df.loc[0, "goldresp"] == "FALSE"
@@ -56,8 +64,17 @@ def test_cache_is_used_and_invalidated_when_an_input_changes(testset, tmp_path):
     cache_dir = tmp_path / "cache"
     first = load_results_in_testset_dir(testset, cache_dir, fields=[])
     entries = sorted(p.name.split("-v")[0] for p in cache_dir.iterdir())
-    assert entries == ["fieldnames", "results", "results", "trials-Key", "trials-expectedresp",
-                       "trials-goldresp", "trials-problemname", "trials-problemsize", "trials-tuple_ID"]
+    assert entries == [
+        "fieldnames",
+        "results",
+        "results",
+        "trials-Key",
+        "trials-expectedresp",
+        "trials-goldresp",
+        "trials-problemname",
+        "trials-problemsize",
+        "trials-tuple_ID",
+    ]
     again = load_results_in_testset_dir(testset, cache_dir, fields=[])
     assert again.equals(first)
     assert len(list(cache_dir.iterdir())) == 9  # nothing re-parsed
@@ -120,17 +137,32 @@ def test_a_trial_without_an_integer_key_is_named_with_its_line(tmp_path, compres
 
 def test_refused_items_are_kept_in_a_column(tmp_path):
     path = tmp_path / "basic___m___results.jsonl"
-    path.write_text('{"Key": 1, "resp": "TRUE", "raw": ["TRUE"]}\n'
-                    '{"Key": 2, "resp": "", "refused": "context_length_exceeded", "error": "too long"}\n')
+    path.write_text(
+        '{"Key": 1, "resp": "TRUE", "raw": ["TRUE"]}\n'
+        '{"Key": 2, "resp": "", "refused": "context_length_exceeded", "error": "too long"}\n'
+    )
     df = load_results_columns(path, cache_dir=None)
     assert df["refused"].tolist() == ["", "context_length_exceeded"] and df["resp"].tolist() == ["TRUE", ""]
 
 
 def test_script_prints_tables_and_writes_outputs(testset, tmp_path, capsys):
     out = tmp_path / "out"
-    argv = ["-t", str(testset), "--cache-dir", str(tmp_path / "cache"), "--by", "problemsize",
-            "--out", str(out / "report.txt"), "--csv", str(out / "s.csv"), "--markdown", str(out / "r.md"),
-            "--plot", str(out / "acc.png")]
+    argv = [
+        "-t",
+        str(testset),
+        "--cache-dir",
+        str(tmp_path / "cache"),
+        "--by",
+        "problemsize",
+        "--out",
+        str(out / "report.txt"),
+        "--csv",
+        str(out / "s.csv"),
+        "--markdown",
+        str(out / "r.md"),
+        "--plot",
+        str(out / "acc.png"),
+    ]
     assert cli.run_main(_script().main, argv) == 0
     printed = capsys.readouterr().out
     assert "ACCURACY by problemsize" in printed and "AVERAGE ACCURACY" in printed
@@ -167,12 +199,27 @@ def test_cache_entry_names_carry_the_format_version_and_hash():
     assert name == f"trials-v{cache.FORMAT_VERSION}-{cache.content_digest(b'abc')}.npz"
 
 
-@pytest.mark.parametrize(("last", "compact"), [("plain", True), ("plain, json.dumps spacing", False),
-                                               ("a {brace} forces the record-by-record parse", True)])
+@pytest.mark.parametrize(
+    ("last", "compact"),
+    [
+        ("plain", True),
+        ("plain, json.dumps spacing", False),
+        ("a {brace} forces the record-by-record parse", True),
+    ],
+)
 def test_trial_columns_match_load_testset_with_tricky_texts(tmp_path, last, compact):
     texts = ['say "TRUE" or \\"FALSE\\"', "ends in a backslash \\", '"text":"inside"', last]
-    trials = [{"Key": i, "text": text, "tuple_ID": f"t{i // 2}", "problemname": "Infer.normal",
-               "expectedresp": ["TRUE", "FALSE"], "goldresp": "TRUE"} for i, text in enumerate(texts)]
+    trials = [
+        {
+            "Key": i,
+            "text": text,
+            "tuple_ID": f"t{i // 2}",
+            "problemname": "Infer.normal",
+            "expectedresp": ["TRUE", "FALSE"],
+            "goldresp": "TRUE",
+        }
+        for i, text in enumerate(texts)
+    ]
     trials[-1] = {**{k: v for k, v in trials[-1].items() if k != "text"}, "text": texts[-1]}  # text last
     if compact:
         write_jsonl(tmp_path / "trials.jsonl.bz2", trials)
@@ -194,9 +241,20 @@ def test_outputs_are_byte_identical_across_hash_seeds(testset, tmp_path):
     outputs = []
     for seed in ("0", "12345"):
         out = tmp_path / seed
-        argv = [sys.executable, str(paths.ROOT / "scripts" / "analyse_results.py"), "-t", str(testset),
-                "--no-cache", "--by", "skin", "problemsize", "--csv", str(out / "s.csv"),
-                "--plot", str(out / "a.png")]
+        argv = [
+            sys.executable,
+            str(paths.ROOT / "scripts" / "analyse_results.py"),
+            "-t",
+            str(testset),
+            "--no-cache",
+            "--by",
+            "skin",
+            "problemsize",
+            "--csv",
+            str(out / "s.csv"),
+            "--plot",
+            str(out / "a.png"),
+        ]
         env = {**os.environ, "PYTHONHASHSEED": seed}
         done = subprocess.run(argv, capture_output=True, check=True, env=env)
         outputs.append((done.stdout, (out / "s.csv").read_bytes(), (out / "a.png").read_bytes()))
@@ -204,12 +262,16 @@ def test_outputs_are_byte_identical_across_hash_seeds(testset, tmp_path):
 
 
 def test_big_results_files_are_parsed_by_worker_processes_with_the_same_errors(
-        testset, tmp_path, monkeypatch):
+    testset, tmp_path, monkeypatch
+):
     """Results files of 1 MB or more go to the worker pool; a bad line there still names file:line."""
     submitted = []
     submit = ProcessPoolExecutor.submit
-    monkeypatch.setattr(ProcessPoolExecutor, "submit",
-                        lambda pool, fn, *args: submitted.append(args[0].name) or submit(pool, fn, *args))
+    monkeypatch.setattr(
+        ProcessPoolExecutor,
+        "submit",
+        lambda pool, fn, *args: submitted.append(args[0].name) or submit(pool, fn, *args),
+    )
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})  # two workers even on one core
     results = testset / "results" / "basic___big___results.jsonl"
     keys = load_trial_columns(testset, None)["Key"].tolist()

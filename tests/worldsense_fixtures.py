@@ -12,8 +12,15 @@ OPPOSITE = {"TRUE": "FALSE", "FALSE": "TRUE"}
 def tf_tuple(tuple_id: str, problem: str, size: int, skin: str = "race") -> list[dict]:
     """Return a 2-trial tuple (gold TRUE then FALSE) of a 2-option problem."""
     return [
-        {"tuple_ID": tuple_id, "problemname": problem, "problemsize": size, "skin": skin,
-         "text": f"{tuple_id} question {i}", "expectedresp": TF, "goldresp": gold}
+        {
+            "tuple_ID": tuple_id,
+            "problemname": problem,
+            "problemsize": size,
+            "skin": skin,
+            "text": f"{tuple_id} question {i}",
+            "expectedresp": TF,
+            "goldresp": gold,
+        }
         for i, gold in enumerate(TF)
     ]
 
@@ -21,14 +28,22 @@ def tf_tuple(tuple_id: str, problem: str, size: int, skin: str = "race") -> list
 def compl_tuple(tuple_id: str, size: int = 3, skin: str = "race") -> list[dict]:
     """Return a 3-trial tuple (gold 1, 2, 3) of the 3-option completeness problem."""
     return [
-        {"tuple_ID": tuple_id, "problemname": "Compl.normal", "problemsize": size, "skin": skin,
-         "text": f"{tuple_id} question {i}", "expectedresp": ["1", "2", "3"], "goldresp": gold}
+        {
+            "tuple_ID": tuple_id,
+            "problemname": "Compl.normal",
+            "problemsize": size,
+            "skin": skin,
+            "text": f"{tuple_id} question {i}",
+            "expectedresp": ["1", "2", "3"],
+            "goldresp": gold,
+        }
         for i, gold in enumerate(["1", "2", "3"])
     ]
 
 
-def write_testset(directory: Path, trials: list[dict], answers: dict[str, list[str]],
-                  compressed: bool = False) -> Path:
+def write_testset(
+    directory: Path, trials: list[dict], answers: dict[str, list[str]], compressed: bool = False
+) -> Path:
     """Write trials (Keys numbered from 100) and one results file per model; return the directory.
 
     ``answers[model]`` lists the answer to each trial in order; None leaves the trial unanswered.

@@ -67,8 +67,9 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def mean_interval(values: Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf)
-                  ) -> tuple[float, float, float]:
+def mean_interval(
+    values: Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf)
+) -> tuple[float, float, float]:
     """Return ``(mean, lo, hi)``: the mean with mean +- 1.96 standard errors, clipped to the values'
     possible range ``bounds`` (NaN values dropped; all NaN when there is none, the interval
     collapsed for a single value)."""
@@ -195,14 +196,22 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
     censored run that stopped before the other failed leaves the sample undecided."""
     from common.stats import mcnemar_exact
 
-    both = pd.merge(a.assign(failed=_failed(a))[["Key", "turns", "failed"]],
-                    b.assign(failed=_failed(b))[["Key", "turns", "failed"]], on="Key", suffixes=("_a", "_b"))
+    both = pd.merge(
+        a.assign(failed=_failed(a))[["Key", "turns", "failed"]],
+        b.assign(failed=_failed(b))[["Key", "turns", "failed"]],
+        on="Key",
+        suffixes=("_a", "_b"),
+    )
     a_longer = both["failed_b"] & (both["turns_a"] > both["turns_b"])
     b_longer = both["failed_a"] & (both["turns_b"] > both["turns_a"])
     test = mcnemar_exact(a_longer.tolist(), b_longer.tolist())
     decided = test.only_a + test.only_b
-    return {"shared": len(both), "a_longer": test.only_a, "b_longer": test.only_b,
-            "p": test.p_value if decided else math.nan}
+    return {
+        "shared": len(both),
+        "a_longer": test.only_a,
+        "b_longer": test.only_b,
+        "p": test.p_value if decided else math.nan,
+    }
 
 
 def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:

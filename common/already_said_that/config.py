@@ -23,8 +23,9 @@ ORIGINAL_SAMPLES = 500  # samples in the original word file
 class SetConfig:
     """One Already Said That set: see configs/already_said_that/*.yaml for the meaning of each field."""
 
-    variant: Literal["which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences",
-                     "distractorless", "mixed"]
+    variant: Literal[
+        "which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences", "distractorless", "mixed"
+    ]
     sources: list[str]
     adversarial: bool = True
     turns: int = 100
@@ -50,8 +51,10 @@ def load_set_config(path: str | Path) -> SetConfig:
     """
     data, source = cfg.load_yaml(path)
     if isinstance(data, dict) and "name" in data:
-        raise ConfigError(f"{source.where('name')}: 'name' is not a setting: a set is named after "
-                          f"its file ({Path(path).stem})")
+        raise ConfigError(
+            f"{source.where('name')}: 'name' is not a setting: a set is named after "
+            f"its file ({Path(path).stem})"
+        )
     settings: SetConfig = cfg.build(SetConfig, data, source)
     settings.name = Path(path).stem
     validate(settings, source)
@@ -63,27 +66,39 @@ def validate(settings: SetConfig, source: cfg.Source) -> None:
     out of range or inconsistent with each other (the variant and its sources)."""
     where = source.where
     if not 1 <= settings.turns <= WORDS_PER_SAMPLE:
-        raise ConfigError(f"{where('turns')}: field 'turns': {settings.turns} must be between 1 "
-                          f"and {WORDS_PER_SAMPLE} (the words of a sample)")
+        raise ConfigError(
+            f"{where('turns')}: field 'turns': {settings.turns} must be between 1 "
+            f"and {WORDS_PER_SAMPLE} (the words of a sample)"
+        )
     limit = ORIGINAL_SAMPLES if settings.words == "original" else 100_000
     if not 1 <= settings.samples <= limit:
-        raise ConfigError(f"{where('samples')}: field 'samples': {settings.samples} must be between "
-                          f"1 and {limit}" + (" (the original word file has 500)" if limit == 500 else ""))
+        raise ConfigError(
+            f"{where('samples')}: field 'samples': {settings.samples} must be between "
+            f"1 and {limit}" + (" (the original word file has 500)" if limit == 500 else "")
+        )
     if settings.seed < 0:
         raise ConfigError(f"{where('seed')}: field 'seed': must be 0 or more, got {settings.seed}")
     for index, name in enumerate(settings.sources):
         if name not in SOURCES:
-            raise ConfigError(f"{where(f'sources.{index}')}: field 'sources': unknown source "
-                              f"{name!r} (known: {', '.join(SOURCES)})")
+            raise ConfigError(
+                f"{where(f'sources.{index}')}: field 'sources': unknown source "
+                f"{name!r} (known: {', '.join(SOURCES)})"
+            )
         if name in settings.sources[:index]:
             raise ConfigError(f"{where(f'sources.{index}')}: field 'sources': {name!r} is listed twice")
     variant, sources = settings.variant, settings.sources
     if variant == "distractorless" and sources:
-        raise ConfigError(f"{where('sources')}: field 'sources': the distractorless variant has "
-                          f"no distractors: write sources: []")
+        raise ConfigError(
+            f"{where('sources')}: field 'sources': the distractorless variant has "
+            f"no distractors: write sources: []"
+        )
     if variant == "mixed" and len(sources) < 2:
-        raise ConfigError(f"{where('sources')}: field 'sources': the mixed variant draws from two "
-                          f"or more sources (e.g. all four: {', '.join(SOURCES)})")
+        raise ConfigError(
+            f"{where('sources')}: field 'sources': the mixed variant draws from two "
+            f"or more sources (e.g. all four: {', '.join(SOURCES)})"
+        )
     if variant in SOURCES and sources != [variant]:
-        raise ConfigError(f"{where('sources')}: field 'sources': the {variant} variant draws from "
-                          f"its own source only: write sources: [{variant}]")
+        raise ConfigError(
+            f"{where('sources')}: field 'sources': the {variant} variant draws from "
+            f"its own source only: write sources: [{variant}]"
+        )

@@ -67,10 +67,12 @@ def write_set(settings: SetConfig, out: Path) -> dict:
     for record in pool:
         counts[record["source"]] += 1
     manifest = {
-        "set": settings.name, "config": settings.as_dict(), "samples": len(samples),
-        "distractors": counts, "example": example,
+        "set": settings.name,
+        "config": settings.as_dict(),
+        "samples": len(samples),
+        "distractors": counts,
+        "example": example,
         "sha256": {name: sha256_file(out / name) for name in ("samples.jsonl", "distractors.jsonl")},
     }
     write_json(out / "manifest.json", manifest)
     return manifest
-

@@ -25,72 +25,308 @@ from common.errors import UserError
 SOURCES = ("which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences")
 
 # The worked example of the distractorless variant (the original's): no source to draw from.
-BASIC_EXAMPLE = {"id": "basic-example", "source": "basic", "question": "What is the capital of Italy?",
-                 "answer": "rome", "words": ["what", "is", "the", "capital", "of", "italy"]}
+BASIC_EXAMPLE = {
+    "id": "basic-example",
+    "source": "basic",
+    "question": "What is the capital of Italy?",
+    "answer": "rome",
+    "words": ["what", "is", "the", "capital", "of", "italy"],
+}
 
 # ---- which is heavier ---------------------------------------------------------------------
 GRAMS_PER_UNIT = {  # exact definitions (the pound and ounce are defined from the kilogram)
-    "gram": Fraction(1), "kilogram": Fraction(1000), "tonne": Fraction(1_000_000),
-    "pound": Fraction("453.59237"), "ounce": Fraction("453.59237") / 16,
+    "gram": Fraction(1),
+    "kilogram": Fraction(1000),
+    "tonne": Fraction(1_000_000),
+    "pound": Fraction("453.59237"),
+    "ounce": Fraction("453.59237") / 16,
 }
 UNIT_NAMES = {**{unit: unit for unit in GRAMS_PER_UNIT}, **{unit + "s": unit for unit in GRAMS_PER_UNIT}}
 MIN_RATIO = Fraction(105, 100)  # the heavier side is at least 5% heavier: no near-ties
 # Every question weighs a light material against a dense one (as the original's feathers
 # against steel), so that a larger amount of the lighter stuff is a real trap.
-LIGHT_MATERIALS = ("feathers", "cotton wool", "popcorn", "styrofoam", "paper", "straw", "dry leaves",
-                   "sponges", "marshmallows", "bread", "wool", "cork")
-DENSE_MATERIALS = ("sand", "bricks", "gravel", "granite", "iron", "steel", "lead", "copper", "gold",
-                   "silver", "concrete", "marble")
+LIGHT_MATERIALS = (
+    "feathers",
+    "cotton wool",
+    "popcorn",
+    "styrofoam",
+    "paper",
+    "straw",
+    "dry leaves",
+    "sponges",
+    "marshmallows",
+    "bread",
+    "wool",
+    "cork",
+)
+DENSE_MATERIALS = (
+    "sand",
+    "bricks",
+    "gravel",
+    "granite",
+    "iron",
+    "steel",
+    "lead",
+    "copper",
+    "gold",
+    "silver",
+    "concrete",
+    "marble",
+)
 QUANTITIES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 100, 200, 500)
 _HEAVIER = re.compile(r"^Is (\d+) ([a-z]+) of ([a-z ]+) heavier than (\d+) ([a-z]+) of ([a-z ]+)\?$")
 
 # ---- first letters ------------------------------------------------------------------------
 # Words by initial (any part of speech): sentences read as strings of real words.
 FIRST_LETTER_WORDS = {
-    "a": "ants apples always arrive across amber", "b": "brave bears bring blue boxes bravely",
-    "c": "cats carry clever copper coins calmly", "d": "dark ducks dance during dinner daily",
-    "e": "eager eagles eat eight eggs early", "f": "four foxes find fresh figs fast",
-    "g": "green geese gather golden grapes gladly", "h": "happy horses hide heavy hats here",
-    "i": "idle insects inspect iron islands inside", "j": "jolly jugglers juggle jam jars joyfully",
-    "k": "kind kings keep kettles kites kindly", "l": "little lions lick lemon lollies lazily",
-    "m": "many mice move melons mostly", "n": "nine nervous newts nibble nuts nightly",
-    "o": "old owls open orange oysters often", "p": "purple parrots paint pretty pictures",
-    "q": "quiet queens quickly quilt quaint quarters", "r": "red rabbits race round rocks",
-    "s": "small snails sing soft songs slowly", "t": "tall tigers take ten tomatoes today",
-    "u": "upset uncles use useful umbrellas upstairs", "v": "vivid violets visit velvet vans",
-    "w": "wise wolves watch white waves", "x": "xylophones xenon",
-    "y": "young yaks yawn yearly yellow", "z": "zany zebras zigzag zealously",
+    "a": "ants apples always arrive across amber",
+    "b": "brave bears bring blue boxes bravely",
+    "c": "cats carry clever copper coins calmly",
+    "d": "dark ducks dance during dinner daily",
+    "e": "eager eagles eat eight eggs early",
+    "f": "four foxes find fresh figs fast",
+    "g": "green geese gather golden grapes gladly",
+    "h": "happy horses hide heavy hats here",
+    "i": "idle insects inspect iron islands inside",
+    "j": "jolly jugglers juggle jam jars joyfully",
+    "k": "kind kings keep kettles kites kindly",
+    "l": "little lions lick lemon lollies lazily",
+    "m": "many mice move melons mostly",
+    "n": "nine nervous newts nibble nuts nightly",
+    "o": "old owls open orange oysters often",
+    "p": "purple parrots paint pretty pictures",
+    "q": "quiet queens quickly quilt quaint quarters",
+    "r": "red rabbits race round rocks",
+    "s": "small snails sing soft songs slowly",
+    "t": "tall tigers take ten tomatoes today",
+    "u": "upset uncles use useful umbrellas upstairs",
+    "v": "vivid violets visit velvet vans",
+    "w": "wise wolves watch white waves",
+    "x": "xylophones xenon",
+    "y": "young yaks yawn yearly yellow",
+    "z": "zany zebras zigzag zealously",
 }
 TARGET_WORDS = (
-    "apple", "bread", "chair", "dream", "eagle", "flame", "grape", "house", "island", "jacket",
-    "kettle", "lemon", "magnet", "needle", "orange", "pencil", "quilt", "river", "stone", "table",
-    "umbrella", "velvet", "window", "yellow", "zebra", "garden", "forest", "planet", "bottle",
-    "candle", "rocket", "silver", "winter", "summer", "spring", "market", "basket", "button",
-    "castle", "copper", "dinner", "engine", "finger", "ginger", "hammer", "jungle", "ladder",
-    "mirror", "monkey", "parrot", "pepper", "pirate", "puzzle", "rabbit", "saddle", "tunnel",
-    "violin", "wallet", "wizard", "anchor", "bamboo", "cactus", "dragon", "falcon", "helmet",
-    "insect", "kitten", "lantern", "meadow", "nectar", "oyster", "pillow", "rainbow", "sailor",
-    "thunder", "village", "whisper", "blanket", "cabinet", "diamond", "feather", "harvest",
-    "journey", "kingdom", "library", "mustard", "orchard", "pumpkin", "quarter", "sunrise",
-    "teacher", "unicorn", "volcano", "weather", "blossom", "captain", "dolphin", "factory",
-    "glacier", "horizon", "lobster", "mineral", "network", "penguin", "raccoon", "shadow",
+    "apple",
+    "bread",
+    "chair",
+    "dream",
+    "eagle",
+    "flame",
+    "grape",
+    "house",
+    "island",
+    "jacket",
+    "kettle",
+    "lemon",
+    "magnet",
+    "needle",
+    "orange",
+    "pencil",
+    "quilt",
+    "river",
+    "stone",
+    "table",
+    "umbrella",
+    "velvet",
+    "window",
+    "yellow",
+    "zebra",
+    "garden",
+    "forest",
+    "planet",
+    "bottle",
+    "candle",
+    "rocket",
+    "silver",
+    "winter",
+    "summer",
+    "spring",
+    "market",
+    "basket",
+    "button",
+    "castle",
+    "copper",
+    "dinner",
+    "engine",
+    "finger",
+    "ginger",
+    "hammer",
+    "jungle",
+    "ladder",
+    "mirror",
+    "monkey",
+    "parrot",
+    "pepper",
+    "pirate",
+    "puzzle",
+    "rabbit",
+    "saddle",
+    "tunnel",
+    "violin",
+    "wallet",
+    "wizard",
+    "anchor",
+    "bamboo",
+    "cactus",
+    "dragon",
+    "falcon",
+    "helmet",
+    "insect",
+    "kitten",
+    "lantern",
+    "meadow",
+    "nectar",
+    "oyster",
+    "pillow",
+    "rainbow",
+    "sailor",
+    "thunder",
+    "village",
+    "whisper",
+    "blanket",
+    "cabinet",
+    "diamond",
+    "feather",
+    "harvest",
+    "journey",
+    "kingdom",
+    "library",
+    "mustard",
+    "orchard",
+    "pumpkin",
+    "quarter",
+    "sunrise",
+    "teacher",
+    "unicorn",
+    "volcano",
+    "weather",
+    "blossom",
+    "captain",
+    "dolphin",
+    "factory",
+    "glacier",
+    "horizon",
+    "lobster",
+    "mineral",
+    "network",
+    "penguin",
+    "raccoon",
+    "shadow",
 )
 _QUOTED = re.compile(r'"([^"]+)"')
 
 # ---- reverse sort -------------------------------------------------------------------------
 SORT_WORDS = (
-    "anchor", "apricot", "badger", "balcony", "banjo", "beacon", "biscuit", "blizzard", "bramble",
-    "breeze", "bucket", "cabbage", "canyon", "carpet", "cinnamon", "clover", "cobweb", "comet",
-    "compass", "crayon", "daisy", "dentist", "domino", "drizzle", "eclipse", "elbow", "emerald",
-    "fable", "ferret", "fiddle", "flannel", "fossil", "gadget", "galaxy", "gazebo", "goblin",
-    "gravel", "hamlet", "harbor", "hazel", "hedgehog", "hickory", "igloo", "ivory", "jasmine",
-    "jelly", "jigsaw", "juniper", "kayak", "kernel", "kiwi", "koala", "lagoon", "lantern", "lilac",
-    "lizard", "lullaby", "magenta", "mango", "marble", "meadow", "mitten", "mosaic", "nickel",
-    "noodle", "nutmeg", "oasis", "olive", "omelet", "otter", "paddle", "pebble", "pickle",
-    "plume", "pretzel", "quartz", "quiver", "radish", "raven", "ribbon", "saffron", "satchel",
-    "scarf", "sparrow", "sprocket", "tablet", "tangerine", "thimble", "tulip", "tundra", "umber",
-    "urchin", "valley", "vanilla", "velvet", "walrus", "whistle", "willow", "yarrow", "yodel",
-    "zephyr", "zigzag", "zinnia", "hilltop", "hill", "paper", "papaya", "candle", "candor",
+    "anchor",
+    "apricot",
+    "badger",
+    "balcony",
+    "banjo",
+    "beacon",
+    "biscuit",
+    "blizzard",
+    "bramble",
+    "breeze",
+    "bucket",
+    "cabbage",
+    "canyon",
+    "carpet",
+    "cinnamon",
+    "clover",
+    "cobweb",
+    "comet",
+    "compass",
+    "crayon",
+    "daisy",
+    "dentist",
+    "domino",
+    "drizzle",
+    "eclipse",
+    "elbow",
+    "emerald",
+    "fable",
+    "ferret",
+    "fiddle",
+    "flannel",
+    "fossil",
+    "gadget",
+    "galaxy",
+    "gazebo",
+    "goblin",
+    "gravel",
+    "hamlet",
+    "harbor",
+    "hazel",
+    "hedgehog",
+    "hickory",
+    "igloo",
+    "ivory",
+    "jasmine",
+    "jelly",
+    "jigsaw",
+    "juniper",
+    "kayak",
+    "kernel",
+    "kiwi",
+    "koala",
+    "lagoon",
+    "lantern",
+    "lilac",
+    "lizard",
+    "lullaby",
+    "magenta",
+    "mango",
+    "marble",
+    "meadow",
+    "mitten",
+    "mosaic",
+    "nickel",
+    "noodle",
+    "nutmeg",
+    "oasis",
+    "olive",
+    "omelet",
+    "otter",
+    "paddle",
+    "pebble",
+    "pickle",
+    "plume",
+    "pretzel",
+    "quartz",
+    "quiver",
+    "radish",
+    "raven",
+    "ribbon",
+    "saffron",
+    "satchel",
+    "scarf",
+    "sparrow",
+    "sprocket",
+    "tablet",
+    "tangerine",
+    "thimble",
+    "tulip",
+    "tundra",
+    "umber",
+    "urchin",
+    "valley",
+    "vanilla",
+    "velvet",
+    "walrus",
+    "whistle",
+    "willow",
+    "yarrow",
+    "yodel",
+    "zephyr",
+    "zigzag",
+    "zinnia",
+    "hilltop",
+    "hill",
+    "paper",
+    "papaya",
+    "candle",
+    "candor",
 )
 _SORT_PROMPT = "Sort the following comma-separated words in reverse alphabetical order: "
 _WORDS_IN = re.compile(r"[A-Za-z]+(?:['`][A-Za-z]+)*")
@@ -109,8 +345,13 @@ def question_words(question: str) -> list[str]:
 
 def _record(source: str, index: int, question: str, answer: str) -> dict:
     """Return a pool record (ids are 1-based: ``which_is_heavier-0001``)."""
-    return {"id": f"{source}-{index:04d}", "source": source, "question": question,
-            "answer": answer, "words": question_words(question)}
+    return {
+        "id": f"{source}-{index:04d}",
+        "source": source,
+        "question": question,
+        "answer": answer,
+        "words": question_words(question),
+    }
 
 
 def _amount(quantity: int, unit: str) -> str:
@@ -130,8 +371,7 @@ def _heavier_question(rng: random.Random) -> tuple[str, str] | None:
     mass_a, mass_b = qty_a * GRAMS_PER_UNIT[unit_a], qty_b * GRAMS_PER_UNIT[unit_b]
     if max(mass_a, mass_b) < MIN_RATIO * min(mass_a, mass_b):
         return None
-    question = (f"Is {_amount(qty_a, unit_a)} of {first} heavier than "
-                f"{_amount(qty_b, unit_b)} of {second}?")
+    question = f"Is {_amount(qty_a, unit_a)} of {first} heavier than {_amount(qty_b, unit_b)} of {second}?"
     return question, "yes" if mass_a > mass_b else "no"
 
 
@@ -141,8 +381,7 @@ def _first_letters_question(rng: random.Random) -> tuple[str, str]:
     words = [rng.choice(FIRST_LETTER_WORDS[letter].split()) for letter in target]
     sentence = " ".join(words)
     sentence = sentence[0].upper() + sentence[1:] + "."
-    question = ("What word do the first letters of the words in this sentence spell: "
-                f'"{sentence}"?')
+    question = f'What word do the first letters of the words in this sentence spell: "{sentence}"?'
     return question, target
 
 
@@ -154,8 +393,11 @@ def _reverse_sort_question(rng: random.Random) -> tuple[str, str]:
     return _SORT_PROMPT + ", ".join(words), ", ".join(sorted(words, reverse=True))
 
 
-_MAKERS = {"which_is_heavier": _heavier_question, "first_letters": _first_letters_question,
-           "reverse_sort": _reverse_sort_question}
+_MAKERS = {
+    "which_is_heavier": _heavier_question,
+    "first_letters": _first_letters_question,
+    "reverse_sort": _reverse_sort_question,
+}
 
 
 def generate(source: str, n: int, seed: int) -> list[dict]:
@@ -167,8 +409,9 @@ def generate(source: str, n: int, seed: int) -> list[dict]:
     rng = random.Random(f"already_said_that:{source}:{seed}")  # str seeds hash with SHA-512
     if source == "ambiguous_sentences":
         if n > len(winograd.SENTENCES):
-            raise UserError(f"ambiguous_sentences has {len(winograd.SENTENCES)} sentences; "
-                            f"{n} were asked for")
+            raise UserError(
+                f"ambiguous_sentences has {len(winograd.SENTENCES)} sentences; {n} were asked for"
+            )
         rows = rng.sample(range(len(winograd.SENTENCES)), n)
         pairs = [(winograd.question_text(winograd.SENTENCES[i]), winograd.SENTENCES[i][2]) for i in rows]
     else:

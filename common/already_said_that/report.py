@@ -135,7 +135,9 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
                 ),
                 "distractors sd / median / min-max": (
                     f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
-                    f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}" if m["n"] else "-"
+                    f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}"
+                    if m["n"]
+                    else "-"
                 ),
                 "distractor acc. %": _cell(
                     m["avg_distractor_accuracy"],
@@ -235,10 +237,27 @@ def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
     baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
     for run in runs:
         if run["set"] != "distractorless" and run["model"] in baseline:
-            rows.append(_test_row(f"{run['model']}: {run['set']} vs distractorless", run,
-                                  baseline[run["model"]], (run["set"], "distractorless")))
-    tidy = pd.DataFrame(rows, columns=["comparison", "z", "p", "survives longer", "paired", "first longer",
-                                       "second longer", "paired p"])
+            rows.append(
+                _test_row(
+                    f"{run['model']}: {run['set']} vs distractorless",
+                    run,
+                    baseline[run["model"]],
+                    (run["set"], "distractorless"),
+                )
+            )
+    tidy = pd.DataFrame(
+        rows,
+        columns=[
+            "comparison",
+            "z",
+            "p",
+            "survives longer",
+            "paired",
+            "first longer",
+            "second longer",
+            "paired p",
+        ],
+    )
     display = tidy.assign(
         z=["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
         p=["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["p"]],
@@ -250,12 +269,26 @@ def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
 def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
     """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``)."""
     statistic, p = analysis.logrank(a["frame"], b["frame"])
-    longer = ("-" if math.isnan(statistic) else names[0] if statistic < 0
-              else names[1] if statistic > 0 else "neither")
+    longer = (
+        "-"
+        if math.isnan(statistic)
+        else names[0]
+        if statistic < 0
+        else names[1]
+        if statistic > 0
+        else "neither"
+    )
     paired = analysis.paired_survival(a["frame"], b["frame"])
-    return {"comparison": label, "z": statistic, "p": p, "survives longer": longer,
-            "paired": paired["shared"], "first longer": paired["a_longer"],
-            "second longer": paired["b_longer"], "paired p": paired["p"]}
+    return {
+        "comparison": label,
+        "z": statistic,
+        "p": p,
+        "survives longer": longer,
+        "paired": paired["shared"],
+        "first longer": paired["a_longer"],
+        "second longer": paired["b_longer"],
+        "paired p": paired["p"],
+    }
 
 
 def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
@@ -320,14 +353,16 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         ("Format violations over all turns; conversations refused by the server", violations),
     ]
     if not tests.empty:
-        tables.append((
+        tables.append(
             (
-                "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes "
-                "the runs as independent samples) and the paired sign test on the samples both played "
-                "(the same word schedule: which lasted longer; exact two-sided p)"
-            ),
-            tests,
-        ))
+                (
+                    "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes "
+                    "the runs as independent samples) and the paired sign test on the samples both played "
+                    "(the same word schedule: which lasted longer; exact two-sided p)"
+                ),
+                tests,
+            )
+        )
     figures = []
     if figures_dir is not None:
         figures_dir.mkdir(parents=True, exist_ok=True)
@@ -354,8 +389,12 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         text=f"ALREADY SAID THAT: {path}\n\n{text}",
         tables=tables,
         figures=figures,
-        data={"metrics": metrics_tidy, "survival": curves, "questions": questions_tidy,
-              "logrank": tests_tidy},
+        data={
+            "metrics": metrics_tidy,
+            "survival": curves,
+            "questions": questions_tidy,
+            "logrank": tests_tidy,
+        },
         summary=summary_lines(metrics_tidy),
         notes=notes,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],

@@ -356,31 +356,55 @@ def estimate_text(data: SetData, limit: int | None, price: dict[str, float] | No
     dollars too when the model config has a price."""
     guess = estimate(data, limit)
     cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
-    return (f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
-            f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
-            "(characters / 4; the whole history is sent every turn, so input grows with the square of the "
-            "length; a conversation that fails early costs far less)"
-            + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config"))
+    return (
+        f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
+        f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
+        "(characters / 4; the whole history is sent every turn, so input grows with the square of the "
+        "length; a conversation that fails early costs far less)"
+        + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config")
+    )
 
 
-def write_summary(files: dict[str, Path], data: SetData, model_name: str, summary: Any, counters: Any,
-                  price: dict[str, float] | None) -> str:
+def write_summary(
+    files: dict[str, Path],
+    data: SetData,
+    model_name: str,
+    summary: Any,
+    counters: Any,
+    price: dict[str, float] | None,
+) -> str:
     """Write the run's summary JSON (the metrics of every conversation in the results file, this
     run's status, requests, real token usage and cost when priced, and the tokens the recorded
     conversations took, cached turns included) and return a one-line account of it."""
     records = read_results(files["results"])
     metrics = analysis.seed_metrics(analysis.conversation_frame(records))
     totals = counters.as_dict()
-    write_json(files["summary"], {
-        "set": data.name, "variant": data.config.get("variant"), "model": model_name,
-        "results": paths.shown(files["results"]), "conversations": len(records), "metrics": metrics,
-        "this_run": {"status": summary.status, "conversations_played": summary.answered,
-                     "refused": summary.refused, "failed": summary.failed, "elapsed_s": summary.elapsed_s,
-                     **totals,
-                     "cost_usd": cost_usd(price, totals["prompt_tokens"], totals["completion_tokens"])},
-        "tokens_recorded": {name: sum(int(r.get(name) or 0) for r in records)
-                            for name in ("prompt_tokens", "completion_tokens")},
-    })
-    return (f"{data.name} / {model_name}: {len(records)} conversations, avg turns "
-            f"{metrics['avg_num_turns']:.2f}, refused {metrics['refused']}; summary in "
-            f"{paths.shown(files['summary'])}")
+    write_json(
+        files["summary"],
+        {
+            "set": data.name,
+            "variant": data.config.get("variant"),
+            "model": model_name,
+            "results": paths.shown(files["results"]),
+            "conversations": len(records),
+            "metrics": metrics,
+            "this_run": {
+                "status": summary.status,
+                "conversations_played": summary.answered,
+                "refused": summary.refused,
+                "failed": summary.failed,
+                "elapsed_s": summary.elapsed_s,
+                **totals,
+                "cost_usd": cost_usd(price, totals["prompt_tokens"], totals["completion_tokens"]),
+            },
+            "tokens_recorded": {
+                name: sum(int(r.get(name) or 0) for r in records)
+                for name in ("prompt_tokens", "completion_tokens")
+            },
+        },
+    )
+    return (
+        f"{data.name} / {model_name}: {len(records)} conversations, avg turns "
+        f"{metrics['avg_num_turns']:.2f}, refused {metrics['refused']}; summary in "
+        f"{paths.shown(files['summary'])}"
+    )

@@ -95,8 +95,10 @@ class HumanSolver:
         stdout.flush()
         line = stdin.readline()
         if not line:
-            raise ModelError("the input ended before the conversation did; run the same command again "
-                             "to play the conversations not finished")
+            raise ModelError(
+                "the input ended before the conversation did; run the same command again "
+                "to play the conversations not finished"
+            )
         typed = line.strip()
         if "[answer: " in typed:
             return Reply(typed, attempts=0)

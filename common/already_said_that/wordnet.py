@@ -25,29 +25,63 @@ STAMP_NAME = ".wordnet-ok"
 WORDS_NAME = "wordnet_words.txt"
 DEBIAN_DIR = Path("/usr/share/wordnet")
 DEBIAN_PACKAGES = ("wordnet-base", "wordnet-sense-index")
-FIX = ("run `make data/nltk_data/.wordnet-ok` as root (it apt-get installs "
-       f"{' and '.join(DEBIAN_PACKAGES)} and builds data/nltk_data), or put an nltk WordNet "
-       "under a directory on NLTK_DATA (python -m nltk.downloader wordnet where nltk's servers "
-       "are reachable)")
+FIX = (
+    "run `make data/nltk_data/.wordnet-ok` as root (it apt-get installs "
+    f"{' and '.join(DEBIAN_PACKAGES)} and builds data/nltk_data), or put an nltk WordNet "
+    "under a directory on NLTK_DATA (python -m nltk.downloader wordnet where nltk's servers "
+    "are reachable)"
+)
 
 # The 45 lexicographer files of WordNet 3.0 (lexnames(5WN)): number, name, syntactic category
 # (1 noun, 2 verb, 3 adjective, 4 adverb). nltk reads this file to name every synset's lexname.
 LEXNAMES: tuple[tuple[int, str, int], ...] = (
-    (0, "adj.all", 3), (1, "adj.pert", 3), (2, "adv.all", 4), (3, "noun.Tops", 1),
-    (4, "noun.act", 1), (5, "noun.animal", 1), (6, "noun.artifact", 1), (7, "noun.attribute", 1),
-    (8, "noun.body", 1), (9, "noun.cognition", 1), (10, "noun.communication", 1),
-    (11, "noun.event", 1), (12, "noun.feeling", 1), (13, "noun.food", 1), (14, "noun.group", 1),
-    (15, "noun.location", 1), (16, "noun.motive", 1), (17, "noun.object", 1),
-    (18, "noun.person", 1), (19, "noun.phenomenon", 1), (20, "noun.plant", 1),
-    (21, "noun.possession", 1), (22, "noun.process", 1), (23, "noun.quantity", 1),
-    (24, "noun.relation", 1), (25, "noun.shape", 1), (26, "noun.state", 1),
-    (27, "noun.substance", 1), (28, "noun.time", 1), (29, "verb.body", 2), (30, "verb.change", 2),
-    (31, "verb.cognition", 2), (32, "verb.communication", 2), (33, "verb.competition", 2),
-    (34, "verb.consumption", 2), (35, "verb.contact", 2), (36, "verb.creation", 2),
-    (37, "verb.emotion", 2), (38, "verb.motion", 2), (39, "verb.perception", 2),
-    (40, "verb.possession", 2), (41, "verb.social", 2), (42, "verb.stative", 2),
-    (43, "verb.weather", 2), (44, "adj.ppl", 3),
+    (0, "adj.all", 3),
+    (1, "adj.pert", 3),
+    (2, "adv.all", 4),
+    (3, "noun.Tops", 1),
+    (4, "noun.act", 1),
+    (5, "noun.animal", 1),
+    (6, "noun.artifact", 1),
+    (7, "noun.attribute", 1),
+    (8, "noun.body", 1),
+    (9, "noun.cognition", 1),
+    (10, "noun.communication", 1),
+    (11, "noun.event", 1),
+    (12, "noun.feeling", 1),
+    (13, "noun.food", 1),
+    (14, "noun.group", 1),
+    (15, "noun.location", 1),
+    (16, "noun.motive", 1),
+    (17, "noun.object", 1),
+    (18, "noun.person", 1),
+    (19, "noun.phenomenon", 1),
+    (20, "noun.plant", 1),
+    (21, "noun.possession", 1),
+    (22, "noun.process", 1),
+    (23, "noun.quantity", 1),
+    (24, "noun.relation", 1),
+    (25, "noun.shape", 1),
+    (26, "noun.state", 1),
+    (27, "noun.substance", 1),
+    (28, "noun.time", 1),
+    (29, "verb.body", 2),
+    (30, "verb.change", 2),
+    (31, "verb.cognition", 2),
+    (32, "verb.communication", 2),
+    (33, "verb.competition", 2),
+    (34, "verb.consumption", 2),
+    (35, "verb.contact", 2),
+    (36, "verb.creation", 2),
+    (37, "verb.emotion", 2),
+    (38, "verb.motion", 2),
+    (39, "verb.perception", 2),
+    (40, "verb.possession", 2),
+    (41, "verb.social", 2),
+    (42, "verb.stative", 2),
+    (43, "verb.weather", 2),
+    (44, "adj.ppl", 3),
 )
+
 
 def lexnames_text() -> str:
     """Return the ``lexnames`` file: one ``NN<TAB>name<TAB>category`` line per lexicographer
@@ -90,15 +124,18 @@ def install_debian_packages(run=subprocess.run) -> None:
     if shutil.which("apt-get") is None:
         raise UserError(f"WordNet is not installed and apt-get is not available: {FIX}")
     if hasattr(os, "geteuid") and os.geteuid() != 0:
-        raise UserError("WordNet is not installed and installing Debian's packages needs root: "
-                        f"sudo apt-get install {' '.join(DEBIAN_PACKAGES)}, then rerun; or {FIX}")
+        raise UserError(
+            "WordNet is not installed and installing Debian's packages needs root: "
+            f"sudo apt-get install {' '.join(DEBIAN_PACKAGES)}, then rerun; or {FIX}"
+        )
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     install = ["apt-get", "install", "-y", "--no-install-recommends", *DEBIAN_PACKAGES]
     if run(install, env=env).returncode == 0:
         return
     if run(["apt-get", "update"], env=env).returncode != 0 or run(install, env=env).returncode != 0:
-        raise UserError(f"apt-get could not install {' '.join(DEBIAN_PACKAGES)} (see its output "
-                        f"above): {FIX}")
+        raise UserError(
+            f"apt-get could not install {' '.join(DEBIAN_PACKAGES)} (see its output above): {FIX}"
+        )
 
 
 def probe(nltk_data: Path | None) -> dict | None:
@@ -112,8 +149,7 @@ def probe(nltk_data: Path | None) -> dict | None:
     if nltk_data is not None:
         env["NLTK_DATA"] = str(nltk_data)
     code = "import common.already_said_that.wordnet as w; w._print_probe()"
-    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
-                          cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT)
     if proc.returncode != 0:
         return None
     return json.loads(proc.stdout)
@@ -125,8 +161,11 @@ def _print_probe() -> None:
     from nltk.corpus import wordnet
 
     root = str(nltk.data.find("corpora/wordnet"))
-    print(json.dumps({"root": root, "version": wordnet.get_version(),
-                      "words": lemma_words(wordnet.all_lemma_names())}))
+    print(
+        json.dumps(
+            {"root": root, "version": wordnet.get_version(), "words": lemma_words(wordnet.all_lemma_names())}
+        )
+    )
 
 
 def lemma_words(names) -> list[str]:
@@ -141,8 +180,9 @@ def has_corpus(nltk_data: Path) -> bool:
     return (nltk_data / "corpora" / "wordnet" / "data.noun").is_file()
 
 
-def ensure_wordnet(dest_root: Path = PROJECT_NLTK_DATA, install: bool = True,
-                   source: Path = DEBIAN_DIR, run=subprocess.run) -> dict:
+def ensure_wordnet(
+    dest_root: Path = PROJECT_NLTK_DATA, install: bool = True, source: Path = DEBIAN_DIR, run=subprocess.run
+) -> dict:
     """Make nltk's WordNet loadable, write its word list ``<dest_root>/wordnet_words.txt`` and
     then the stamp ``<dest_root>/.wordnet-ok``; return the stamp's contents (``nltk_data``: the
     directory nltk loaded it from, ``version``, ``words``: the count, ``sha256`` of the list).
@@ -165,16 +205,21 @@ def ensure_wordnet(dest_root: Path = PROJECT_NLTK_DATA, install: bool = True,
         build_from_debian(dest_root, source)
         found = probe(dest_root)
         if found is None:
-            raise UserError(f"nltk cannot load the WordNet copied into {shown(dest_root)}: "
-                            f"remove that folder and {FIX}")
+            raise UserError(
+                f"nltk cannot load the WordNet copied into {shown(dest_root)}: remove that folder and {FIX}"
+            )
     words = found["words"]
     if not words:
         raise DataError(f"WordNet in {shown(nltk_data)} gave no alphabetic lemma: {FIX}")
     text = "".join(word + "\n" for word in words)
     with atomic_write(dest_root / WORDS_NAME) as handle:
         handle.write(text)
-    stamp = {"nltk_data": shown(nltk_data), "version": found["version"], "words": len(words),
-             "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest()}
+    stamp = {
+        "nltk_data": shown(nltk_data),
+        "version": found["version"],
+        "words": len(words),
+        "sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+    }
     write_json(dest_root / STAMP_NAME, stamp)
     return stamp
 
@@ -188,6 +233,7 @@ def load_words(dest_root: Path = PROJECT_NLTK_DATA) -> list[str]:
     stamp = json.loads(stamp_path.read_text(encoding="utf-8"))
     data = words_path.read_bytes()
     if hashlib.sha256(data).hexdigest() != stamp.get("sha256"):
-        raise DataError(f"{shown(words_path)} does not match the SHA-256 in {shown(stamp_path)}: "
-                        f"delete both and {FIX}")
+        raise DataError(
+            f"{shown(words_path)} does not match the SHA-256 in {shown(stamp_path)}: delete both and {FIX}"
+        )
     return data.decode("utf-8").splitlines()

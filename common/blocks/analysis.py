@@ -45,8 +45,9 @@ def run_directories(path: str | Path) -> list[Path]:
     path = Path(path)
     if not path.is_dir():
         return []
-    return [d for d in sorted(path.iterdir())
-            if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)]
+    return [
+        d for d in sorted(path.iterdir()) if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)
+    ]
 
 
 def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
@@ -80,16 +81,21 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
                 records, total, stale = found
                 coverage.append((model, prompting, directory.name, len(records), total))
                 if stale:
-                    notes.append(f"{name}: {stale} row(s) answer prompts that are no longer in its prompts "
-                                 "file (regenerated since): left out; a rerun asks them again")
+                    notes.append(
+                        f"{name}: {stale} row(s) answer prompts that are no longer in its prompts "
+                        "file (regenerated since): left out; a rerun asks them again"
+                    )
             for record in records:
                 rows.append(_row(record, METHODS[prefix], view, prompting, model, file))
     if not rows:
-        raise DataError(f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
-                        "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)")
+        raise DataError(
+            f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
+            "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)"
+        )
     if as_recorded:
-        notes.insert(0, "scores as recorded (prompts or problems not at hand to re-score): "
-                     + ", ".join(as_recorded))
+        notes.insert(
+            0, "scores as recorded (prompts or problems not at hand to re-score): " + ", ".join(as_recorded)
+        )
     return pd.DataFrame(rows), files, partial_notes(coverage) + notes
 
 
@@ -104,9 +110,11 @@ def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
     notes = []
     for (model, prompting), files in partial.items():
         counts = sorted({f"{answered:,} of {total:,}" for _, answered, total in files})
-        notes.append(f"{model} ({prompting}): PARTIAL results, {' / '.join(counts)} problems in "
-                     f"{', '.join(d for d, _, _ in files)} (--limit, or a run that stopped): its rates "
-                     "rest on those problems only; the paired tests compare runs on the same ones")
+        notes.append(
+            f"{model} ({prompting}): PARTIAL results, {' / '.join(counts)} problems in "
+            f"{', '.join(d for d, _, _ in files)} (--limit, or a run that stopped): its rates "
+            "rest on those problems only; the paired tests compare runs on the same ones"
+        )
     return notes
 
 
@@ -137,19 +145,33 @@ def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, i
     return records, len(items), len({record["Key"] for record in raw}) - len(records)
 
 
-def _row(record: dict[str, Any], method: str, view: str, prompting: str, model: str,
-         file: Path) -> dict[str, Any]:
+def _row(
+    record: dict[str, Any], method: str, view: str, prompting: str, model: str, file: Path
+) -> dict[str, Any]:
     """Return the analysed fields of one results record."""
     refused = str(record.get("refused") or "")
-    row = {"method": method, "view": record.get("view", view), "prompting": prompting, "model": model,
-           "file": file.name, "id": record.get("id"), "refused": refused,
-           "lenient": bool(record.get("lenient")) and not refused,
-           "strict": bool(record.get("strict")) and not refused,
-           "goal_held_initially": record.get("goal_held_initially"),
-           "optimal_length": record.get("optimal_length"),
-           "invalid": bool(record.get("error")) and not refused}
-    for field in ("init_precision", "init_recall", "goal_precision", "goal_recall",
-                  "lenient_by_round", "strict_by_round"):
+    row = {
+        "method": method,
+        "view": record.get("view", view),
+        "prompting": prompting,
+        "model": model,
+        "file": file.name,
+        "id": record.get("id"),
+        "refused": refused,
+        "lenient": bool(record.get("lenient")) and not refused,
+        "strict": bool(record.get("strict")) and not refused,
+        "goal_held_initially": record.get("goal_held_initially"),
+        "optimal_length": record.get("optimal_length"),
+        "invalid": bool(record.get("error")) and not refused,
+    }
+    for field in (
+        "init_precision",
+        "init_recall",
+        "goal_precision",
+        "goal_recall",
+        "lenient_by_round",
+        "strict_by_round",
+    ):
         if field in record:
             row[field] = record[field]
     return row
@@ -236,17 +258,27 @@ def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for view, part in df[df["id"].notna()].groupby("view", sort=False):
         runs = list(dict.fromkeys(zip(part["method"], part["prompting"], part["model"], strict=True)))
-        indexed = {run: part[(part["method"] == run[0]) & (part["prompting"] == run[1])
-                             & (part["model"] == run[2])].drop_duplicates("id").set_index("id")
-                   for run in runs}
+        indexed = {
+            run: part[(part["method"] == run[0]) & (part["prompting"] == run[1]) & (part["model"] == run[2])]
+            .drop_duplicates("id")
+            .set_index("id")
+            for run in runs
+        }
         for a, b in itertools.combinations(runs, 2):
             shared = [i for i in indexed[a].index if i in indexed[b].index]
             row = {"view": view, "a": run_label(*a), "b": run_label(*b), "n": len(shared)}
             for rule, prefix in (("lenient", ""), ("strict", "strict_")):
-                test = mcnemar_exact([bool(indexed[a].at[i, rule]) for i in shared],
-                                     [bool(indexed[b].at[i, rule]) for i in shared])
-                row.update({f"{prefix}a_only": test.only_a, f"{prefix}b_only": test.only_b,
-                            f"{prefix}p": test.p_value})
+                test = mcnemar_exact(
+                    [bool(indexed[a].at[i, rule]) for i in shared],
+                    [bool(indexed[b].at[i, rule]) for i in shared],
+                )
+                row.update(
+                    {
+                        f"{prefix}a_only": test.only_a,
+                        f"{prefix}b_only": test.only_b,
+                        f"{prefix}p": test.p_value,
+                    }
+                )
             rows.append(row)
     return pd.DataFrame(rows)
 

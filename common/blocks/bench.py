@@ -52,11 +52,13 @@ def median_per_problem(solve: Callable[[list, list], object], problems: list[Pro
     return statistics.median(means)
 
 
-def time_optimal(problems: list[Problem], runs: int, greedy_first: bool = True,
-                 method: str = "auto") -> float:
+def time_optimal(
+    problems: list[Problem], runs: int, greedy_first: bool = True, method: str = "auto"
+) -> float:
     """Return the median seconds per problem of ``optimal_plan`` (``method``: see there)."""
-    return median_per_problem(lambda b, g: optimal_plan(b, g, greedy_first=greedy_first, method=method),
-                              problems, runs)
+    return median_per_problem(
+        lambda b, g: optimal_plan(b, g, greedy_first=greedy_first, method=method), problems, runs
+    )
 
 
 def time_near_optimal(problems: list[Problem], runs: int) -> float:
@@ -66,8 +68,11 @@ def time_near_optimal(problems: list[Problem], runs: int) -> float:
 
 def time_generation(count: int, runs: int) -> float:
     """Return the median seconds to generate ``count`` 4-item problems with optimal lengths."""
-    spec = SetSpec(problems=[ProblemSpec(4, test=True, count=count)], vocab=[f"v{i}" for i in range(8)],
-                   weird_vocab=[f"w{i}" for i in range(8)])
+    spec = SetSpec(
+        problems=[ProblemSpec(4, test=True, count=count)],
+        vocab=[f"v{i}" for i in range(8)],
+        weird_vocab=[f"w{i}" for i in range(8)],
+    )
     totals = []
     for run in range(runs):
         start = time.perf_counter()
@@ -107,8 +112,9 @@ def run_times(solve: Callable[[list, list], object], problems: list[Problem], ru
     return times
 
 
-def per_problem_seconds(solve: Callable[[list, list], object], problems: list[Problem],
-                        runs: int) -> list[float]:
+def per_problem_seconds(
+    solve: Callable[[list, list], object], problems: list[Problem], runs: int
+) -> list[float]:
     """Return each problem's median seconds over ``runs`` runs of ``solve(board, goal)`` (the
     worst case of a method is a per-problem figure; a mean per problem would hide it)."""
     return [statistics.median(t) for t in run_times(solve, problems, runs)]
@@ -140,8 +146,11 @@ def compare_full_goals(problems: list[Problem], runs: int, limit: int) -> dict:
             continue
         first[index] = (time.perf_counter() - start, len(plan))
     done = sorted(first)
-    more = run_times(lambda b, g: optimal_plan(b, g, greedy_first=False, method="astar"),
-                     [problems[i] for i in done], runs - 1)
+    more = run_times(
+        lambda b, g: optimal_plan(b, g, greedy_first=False, method="astar"),
+        [problems[i] for i in done],
+        runs - 1,
+    )
     astar: list[float | None] = [None] * len(problems)
     for index, extra in zip(done, more, strict=True):
         astar[index] = statistics.median([first[index][0], *extra])

@@ -20,17 +20,17 @@ from common.blocks.state import Move, apply_move, canonical, goal_holds, is_appl
 class PlanCheck:
     """The verdicts and diagnostics of one plan."""
 
-    lenient: bool              # the paper's rule
-    strict: bool               # VAL-like rule
-    plan_length: int           # non-empty lines (or moves) in the plan
-    parsed: int                # steps that state a move of known items
-    parse_rate: float          # parsed / plan_length (1.0 for an empty plan)
-    valid_prefix: int          # leading steps that parse and apply in turn
-    applied: int               # moves applied under the lenient rule
+    lenient: bool  # the paper's rule
+    strict: bool  # VAL-like rule
+    plan_length: int  # non-empty lines (or moves) in the plan
+    parsed: int  # steps that state a move of known items
+    parse_rate: float  # parsed / plan_length (1.0 for an empty plan)
+    valid_prefix: int  # leading steps that parse and apply in turn
+    applied: int  # moves applied under the lenient rule
     goal_held_initially: bool  # the empty plan would succeed
     optimal_length: int | None = None
     optimality_gap: int | None = None  # applied - optimal, for plans that succeed (lenient)
-    first_error: str | None = None     # why the strict rule failed (None if it succeeded)
+    first_error: str | None = None  # why the strict rule failed (None if it succeeded)
 
     def as_dict(self) -> dict[str, Any]:
         """Return the fields as a plain dict (for a results row)."""
@@ -42,8 +42,12 @@ def _as_steps(plan: Iterable[Step | Move]) -> list[Step]:
     return [step if isinstance(step, Step) else Step(move_english(step), step) for step in plan]
 
 
-def check_plan(plan: Iterable[Step | Move], init_board: Iterable[Sequence[str]], goal: Iterable[Sequence],
-               optimal_length: int | None = None) -> PlanCheck:
+def check_plan(
+    plan: Iterable[Step | Move],
+    init_board: Iterable[Sequence[str]],
+    goal: Iterable[Sequence],
+    optimal_length: int | None = None,
+) -> PlanCheck:
     """Return the PlanCheck of ``plan`` run from ``init_board`` towards the ``goal`` relations."""
     steps = _as_steps(plan)
     goal = [tuple(r) for r in goal]
@@ -69,7 +73,16 @@ def check_plan(plan: Iterable[Step | Move], init_board: Iterable[Sequence[str]],
         first_error = "goal does not hold at the end"
     parsed = sum(step.move is not None for step in steps)
     gap = applied - optimal_length if lenient and optimal_length is not None else None
-    return PlanCheck(lenient=lenient, strict=strict, plan_length=len(steps), parsed=parsed,
-                     parse_rate=parsed / len(steps) if steps else 1.0, valid_prefix=valid_prefix,
-                     applied=applied, goal_held_initially=held, optimal_length=optimal_length,
-                     optimality_gap=gap, first_error=None if strict else first_error)
+    return PlanCheck(
+        lenient=lenient,
+        strict=strict,
+        plan_length=len(steps),
+        parsed=parsed,
+        parse_rate=parsed / len(steps) if steps else 1.0,
+        valid_prefix=valid_prefix,
+        applied=applied,
+        goal_held_initially=held,
+        optimal_length=optimal_length,
+        optimality_gap=gap,
+        first_error=None if strict else first_error,
+    )

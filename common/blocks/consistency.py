@@ -67,14 +67,15 @@ def _cycles(support: dict[str, Relation]) -> list[str]:
             relation = support.get(name)
             name = relation[2] if relation and relation[0] == "mid" else None
         if name is not None and name in seen:
-            cycle = seen[seen.index(name):]
+            cycle = seen[seen.index(name) :]
             problems.append("cycle of on facts: " + " on ".join([*cycle, name]))
         reported.update(seen)
     return problems
 
 
-def state_from_relations(relations: Iterable[Sequence],
-                         items: Iterable[str]) -> tuple[Board | None, list[str]]:
+def state_from_relations(
+    relations: Iterable[Sequence], items: Iterable[str]
+) -> tuple[Board | None, list[str]]:
     """Return ``(board, conflicts)`` for facts meant to describe a whole state of ``items``.
 
     A consistent description gives every item exactly one support (the table or one item), at
@@ -89,8 +90,9 @@ def state_from_relations(relations: Iterable[Sequence],
     stated_clear = {r[2] for r in relations if r[0] == "top"}
     for name in items:
         if name not in support:
-            problems.append(f"{name!r} has no support: neither (ontable {pddl_name(name)}) "
-                            f"nor (on {pddl_name(name)} ...)")
+            problems.append(
+                f"{name!r} has no support: neither (ontable {pddl_name(name)}) nor (on {pddl_name(name)} ...)"
+            )
         elif name not in covered and name not in stated_clear:
             problems.append(f"{name!r} has nothing on it but no (clear {pddl_name(name)}) fact")
     if problems:

@@ -16,10 +16,14 @@ write the facts again (``follow_up``). Its results carry ``-feedback<N>`` in the
 from common.blocks.nlplan import STOP_MARKER
 from common.models.base import Message
 
-PLAN_SYSTEM = ("You solve blocks-world planning problems. Answer with the actions only, one per line, "
-               "in exactly the form of the examples, and nothing else.")
-FACTS_SYSTEM = ("You translate descriptions of stacked items into PDDL facts. Answer with the facts only, "
-                "one per line, in exactly the form of the examples, and nothing else.")
+PLAN_SYSTEM = (
+    "You solve blocks-world planning problems. Answer with the actions only, one per line, "
+    "in exactly the form of the examples, and nothing else."
+)
+FACTS_SYSTEM = (
+    "You translate descriptions of stacked items into PDDL facts. Answer with the facts only, "
+    "one per line, in exactly the form of the examples, and nothing else."
+)
 FEEDBACK = "These facts cannot be used: {error}. Write all the facts again, corrected"
 TURNS = "turns"
 
@@ -90,8 +94,11 @@ def follow_up(messages: list[Message], answer: str, error: str, chat: bool) -> l
     """
     request = FEEDBACK.format(error=error.rstrip("."))
     if chat:
-        return [*messages, {"role": "assistant", "content": answer},
-                {"role": "user", "content": request + ", one per line, and nothing else."}]
+        return [
+            *messages,
+            {"role": "assistant", "content": answer},
+            {"role": "user", "content": request + ", one per line, and nothing else."},
+        ]
     facts = answer.split(";", 1)[0].rstrip()
     flat = " ".join(request.split())
     return [{"role": "user", "content": f"{messages[-1]['content']}{facts}\n;{flat}:\n("}]

@@ -56,12 +56,16 @@ TABLE = -1
 # move of its source item and enters one move of its target item: FIRST or FINAL (for an item
 # outside T the two are the same move).
 FIRST, FINAL = 0, 1
-CLEAR_SELF = 1      # the item above x leaves (its first move) before x moves at all
-SUPPORT_CLEAR = 2   # the item above x's goal support leaves before x's final move
-SUPPORT_FINAL = 4   # x's goal support is final before x's final move
+CLEAR_SELF = 1  # the item above x leaves (its first move) before x moves at all
+SUPPORT_CLEAR = 2  # the item above x's goal support leaves before x's final move
+SUPPORT_FINAL = 4  # x's goal support is final before x's final move
 TABLE_THEN_GOAL = 8  # for x in T: x goes to the table before it goes to its goal place
-ENDS = {CLEAR_SELF: (FIRST, FIRST), SUPPORT_CLEAR: (FIRST, FINAL), SUPPORT_FINAL: (FINAL, FINAL),
-        TABLE_THEN_GOAL: (FIRST, FINAL)}
+ENDS = {
+    CLEAR_SELF: (FIRST, FIRST),
+    SUPPORT_CLEAR: (FIRST, FINAL),
+    SUPPORT_FINAL: (FINAL, FINAL),
+    TABLE_THEN_GOAL: (FIRST, FINAL),
+}
 
 
 class SearchBudgetExceeded(RuntimeError):
@@ -75,8 +79,8 @@ class _Problem:
         n = len(support)
         self.n = n
         self.support = list(support)
-        self.on_top = [None] * n                 # the item directly on x in the start board
-        below = [TABLE] * n                      # the item directly under x in the start board
+        self.on_top = [None] * n  # the item directly on x in the start board
+        below = [TABLE] * n  # the item directly under x in the start board
         for stack in start:
             for lower, upper in itertools.pairwise(stack):
                 self.on_top[lower] = upper
@@ -137,7 +141,7 @@ def _find_cycle(graph: dict[int, dict[int, int]]) -> list[int] | None:
                 continue
             mark = state.get(child, 0)
             if mark == 1:
-                return path[path.index(child):]
+                return path[path.index(child) :]
             if mark == 0:
                 state[child] = 1
                 path.append(child)
@@ -158,8 +162,9 @@ def _breakers(graph: dict[int, dict[int, int]], cycle: list[int], n: int) -> lis
     cycle) gives a non-empty, small branching set.
     """
     size = len(cycle)
-    steps = [[ENDS[kind] for kind in ENDS if graph[cycle[i]][cycle[(i + 1) % size]] & kind]
-             for i in range(size)]
+    steps = [
+        [ENDS[kind] for kind in ENDS if graph[cycle[i]][cycle[(i + 1) % size]] & kind] for i in range(size)
+    ]
 
     def breaks(i: int, entered: int, leaves: int) -> bool:
         return cycle[i] < n and entered == FINAL and leaves == FIRST  # node >= n: a final move of T
@@ -171,8 +176,9 @@ def _breakers(graph: dict[int, dict[int, int]], cycle: list[int], n: int) -> lis
         for i in range(1, size):
             nxt: dict[tuple[int, int], list[int]] = {}
             for ends in steps[i]:
-                options = [[*prev, cycle[i]] if breaks(i, came[1], ends[0]) else prev
-                           for came, prev in table.items()]
+                options = [
+                    [*prev, cycle[i]] if breaks(i, came[1], ends[0]) else prev for came, prev in table.items()
+                ]
                 nxt[ends] = min(options, key=len)
             table = nxt
         for last, found in table.items():
@@ -182,8 +188,14 @@ def _breakers(graph: dict[int, dict[int, int]], cycle: list[int], n: int) -> lis
     return sorted(best or [])
 
 
-def _search(problem: _Problem, table_first: list[bool], forbidden: list[bool], budget: int,
-            steps: list[int], max_steps: int | None) -> bool:
+def _search(
+    problem: _Problem,
+    table_first: list[bool],
+    forbidden: list[bool],
+    budget: int,
+    steps: list[int],
+    max_steps: int | None,
+) -> bool:
     """Extend ``table_first`` in place with at most ``budget`` items so the graph is acyclic;
     return whether that is possible (flags are restored on failure). ``steps[0]`` counts the
     calls; past ``max_steps`` SearchBudgetExceeded is raised."""
@@ -246,8 +258,9 @@ def _minimum_table_first(problem: _Problem, lower: int, max_steps: int | None) -
     return table_first
 
 
-def full_goal_steps(support: Sequence[int], start: Sequence[Sequence[int]], lower: int = 0,
-                    max_steps: int | None = None) -> list[tuple[int, int]]:
+def full_goal_steps(
+    support: Sequence[int], start: Sequence[Sequence[int]], lower: int = 0, max_steps: int | None = None
+) -> list[tuple[int, int]]:
     """Return the ``(item, dest)`` moves (dest -1 for the table) of a shortest plan from the
     integer board ``start`` to the state where each item x sits on ``support[x]`` (-1: table).
 

@@ -33,7 +33,7 @@ class ViewSpec:
     """One goal view: its name, how many goal relations it keeps, and its renaming rule."""
 
     name: str
-    constraints: int | Literal["all"] = "all"        # a prefix of the shuffled goal relations
+    constraints: int | Literal["all"] = "all"  # a prefix of the shuffled goal relations
     rename: Literal["none", "added", "all"] = "added"  # added: the paper's rule
 
 
@@ -41,9 +41,9 @@ class ViewSpec:
 class ProblemSpec:
     """One entry of a spec file."""
 
-    num_obj: int                  # number of items
-    test: bool = False            # False: a few-shot training problem
-    count: int = 1                # how many problems this entry makes
+    num_obj: int  # number of items
+    test: bool = False  # False: a few-shot training problem
+    count: int = 1  # how many problems this entry makes
     generator: Literal["uniform", "legacy"] | None = None  # None: the set's generator
 
 
@@ -56,13 +56,13 @@ class SetSpec:
     """Settings of a problem set; defaults are those of a new set."""
 
     problems: list[ProblemSpec]
-    generator: Literal["uniform", "legacy"] = "uniform"   # legacy: the paper's cut-at-markers boards
-    vocab: str | list[str] = "configs/blocks/vocab/items.yaml"        # file (repo-relative) or list
+    generator: Literal["uniform", "legacy"] = "uniform"  # legacy: the paper's cut-at-markers boards
+    vocab: str | list[str] = "configs/blocks/vocab/items.yaml"  # file (repo-relative) or list
     weird_vocab: str | list[str] = "configs/blocks/vocab/weird.yaml"  # names for renamed items
     views: list[ViewSpec] = field(default_factory=_paper_views)
     trivial: Literal["flag", "drop"] = "flag"  # drop: redraw problems whose goal already holds
-    exact_up_to: int = 12        # above this many items store a near-optimal length, not the optimum
-    plan_budget: int = 20_000    # search steps per view for an exact length (A* expansions, deadlock search)
+    exact_up_to: int = 12  # above this many items store a near-optimal length, not the optimum
+    plan_budget: int = 20_000  # search steps per view for an exact length (A* expansions, deadlock search)
     seed: int = 0
 
 
@@ -81,15 +81,19 @@ def load_spec(path: str | Path) -> SetSpec:
             raise ConfigError(f"{where}: num_obj must be >= 1 and count >= 0")
         for view in spec.views:
             if view.constraints != "all" and not 1 <= view.constraints <= entry.num_obj + 1:
-                raise ConfigError(f"{where}: view {view.name!r} wants {view.constraints} constraints but "
-                                  f"{entry.num_obj} items may give only {entry.num_obj + 1}")
+                raise ConfigError(
+                    f"{where}: view {view.name!r} wants {view.constraints} constraints but "
+                    f"{entry.num_obj} items may give only {entry.num_obj + 1}"
+                )
     names = [view.name for view in spec.views]
     if len(set(names)) != len(names) or not names:
         raise ConfigError(f"{source.where('views')}: view names must be distinct and non-empty")
     vocabularies(spec, lambda name: f"{source.where(name)}: field '{name}'")  # fail before any work
     if not any(entry.test and entry.count for entry in spec.problems):
-        raise ConfigError(f"{source.where('problems')}: no test problems: add an entry with `test: true` "
-                          "and a count of 1 or more (entries without it are the few-shot examples)")
+        raise ConfigError(
+            f"{source.where('problems')}: no test problems: add an entry with `test: true` "
+            "and a count of 1 or more (entries without it are the few-shot examples)"
+        )
     return spec
 
 
@@ -103,8 +107,10 @@ def vocabularies(spec: SetSpec, where: Callable[[str], str] = str) -> tuple[list
         raise ConfigError(f"{where('weird_vocab')}: shares names with vocab: {', '.join(overlap)}")
     largest = max((entry.num_obj for entry in spec.problems if entry.count), default=0)
     if largest > min(len(vocab), len(weird)):
-        raise ConfigError(f"{where('vocab')}: {largest} items asked for but the vocabularies have "
-                          f"{len(vocab)} and {len(weird)} names")
+        raise ConfigError(
+            f"{where('vocab')}: {largest} items asked for but the vocabularies have "
+            f"{len(vocab)} and {len(weird)} names"
+        )
     return vocab, weird
 
 
@@ -115,8 +121,10 @@ def read_vocab(value: str | list[str], field_name: str) -> list[str]:
     else:
         file = paths.ROOT / value
         if not file.is_file():
-            raise ConfigError(f"{field_name}: no such file {value} (paths are relative to the repository; "
-                              f"the paper's vocabularies need `make data`)")
+            raise ConfigError(
+                f"{field_name}: no such file {value} (paths are relative to the repository; "
+                f"the paper's vocabularies need `make data`)"
+            )
         text = file.read_text(encoding="utf-8")
         try:
             words = json.loads(text) if file.suffix == ".json" else yaml.safe_load(text)
@@ -135,12 +143,15 @@ def generate_set(spec: SetSpec, seed: int | None = None) -> list[Problem]:
     vocab, weird = vocabularies(spec)
     entries = [entry for entry in spec.problems for _ in range(entry.count)]
     width = max(3, len(str(len(entries) - 1)))
-    return [make_problem(entry, spec, vocab, weird, random.Random(f"blocks:{seed}:{index}"),
-                         f"{index:0{width}d}") for index, entry in enumerate(entries)]
+    return [
+        make_problem(entry, spec, vocab, weird, random.Random(f"blocks:{seed}:{index}"), f"{index:0{width}d}")
+        for index, entry in enumerate(entries)
+    ]
 
 
-def make_problem(entry: ProblemSpec, spec: SetSpec, vocab: list[str], weird: list[str],
-                 rng: random.Random, pid: str) -> Problem:
+def make_problem(
+    entry: ProblemSpec, spec: SetSpec, vocab: list[str], weird: list[str], rng: random.Random, pid: str
+) -> Problem:
     """Return one problem drawn with ``rng`` (redrawn while trivial if ``spec.trivial`` is drop)."""
     board = GENERATORS[entry.generator or spec.generator]
     for _attempt in range(10_000):
@@ -150,8 +161,9 @@ def make_problem(entry: ProblemSpec, spec: SetSpec, vocab: list[str], weird: lis
         rng.shuffle(relations)
         names = sorted(items)
         vocab_map = dict(zip(names, rng.sample(weird, len(names)), strict=True))
-        views = {v.name: relations if v.constraints == "all" else relations[:v.constraints]
-                 for v in spec.views}
+        views = {
+            v.name: relations if v.constraints == "all" else relations[: v.constraints] for v in spec.views
+        }
         smallest = min(views.values(), key=len)
         if spec.trivial == "flag" or not goal_holds(init, smallest):
             break
@@ -159,8 +171,11 @@ def make_problem(entry: ProblemSpec, spec: SetSpec, vocab: list[str], weird: lis
         raise ConfigError(f"problem {pid}: every draw had a goal that already holds; use trivial: flag")
     view_specs = {v.name: {"constraints": v.constraints, "rename": v.rename} for v in spec.views}
     problem = Problem(pid, init, goal, views, vocab_map, view_specs=view_specs, test=entry.test)
-    problem.extra = {"num_obj": entry.num_obj, "generator": entry.generator or spec.generator,
-                     **plan_lengths(problem, spec.exact_up_to, spec.plan_budget)}
+    problem.extra = {
+        "num_obj": entry.num_obj,
+        "generator": entry.generator or spec.generator,
+        **plan_lengths(problem, spec.exact_up_to, spec.plan_budget),
+    }
     return problem
 
 
@@ -187,7 +202,8 @@ def plan_lengths(problem: Problem, exact_up_to: int, plan_budget: int | None = N
                     f"problem {problem.id} ({n} items), view {name!r}: no optimal plan within plan_budget = "
                     f"{plan_budget:,} search steps (A* expansions for a partial goal, which can need far "
                     f"more at this size); raise plan_budget in the spec file, or set exact_up_to below {n} "
-                    f"to store a near-optimal length for problems of this size") from None
+                    f"to store a near-optimal length for problems of this size"
+                ) from None
         else:
             optimal[name] = None
             upper[name] = len(near_optimal_plan(problem.init_board, relations))

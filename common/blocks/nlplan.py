@@ -24,7 +24,7 @@ class Step:
 
     text: str
     move: Move | None = None
-    error: str | None = None   # "unparseable: ..." or "unknown object: ..."
+    error: str | None = None  # "unparseable: ..." or "unknown object: ..."
 
     def __repr__(self) -> str:
         return f"<Step {self.move!r}>" if self.move else f"<Step error {self.error}>"

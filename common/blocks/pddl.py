@@ -16,7 +16,10 @@ from common.blocks.state import Board, Relation, board_relations, pddl_name, rel
 
 # predicate -> (arity, relation type or None for facts that carry no state, e.g. noteq)
 PREDICATES: dict[str, tuple[int, str | None]] = {
-    "ontable": (1, "bot"), "on": (2, "mid"), "clear": (1, "top"), "noteq": (2, None),
+    "ontable": (1, "bot"),
+    "on": (2, "mid"),
+    "clear": (1, "top"),
+    "noteq": (2, None),
 }
 ERROR_KINDS = ("syntax", "unknown predicate", "undeclared object", "arity", "inconsistent state")
 _TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s()]+")
@@ -91,21 +94,32 @@ def read_facts(text: str, objects: Iterable[str]) -> list[Relation]:
     for predicate, args, line, col in read_atoms(text):
         where = f"line {line}, column {col}"
         if predicate not in PREDICATES:
-            raise FactError("unknown predicate", f"{where}: ({predicate} ...) is not one of "
-                                                 f"{', '.join(PREDICATES)}")
+            raise FactError(
+                "unknown predicate", f"{where}: ({predicate} ...) is not one of {', '.join(PREDICATES)}"
+            )
         arity, kind = PREDICATES[predicate]
         if len(args) != arity:
-            raise FactError("arity", f"{where}: {predicate} takes {arity} argument(s), got {len(args)}: "
-                                     f"({predicate} {' '.join(args)})")
+            raise FactError(
+                "arity",
+                f"{where}: {predicate} takes {arity} argument(s), got {len(args)}: "
+                f"({predicate} {' '.join(args)})",
+            )
         unknown = [arg for arg in args if object_key(arg) not in names]
         if unknown:
-            raise FactError("undeclared object", f"{where}: {unknown[0]!r} in ({predicate} {' '.join(args)}) "
-                                                 f"is not an object of the problem")
+            raise FactError(
+                "undeclared object",
+                f"{where}: {unknown[0]!r} in ({predicate} {' '.join(args)}) is not an object of the problem",
+            )
         resolved = [names[object_key(arg)] for arg in args]
         if kind is None:
             continue
-        relation: Relation = (kind, resolved[0], None) if kind == "bot" else \
-            (kind, None, resolved[0]) if kind == "top" else (kind, resolved[0], resolved[1])
+        relation: Relation = (
+            (kind, resolved[0], None)
+            if kind == "bot"
+            else (kind, None, resolved[0])
+            if kind == "top"
+            else (kind, resolved[0], resolved[1])
+        )
         if relation not in relations:
             relations.append(relation)
     return relations
@@ -156,5 +170,7 @@ def problem_pddl(board: Iterable[Sequence[str]], goal: Iterable[Sequence], name:
     init = [relation_pddl(r) for r in board_relations(board)]
     init += [f"(noteq {a} {b})" for a in objects for b in objects if a != b]
     goals = " ".join(relation_pddl(r) for r in goal)
-    return (f"(define (problem {name}) (:domain simple-blocks)\n  (:objects {' '.join(objects)})\n"
-            f"  (:init {' '.join(init)})\n  (:goal (and {goals})))\n")
+    return (
+        f"(define (problem {name}) (:domain simple-blocks)\n  (:objects {' '.join(objects)})\n"
+        f"  (:init {' '.join(init)})\n  (:goal (and {goals})))\n"
+    )

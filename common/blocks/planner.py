@@ -41,9 +41,9 @@ class _Goal:
     def __init__(self, names: list[str], relations: Iterable[Sequence]):
         index = {name: i for i, name in enumerate(names)}
         n = len(names)
-        self.support = [FREE] * n   # required item below (TABLE for the table)
-        self.clear = [False] * n    # must have nothing on it
-        self.above = [FREE] * n     # required item on top
+        self.support = [FREE] * n  # required item below (TABLE for the table)
+        self.clear = [False] * n  # must have nothing on it
+        self.above = [FREE] * n  # required item on top
         for kind, top, bottom in relations:
             if kind == "bot":
                 self.support[index[top]] = TABLE
@@ -109,7 +109,7 @@ def _successors(state: IntBoard) -> list[tuple[int, int, IntBoard]]:
     tops = sorted((stack[-1], i) for i, stack in enumerate(state))
     result = []
     for item, i in tops:
-        rest = state[:i] + state[i + 1:]
+        rest = state[:i] + state[i + 1 :]
         source = state[i][:-1]
         if source:
             result.append((item, TABLE, tuple(sorted((*rest, source, (item,))))))
@@ -132,9 +132,13 @@ def _decode(names: list[str], steps: list[tuple[int, int]]) -> list[Move]:
 METHODS = ("auto", "astar")
 
 
-def optimal_plan(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
-                 max_expansions: int | None = None, greedy_first: bool = True,
-                 method: str = "auto") -> list[Move] | None:
+def optimal_plan(
+    board: Iterable[Sequence[str]],
+    relations: Iterable[Sequence],
+    max_expansions: int | None = None,
+    greedy_first: bool = True,
+    method: str = "auto",
+) -> list[Move] | None:
     """Return a shortest plan reaching ``relations`` from ``board``, or None if none exists.
 
     ``method="auto"`` solves full goals (every item's support given) with the exact
@@ -265,8 +269,9 @@ def _greedy_steps(goal: _Goal, start: IntBoard) -> list[tuple[int, int]]:
     return steps
 
 
-def _next_move(clear: list[int], goal: _Goal, stacks: list[list[int]], where: dict[int, int],
-               done: set[int]) -> tuple[int, int, bool]:
+def _next_move(
+    clear: list[int], goal: _Goal, stacks: list[list[int]], where: dict[int, int], done: set[int]
+) -> tuple[int, int, bool]:
     """Return ``(item, dest, final)``: the first clear pending item whose place is ready, else
     the first clear pending item that is not on the table, sent to the table."""
     for item in clear:
@@ -279,8 +284,9 @@ def _next_move(clear: list[int], goal: _Goal, stacks: list[list[int]], where: di
     raise AssertionError("near_optimal_plan: no progress on a consistent goal")  # proved impossible
 
 
-def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence],
-                   max_expansions: int | None = None) -> int | None:
+def optimal_length(
+    board: Iterable[Sequence[str]], relations: Iterable[Sequence], max_expansions: int | None = None
+) -> int | None:
     """Return the length of a shortest plan (None if the goal cannot be reached).
 
     ``max_expansions`` limits the search (see ``optimal_plan``; SearchBudgetExceeded past it).
@@ -293,23 +299,30 @@ def optimal_length(board: Iterable[Sequence[str]], relations: Iterable[Sequence]
     number = {item: i for i, item in enumerate(item for stack in stacks for item in stack)}
     shape = tuple(len(stack) for stack in stacks)
     try:
-        key = tuple(sorted((kind, number[top] if top else -1, number[bottom] if bottom else -1)
-                           for kind, top, bottom in relations))
+        key = tuple(
+            sorted(
+                (kind, number[top] if top else -1, number[bottom] if bottom else -1)
+                for kind, top, bottom in relations
+            )
+        )
     except KeyError:
         return None  # the goal names an item that is not on the board
     return _pattern_length(shape, key, max_expansions)
 
 
 @lru_cache(maxsize=65536)
-def _pattern_length(shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...],
-                    max_expansions: int | None = None) -> int | None:
+def _pattern_length(
+    shape: tuple[int, ...], key: tuple[tuple[str, int, int], ...], max_expansions: int | None = None
+) -> int | None:
     """Return the optimal plan length of a numbered pattern (see ``optimal_length``)."""
     names = [f"{i:03d}" for i in range(sum(shape))]
     board, start = [], 0
     for size in shape:
-        board.append(names[start:start + size])
+        board.append(names[start : start + size])
         start += size
-    relations = [(kind, names[top] if top >= 0 else None, names[bottom] if bottom >= 0 else None)
-                 for kind, top, bottom in key]
+    relations = [
+        (kind, names[top] if top >= 0 else None, names[bottom] if bottom >= 0 else None)
+        for kind, top, bottom in key
+    ]
     plan = optimal_plan(board, relations, max_expansions=max_expansions)
     return None if plan is None else len(plan)

@@ -74,17 +74,25 @@ class Problem:
         if name not in self.views:
             raise DataError(f"problem {self.id}: no view {name!r} (has: {', '.join(self.views)})")
         relations = [tuple(r) for r in self.views[name]]
-        renamed = {item: self.vocab_map[item] for item in renamed_items(relations, self.rename_rule(name),
-                                                                          self.items)}
-        return View(name, rename_board(self.init_board, renamed),
-                    [rename_relation(r, renamed) for r in relations], renamed)
+        renamed = {
+            item: self.vocab_map[item]
+            for item in renamed_items(relations, self.rename_rule(name), self.items)
+        }
+        return View(
+            name,
+            rename_board(self.init_board, renamed),
+            [rename_relation(r, renamed) for r in relations],
+            renamed,
+        )
 
     def to_json(self) -> dict[str, Any]:
         """Return the file content: released keys first, then the additions and the content hash."""
         record: dict[str, Any] = {
-            "init_board": self.init_board, "goal_board": self.goal_board,
+            "init_board": self.init_board,
+            "goal_board": self.goal_board,
             "views": {name: [list(r) for r in rel] for name, rel in self.views.items()},
-            "vocab_map": self.vocab_map, "view_specs": self.view_specs,
+            "vocab_map": self.vocab_map,
+            "view_specs": self.view_specs,
         }
         record["content_hash"] = content_hash(record)
         record.update({"schema_version": SCHEMA_VERSION, "id": self.id, "test": self.test, **self.extra})
@@ -119,14 +127,19 @@ def problem_from_json(data: Any, where: str, default_id: str) -> Problem:
     if missing:
         raise DataError(f"{where}: missing key(s) {', '.join(missing)}")
     if "content_hash" in data and data["content_hash"] != content_hash(data):
-        raise DataError(f"{where}: content_hash {data['content_hash']} does not match the content "
-                        f"({content_hash(data)}): the file was edited; regenerate it")
+        raise DataError(
+            f"{where}: content_hash {data['content_hash']} does not match the content "
+            f"({content_hash(data)}): the file was edited; regenerate it"
+        )
     known = {*HASHED_KEYS, "content_hash", "schema_version", "id", "test"}
     pid = str(data.get("id", default_id))
     problem = Problem(
-        id=pid, init_board=data["init_board"], goal_board=data["goal_board"],
+        id=pid,
+        init_board=data["init_board"],
+        goal_board=data["goal_board"],
         views={name: [tuple(r) for r in rel] for name, rel in data["views"].items()},
-        vocab_map=data["vocab_map"], view_specs=data.get("view_specs") or {},
+        vocab_map=data["vocab_map"],
+        view_specs=data.get("view_specs") or {},
         test=bool(data.get("test", pid not in DEFAULT_TRAIN_IDS)),
         extra={key: value for key, value in data.items() if key not in known},
     )
@@ -202,6 +215,7 @@ def write_problems(directory: str | Path, problems: list[Problem], about: dict[s
         write_text(problem_path(directory, problem.id), text)
         digest = json.loads(text)["content_hash"]
         entries.append({"id": problem.id, "test": problem.test, "content_hash": digest})
-    write_json(manifest, {"schema_version": SCHEMA_VERSION, **about, "count": len(problems),
-                          "problems": entries})
+    write_json(
+        manifest, {"schema_version": SCHEMA_VERSION, **about, "count": len(problems), "problems": entries}
+    )
     return manifest

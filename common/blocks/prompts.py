@@ -28,15 +28,16 @@ PREAMBLE = (
     "Given an initial configuration and a set of goal requirements, output a series of actions "
     "that satisfies the goal requirements\n\n"
 )
-CHAT_INSTRUCTION = ("Answer with the actions only, one per line, in exactly the form of the examples; "
-                    "write nothing else.\n\n")
+CHAT_INSTRUCTION = (
+    "Answer with the actions only, one per line, in exactly the form of the examples; write nothing else.\n\n"
+)
 
 
 @dataclass(frozen=True)
 class Prompting:
     """A prompt style: its options (see the module docstring)."""
 
-    goal_examples: bool = False   # translation: goal prompt shows goal translations
+    goal_examples: bool = False  # translation: goal prompt shows goal translations
     chat_instruction: bool = False
 
 
@@ -54,13 +55,19 @@ def state_lines(board: Sequence[Sequence[str]]) -> list[str]:
 
 def planning_block(view: View, plan: Sequence[Move] | None) -> str:
     """Return one "Initially: / Goal: / Actions:" block; with ``plan`` None it ends at "Actions:\\n"."""
-    text = ("Initially:\n" + "".join(line + "\n" for line in state_lines(view.init_board))
-            + "\nGoal:\n" + "".join(relation_english(r) + "\n" for r in view.goal) + "\nActions:\n")
+    text = (
+        "Initially:\n"
+        + "".join(line + "\n" for line in state_lines(view.init_board))
+        + "\nGoal:\n"
+        + "".join(relation_english(r) + "\n" for r in view.goal)
+        + "\nActions:\n"
+    )
     return text if plan is None else text + render_plan(plan)
 
 
-def planning_prompt(examples: Sequence[tuple[View, Sequence[Move]]], test: View,
-                    prompting: str = "paper") -> str:
+def planning_prompt(
+    examples: Sequence[tuple[View, Sequence[Move]]], test: View, prompting: str = "paper"
+) -> str:
     """Return the few-shot planning prompt for ``test`` with solved ``examples`` (view, plan)."""
     style = PROMPTINGS[prompting]
     head = PREAMBLE + (CHAT_INSTRUCTION if style.chat_instruction else "")
@@ -81,8 +88,9 @@ def translation_prompts(examples: Sequence[View], test: View, prompting: str = "
     state and of its goal; each ends with the test's ";" lines and an opening "(" on a new line."""
     style = PROMPTINGS[prompting]
     init_shots = "".join(translation_block(board_relations(v.init_board)) + "\n\n" for v in examples)
-    goal_shots = ("".join(translation_block(v.goal) + "\n\n" for v in examples)
-                  if style.goal_examples else init_shots)
+    goal_shots = (
+        "".join(translation_block(v.goal) + "\n\n" for v in examples) if style.goal_examples else init_shots
+    )
     return {
         "init": init_shots + translation_block(board_relations(test.init_board), with_facts=False) + "\n(",
         "goal": goal_shots + translation_block(test.goal, with_facts=False) + "\n(",
@@ -102,8 +110,13 @@ def completion_facts(completion: str, stop: str = ";", opened: bool = True) -> s
 PROMPT_TYPES = ("nl", "pddl")
 
 
-def prompt_records(problems: Sequence[Problem], view: str, prompt_type: str, prompting: str,
-                   example_plans: Callable[[Problem, View], Sequence[Move]]) -> list[dict[str, Any]]:
+def prompt_records(
+    problems: Sequence[Problem],
+    view: str,
+    prompt_type: str,
+    prompting: str,
+    example_plans: Callable[[Problem, View], Sequence[Move]],
+) -> list[dict[str, Any]]:
     """Return one record per test problem (``nl``: part ``plan``) or two (``pddl``: parts
     ``init`` and ``goal``): ``Key, id, view, part, prompt_type, prompting, text``.
 
@@ -111,8 +124,10 @@ def prompt_records(problems: Sequence[Problem], view: str, prompt_type: str, pro
     ``example_plans(problem, view)``. Raises DataError when there are none.
     """
     if prompt_type not in PROMPT_TYPES or prompting not in PROMPTINGS:
-        raise DataError(f"unknown prompt type {prompt_type!r} or prompting {prompting!r} "
-                        f"(known: {', '.join(PROMPT_TYPES)}; {', '.join(PROMPTINGS)})")
+        raise DataError(
+            f"unknown prompt type {prompt_type!r} or prompting {prompting!r} "
+            f"(known: {', '.join(PROMPT_TYPES)}; {', '.join(PROMPTINGS)})"
+        )
     train = [p for p in problems if not p.test]
     if not train:
         raise DataError("no training problems (test: false) to draw few-shot examples from")
@@ -126,6 +141,15 @@ def prompt_records(problems: Sequence[Problem], view: str, prompt_type: str, pro
         else:
             texts = translation_prompts(train_views, test_view, prompting)
         for part, text in texts.items():
-            records.append({"Key": len(records), "id": problem.id, "view": view, "part": part,
-                            "prompt_type": prompt_type, "prompting": prompting, "text": text})
+            records.append(
+                {
+                    "Key": len(records),
+                    "id": problem.id,
+                    "view": view,
+                    "part": part,
+                    "prompt_type": prompt_type,
+                    "prompting": prompting,
+                    "text": text,
+                }
+            )
     return records

@@ -20,8 +20,10 @@ from common.errors import DataError
 RELEASE = paths.DATA / "cogsci22_blocks"
 VIEWS = ("one", "two", "all")
 METHOD_DIRS = {"gpt": "nl_plans", "codex": "codex_translations"}
-RECORD_KEYS = {"gpt": ("id", "lm_plan", "succeed"),
-               "codex": ("id", "init_res", "goal_res", "plan", "succeed")}
+RECORD_KEYS = {
+    "gpt": ("id", "lm_plan", "succeed"),
+    "codex": ("id", "init_res", "goal_res", "plan", "succeed"),
+}
 
 
 def problems_dir(root: str | Path = RELEASE) -> Path:
@@ -36,8 +38,9 @@ def plans_dir(root: str | Path = RELEASE) -> Path:
 
 def collated_files(root: str | Path = RELEASE) -> list[Path]:
     """Return the release's raw output files (one per method and view) that re-scoring reads."""
-    return [Path(root) / METHOD_DIRS[method] / view / "collated.json"
-            for method in METHOD_DIRS for view in VIEWS]
+    return [
+        Path(root) / METHOD_DIRS[method] / view / "collated.json" for method in METHOD_DIRS for view in VIEWS
+    ]
 
 
 def load_records(method: str, view: str, root: str | Path = RELEASE) -> list[dict[str, Any]]:

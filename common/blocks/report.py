@@ -40,8 +40,9 @@ def detect(path: Path) -> bool:
     return bool(analysis.run_directories(path))
 
 
-def section(path: Path, figures_dir: Path | None = None, release: str | Path | None = None,
-            **_: Any) -> Section:
+def section(
+    path: Path, figures_dir: Path | None = None, release: str | Path | None = None, **_: Any
+) -> Section:
     """Return the blocks Section of the results set ``path`` (see the module docstring); with
     ``figures_dir`` the PNGs ``blocks_<set>_success_by_view.png`` and, when the problems have
     more than one optimal plan length, ``blocks_<set>_success_by_length.png``. The paper's table
@@ -59,28 +60,47 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     runs = run_order(by_view)  # one order (and colour) per run in every table and figure
     hard = analysis.success(analysis.needs_a_move(df), ["view", *RUN])
     lengths = df[df["optimal_length"].notna()].astype({"optimal_length": int})
-    by_length = analysis.success(sort_by_run(lengths, runs, ["_run", "optimal_length"]),
-                                 [*RUN, "optimal_length"])
+    by_length = analysis.success(
+        sort_by_run(lengths, runs, ["_run", "optimal_length"]), [*RUN, "optimal_length"]
+    )
     rounds = analysis.feedback_rounds(df)
     accuracy = analysis.fact_accuracy(df)
     tests = analysis.paired_tests(df)
 
-    tables = [("SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)",
-               success_table(by_view, ["view", *RUN]))]
+    tables = [
+        (
+            "SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)",
+            success_table(by_view, ["view", *RUN]),
+        )
+    ]
     if len(analysis.needs_a_move(df)) < len(df):  # else the same table again (e.g. the scaling set)
-        tables.append(("SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
-                       success_table(hard, ["view", *RUN])))
-    tables.append(("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)",
-                   length_table(by_length)))
+        tables.append(
+            (
+                "SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
+                success_table(hard, ["view", *RUN]),
+            )
+        )
+    tables.append(
+        ("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)", length_table(by_length))
+    )
     if not rounds.empty:
-        tables.append(("FEEDBACK: success after round k (lenient | strict, %, 95% interval)",
-                       rounds_table(rounds)))
+        tables.append(
+            ("FEEDBACK: success after round k (lenient | strict, %, 95% interval)", rounds_table(rounds))
+        )
     if not accuracy.empty:
-        tables.append(("TRANSLATION ACCURACY (mean precision and recall of the facts)",
-                       accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
+        tables.append(
+            (
+                "TRANSLATION ACCURACY (mean precision and recall of the facts)",
+                accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}"),
+            )
+        )
     if not tests.empty:
-        tables.append(("PAIRED: exact McNemar test between runs, paired by problem (refused = failed)",
-                       tests_table(tests)))
+        tables.append(
+            (
+                "PAIRED: exact McNemar test between runs, paired by problem (refused = failed)",
+                tests_table(tests),
+            )
+        )
     figures = []
     if figures_dir is not None:
         figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
@@ -90,8 +110,10 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
         if lengths["optimal_length"].nunique() > 1:
             figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
             plot_by_length(by_length, runs, figure)
-            caption = (f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
-                       "strict, all views pooled (95% Wilson intervals; problems per length below)")
+            caption = (
+                f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
+                "strict, all views pooled (95% Wilson intervals; problems per length below)"
+            )
             figures.append((caption, figure))
     paper, paper_lines, inputs = _paper(set_name, release)
     notes += _notes(by_view)
@@ -100,9 +122,19 @@ def section(path: Path, figures_dir: Path | None = None, release: str | Path | N
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
     if not rounds.empty:
         data["feedback"] = rounds
-    return Section(suite="blocks", title=f"Blocks world: {set_name}", about=ABOUT, text=text, tables=tables,
-                   figures=figures, data=data, summary=summary[:3], paper=paper, notes=notes,
-                   inputs=[*files, *inputs])
+    return Section(
+        suite="blocks",
+        title=f"Blocks world: {set_name}",
+        about=ABOUT,
+        text=text,
+        tables=tables,
+        figures=figures,
+        data=data,
+        summary=summary[:3],
+        paper=paper,
+        notes=notes,
+        inputs=[*files, *inputs],
+    )
 
 
 # ---- display tables -------------------------------------------------------------------------------
@@ -116,8 +148,10 @@ def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
     shown = stats[index].copy()
     shown["problems"] = stats["problems"]
     for rule in ("lenient", "strict"):
-        shown[rule] = [cell(*values) for values in zip(stats[f"{rule}_rate"], stats[f"{rule}_lo"],
-                                                         stats[f"{rule}_hi"], strict=True)]
+        shown[rule] = [
+            cell(*values)
+            for values in zip(stats[f"{rule}_rate"], stats[f"{rule}_lo"], stats[f"{rule}_hi"], strict=True)
+        ]
     shown["invalid"], shown["refused"] = stats["invalid"], stats["refused"]
     return shown.set_index(index)
 
@@ -145,9 +179,18 @@ def length_table(stats: pd.DataFrame) -> pd.DataFrame:
 
 def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
     """Return success after each feedback round: one row per view and run, one column per round."""
-    values = [f"{cell(a, b, c).strip()} | {cell(d, e, f).strip()}" for a, b, c, d, e, f in zip(
-        rounds["lenient_rate"], rounds["lenient_lo"], rounds["lenient_hi"],
-        rounds["strict_rate"], rounds["strict_lo"], rounds["strict_hi"], strict=True)]
+    values = [
+        f"{cell(a, b, c).strip()} | {cell(d, e, f).strip()}"
+        for a, b, c, d, e, f in zip(
+            rounds["lenient_rate"],
+            rounds["lenient_lo"],
+            rounds["lenient_hi"],
+            rounds["strict_rate"],
+            rounds["strict_lo"],
+            rounds["strict_hi"],
+            strict=True,
+        )
+    ]
     table = rounds.assign(value=values).pivot(index=["view", *RUN], columns="round", values="value")
     return table.rename(columns=lambda k: f"after round {k}")
 
@@ -155,11 +198,13 @@ def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
 def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
     """Return the paired tests for display: counts of discordant problems and p, both rules."""
     shown = tests[["view", "a", "b", "n"]].copy()
-    shown["lenient: a only / b only"] = [f"{x} / {y}" for x, y in
-                                         zip(tests["a_only"], tests["b_only"], strict=True)]
+    shown["lenient: a only / b only"] = [
+        f"{x} / {y}" for x, y in zip(tests["a_only"], tests["b_only"], strict=True)
+    ]
     shown["p"] = tests["p"].map(lambda p: f"{p:.2g}")
-    shown["strict: a only / b only"] = [f"{x} / {y}" for x, y in
-                                        zip(tests["strict_a_only"], tests["strict_b_only"], strict=True)]
+    shown["strict: a only / b only"] = [
+        f"{x} / {y}" for x, y in zip(tests["strict_a_only"], tests["strict_b_only"], strict=True)
+    ]
     shown["strict p"] = tests["strict_p"].map(lambda p: f"{p:.2g}")
     return shown.set_index(["view", "a", "b"])
 
@@ -171,8 +216,9 @@ def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
     pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
     cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
     index = ["source", "measure", "method"]
-    rows = pd.MultiIndex.from_tuples(list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))),
-                                     names=index)
+    rows = pd.MultiIndex.from_tuples(
+        list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))), names=index
+    )
     views = list(dict.fromkeys(cells["view"]))
     table = cells.pivot(index=index, columns="view", values="cell")
     return table.reindex(index=rows, columns=views).fillna("")
@@ -183,8 +229,10 @@ def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], paper: pd.Da
     stars = "*" * 78
     parts = [f"{stars}\n*\n*  BLOCKS WORLD RESULTS IN {path}\n*\n{stars}\n"]
     if paper is not None:
-        tables = [("PAPER: published (and measured on the release) vs re-scored from the released outputs",
-                   paper), *tables]
+        tables = [
+            ("PAPER: published (and measured on the release) vs re-scored from the released outputs", paper),
+            *tables,
+        ]
     for title, table in tables:
         rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
         parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")
@@ -227,15 +275,25 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, st
     fig, axes = plt.subplots(1, 2, figsize=(width_inches, 4.5), sharey=True)
     for ax, rule in zip(axes, ("lenient", "strict"), strict=True):
         for i, run in enumerate(runs):
-            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
-                         & (stats["model"] == run[2])]
+            part = stats[
+                (stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])
+            ]
             part = part.set_index("view").reindex(views)
             xs = [v + (i - (len(runs) - 1) / 2) * width for v in range(len(views))]
             rate = part[f"{rule}_rate"]
-            errors = [(rate - part[f"{rule}_lo"]).fillna(0).clip(lower=0),
-                      (part[f"{rule}_hi"] - rate).fillna(0).clip(lower=0)]
-            ax.bar(xs, rate.fillna(0), width, yerr=errors, capsize=2, label=run_label(*run),
-                   color=_colour(i, len(runs)))
+            errors = [
+                (rate - part[f"{rule}_lo"]).fillna(0).clip(lower=0),
+                (part[f"{rule}_hi"] - rate).fillna(0).clip(lower=0),
+            ]
+            ax.bar(
+                xs,
+                rate.fillna(0),
+                width,
+                yerr=errors,
+                capsize=2,
+                label=run_label(*run),
+                color=_colour(i, len(runs)),
+            )
         ax.set_xticks(range(len(views)), views)
         ax.set_title(rule)
         ax.set_ylim(0, 105)
@@ -253,23 +311,34 @@ def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: 
     each, bars of the number of problems of each length (the most of any run), which says how
     wide an interval must be."""
     plt = _pyplot()
-    fig, axes = plt.subplots(2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row",
-                             gridspec_kw={"height_ratios": [4, 1]})
+    fig, axes = plt.subplots(
+        2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row", gridspec_kw={"height_ratios": [4, 1]}
+    )
     spread = min(0.4, 0.08 * len(runs))  # the runs of one length share this much of the x axis
     sizes = stats.groupby("optimal_length")["problems"].max()
     for column, rule in enumerate(("lenient", "strict")):
         ax, counts = axes[0][column], axes[1][column]
         for i, run in enumerate(runs):
-            part = stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1])
-                         & (stats["model"] == run[2])]
+            part = stats[
+                (stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])
+            ]
             if part.empty:
                 continue
             rate = part[f"{rule}_rate"]
             shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
             errors = [(rate - part[f"{rule}_lo"]).clip(lower=0), (part[f"{rule}_hi"] - rate).clip(lower=0)]
-            ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, color=_colour(i, len(runs)),
-                        marker=MARKERS[i % len(MARKERS)], markersize=5, capsize=2, linewidth=1.2,
-                        elinewidth=0.8, label=run_label(*run))
+            ax.errorbar(
+                part["optimal_length"] + shift,
+                rate,
+                yerr=errors,
+                color=_colour(i, len(runs)),
+                marker=MARKERS[i % len(MARKERS)],
+                markersize=5,
+                capsize=2,
+                linewidth=1.2,
+                elinewidth=0.8,
+                label=run_label(*run),
+            )
         ax.set_title(rule)
         ax.set_ylim(-2, 105)
         counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
@@ -293,16 +362,21 @@ def _paper(set_name: str, release: str | Path | None) -> tuple[pd.DataFrame | No
         return None, [], []
     comparison = analysis.paper_comparison(summary(rescore(root)))
     mine = comparison[comparison["source"] == "published"]
-    line = (f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
-            f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)")
+    line = (
+        f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
+        f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)"
+    )
     return paper_table(comparison), [line], collated_files(root)
 
 
 def _notes(by_view: pd.DataFrame) -> list[str]:
     """Return a caveat per run and view with refused requests."""
-    return [f"{run_label(row.method, row.prompting, row.model)}, view {row.view}: {row.refused} problem(s) "
-            "refused by the server (counted as failures, and in the refused column)"
-            for row in by_view.itertuples() if row.refused]
+    return [
+        f"{run_label(row.method, row.prompting, row.model)}, view {row.view}: {row.refused} problem(s) "
+        "refused by the server (counted as failures, and in the refused column)"
+        for row in by_view.itertuples()
+        if row.refused
+    ]
 
 
 def _summary(by_view: pd.DataFrame, set_name: str, most: int = 6) -> list[str]:

@@ -38,8 +38,15 @@ def rescore(root: str | Path = RELEASE) -> pd.DataFrame:
                 if record["id"] not in problems:
                     raise DataError(f"{method}/{view_name}: record for unknown problem {record['id']}")
                 view = problems[record["id"]].view(view_name)
-                rows.append({"method": method, "view": view_name, "id": record["id"],
-                             "recorded": bool(record["succeed"]), **_score(method, view, record)})
+                rows.append(
+                    {
+                        "method": method,
+                        "view": view_name,
+                        "id": record["id"],
+                        "recorded": bool(record["succeed"]),
+                        **_score(method, view, record),
+                    }
+                )
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
@@ -47,8 +54,13 @@ def _score(method: str, view, record: dict) -> dict:
     """Return the re-scored fields of one record."""
     if method == "gpt":
         check = check_plan(parse_plan(record["lm_plan"], view.items), view.init_board, view.goal)
-        return {"lenient": check.lenient, "strict": check.strict, "trivial": check.goal_held_initially,
-                "reason": check.first_error, "recorded_plan_ok": None}
+        return {
+            "lenient": check.lenient,
+            "strict": check.strict,
+            "trivial": check.goal_held_initially,
+            "reason": check.first_error,
+            "recorded_plan_ok": None,
+        }
     outcome = solve_from_facts(view, record["init_res"], record["goal_res"])
     recorded_ok = None
     if record["plan"] is not None:
@@ -56,15 +68,25 @@ def _score(method: str, view, record: dict) -> dict:
         recorded_ok = check_plan(steps, view.init_board, view.goal).lenient
     trivial = check_plan([], view.init_board, view.goal).lenient
     reason = outcome.reason or (outcome.check.first_error if outcome.check else None)
-    return {"lenient": outcome.lenient, "strict": outcome.strict, "trivial": trivial,
-            "reason": reason, "recorded_plan_ok": recorded_ok}
+    return {
+        "lenient": outcome.lenient,
+        "strict": outcome.strict,
+        "trivial": trivial,
+        "reason": reason,
+        "recorded_plan_ok": recorded_ok,
+    }
 
 
 def _cell(successes: int, n: int) -> dict:
     """Return the count, rate and Wilson 95% interval of ``successes`` out of ``n``."""
     lo, hi = wilson_interval(successes, n)
-    return {"successes": successes, "n": n, "rate": successes / n if n else float("nan"),
-            "ci95_lo": lo, "ci95_hi": hi}
+    return {
+        "successes": successes,
+        "n": n,
+        "rate": successes / n if n else float("nan"),
+        "ci95_lo": lo,
+        "ci95_hi": hi,
+    }
 
 
 def summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -79,15 +101,24 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
         for method in METHODS:
             part = df[(df.method == method) & (df.view == view)]
             hard = part[~part.trivial]
-            for measure, successes, n in (("published", part.recorded.sum(), len(part)),
-                                          ("lenient", part.lenient.sum(), len(part)),
-                                          ("strict", part.strict.sum(), len(part)),
-                                          ("needs a move", hard.lenient.sum(), len(hard))):
-                rows.append({"measure": measure, "method": method, "view": view,
-                             **_cell(int(successes), int(n))})
+            for measure, successes, n in (
+                ("published", part.recorded.sum(), len(part)),
+                ("lenient", part.lenient.sum(), len(part)),
+                ("strict", part.strict.sum(), len(part)),
+                ("needs a move", hard.lenient.sum(), len(hard)),
+            ):
+                rows.append(
+                    {"measure": measure, "method": method, "view": view, **_cell(int(successes), int(n))}
+                )
         part = df[(df.method == METHODS[0]) & (df.view == view)]
-        rows.append({"measure": "empty plan", "method": "-", "view": view,
-                     **_cell(int(part.trivial.sum()), len(part))})
+        rows.append(
+            {
+                "measure": "empty plan",
+                "method": "-",
+                "view": view,
+                **_cell(int(part.trivial.sum()), len(part)),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -100,8 +131,15 @@ def paired_tests(df: pd.DataFrame, a: str = "codex", b: str = "gpt") -> pd.DataF
         right = df[(df.method == b) & (df.view == view)].set_index("id").lenient
         ids = sorted(set(left.index) & set(right.index))
         result = mcnemar_exact([bool(left[i]) for i in ids], [bool(right[i]) for i in ids])
-        rows.append({"view": view, "n": len(ids), f"only_{a}": result.only_a, f"only_{b}": result.only_b,
-                     "p_value": result.p_value})
+        rows.append(
+            {
+                "view": view,
+                "n": len(ids),
+                f"only_{a}": result.only_a,
+                f"only_{b}": result.only_b,
+                "p_value": result.p_value,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -113,23 +151,35 @@ def disagreements(df: pd.DataFrame) -> pd.DataFrame:
 def format_report(df: pd.DataFrame) -> str:
     """Return the printed report: the published table, the intervals, the paired tests, checks."""
     table = summary(df)
-    lines = ["Published table (successes of 100 test problems), re-scored from the raw outputs:",
-             "constraints" + "".join(f"{v:>5}" for v in VIEWS)]
+    lines = [
+        "Published table (successes of 100 test problems), re-scored from the raw outputs:",
+        "constraints" + "".join(f"{v:>5}" for v in VIEWS),
+    ]
     for method in METHODS:
         cells = table[(table.measure == "lenient") & (table.method == method)].set_index("view")
         lines.append(f"{method:<11}" + "".join(f"{cells.successes[v]:>5}" for v in VIEWS))
-    lines += ["", "With 95% Wilson intervals (percent):",
-              (f"{'measure':<14}{'method':<7}" + "".join(f"{v:<22}" for v in VIEWS)).rstrip()]
-    order = [("published", m) for m in METHODS] + [("lenient", m) for m in METHODS] + \
-        [("strict", m) for m in METHODS] + [("empty plan", "-")] + [("needs a move", m) for m in METHODS]
+    lines += [
+        "",
+        "With 95% Wilson intervals (percent):",
+        (f"{'measure':<14}{'method':<7}" + "".join(f"{v:<22}" for v in VIEWS)).rstrip(),
+    ]
+    order = (
+        [("published", m) for m in METHODS]
+        + [("lenient", m) for m in METHODS]
+        + [("strict", m) for m in METHODS]
+        + [("empty plan", "-")]
+        + [("needs a move", m) for m in METHODS]
+    )
     for measure, method in order:
         cells = table[(table.measure == measure) & (table.method == method)].set_index("view")
         row = "".join(_format_cell(cells.loc[v], measure) for v in VIEWS)
         lines.append(f"{measure:<14}{method:<7}{row}".rstrip())
     lines += ["", "Exact McNemar test, codex vs gpt (lenient, paired by problem):"]
     for row in paired_tests(df).itertuples(index=False):
-        lines.append(f"  {row.view:<4} codex only {row.only_codex:>3}, gpt only {row.only_gpt:>3}, "
-                     f"p = {row.p_value:.2g}")
+        lines.append(
+            f"  {row.view:<4} codex only {row.only_codex:>3}, gpt only {row.only_gpt:>3}, "
+            f"p = {row.p_value:.2g}"
+        )
     bad = disagreements(df)
     lines += ["", f"Re-scored verdicts equal to the recorded flags: {len(df) - len(bad)}/{len(df)}"]
     lines.extend(_known_failure(df))
@@ -148,5 +198,9 @@ def _known_failure(df: pd.DataFrame) -> list[str]:
     if row.empty:
         return []
     row = row.iloc[0]
-    return [(f"codex, view all, problem 026: goal held initially: {bool(row.trivial)}; "
-             f"success: {bool(row.lenient)} (recorded {bool(row.recorded)}); reason: {row.reason}")]
+    return [
+        (
+            f"codex, view all, problem 026: goal held initially: {bool(row.trivial)}; "
+            f"success: {bool(row.lenient)} (recorded {bool(row.recorded)}); reason: {row.reason}"
+        )
+    ]

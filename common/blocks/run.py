@@ -74,8 +74,10 @@ def load_items(prompts_path: str | Path, problems_dir: str | Path, prompt_type: 
     for number, record in enumerate(read_jsonl(prompts_path), start=1):
         where = f"{prompts_path}:{number}"
         if record.get("prompt_type") != prompt_type:
-            raise DataError(f"{where}: a {record.get('prompt_type')!r} prompt; this run needs "
-                            f"{prompt_type!r} prompts (generate_prompts.py --prompt-type {prompt_type})")
+            raise DataError(
+                f"{where}: a {record.get('prompt_type')!r} prompt; this run needs "
+                f"{prompt_type!r} prompts (generate_prompts.py --prompt-type {prompt_type})"
+            )
         if record["id"] not in problems:
             raise DataError(f"{where}: problem {record['id']!r} is not in {problems_dir}")
         key = (record["id"], record["view"])
@@ -85,8 +87,14 @@ def load_items(prompts_path: str | Path, problems_dir: str | Path, prompt_type: 
             stored = problem.extra.get("optimal_plan_length", {}).get(record["view"])
             if stored is None and len(view.items) <= EXACT_LENGTH_UP_TO:
                 stored = optimal_length(view.init_board, view.goal)
-            items[key] = {"id": record["id"], "view": record["view"], "prompting": record["prompting"],
-                          "texts": {}, "problem": view, "optimal_length": stored}
+            items[key] = {
+                "id": record["id"],
+                "view": record["view"],
+                "prompting": record["prompting"],
+                "texts": {},
+                "problem": view,
+                "optimal_length": stored,
+            }
         items[key]["texts"][record["part"]] = record["text"]
     for (pid, view_name), item in items.items():
         missing = [part for part in PARTS[prompt_type] if part not in item["texts"]]
@@ -182,10 +190,13 @@ class FactsModel:
 
 
 PLANNER_MODELS: dict[str, Callable[[int], Model]] = {
-    name: functools.partial(PlannerModel, name, planner) for name, planner in PLANNERS.items()}
+    name: functools.partial(PlannerModel, name, planner) for name, planner in PLANNERS.items()
+}
 TRANSLATOR_MODELS: dict[str, Callable[[int], Model]] = {
-    "rules": RuleTranslator, "oracle": functools.partial(FactsModel, "oracle"),
-    "random": functools.partial(FactsModel, "random")}
+    "rules": RuleTranslator,
+    "oracle": functools.partial(FactsModel, "oracle"),
+    "random": functools.partial(FactsModel, "random"),
+}
 
 
 # ---- asking ---------------------------------------------------------------------------------
@@ -199,13 +210,21 @@ def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
         reply = model.complete(opening(item["texts"]["plan"], "nl", uses_chat(model)), item)
     except RequestRefused as refusal:
         return blocks_refused_record(item, refusal)
-    return {"Key": item["Key"], "id": item["id"], "view": item["view"], "sent_as": sent_as(uses_chat(model)),
-            "raw": reply.text, "finish_reason": reply.finish_reason, **_transport([reply], start),
-            **score_plan(item, reply.text)}
+    return {
+        "Key": item["Key"],
+        "id": item["id"],
+        "view": item["view"],
+        "sent_as": sent_as(uses_chat(model)),
+        "raw": reply.text,
+        "finish_reason": reply.finish_reason,
+        **_transport([reply], start),
+        **score_plan(item, reply.text),
+    }
 
 
-def translation_record(model: Model, item: dict[str, Any], objects: str = "true",
-                       feedback: int = 0) -> dict[str, Any]:
+def translation_record(
+    model: Model, item: dict[str, Any], objects: str = "true", feedback: int = 0
+) -> dict[str, Any]:
     """Return the record of asking ``model`` for the PDDL facts of ``item``'s initial state and goal
     (two requests), then planning from them: raw completions, diagnostics, ``score_translation``.
 
@@ -244,13 +263,24 @@ def translation_record(model: Model, item: dict[str, Any], objects: str = "true"
             break
         rounds.append(answers)
         finish.append(reasons)
-    record = {"Key": item["Key"], "id": item["id"], "view": item["view"], "sent_as": sent_as(chat),
-              "raw": rounds[0], "finish_reason": finish if feedback else finish[0],
-              **_transport(replies, start)}
+    record = {
+        "Key": item["Key"],
+        "id": item["id"],
+        "view": item["view"],
+        "sent_as": sent_as(chat),
+        "raw": rounds[0],
+        "finish_reason": finish if feedback else finish[0],
+        **_transport(replies, start),
+    }
     if not feedback:
         return {**record, **score_translation(item, rounds[0], objects, chat)}
-    return {**record, "feedback": feedback, "feedback_raw": rounds[1:], "feedback_stopped": stopped,
-            **score_rounds(item, rounds, objects, feedback, chat)}
+    return {
+        **record,
+        "feedback": feedback,
+        "feedback_raw": rounds[1:],
+        "feedback_stopped": stopped,
+        **score_rounds(item, rounds, objects, feedback, chat),
+    }
 
 
 def sent_as(chat: bool) -> str:
@@ -269,16 +299,23 @@ def problem_facts(item: dict[str, Any]) -> dict[str, Any]:
     """Return what a record says about its problem whatever the answer: ``id``, ``view``,
     ``optimal_length`` and ``goal_held_initially`` (the empty plan already succeeds)."""
     view = item["problem"]
-    return {"id": item["id"], "view": item["view"], "optimal_length": item["optimal_length"],
-            "goal_held_initially": goal_holds(view.init_board, view.goal)}
+    return {
+        "id": item["id"],
+        "view": item["view"],
+        "optimal_length": item["optimal_length"],
+        "goal_held_initially": goal_holds(view.init_board, view.goal),
+    }
 
 
 def _transport(replies: Sequence[Reply], start: float) -> dict[str, Any]:
     """Return the summed request diagnostics of ``replies``."""
-    return {"attempts": sum(r.attempts for r in replies), "cached": all(r.cached for r in replies),
-            "latency_s": round(time.monotonic() - start, 4),
-            "prompt_tokens": sum(r.prompt_tokens for r in replies),
-            "completion_tokens": sum(r.completion_tokens for r in replies)}
+    return {
+        "attempts": sum(r.attempts for r in replies),
+        "cached": all(r.cached for r in replies),
+        "latency_s": round(time.monotonic() - start, 4),
+        "prompt_tokens": sum(r.prompt_tokens for r in replies),
+        "completion_tokens": sum(r.completion_tokens for r in replies),
+    }
 
 
 # ---- scoring --------------------------------------------------------------------------------
@@ -295,27 +332,34 @@ def score_plan(item: dict[str, Any], raw: str) -> dict[str, Any]:
     steps = parse_plan(text, view.items)
     check = check_plan(steps, view.init_board, view.goal, item["optimal_length"])
     error = "no line is a move of this problem's items" if steps and not check.parsed else None
-    return {"resp": text, "plan": [move_english(s.move) for s in steps if s.move], **check.as_dict(),
-            "error": error}
+    return {
+        "resp": text,
+        "plan": [move_english(s.move) for s in steps if s.move],
+        **check.as_dict(),
+        "error": error,
+    }
 
 
-def translation_outcome(item: dict[str, Any], raw: dict[str, str], objects: str = "true",
-                        chat: bool = False) -> TranslationOutcome:
+def translation_outcome(
+    item: dict[str, Any], raw: dict[str, str], objects: str = "true", chat: bool = False
+) -> TranslationOutcome:
     """Return what the fact reader and the planner make of translation completions ``raw``
     (part -> text) for ``item`` (see ``score_translation`` for ``objects`` and ``chat``)."""
     view = item["problem"]
     names = None
     if objects == "described":
-        names = described_objects(item["texts"]["init"].rsplit("\n\n", 1)[-1]
-                                  + "\n" + item["texts"]["goal"].rsplit("\n\n", 1)[-1])
+        names = described_objects(
+            item["texts"]["init"].rsplit("\n\n", 1)[-1] + "\n" + item["texts"]["goal"].rsplit("\n\n", 1)[-1]
+        )
     elif objects != "true":
         raise ValueError(f"objects must be 'true' or 'described', not {objects!r}")
     init, goal = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
     return solve_from_facts(view, init, goal, names)
 
 
-def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = "true",
-                      chat: bool = False) -> dict[str, Any]:
+def score_translation(
+    item: dict[str, Any], raw: dict[str, str], objects: str = "true", chat: bool = False
+) -> dict[str, Any]:
     """Return the scores of translation completions (``raw``: part -> text) on the true problem.
 
     The facts are the completions cut at the next ";", with the prompt's "(" put back unless
@@ -335,20 +379,28 @@ def score_translation(item: dict[str, Any], raw: dict[str, str], objects: str = 
     init = facts_accuracy(init_text, view.items, board_relations(view.init_board))
     goal = facts_accuracy(goal_text, view.items, list(view.goal))
     check = outcome.check
-    return {"resp": {"init": init_text, "goal": goal_text}, "objects_from_true_problem": objects == "true",
-            "lenient": outcome.lenient, "strict": outcome.strict,
-            "plan": [move_english(m) for m in outcome.plan] if outcome.plan is not None else None,
-            "plan_length": len(outcome.plan) if outcome.plan is not None else None,
-            "optimal_length": item["optimal_length"],
-            "goal_held_initially": check_plan([], view.init_board, view.goal).lenient,
-            "init_precision": init["precision"], "init_recall": init["recall"],
-            "goal_precision": goal["precision"], "goal_recall": goal["recall"],
-            "unread_facts": init["unread"] + goal["unread"],
-            "reason": outcome.reason or (check.first_error if check else None), "error": outcome.reason}
+    return {
+        "resp": {"init": init_text, "goal": goal_text},
+        "objects_from_true_problem": objects == "true",
+        "lenient": outcome.lenient,
+        "strict": outcome.strict,
+        "plan": [move_english(m) for m in outcome.plan] if outcome.plan is not None else None,
+        "plan_length": len(outcome.plan) if outcome.plan is not None else None,
+        "optimal_length": item["optimal_length"],
+        "goal_held_initially": check_plan([], view.init_board, view.goal).lenient,
+        "init_precision": init["precision"],
+        "init_recall": init["recall"],
+        "goal_precision": goal["precision"],
+        "goal_recall": goal["recall"],
+        "unread_facts": init["unread"] + goal["unread"],
+        "reason": outcome.reason or (check.first_error if check else None),
+        "error": outcome.reason,
+    }
 
 
-def score_rounds(item: dict[str, Any], rounds: Sequence[dict[str, str]], objects: str,
-                 feedback: int, chat: bool = False) -> dict[str, Any]:
+def score_rounds(
+    item: dict[str, Any], rounds: Sequence[dict[str, str]], objects: str, feedback: int, chat: bool = False
+) -> dict[str, Any]:
     """Return the scores of a translation with feedback rounds (``rounds``: the answers of round
     0, 1, ...): every field of ``score_translation`` for the round the method ends with (the
     first that gave a plan, else the last), ``rounds_used``, ``round_errors`` (each round's
@@ -358,13 +410,21 @@ def score_rounds(item: dict[str, Any], rounds: Sequence[dict[str, str]], objects
     errors = [score["error"] for score in scores]
     final = next((k for k, error in enumerate(errors) if error is None), len(scores) - 1)
     after = [scores[min(k, final)] for k in range(feedback + 1)]
-    return {**scores[final], "rounds_used": final, "round_errors": errors,
-            "lenient_by_round": [s["lenient"] for s in after],
-            "strict_by_round": [s["strict"] for s in after]}
+    return {
+        **scores[final],
+        "rounds_used": final,
+        "round_errors": errors,
+        "lenient_by_round": [s["lenient"] for s in after],
+        "strict_by_round": [s["strict"] for s in after],
+    }
 
 
-def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], prompt_type: str,
-            objects: str = "true") -> list[dict[str, Any]]:
+def rescore(
+    records: Sequence[dict[str, Any]],
+    items: Sequence[dict[str, Any]],
+    prompt_type: str,
+    objects: str = "true",
+) -> list[dict[str, Any]]:
     """Return the records of ``items`` with their scores recomputed from ``raw``, in items order.
 
     Records of prompts that are not among ``items`` (changed since, or left out by --limit)
@@ -385,11 +445,17 @@ def rescore(records: Sequence[dict[str, Any]], items: Sequence[dict[str, Any]], 
             chat = record.get("sent_as") == "turns"
             scored.append({**record, **score_rounds(item, rounds, objects, record["feedback"], chat)})
         else:
-            scored.append({**record, **score_translation(item, record["raw"], objects,
-                                                          record.get("sent_as") == "turns")})
+            scored.append(
+                {
+                    **record,
+                    **score_translation(item, record["raw"], objects, record.get("sent_as") == "turns"),
+                }
+            )
     if len(scored) < len(records):
-        log.info("%d results rows are for prompts not in this run (changed since, or beyond --limit); "
-                 "not scored", len(records) - len(scored))
+        log.info(
+            "%d results rows are for prompts not in this run (changed since, or beyond --limit); not scored",
+            len(records) - len(scored),
+        )
     return scored
 
 
@@ -433,8 +499,13 @@ def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def rescore_report(results_path: str | Path, items: Sequence[dict[str, Any]], prompt_type: str,
-                   objects: str = "true", scores_csv: str | Path | None = None) -> str:
+def rescore_report(
+    results_path: str | Path,
+    items: Sequence[dict[str, Any]],
+    prompt_type: str,
+    objects: str = "true",
+    scores_csv: str | Path | None = None,
+) -> str:
     """Return the printed summary of a results file, re-scored for ``items`` (``rescore``): its
     name, then ``format_summary``. With ``scores_csv`` the re-scored rows are written there too."""
     records = rescore(read_results(results_path), items, prompt_type, objects)
@@ -470,21 +541,39 @@ RESULTS_ROOT = paths.RESULTS / "blocks"
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the options of ``lm_plan.py`` and ``codex_translate.py``: prompts, problems, model, output."""
-    parser.add_argument("--prompts", required=True,
-                        help="prompts file from generate_prompts.py (data/blocks/<set>/prompts/...jsonl)")
-    parser.add_argument("--problem-path", default=None,
-                        help="directory of the problem files (default: problems/ beside prompts/)")
-    parser.add_argument("--model", required=True,
-                        help="a built-in, a config name in configs/models/, or a .yaml path")
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a model config setting (repeatable), e.g. --set max_tokens=300")
+    parser.add_argument(
+        "--prompts",
+        required=True,
+        help="prompts file from generate_prompts.py (data/blocks/<set>/prompts/...jsonl)",
+    )
+    parser.add_argument(
+        "--problem-path",
+        default=None,
+        help="directory of the problem files (default: problems/ beside prompts/)",
+    )
+    parser.add_argument(
+        "--model", required=True, help="a built-in, a config name in configs/models/, or a .yaml path"
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a model config setting (repeatable), e.g. --set max_tokens=300",
+    )
     parser.add_argument("--limit", type=int, default=None, help="only the first N problems")
     parser.add_argument("--seed", type=int, default=0, help="seed of the built-in random planner")
-    parser.add_argument("--results-dir", default=None,
-                        help="where the results file goes (default: results/blocks/<set>/<type>___<view>)")
+    parser.add_argument(
+        "--results-dir",
+        default=None,
+        help="where the results file goes (default: results/blocks/<set>/<type>___<view>)",
+    )
     parser.add_argument("--scores", metavar="CSV", help="also write every re-scored row as CSV")
-    parser.add_argument("--retry-errors", action="store_true",
-                        help="ask again the problems the server refused in an earlier run (e.g. too long)")
+    parser.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="ask again the problems the server refused in an earlier run (e.g. too long)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
 
@@ -494,12 +583,16 @@ def load_run_items(args: argparse.Namespace, prompt_type: str) -> list[dict[str,
     if args.limit is not None and args.limit < 0:
         raise UserError("--limit must be 0 or more")
     if not Path(args.prompts).is_file():
-        raise UserError(f"--prompts {args.prompts}: no such prompts file (write it with "
-                        "scripts/generate_prompts.py, or `make blocks/<set>` for a set of configs/blocks/)")
+        raise UserError(
+            f"--prompts {args.prompts}: no such prompts file (write it with "
+            "scripts/generate_prompts.py, or `make blocks/<set>` for a set of configs/blocks/)"
+        )
     problems = problems_path(args.prompts, args.problem_path)
     if not problems.is_dir():
-        raise UserError(f"{problems}: no such problem directory (the prompts' set has none there: "
-                        "give it with --problem-path)")
+        raise UserError(
+            f"{problems}: no such problem directory (the prompts' set has none there: "
+            "give it with --problem-path)"
+        )
     return load_items(args.prompts, problems, prompt_type)[: args.limit]
 
 
@@ -512,8 +605,13 @@ def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -
 def run_labels(args: argparse.Namespace, prompting: str, model: Model, **more: Any) -> dict[str, Any]:
     """Return the labels a run records in its metadata: prompting, model name, and the prompts
     file and problems directory (so the analysis can re-score the file with the current scorer)."""
-    return {"prompting": prompting, "modelname": model.name, "prompts": str(args.prompts),
-            "problems": str(problems_path(args.prompts, args.problem_path)), **more}
+    return {
+        "prompting": prompting,
+        "modelname": model.name,
+        "prompts": str(args.prompts),
+        "problems": str(problems_path(args.prompts, args.problem_path)),
+        **more,
+    }
 
 
 def resolve_run_model(args: argparse.Namespace, prompt_type: str, counters: Counters) -> Model:
@@ -524,12 +622,24 @@ def resolve_run_model(args: argparse.Namespace, prompt_type: str, counters: Coun
     overrides = parse_overrides(args.set)
     if args.model not in builtins:
         overrides.setdefault("stop", STOPS[prompt_type])
-    return resolve_model(args.model, overrides=overrides, seed=args.seed, use_cache=not args.no_cache,
-                         cache_file=args.cache_file, counters=counters, builtins=builtins)
+    return resolve_model(
+        args.model,
+        overrides=overrides,
+        seed=args.seed,
+        use_cache=not args.no_cache,
+        cache_file=args.cache_file,
+        counters=counters,
+        builtins=builtins,
+    )
 
 
-def results_path(args: argparse.Namespace, items: Sequence[dict[str, Any]], prompt_type: str,
-                 model: Model, feedback: int = 0) -> tuple[Path, str]:
+def results_path(
+    args: argparse.Namespace,
+    items: Sequence[dict[str, Any]],
+    prompt_type: str,
+    model: Model,
+    feedback: int = 0,
+) -> tuple[Path, str]:
     """Return ``(path, prompting)``: ``<results dir>/<prompting>___<modelname>___results.jsonl``
     for this run, and its prompting label (``conversation.prompting_label``: the prompts file's,
     plus ``-turns`` for a chat endpoint and ``-feedback<N>`` with feedback rounds).
@@ -541,11 +651,16 @@ def results_path(args: argparse.Namespace, items: Sequence[dict[str, Any]], prom
     views = sorted({item["view"] for item in items})
     promptings = sorted({item["prompting"] for item in items})
     if len(views) != 1 or len(promptings) != 1:
-        raise DataError(f"{args.prompts}: expected the prompts of one view and one prompting, "
-                        f"found views {views} and promptings {promptings}")
+        raise DataError(
+            f"{args.prompts}: expected the prompts of one view and one prompting, "
+            f"found views {views} and promptings {promptings}"
+        )
     set_name = Path(args.prompts).resolve().parent.parent.name
-    directory = (Path(args.results_dir) if args.results_dir
-                 else RESULTS_ROOT / set_name / f"{prompt_type}___{views[0]}")
+    directory = (
+        Path(args.results_dir)
+        if args.results_dir
+        else RESULTS_ROOT / set_name / f"{prompt_type}___{views[0]}"
+    )
     prompting = prompting_label(promptings[0], uses_chat(model), feedback)
     try:
         return directory / results_filename(prompting, model.name), prompting

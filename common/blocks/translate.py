@@ -30,9 +30,9 @@ _SENTENCES = (  # the three goal-constraint sentences of the prompts, most speci
 class TranslationOutcome:
     """What became of one translated problem."""
 
-    plan: list[Move] | None          # the planner's plan (None: no plan)
-    check: PlanCheck | None          # the plan run on the true problem (None: no plan)
-    reason: str | None               # why there is no plan
+    plan: list[Move] | None  # the planner's plan (None: no plan)
+    check: PlanCheck | None  # the plan run on the true problem (None: no plan)
+    reason: str | None  # why there is no plan
     init_facts: list[Relation] | None = None
     goal_facts: list[Relation] | None = None
     errors: dict[str, str] = field(default_factory=dict)  # part ("init", "goal") -> why it failed
@@ -48,8 +48,9 @@ class TranslationOutcome:
         return self.check is not None and self.check.strict
 
 
-def solve_from_facts(view: View, init_text: str, goal_text: str,
-                     objects: Iterable[str] | None = None) -> TranslationOutcome:
+def solve_from_facts(
+    view: View, init_text: str, goal_text: str, objects: Iterable[str] | None = None
+) -> TranslationOutcome:
     """Return the outcome of planning from model-written facts for ``view`` (see module doc)."""
     objects = view.items if objects is None else list(objects)
     init_facts = goal = board = None
@@ -76,8 +77,9 @@ def solve_from_facts(view: View, init_text: str, goal_text: str,
     return TranslationOutcome(plan, check_plan(plan, view.init_board, view.goal), None, init_facts, goal)
 
 
-def fact_accuracy(predicted: list[Relation] | None, truth: list[Relation],
-                  unread: int = 0) -> tuple[float, float]:
+def fact_accuracy(
+    predicted: list[Relation] | None, truth: list[Relation], unread: int = 0
+) -> tuple[float, float]:
     """Return ``(precision, recall)`` of predicted facts against the true ones (0, 0 if none).
 
     ``unread`` atoms (written, but naming an unknown object or predicate) count as wrong facts

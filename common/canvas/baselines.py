@@ -259,46 +259,117 @@ class Shortcut:
 
 
 SHORTCUTS = [
-    Shortcut("shortcut-existence-one-attribute", "existence",
-             "a one-attribute query means Yes, a longer one No", _existence_one_attribute),
-    Shortcut("shortcut-count-most", "count",
-             "the largest count the query's wording allows", _count_most),
-    Shortcut("shortcut-count-expected", "count",
-             "the count a random canvas would have on average (N u / 24)", _count_expected),
-    Shortcut("shortcut-coordinate-stated", "coordinate",
-             "the relation a description sentence states about the pair (a lookup)", _coordinate_stated,
-             guard=True),
-    Shortcut("shortcut-tracking-unmentioned", "existence_tracking",
-             "a shape never mentioned is absent, a mentioned one present", _tracking_unmentioned),
-    Shortcut("shortcut-tracking-ignore-events", "existence_tracking",
-             "ignore the events: present when the first description names it", _tracking_ignore_events),
-    Shortcut("shortcut-tracking-first-event", "existence_tracking",
-             "the first event naming the shape decides (added: Yes, removed: No)", _tracking_first_event),
-    Shortcut("shortcut-tracking-removed-ever", "existence_tracking",
-             "a shape ever removed is gone, any other present", _tracking_removed_ever),
-    Shortcut("shortcut-tracking-added-ever", "existence_tracking",
-             "a shape ever added is there, any other absent", _tracking_added_ever),
-    Shortcut("shortcut-tracking-last-event", "existence_tracking",
-             "the last event of all decides, whichever shape it names", _tracking_last_event),
-    Shortcut("shortcut-shuffle-initial", "shuffle_tracking",
-             "ignore the swaps: the shape at that position in the first line-up", _shuffle_initial),
-    Shortcut("shortcut-shuffle-first-swap", "shuffle_tracking",
-             "stop after the first swap: the shape at that position then", _shuffle_first_swap),
-    Shortcut("shortcut-shuffle-last-named", "shuffle_tracking",
-             "the shape named last in the swaps", _shuffle_named(-1)),
-    Shortcut("shortcut-shuffle-last-swap-first", "shuffle_tracking",
-             "the shape named first in the last swap", _shuffle_named(-2)),
-    Shortcut("shortcut-shuffle-first-named", "shuffle_tracking",
-             "the shape named first in the swaps", _shuffle_named(0)),
-    Shortcut("shortcut-shuffle-most-swapped", "shuffle_tracking",
-             "the shape named in the most swap sentences", _shuffle_most_swapped),
-    Shortcut("shortcut-shuffle-elimination", "shuffle_tracking",
-             "a shape no same-canvas example answers (the lowest in the line-up)", _shuffle_elimination,
-             guard=True),
-    Shortcut("shortcut-transitivity-subject-word", "transitivity",
-             "the direction word of the sentence introducing the subject", _transitivity_subject_word),
-    Shortcut("shortcut-transitivity-reference-word", "transitivity",
-             "the opposite of the word introducing the reference", _transitivity_reference_word),
+    Shortcut(
+        "shortcut-existence-one-attribute",
+        "existence",
+        "a one-attribute query means Yes, a longer one No",
+        _existence_one_attribute,
+    ),
+    Shortcut("shortcut-count-most", "count", "the largest count the query's wording allows", _count_most),
+    Shortcut(
+        "shortcut-count-expected",
+        "count",
+        "the count a random canvas would have on average (N u / 24)",
+        _count_expected,
+    ),
+    Shortcut(
+        "shortcut-coordinate-stated",
+        "coordinate",
+        "the relation a description sentence states about the pair (a lookup)",
+        _coordinate_stated,
+        guard=True,
+    ),
+    Shortcut(
+        "shortcut-tracking-unmentioned",
+        "existence_tracking",
+        "a shape never mentioned is absent, a mentioned one present",
+        _tracking_unmentioned,
+    ),
+    Shortcut(
+        "shortcut-tracking-ignore-events",
+        "existence_tracking",
+        "ignore the events: present when the first description names it",
+        _tracking_ignore_events,
+    ),
+    Shortcut(
+        "shortcut-tracking-first-event",
+        "existence_tracking",
+        "the first event naming the shape decides (added: Yes, removed: No)",
+        _tracking_first_event,
+    ),
+    Shortcut(
+        "shortcut-tracking-removed-ever",
+        "existence_tracking",
+        "a shape ever removed is gone, any other present",
+        _tracking_removed_ever,
+    ),
+    Shortcut(
+        "shortcut-tracking-added-ever",
+        "existence_tracking",
+        "a shape ever added is there, any other absent",
+        _tracking_added_ever,
+    ),
+    Shortcut(
+        "shortcut-tracking-last-event",
+        "existence_tracking",
+        "the last event of all decides, whichever shape it names",
+        _tracking_last_event,
+    ),
+    Shortcut(
+        "shortcut-shuffle-initial",
+        "shuffle_tracking",
+        "ignore the swaps: the shape at that position in the first line-up",
+        _shuffle_initial,
+    ),
+    Shortcut(
+        "shortcut-shuffle-first-swap",
+        "shuffle_tracking",
+        "stop after the first swap: the shape at that position then",
+        _shuffle_first_swap,
+    ),
+    Shortcut(
+        "shortcut-shuffle-last-named",
+        "shuffle_tracking",
+        "the shape named last in the swaps",
+        _shuffle_named(-1),
+    ),
+    Shortcut(
+        "shortcut-shuffle-last-swap-first",
+        "shuffle_tracking",
+        "the shape named first in the last swap",
+        _shuffle_named(-2),
+    ),
+    Shortcut(
+        "shortcut-shuffle-first-named",
+        "shuffle_tracking",
+        "the shape named first in the swaps",
+        _shuffle_named(0),
+    ),
+    Shortcut(
+        "shortcut-shuffle-most-swapped",
+        "shuffle_tracking",
+        "the shape named in the most swap sentences",
+        _shuffle_most_swapped,
+    ),
+    Shortcut(
+        "shortcut-shuffle-elimination",
+        "shuffle_tracking",
+        "a shape no same-canvas example answers (the lowest in the line-up)",
+        _shuffle_elimination,
+        guard=True,
+    ),
+    Shortcut(
+        "shortcut-transitivity-subject-word",
+        "transitivity",
+        "the direction word of the sentence introducing the subject",
+        _transitivity_subject_word,
+    ),
+    Shortcut(
+        "shortcut-transitivity-reference-word",
+        "transitivity",
+        "the opposite of the word introducing the reference",
+        _transitivity_reference_word,
+    ),
 ]
 
 
@@ -319,14 +390,21 @@ class ShortcutModel:
         try:
             answer = self.shortcut.rule(str(item["text"]))
         except ValueError as exc:
-            raise ModelError(f"{self.name} answers canvas prompts only ({exc}): run it on a canvas set "
-                             "(data/canvas/<set>), or use random or oracle here") from None
+            raise ModelError(
+                f"{self.name} answers canvas prompts only ({exc}): run it on a canvas set "
+                "(data/canvas/<set>), or use random or oracle here"
+            ) from None
         return Reply(answer, attempts=0) if answer is not None else self.fallback.complete(messages, item)
 
     def settings(self) -> dict[str, Any]:
         """Return the name, the targeted task and the rule."""
-        return {"name": self.name, "builtin": True, "task": self.shortcut.task, "rule": self.shortcut.about,
-                "seed": self.fallback.seed}
+        return {
+            "name": self.name,
+            "builtin": True,
+            "task": self.shortcut.task,
+            "rule": self.shortcut.about,
+            "seed": self.fallback.seed,
+        }
 
     def close(self) -> None:
         """Nothing to release."""

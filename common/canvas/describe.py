@@ -50,12 +50,14 @@ def rule(geometry: Geometry) -> str:
     geometry's numbers: what a reader of centres needs to derive "Left", "Below Right", ..."""
     r, side = geometry.circle_radius, geometry.side
     scale = "half" if geometry.margin_scale == 0.5 else f"{geometry.margin_scale:g} times"
-    return (f"A small circle has radius {r['small']:g} and a large one radius {r['large']:g}; a small square "
-            f"or triangle has side {side['small']:g} and a large one side {side['large']:g} (triangles are "
-            "equilateral, point up and are centred on their centroid, so their height is 0.866 times their "
-            f"side). A shape is right of another when its centre's x is larger by more than {scale} the "
-            "larger of their two widths, and left of it when smaller by as much; above and below "
-            "likewise with y and heights. A pair closer than that on an axis has no relation on it.")
+    return (
+        f"A small circle has radius {r['small']:g} and a large one radius {r['large']:g}; a small square "
+        f"or triangle has side {side['small']:g} and a large one side {side['large']:g} (triangles are "
+        "equilateral, point up and are centred on their centroid, so their height is 0.866 times their "
+        f"side). A shape is right of another when its centre's x is larger by more than {scale} the "
+        "larger of their two widths, and left of it when smaller by as much; above and below "
+        "likewise with y and heights. A pair closer than that on an axis has no relation on it."
+    )
 
 
 DESCRIBERS = {"full": full, "partial": partial, "coordinates": coordinates}
@@ -67,8 +69,9 @@ def describe(kind: str, shapes: list[Shape], geometry: Geometry) -> str:
 
 
 # ---- task-owned sentences ----
-def chain(n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]],
-          inverted: frozenset[str] = frozenset()) -> str:
+def chain(
+    n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]], inverted: frozenset[str] = frozenset()
+) -> str:
     """Return a transitivity-chain description: the pivot, then per side each shape after the previous.
 
     ``sides`` is ``[(word, shapes), ...]`` with word one of Left/Right/Above/Below, the shapes of a

@@ -24,8 +24,9 @@ def _patch(shape: Shape, geometry: Geometry) -> patches.Patch:
     if shape.kind == "square":
         return patches.Rectangle((shape.x - side / 2, shape.y - side / 2), side, side, color=colour)
     # equilateral, pointing up, centroid at the centre: orientation 0 puts a vertex straight up
-    return patches.RegularPolygon((shape.x, shape.y), 3, radius=circumradius(shape, geometry),
-                                  orientation=0, color=colour)
+    return patches.RegularPolygon(
+        (shape.x, shape.y), 3, radius=circumradius(shape, geometry), orientation=0, color=colour
+    )
 
 
 def draw_canvas(shapes: list[Shape], geometry: Geometry, path: str | Path, title: str = "") -> None:

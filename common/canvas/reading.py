@@ -15,8 +15,10 @@ OTHER_CANVAS = "Now a new canvas. "
 _INTRO_PLAIN = re.compile(rf"(Left of|Right of|Above|Below) the ({SHAPE}) is a ({SHAPE})\.")
 _INTRO_INVERTED = re.compile(rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.")
 _EVENT = re.compile(rf"A ({SHAPE}) is added to the canvas\.|The ({SHAPE}) is removed from the canvas\.")
-_RELATION = re.compile(rf"A ({SHAPE}) is (to the (?:above|below) (?:left|right) of|left of|right of|above|"
-                       rf"below) this ({SHAPE})\.")
+_RELATION = re.compile(
+    rf"A ({SHAPE}) is (to the (?:above|below) (?:left|right) of|left of|right of|above|"
+    rf"below) this ({SHAPE})\."
+)
 _LINE_UP = re.compile(r"From bottom to top, the shapes are (.*?)\.(?: |$)")
 _POSITION = re.compile(r"What shape is (\S+) from the (top|bottom)\?")
 OPPOSITE = {"Left": "Right", "Right": "Left", "Above": "Below", "Below": "Above"}
@@ -70,8 +72,9 @@ def introducing_word(text: str, shape: str) -> str | None:
 def chain_facts(text: str) -> list[tuple[str, str, str]]:
     """Return the chain sentences as facts ``(a, word, b)``: a is ``word`` of b (Left/Right/Above/Below)."""
     facts = [(m.group(3), m.group(1).split()[0], m.group(2)) for m in _INTRO_PLAIN.finditer(text)]
-    facts += [(m.group(1), m.group(2).split()[0].capitalize(), m.group(3))
-              for m in _INTRO_INVERTED.finditer(text)]
+    facts += [
+        (m.group(1), m.group(2).split()[0].capitalize(), m.group(3)) for m in _INTRO_INVERTED.finditer(text)
+    ]
     return facts
 
 

@@ -61,8 +61,9 @@ def detect(path: Path) -> bool:
     return (path / MANIFEST).is_file()
 
 
-def section(path: Path, figures_dir: Path | None = None, extra_results: Sequence[Path] = (),
-            **_: Any) -> Section:
+def section(
+    path: Path, figures_dir: Path | None = None, extra_results: Sequence[Path] = (), **_: Any
+) -> Section:
     """Return the canvas Section of the set ``path`` (its ``results/`` files, and those of the
     ``extra_results`` directories: answers to the same trials kept elsewhere; a file name already
     seen is skipped): accuracy tables per task and per number of shapes with clustered 95%
@@ -73,8 +74,10 @@ def section(path: Path, figures_dir: Path | None = None, extra_results: Sequence
     for directory in [path / RESULTS_DIR, *map(Path, extra_results)]:
         files += [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
     if not files:
-        raise DataError(f"no results files in {path / RESULTS_DIR}: run scripts/ask_model.py -t {path} "
-                        "--model ... first (or `make canvas-baselines`)")
+        raise DataError(
+            f"no results files in {path / RESULTS_DIR}: run scripts/ask_model.py -t {path} "
+            "--model ... first (or `make canvas-baselines`)"
+        )
     scored, notes = score_files(trials, files)
     shortcuts = shortcut_table(scored, trials)
     models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
@@ -83,8 +86,10 @@ def section(path: Path, figures_dir: Path | None = None, extra_results: Sequence
     by_task = accuracy(models, ["model", "task"])
     by_size = accuracy(models, ["model", "task", "num_shapes"])
     tests = paired_tests(models)
-    tables = [("Accuracy per task (strict; 95% interval clustered by item)", task_display(by_task)),
-              ("Accuracy per task and number of shapes (strict, %)", size_display(by_size))]
+    tables = [
+        ("Accuracy per task (strict; 95% interval clustered by item)", task_display(by_task)),
+        ("Accuracy per task and number of shapes (strict, %)", size_display(by_size)),
+    ]
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
     if not tests.empty:
@@ -93,8 +98,11 @@ def section(path: Path, figures_dir: Path | None = None, extra_results: Sequence
     if figures_dir is not None:
         figure = figures_dir / "canvas_accuracy.png"
         rates = trial_chance(trials).rename("chance").reset_index()
-        chances = rates.merge(trials[["Key", "task", "num_shapes"]], on="Key").groupby(
-            ["task", "num_shapes"])["chance"].mean()
+        chances = (
+            rates.merge(trials[["Key", "task", "num_shapes"]], on="Key")
+            .groupby(["task", "num_shapes"])["chance"]
+            .mean()
+        )
         plot_accuracy(by_size, chances, figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
@@ -103,9 +111,18 @@ def section(path: Path, figures_dir: Path | None = None, extra_results: Sequence
         data["shortcuts"] = shortcuts
     if not tests.empty:
         data["mcnemar"] = tests
-    return Section(suite="canvas", title="Canvas", about=ABOUT, text=format_text(path, tables, notes),
-                   tables=tables, figures=figures, data=data, summary=summary_lines(scored, shortcuts),
-                   notes=notes, inputs=[trials_path(path), *files])
+    return Section(
+        suite="canvas",
+        title="Canvas",
+        about=ABOUT,
+        text=format_text(path, tables, notes),
+        tables=tables,
+        figures=figures,
+        data=data,
+        summary=summary_lines(scored, shortcuts),
+        notes=notes,
+        inputs=[trials_path(path), *files],
+    )
 
 
 def load_trials(path: Path) -> pd.DataFrame:
@@ -113,9 +130,11 @@ def load_trials(path: Path) -> pd.DataFrame:
     set has no manifest and no ``task`` field), saying which analysis fits it."""
     trials = load_testset(path)
     if not (path / MANIFEST).is_file() or "task" not in trials.columns or "item" not in trials.columns:
-        raise UserError(f"{path}: not a canvas set (no {MANIFEST} beside the trials, or trials without "
-                        "'task' and 'item'); a WorldSense set is analysed with "
-                        f"`scripts/analyse_results.py -t {path}` (without --suite canvas)")
+        raise UserError(
+            f"{path}: not a canvas set (no {MANIFEST} beside the trials, or trials without "
+            "'task' and 'item'); a WorldSense set is analysed with "
+            f"`scripts/analyse_results.py -t {path}` (without --suite canvas)"
+        )
     return trials
 
 
@@ -132,8 +151,10 @@ def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, 
             notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
         refused = int(scored["refused"].sum())
         if refused:
-            notes.append(f"{label}: {refused:,} trials refused by the server "
-                         "(scored wrong, counted in the refused column)")
+            notes.append(
+                f"{label}: {refused:,} trials refused by the server "
+                "(scored wrong, counted in the refused column)"
+            )
         frames.append(scored.assign(model=label))
     return pd.concat(frames, ignore_index=True), notes
 
@@ -150,13 +171,24 @@ def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     rows = []
     for key, group in scored.groupby(by, sort=False):
         p, lo, hi = interval(group)
-        rows.append(dict(zip(by, key, strict=True)) | {
-            "trials": len(group), "items": group["item"].nunique(), "strict": p, "lo": lo, "hi": hi,
-            "contains": interval(group, "contains")[0], "invalid": int(group["invalid"].sum()),
-            "refused": int(group["refused"].sum())})
+        rows.append(
+            dict(zip(by, key, strict=True))
+            | {
+                "trials": len(group),
+                "items": group["item"].nunique(),
+                "strict": p,
+                "lo": lo,
+                "hi": hi,
+                "contains": interval(group, "contains")[0],
+                "invalid": int(group["invalid"].sum()),
+                "refused": int(group["refused"].sum()),
+            }
+        )
     table = pd.DataFrame(rows)
-    table["task"] = pd.Categorical(table["task"], [t for t in TASK_ORDER if t in set(table["task"])] +
-                                   sorted(set(table["task"]) - set(TASK_ORDER)))
+    table["task"] = pd.Categorical(
+        table["task"],
+        [t for t in TASK_ORDER if t in set(table["task"])] + sorted(set(table["task"]) - set(TASK_ORDER)),
+    )
     return table.sort_values(by, kind="stable").reset_index(drop=True).astype({"task": str})
 
 
@@ -200,16 +232,29 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
         rate = float(rates.loc[rows_of["Key"]].mean())
         texts = trials.set_index("Key").loc[rows_of["Key"], "text"]
         reads = sum(shortcut.rule(str(text)) is not None for text in texts) / len(texts)
-        rows.append({"shortcut": shortcut.name, "task": shortcut.task, "rule": shortcut.about,
-                     "items": rows_of["item"].nunique(), "reads": reads, "score": p, "lo": lo, "hi": hi,
-                     "chance": rate, "at_chance": bool(lo <= rate <= hi)})
+        rows.append(
+            {
+                "shortcut": shortcut.name,
+                "task": shortcut.task,
+                "rule": shortcut.about,
+                "items": rows_of["item"].nunique(),
+                "reads": reads,
+                "score": p,
+                "lo": lo,
+                "hi": hi,
+                "chance": rate,
+                "at_chance": bool(lo <= rate <= hi),
+            }
+        )
     return pd.DataFrame(rows)
 
 
 def trial_chance(trials: pd.DataFrame) -> pd.Series:
     """Return each trial's chance rate (``baselines.chance``), indexed by Key."""
-    values = [chance(task, len(options), text) for task, options, text
-              in zip(trials["task"], trials["expectedresp"], trials["text"], strict=True)]
+    values = [
+        chance(task, len(options), text)
+        for task, options, text in zip(trials["task"], trials["expectedresp"], trials["text"], strict=True)
+    ]
     return pd.Series(values, index=trials["Key"])
 
 
@@ -236,8 +281,16 @@ def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:
             continue
         ra, rb = rates[a].loc[shared], rates[b].loc[shared]
         test = mcnemar_exact(list(ra > rb), list(rb > ra))
-        rows.append({"model_a": a, "model_b": b, "items": len(shared), "a_better": test.only_a,
-                     "b_better": test.only_b, "p_value": test.p_value})
+        rows.append(
+            {
+                "model_a": a,
+                "model_b": b,
+                "items": len(shared),
+                "a_better": test.only_a,
+                "b_better": test.only_b,
+                "p_value": test.p_value,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -258,8 +311,10 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
     if not shortcuts.empty:
         missed = [r.shortcut for r in shortcuts.itertuples() if not r.at_chance]
-        lines.append(f"canvas shortcuts at chance: {len(shortcuts) - len(missed)} of {len(shortcuts)}"
-                     + (f" (above or below: {', '.join(missed)})" if missed else ""))
+        lines.append(
+            f"canvas shortcuts at chance: {len(shortcuts) - len(missed)} of {len(shortcuts)}"
+            + (f" (above or below: {', '.join(missed)})" if missed else "")
+        )
     return lines
 
 
@@ -288,15 +343,16 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
     cols = min(3, len(tasks))
     rows_ = -(-len(tasks) // cols)
     fig, axes = plt.subplots(rows_, cols, figsize=(3.0 * cols + 1.6, 3.0 * rows_), sharey=True, squeeze=False)
-    for ax in axes.flat[len(tasks):]:
+    for ax in axes.flat[len(tasks) :]:
         ax.set_visible(False)
-    for ax, task in zip(axes.flat[:len(tasks)], tasks, strict=True):
+    for ax, task in zip(axes.flat[: len(tasks)], tasks, strict=True):
         rows = table[table["task"] == task]
         for model in dict.fromkeys(rows["model"]):
             line = rows[rows["model"] == model].sort_values("num_shapes")
             errors = [100 * (line["strict"] - line["lo"]), 100 * (line["hi"] - line["strict"])]
-            ax.errorbar(line["num_shapes"], 100 * line["strict"], yerr=errors, marker="o", capsize=2,
-                        label=model)
+            ax.errorbar(
+                line["num_shapes"], 100 * line["strict"], yerr=errors, marker="o", capsize=2, label=model
+            )
         sizes = sorted(set(rows["num_shapes"]))
         ax.plot(sizes, [100 * chances[(task, n)] for n in sizes], "k--", linewidth=1, label="chance")
         ax.set_title(task.replace("_", " "), fontsize="medium")

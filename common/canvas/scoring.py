@@ -48,34 +48,77 @@ import pandas as pd
 _MARKER = re.compile(r"\b(?:final\s+answer|the\s+answer\s+is|answer)\b\s*[:\-]?\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _HEDGE = re.compile(
-    r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b", re.IGNORECASE)
+    r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b", re.IGNORECASE
+)
 VERTICAL = ("Above", "Below")
 HORIZONTAL = ("Left", "Right")
-_DIRECTION_WORDS = {"above": "Above", "upper": "Above", "higher": "Above", "top": "Above", "up": "Above",
-                    "below": "Below", "lower": "Below", "bottom": "Below", "beneath": "Below",
-                    "underneath": "Below", "down": "Below", "left": "Left", "right": "Right"}
+_DIRECTION_WORDS = {
+    "above": "Above",
+    "upper": "Above",
+    "higher": "Above",
+    "top": "Above",
+    "up": "Above",
+    "below": "Below",
+    "lower": "Below",
+    "bottom": "Below",
+    "beneath": "Below",
+    "underneath": "Below",
+    "down": "Below",
+    "left": "Left",
+    "right": "Right",
+}
 _WORDS = "|".join(w for w in _DIRECTION_WORDS if w not in ("up", "down"))
 _SIDE = r"(?=[\s,-]+(?:and\s+)?(?:to\s+the\s+)?(?:left|right)\b)"  # "up" and "down" only before a side
 _DIRECTION = re.compile(rf"(?<!\w)({_WORDS}|up{_SIDE}|down{_SIDE})(?!\w)", re.IGNORECASE)
-_NOT_DIRECTION = re.compile(rf"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:{_WORDS})\b|"
-                            rf"\bneither\s+(?:{_WORDS})\s+nor\s+(?:{_WORDS})\b", re.IGNORECASE)
+_NOT_DIRECTION = re.compile(
+    rf"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:{_WORDS})\b|"
+    rf"\bneither\s+(?:{_WORDS})\s+nor\s+(?:{_WORDS})\b",
+    re.IGNORECASE,
+)
 _YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
 _NO = re.compile(r"(?<![\w-])(?:no|nope|nah)(?![\w-])", re.IGNORECASE)
 _NOT_YES_NO = re.compile(r"\bnot\s+(?:a\s+)?(?:yes|no)\b|\bno\s+(?:doubt|question)\b", re.IGNORECASE)
-_CORRECTION = re.compile(r"\b(?:wait|actually|correction|sorry|i\s+mean|on\s+second\s+thought|"
-                         r"scratch\s+that|rather)\b", re.IGNORECASE)
+_CORRECTION = re.compile(
+    r"\b(?:wait|actually|correction|sorry|i\s+mean|on\s+second\s+thought|"
+    r"scratch\s+that|rather)\b",
+    re.IGNORECASE,
+)
 _COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
 _NONE = re.compile(r"(?<![\w-])none(?![\w-])", re.IGNORECASE)
 _NO_DETERMINER = re.compile(
     r"(?<![\w-])no\s+(?:such\s+|other\s+)?"
     r"(?:small|large|red|blue|yellow|green|square|circle|triangle|shape|one)",
-    re.IGNORECASE)
-NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-                "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
-                "nineteen", "twenty"]
+    re.IGNORECASE,
+)
+NUMBER_WORDS = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+]
 _NUMBER = re.compile(
     r"(?<![\w.-])(\d+|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
-    + "|".join(NUMBER_WORDS) + r")(?![\w-]|\.\d)", re.IGNORECASE)
+    + "|".join(NUMBER_WORDS)
+    + r")(?![\w-]|\.\d)",
+    re.IGNORECASE,
+)
 _NOT_NUMBER = re.compile(r"\bnot\s+(?:" + _NUMBER.pattern + r")", re.IGNORECASE)
 
 
@@ -91,13 +134,13 @@ def extract(response: str, vocabulary: Sequence[str]) -> str | None:
     text = re.sub(r"[*_`#]+", " ", str(response))
     markers = list(_MARKER.finditer(text))
     if markers:
-        text = text[markers[-1].end():]
+        text = text[markers[-1].end() :]
     reader = _reader(options)
     sentences = [sentence.strip() for sentence in _SENTENCE.split(text)]
     for index, sentence in enumerate(sentences):
         found = reader(sentence, options)
         if found is not None:
-            return _committed(found, sentence, sentences[index + 1:], reader, options)
+            return _committed(found, sentence, sentences[index + 1 :], reader, options)
     fallback = _FALLBACKS.get(reader)
     for sentence in sentences if fallback else []:
         found = fallback(sentence, options)
@@ -196,8 +239,9 @@ def _options(sentence: str, options: list[str]) -> str | None:
     small red square") left out."""
     kept = sentence
     for option in options:
-        kept = re.sub(r"\bnot\s+(?:the\s+|a\s+|an\s+)?" + _pattern(option).pattern, " ", kept,
-                      flags=re.IGNORECASE)
+        kept = re.sub(
+            r"\bnot\s+(?:the\s+|a\s+|an\s+)?" + _pattern(option).pattern, " ", kept, flags=re.IGNORECASE
+        )
     found = [option for option in options if _pattern(option).search(kept)]
     if not found:
         return None
@@ -224,8 +268,18 @@ def response_text(record: dict[str, Any]) -> str:
     return str(record.get("resp") or "")
 
 
-COLUMNS = ["Key", "item", "task", "description", "fewshot", "num_shapes", "contains", "strict", "invalid",
-           "refused"]
+COLUMNS = [
+    "Key",
+    "item",
+    "task",
+    "description",
+    "fewshot",
+    "num_shapes",
+    "contains",
+    "strict",
+    "invalid",
+    "refused",
+]
 
 
 def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFrame:
@@ -245,10 +299,18 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
         refused = bool(record.get("refused"))
         response = "" if refused else response_text(record)
         found = None if refused else extract(response, list(trial["expectedresp"]))
-        rows.append({"Key": record["Key"], "item": trial["item"], "task": trial["task"],
-                     "description": trial["description"], "fewshot": trial["fewshot"],
-                     "num_shapes": trial["num_shapes"],
-                     "contains": 0 if refused else contains(trial["goldresp"], response),
-                     "strict": int(found == trial["goldresp"]), "invalid": not refused and found is None,
-                     "refused": refused})
+        rows.append(
+            {
+                "Key": record["Key"],
+                "item": trial["item"],
+                "task": trial["task"],
+                "description": trial["description"],
+                "fewshot": trial["fewshot"],
+                "num_shapes": trial["num_shapes"],
+                "contains": 0 if refused else contains(trial["goldresp"], response),
+                "strict": int(found == trial["goldresp"]),
+                "invalid": not refused and found is None,
+                "refused": refused,
+            }
+        )
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -15,6 +15,17 @@ from common.models.resolve import resolve_model
 from common.models.runner import RunSummary, metadata_path, run_items
 
 __all__ = [
-    "BUILTINS", "Counters", "Model", "ModelConfig", "ModelError", "Reply", "RequestFailed", "RunSummary",
-    "load_model_config", "metadata_path", "register_builtin", "resolve_model", "run_items",
+    "BUILTINS",
+    "Counters",
+    "Model",
+    "ModelConfig",
+    "ModelError",
+    "Reply",
+    "RequestFailed",
+    "RunSummary",
+    "load_model_config",
+    "metadata_path",
+    "register_builtin",
+    "resolve_model",
+    "run_items",
 ]

@@ -27,8 +27,11 @@ def extract_answer(completion: str, options: Sequence[str]) -> str | None:
     for option in options:
         if trimmed == str(option).casefold():
             return option
-    found = [option for option in options
-             if re.search(rf"(?<![\w-]){re.escape(str(option))}(?![\w-])", completion, re.IGNORECASE)]
+    found = [
+        option
+        for option in options
+        if re.search(rf"(?<![\w-]){re.escape(str(option))}(?![\w-])", completion, re.IGNORECASE)
+    ]
     return found[0] if len(found) == 1 else None
 
 
@@ -59,16 +62,26 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
     resp = None
     for turn in range(reprompts + 1):
         if turn:
-            messages += [{"role": "assistant", "content": raw[-1]},
-                         {"role": "user", "content": reprompt_text(options)}]
+            messages += [
+                {"role": "assistant", "content": raw[-1]},
+                {"role": "user", "content": reprompt_text(options)},
+            ]
         try:
             reply = model.complete(messages, item)
         except RequestRefused as refusal:
             if not turn:
                 raise  # nothing answered: the runner records the refused item
-            return {"Key": item["Key"], "resp": "", "raw": raw, "finish_reason": finish, **totals,
-                    "cached": False, "latency_s": round(time.monotonic() - start, 4),
-                    "refused": refusal.kind, "error": f"the re-prompt was refused: {refusal.message}"}
+            return {
+                "Key": item["Key"],
+                "resp": "",
+                "raw": raw,
+                "finish_reason": finish,
+                **totals,
+                "cached": False,
+                "latency_s": round(time.monotonic() - start, 4),
+                "refused": refusal.kind,
+                "error": f"the re-prompt was refused: {refusal.message}",
+            }
         raw.append(reply.text)
         finish.append(reply.finish_reason)
         cached = cached and reply.cached
@@ -79,6 +92,13 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
         if resp is not None:
             break
     error = None if resp is not None else f"no valid option after {reprompts} re-prompt(s)"
-    return {"Key": item["Key"], "resp": resp or "", "raw": raw, "finish_reason": finish, **totals,
-            "cached": cached,
-            "latency_s": round(time.monotonic() - start, 4), "error": error}
+    return {
+        "Key": item["Key"],
+        "resp": resp or "",
+        "raw": raw,
+        "finish_reason": finish,
+        **totals,
+        "cached": cached,
+        "latency_s": round(time.monotonic() - start, 4),
+        "error": error,
+    }

@@ -96,5 +96,14 @@ class Counters:
     def as_dict(self) -> dict[str, int]:
         """Return the counters as a plain dict."""
         with self._lock:
-            return {name: getattr(self, name) for name in
-                    ("requests", "retries", "errors", "cache_hits", "prompt_tokens", "completion_tokens")}
+            return {
+                name: getattr(self, name)
+                for name in (
+                    "requests",
+                    "retries",
+                    "errors",
+                    "cache_hits",
+                    "prompt_tokens",
+                    "completion_tokens",
+                )
+            }

@@ -25,8 +25,9 @@ BATCH_SECONDS = 1.0  # ... or fewer, once the oldest has waited this long
 
 def request_key(endpoint: str, payload: dict[str, Any]) -> str:
     """Return the cache key of a request: SHA-256 hex of its endpoint URL and canonical JSON body."""
-    canonical = json.dumps({"endpoint": endpoint, "payload": payload}, sort_keys=True,
-                           ensure_ascii=False, separators=(",", ":"))
+    canonical = json.dumps(
+        {"endpoint": endpoint, "payload": payload}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -101,8 +102,9 @@ class ResponseCache:
         """Return this thread's connection, opening it (WAL, busy timeout, autocommit) on first use."""
         connection = getattr(self._local, "connection", None)
         if connection is None:
-            connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
-                                         isolation_level=None, check_same_thread=False)
+            connection = sqlite3.connect(
+                self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+            )
             connection.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             connection.execute("PRAGMA journal_mode = WAL")
             connection.execute("PRAGMA synchronous = NORMAL")  # WAL stays consistent; fsync at checkpoints

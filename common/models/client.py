@@ -53,17 +53,31 @@ _REFUSAL_CODES = {
     "context_length_exceeded": "context_length_exceeded",
     "exceed_context_size_error": "context_length_exceeded",  # llama.cpp's own server
     "string_above_max_length": "context_length_exceeded",
-    "content_filter": "content_filter", "content_policy_violation": "content_filter",
+    "content_filter": "content_filter",
+    "content_policy_violation": "content_filter",
     "invalid_prompt": "invalid_prompt",
 }
 _REFUSAL_MESSAGES = (
-    ("context_length_exceeded", re.compile(
-        r"maximum context length|context (?:length|size|window)|exceeds? the (?:available )?context"
-        r"|too many (?:input )?tokens|(?:prompt|input) is too long|must be <= \d+", re.IGNORECASE)),
-    ("content_filter", re.compile(r"content (?:management )?polic|content filter|safety system",
-                                  re.IGNORECASE)),
-    ("invalid_prompt", re.compile(r"tokeni[sz]|could not (?:be )?(?:de|en)code|invalid (?:utf|unicode)"
-                                  r"|surrogates not allowed", re.IGNORECASE)),
+    (
+        "context_length_exceeded",
+        re.compile(
+            r"maximum context length|context (?:length|size|window)|exceeds? the (?:available )?context"
+            r"|too many (?:input )?tokens|(?:prompt|input) is too long|must be <= \d+",
+            re.IGNORECASE,
+        ),
+    ),
+    (
+        "content_filter",
+        re.compile(r"content (?:management )?polic|content filter|safety system", re.IGNORECASE),
+    ),
+    (
+        "invalid_prompt",
+        re.compile(
+            r"tokeni[sz]|could not (?:be )?(?:de|en)code|invalid (?:utf|unicode)"
+            r"|surrogates not allowed",
+            re.IGNORECASE,
+        ),
+    ),
 )
 
 
@@ -78,8 +92,9 @@ class _Transient(Exception):
 class HTTPModel:
     """A model behind an OpenAI-compatible endpoint; ``complete`` is safe to call from many threads."""
 
-    def __init__(self, config: ModelConfig, cache: ResponseCache | None = None,
-                 counters: Counters | None = None):
+    def __init__(
+        self, config: ModelConfig, cache: ResponseCache | None = None, counters: Counters | None = None
+    ):
         self.config = config
         self.name = config.name
         self.concurrency = config.concurrency
@@ -129,15 +144,27 @@ class HTTPModel:
         key = request_key(self.url, body) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             self.counters.add(cache_hits=1)
-            return Reply(hit["text"], hit["prompt_tokens"], hit["completion_tokens"], attempts=0,
-                         cached=True, finish_reason=hit.get("finish_reason", ""))
+            return Reply(
+                hit["text"],
+                hit["prompt_tokens"],
+                hit["completion_tokens"],
+                attempts=0,
+                cached=True,
+                finish_reason=hit.get("finish_reason", ""),
+            )
         self.check_endpoint()
         reply = self._post_with_retries(body)
         self.counters.add(prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
         if self.cache is not None and reply.text.strip():
-            self.cache.put(key, {"text": reply.text, "prompt_tokens": reply.prompt_tokens,
-                                 "completion_tokens": reply.completion_tokens,
-                                 "finish_reason": reply.finish_reason})
+            self.cache.put(
+                key,
+                {
+                    "text": reply.text,
+                    "prompt_tokens": reply.prompt_tokens,
+                    "completion_tokens": reply.completion_tokens,
+                    "finish_reason": reply.finish_reason,
+                },
+            )
         return reply
 
     def check_endpoint(self) -> None:
@@ -169,8 +196,11 @@ class HTTPModel:
                 break
             except requests.exceptions.ReadTimeout:
                 return  # connected, only slow to list its models: it is up
-            except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema,
-                    requests.exceptions.MissingSchema) as exc:
+            except (
+                requests.exceptions.InvalidURL,
+                requests.exceptions.InvalidSchema,
+                requests.exceptions.MissingSchema,
+            ) as exc:
                 raise ModelError(f"{url}: not a usable URL, check base_url: {exc}") from None
             except requests.RequestException as exc:
                 if attempt == CHECK_ATTEMPTS:
@@ -181,9 +211,11 @@ class HTTPModel:
                     ) from None
                 time.sleep(1.0)
         if response.status_code in (401, 403):
-            raise ModelError(f"{url}: the server rejects the API key with HTTP {response.status_code}: "
-                             f"{self._server_message(response)}; check the key in "
-                             f"{self.config.api_key_env or 'the variable api_key_env names'}")
+            raise ModelError(
+                f"{url}: the server rejects the API key with HTTP {response.status_code}: "
+                f"{self._server_message(response)}; check the key in "
+                f"{self.config.api_key_env or 'the variable api_key_env names'}"
+            )
         self._warn_unlisted_model(response)
 
     def _warn_unlisted_model(self, response: requests.Response) -> None:
@@ -195,9 +227,13 @@ class HTTPModel:
         if isinstance(listed, list):
             ids = [str(entry.get("id")) for entry in listed if isinstance(entry, dict)]
             if ids and self.config.model not in ids:
-                log.log(logging.WARNING if len(ids) > 1 else logging.INFO,
-                        "%s does not list model %r (it lists %s); requests may be refused",
-                        self.config.base_url, self.config.model, ", ".join(ids[:10]))
+                log.log(
+                    logging.WARNING if len(ids) > 1 else logging.INFO,
+                    "%s does not list model %r (it lists %s); requests may be refused",
+                    self.config.base_url,
+                    self.config.model,
+                    ", ".join(ids[:10]),
+                )
 
     def close(self) -> None:
         """Close every thread's Session, and the cache (committing what it holds in memory)."""
@@ -234,8 +270,11 @@ class HTTPModel:
         self.counters.add(requests=1)  # every attempt, also those that time out or cannot connect
         try:
             response = self._session().post(self.url, json=body, timeout=tuple(self.config.timeout_s))
-        except (requests.exceptions.InvalidURL, requests.exceptions.InvalidSchema,
-                requests.exceptions.MissingSchema) as exc:
+        except (
+            requests.exceptions.InvalidURL,
+            requests.exceptions.InvalidSchema,
+            requests.exceptions.MissingSchema,
+        ) as exc:
             raise ModelError(f"{self.url}: not a usable URL, check base_url: {exc}") from None
         except requests.Timeout as exc:
             raise _Transient(f"timed out ({type(exc).__name__}, timeout_s={self.config.timeout_s})") from None
@@ -246,23 +285,30 @@ class HTTPModel:
         if status == 500 and classify_refusal(status, None, self._server_message(response)):
             raise RequestRefused("context_length_exceeded", f"HTTP 500: {self._server_message(response)}")
         if status in RETRY_STATUSES or status >= 500:
-            raise _Transient(f"HTTP {status}: {self._server_message(response)}",
-                             _retry_after(response.headers.get("Retry-After")))
+            raise _Transient(
+                f"HTTP {status}: {self._server_message(response)}",
+                _retry_after(response.headers.get("Retry-After")),
+            )
         if status >= 400:
             message = self._server_message(response)
             kind = classify_refusal(status, _json_or_none(response), message)
             if kind is not None:
                 raise RequestRefused(kind, f"HTTP {status}: {message}")
-            raise ModelError(f"{self.url}: the server refused the request with HTTP {status} (not retried): "
-                             f"{message}")
+            raise ModelError(
+                f"{self.url}: the server refused the request with HTTP {status} (not retried): {message}"
+            )
         try:
             data = response.json()
             choice = data["choices"][0]
             text = choice["message"]["content"] if self.config.api == "chat" else choice["text"]
             usage = data.get("usage") or {}
-            return Reply(text or "", int(usage.get("prompt_tokens") or 0),
-                         int(usage.get("completion_tokens") or 0), latency_s=latency,
-                         finish_reason=str(choice.get("finish_reason") or ""))
+            return Reply(
+                text or "",
+                int(usage.get("prompt_tokens") or 0),
+                int(usage.get("completion_tokens") or 0),
+                latency_s=latency,
+                finish_reason=str(choice.get("finish_reason") or ""),
+            )
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise _Transient(f"malformed response body: {self._mask(response.text)[:200]!r}") from None
 
@@ -270,8 +316,10 @@ class HTTPModel:
         """Take one retry from the run's budget; raise ModelError when it is used up."""
         with self._lock:
             if self._budget_left <= 0:
-                raise ModelError(f"{self.url}: retry budget of {self.config.retry_budget} used up; "
-                                 f"the server seems unwell, stopping. Last error: {exc}")
+                raise ModelError(
+                    f"{self.url}: retry budget of {self.config.retry_budget} used up; "
+                    f"the server seems unwell, stopping. Last error: {exc}"
+                )
             self._budget_left -= 1
         self.counters.add(retries=1)
 

@@ -19,7 +19,7 @@ from common.errors import ConfigError
 class Price:
     """Dollars per 1,000 tokens, for the cost line of the run metadata."""
 
-    input: float = 0.0   # prompt tokens
+    input: float = 0.0  # prompt tokens
     output: float = 0.0  # completion tokens
 
 
@@ -54,7 +54,8 @@ class ModelConfig:
         overridden = overridden or set()
         problems = {
             "model": not self.model and "the server's model id is required",
-            "base_url": not self.base_url.startswith(("http://", "https://")) and "must start with http(s)://",
+            "base_url": not self.base_url.startswith(("http://", "https://"))
+            and "must start with http(s)://",
             "concurrency": self.concurrency < 1 and "must be at least 1",
             "timeout_s": (len(self.timeout_s) != 2 or min(self.timeout_s) <= 0)
             and "must be [connect, read], two positive numbers of seconds",
@@ -65,8 +66,7 @@ class ModelConfig:
         for name, problem in problems.items():
             if problem:
                 where = "<command line>" if name in overridden else source.where(name)
-                raise ConfigError(f"{where}: field '{name}' {problem} "
-                                  f"(got {getattr(self, name)!r})")
+                raise ConfigError(f"{where}: field '{name}' {problem} (got {getattr(self, name)!r})")
 
     def api_key(self) -> str | None:
         """Return the key from the environment variable ``api_key_env`` names (None if no key is used).
@@ -77,8 +77,10 @@ class ModelConfig:
             return None
         key = os.environ.get(self.api_key_env, "")
         if not key:
-            raise ConfigError(f"the model config reads its API key from the environment variable "
-                              f"{self.api_key_env}, which is not set: export {self.api_key_env}=...")
+            raise ConfigError(
+                f"the model config reads its API key from the environment variable "
+                f"{self.api_key_env}, which is not set: export {self.api_key_env}=..."
+            )
         return key
 
     def settings(self) -> dict[str, Any]:
@@ -110,6 +112,7 @@ def _build_checked(data: dict[str, Any], source: Source, overrides: dict[str, An
         config = apply_overrides(config, overrides)
     config.check(source, overridden=set(overrides))
     if not config.name:
-        raise ConfigError(f"{source.where('name')}: field 'name' must not be empty "
-                          "(it labels the results file)")
+        raise ConfigError(
+            f"{source.where('name')}: field 'name' must not be empty (it labels the results file)"
+        )
     return config

@@ -23,10 +23,16 @@ BUILTIN_MODULES = ("common.canvas.baselines",)  # suites' modules calling regist
 CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
 
 
-def resolve_model(name_or_path: str, *, overrides: dict[str, Any] | None = None, seed: int = 0,
-                  use_cache: bool = True, cache_file: str | Path = CACHE_FILE,
-                  counters: Counters | None = None,
-                  builtins: Mapping[str, Callable[[int], Model]] = BUILTINS) -> Model:
+def resolve_model(
+    name_or_path: str,
+    *,
+    overrides: dict[str, Any] | None = None,
+    seed: int = 0,
+    use_cache: bool = True,
+    cache_file: str | Path = CACHE_FILE,
+    counters: Counters | None = None,
+    builtins: Mapping[str, Callable[[int], Model]] = BUILTINS,
+) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
     Built-ins come from ``builtins`` (a suite whose baselines differ, e.g. planners named
@@ -38,8 +44,9 @@ def resolve_model(name_or_path: str, *, overrides: dict[str, Any] | None = None,
     load_builtin_modules()
     if name_or_path in builtins:
         if overrides:
-            raise ConfigError(f"built-in model {name_or_path!r} takes no settings "
-                              f"(got {', '.join(overrides)})")
+            raise ConfigError(
+                f"built-in model {name_or_path!r} takes no settings (got {', '.join(overrides)})"
+            )
         return builtins[name_or_path](seed)
     path = config_path(name_or_path, builtins)
     config = load_model_config(path, overrides)
@@ -53,15 +60,19 @@ def config_path(name_or_path: str, builtins: Mapping[str, Any] = BUILTINS) -> Pa
     if candidate.suffix in (".yaml", ".yml"):
         if candidate.is_file():
             return candidate
-        raise UserError(f"no model config file {name_or_path}: check the path, or use a config name "
-                        f"from {paths.shown(MODEL_CONFIGS)} ({', '.join(available_configs()) or 'none'}) "
-                        f"or a built-in ({', '.join(sorted(builtins))})")
+        raise UserError(
+            f"no model config file {name_or_path}: check the path, or use a config name "
+            f"from {paths.shown(MODEL_CONFIGS)} ({', '.join(available_configs()) or 'none'}) "
+            f"or a built-in ({', '.join(sorted(builtins))})"
+        )
     named = MODEL_CONFIGS / f"{name_or_path}.yaml"
     if "/" not in name_or_path and named.is_file():
         return named
-    raise UserError(f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(builtins))}), "
-                    f"and not a config in {paths.shown(MODEL_CONFIGS)} "
-                    f"({', '.join(available_configs()) or 'none'}); a config file path ends in .yaml")
+    raise UserError(
+        f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(builtins))}), "
+        f"and not a config in {paths.shown(MODEL_CONFIGS)} "
+        f"({', '.join(available_configs()) or 'none'}); a config file path ends in .yaml"
+    )
 
 
 def available_configs() -> list[str]:

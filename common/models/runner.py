@@ -63,11 +63,13 @@ class RunSummary:
         (answers, invalid answers, refused items kept apart), what was skipped or failed, and
         the requests it took."""
         answers = self.answered - self.invalid - self.refused
-        return (f"{paths.shown(results_path)}: {self.answered:,} written ({answers:,} answers, "
-                f"{self.invalid:,} invalid, {self.refused:,} refused by the server), "
-                f"{self.already_done:,} already there, {self.failed:,} failed after retries; "
-                f"{counters.requests:,} requests, {counters.retries:,} retries, {counters.cache_hits:,} "
-                f"cache hits, {counters.prompt_tokens + counters.completion_tokens:,} tokens")
+        return (
+            f"{paths.shown(results_path)}: {self.answered:,} written ({answers:,} answers, "
+            f"{self.invalid:,} invalid, {self.refused:,} refused by the server), "
+            f"{self.already_done:,} already there, {self.failed:,} failed after retries; "
+            f"{counters.requests:,} requests, {counters.retries:,} retries, {counters.cache_hits:,} "
+            f"cache hits, {counters.prompt_tokens + counters.completion_tokens:,} tokens"
+        )
 
 
 def metadata_path(results_path: str | Path) -> Path:
@@ -76,10 +78,18 @@ def metadata_path(results_path: str | Path) -> Path:
     return results_path.with_name(results_path.name.removesuffix(".jsonl") + ".meta.json")
 
 
-def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str | Path, *,
-              reprompts: int = 1, answer: Callable[[Model, dict[str, Any]], dict[str, Any]] | None = None,
-              counters: Counters | None = None, labels: dict[str, Any] | None = None,
-              show_progress: bool = True, retry_refused: bool = False) -> RunSummary:
+def run_items(
+    model: Model,
+    items: Iterable[dict[str, Any]],
+    results_path: str | Path,
+    *,
+    reprompts: int = 1,
+    answer: Callable[[Model, dict[str, Any]], dict[str, Any]] | None = None,
+    counters: Counters | None = None,
+    labels: dict[str, Any] | None = None,
+    show_progress: bool = True,
+    retry_refused: bool = False,
+) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
 
     ``answer(model, item)`` returns the record of one item (with its ``Key``; a true ``error``
@@ -104,22 +114,41 @@ def run_items(model: Model, items: Iterable[dict[str, Any]], results_path: str |
         items = _unique_keys(items)
         todo = [item for item in items if item["Key"] not in writer.done]
         summary.total, summary.already_done = len(items), len(items) - len(todo)
-        log.info("%s: %s items, %s already answered, %s to ask %s with %d worker(s)",
-                 Path(results_path).name, f"{len(items):,}", f"{summary.already_done:,}", f"{len(todo):,}",
-                 model.name, model.concurrency)
+        log.info(
+            "%s: %s items, %s already answered, %s to ask %s with %d worker(s)",
+            Path(results_path).name,
+            f"{len(items):,}",
+            f"{summary.already_done:,}",
+            f"{len(todo):,}",
+            model.name,
+            model.concurrency,
+        )
         if items and not todo:
             # a plain rerun (same model, same settings) is fine; anything else most likely needed a new file
             same = any(run.get("model") == model.settings() for run in meta.runs)
-            log.log(logging.INFO if same else logging.WARNING,
-                    "every item is already answered in %s: nothing to ask%s", paths.shown(results_path),
-                    "" if same else " (an earlier run with other model settings, or another program, wrote "
-                    "it: a new model or prompt needs a new results file, i.e. another model name or "
-                    "prompting label)")
+            log.log(
+                logging.INFO if same else logging.WARNING,
+                "every item is already answered in %s: nothing to ask%s",
+                paths.shown(results_path),
+                ""
+                if same
+                else " (an earlier run with other model settings, or another program, wrote "
+                "it: a new model or prompt needs a new results file, i.e. another model name or "
+                "prompting label)",
+            )
         try:
             meta.save(summary, counters)
             protocol = answer or functools.partial(answer_item, reprompts=reprompts)
-            _run_pool(model, todo, writer, protocol, counters, summary, show_progress,
-                      lambda: meta.save(summary, counters, every=METADATA_EVERY_S))
+            _run_pool(
+                model,
+                todo,
+                writer,
+                protocol,
+                counters,
+                summary,
+                show_progress,
+                lambda: meta.save(summary, counters, every=METADATA_EVERY_S),
+            )
             summary.status = "complete" if not summary.failed else "incomplete"
         except BaseException as exc:
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
@@ -142,8 +171,9 @@ def refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, A
 def _item_label(item: dict[str, Any]) -> str:
     """Return how messages name an item: "Key 7", and for a blocks item, whose Key is a hash, also
     its problem and view ("Key 935...360 (problem 003, view c1)")."""
-    extra = [f"{label} {item[field]}" for field, label in (("id", "problem"), ("view", "view"))
-             if field in item]
+    extra = [
+        f"{label} {item[field]}" for field, label in (("id", "problem"), ("view", "view")) if field in item
+    ]
     return f"Key {item['Key']}" + (f" ({', '.join(extra)})" if extra else "")
 
 
@@ -162,9 +192,16 @@ def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return unique
 
 
-def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
-              answer: Callable[[Model, dict[str, Any]], dict[str, Any]], counters: Counters,
-              summary: RunSummary, show_progress: bool, tick: Callable[[], None]) -> None:
+def _run_pool(
+    model: Model,
+    todo: list[dict[str, Any]],
+    writer: ResultsWriter,
+    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
+    counters: Counters,
+    summary: RunSummary,
+    show_progress: bool,
+    tick: Callable[[], None],
+) -> None:
     """Answer ``todo`` with a thread pool, at most ``2 * concurrency`` items queued; update ``summary``.
 
     Workers answer and append (a refused request as its ``refused_record``); they hand each
@@ -188,8 +225,9 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
         except BaseException as exc:  # handed to the main thread, which decides
             outcomes.put((item, None, exc))
 
-    bar = cli.progress(None, total=len(todo), desc=f"ask {model.name}", unit="item",
-                       disable=not show_progress)
+    bar = cli.progress(
+        None, total=len(todo), desc=f"ask {model.name}", unit="item", disable=not show_progress
+    )
     in_flight, window, shown = 0, 2 * model.concurrency, 0.0
     give_up = max(window, FAILED_IN_A_ROW)
     pool = ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask")
@@ -221,12 +259,20 @@ def _run_pool(model: Model, todo: list[dict[str, Any]], writer: ResultsWriter,
 
 def _postfix(counters: Counters, summary: RunSummary) -> str:
     """Return the progress bar's counters: retries, errors, refused items, tokens."""
-    return (f"retries={counters.retries} errors={counters.errors} refused={summary.refused} "
-            f"tokens={counters.prompt_tokens + counters.completion_tokens:,}")
+    return (
+        f"retries={counters.retries} errors={counters.errors} refused={summary.refused} "
+        f"tokens={counters.prompt_tokens + counters.completion_tokens:,}"
+    )
 
 
-def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
-             summary: RunSummary, counters: Counters, max_failed_in_a_row: int) -> None:
+def _collect(
+    item: dict[str, Any],
+    record: dict[str, Any] | None,
+    exc: BaseException | None,
+    summary: RunSummary,
+    counters: Counters,
+    max_failed_in_a_row: int,
+) -> None:
     """Count the outcome of one item; a failed request is logged and counted, other errors re-raised
     with the item's Key in the message.
 
@@ -241,8 +287,10 @@ def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseExcep
             summary.failures.append({"Key": item["Key"], "error": str(exc)})
         log.warning("%s not answered (asked again by the next run): %s", _item_label(item), exc)
         if summary.failed_in_a_row >= max_failed_in_a_row:
-            raise ModelError(f"{summary.failed_in_a_row} items in a row failed after their retries; "
-                             f"is the server up? Last error: {exc}")
+            raise ModelError(
+                f"{summary.failed_in_a_row} items in a row failed after their retries; "
+                f"is the server up? Last error: {exc}"
+            )
     elif isinstance(exc, ServerUnreachable):
         raise exc  # concerns the run, not this item
     elif isinstance(exc, ModelError):
@@ -252,12 +300,17 @@ def _collect(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseExcep
     elif record is not None:
         _count_quietly(item, record, None, summary)
         if record.get("refused"):
-            log.warning("%s refused by the server, recorded and skipped by later runs "
-                        "(--retry-errors asks again): %s", _item_label(item), record.get("error"))
+            log.warning(
+                "%s refused by the server, recorded and skipped by later runs "
+                "(--retry-errors asks again): %s",
+                _item_label(item),
+                record.get("error"),
+            )
 
 
-def _count_quietly(item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None,
-                   summary: RunSummary) -> None:
+def _count_quietly(
+    item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None, summary: RunSummary
+) -> None:
     """Count a written record in ``summary`` (answered, refused or invalid); ignore anything else."""
     if record is None:
         return
@@ -278,8 +331,14 @@ class _RunMetadata:
     since it started.
     """
 
-    def __init__(self, model: Model, results_path: str | Path, labels: dict[str, Any], started: float,
-                 keys_at_start: int):
+    def __init__(
+        self,
+        model: Model,
+        results_path: str | Path,
+        labels: dict[str, Any],
+        started: float,
+        keys_at_start: int,
+    ):
         self.model, self.results_path, self.labels = model, Path(results_path), labels
         self.path = metadata_path(results_path)
         self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
@@ -306,14 +365,19 @@ class _RunMetadata:
         elapsed = summary.elapsed_s or round(now - self.started, 3)
         entry = {
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
-            **self.labels, "model": settings,
+            **self.labels,
+            "model": settings,
             **{name: value for name, value in vars(summary).items() if name != "failed_in_a_row"},
-            "elapsed_s": elapsed, "keys_at_start": self.keys_at_start,
+            "elapsed_s": elapsed,
+            "keys_at_start": self.keys_at_start,
             **totals,
             "items_per_s": round(summary.answered / elapsed, 2) if elapsed else None,
         }
         price = settings.get("price_per_1k_tokens")
         if price:  # tokens of cached answers cost nothing and are not in the counters
-            entry["cost_usd"] = round((totals["prompt_tokens"] * price["input"]
-                                       + totals["completion_tokens"] * price["output"]) / 1000, 6)
+            entry["cost_usd"] = round(
+                (totals["prompt_tokens"] * price["input"] + totals["completion_tokens"] * price["output"])
+                / 1000,
+                6,
+            )
         write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})

@@ -45,8 +45,14 @@ class StubServer:
     ``script(*behaviours)`` queues behaviours.
     """
 
-    def __init__(self, answer: Callable[[str], str] = default_answer, default: str = "ok",
-                 port: int = 0, record: bool = True, max_context: int | None = None):
+    def __init__(
+        self,
+        answer: Callable[[str], str] = default_answer,
+        default: str = "ok",
+        port: int = 0,
+        record: bool = True,
+        max_context: int | None = None,
+    ):
         self.answer = answer
         self.max_context = max_context
         self.default = default
@@ -59,8 +65,9 @@ class StubServer:
         self._httpd.daemon_threads = True
         self.port = self._httpd.server_address[1]
         self.url = f"http://127.0.0.1:{self.port}/v1"
-        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
-                                        name="stub-server", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="stub-server", daemon=True
+        )
 
     def __enter__(self) -> "StubServer":
         self.start()
@@ -111,8 +118,15 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
 
         def do_GET(self) -> None:
             if self.path.rstrip("/").endswith("/models"):
-                return self._send(200, json.dumps({"object": "list", "data": [
-                    {"id": "stub-model", "object": "model", "owned_by": "stub"}]}).encode())
+                return self._send(
+                    200,
+                    json.dumps(
+                        {
+                            "object": "list",
+                            "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}],
+                        }
+                    ).encode(),
+                )
             self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
 
         def do_POST(self) -> None:
@@ -136,17 +150,29 @@ def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
             prompt = _prompt_of(body)
             asked = _words_of(body) + int(body.get("max_tokens") or 0)
             if server.max_context is not None and asked > server.max_context:
-                return self._send(400, json.dumps({"error": {
-                    "message": f"This model's maximum context length is {server.max_context} tokens. "
-                               f"However, you requested {asked} tokens. Please reduce the length.",
-                    "type": "invalid_request_error", "param": "messages",
-                    "code": "context_length_exceeded"}}).encode())
+                return self._send(
+                    400,
+                    json.dumps(
+                        {
+                            "error": {
+                                "message": f"This model's maximum context length is {server.max_context} "
+                                f"tokens. However, you requested {asked} tokens. Please reduce the length.",
+                                "type": "invalid_request_error",
+                                "param": "messages",
+                                "code": "context_length_exceeded",
+                            }
+                        }
+                    ).encode(),
+                )
             text = "" if behaviour == "empty" else server.answer(prompt)
             self._send(200, json.dumps(_completion(body, self.path, text, prompt)).encode())
 
         def _error(self, status: int, retry_after: str) -> None:
-            message = {401: f"Incorrect API key provided: {self.headers.get('Authorization', '')}",
-                       404: "The model does not exist", 400: "Bad request: max_tokens is too large"}
+            message = {
+                401: f"Incorrect API key provided: {self.headers.get('Authorization', '')}",
+                404: "The model does not exist",
+                400: "Bad request: max_tokens is too large",
+            }
             payload = {"error": {"message": message.get(status, f"stub error {status}"), "code": status}}
             headers = {"Retry-After": retry_after or "0"} if status == 429 else {}
             self._send(status, json.dumps(payload).encode(), headers)
@@ -192,14 +218,20 @@ def _completion(body: dict[str, Any], path: str, text: str, prompt: str) -> dict
     else:
         choice = {"index": 0, "text": text, "finish_reason": finish}
         kind = "text_completion"
-    return {"id": "stub-1", "object": kind, "model": body.get("model", ""), "choices": [choice],
-            "usage": usage}
+    return {
+        "id": "stub-1",
+        "object": kind,
+        "model": body.get("model", ""),
+        "choices": [choice],
+        "usage": usage,
+    }
 
 
 def main() -> None:
     """Serve until killed, printing the base URL on one line (flushed) for the parent process."""
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
     parser.add_argument("--answer", default="TRUE", help="the text every request gets")
     args = parser.parse_args()

@@ -16,6 +16,13 @@ from common.worldsense.analysis import (
 from common.worldsense.data import load_testset, load_trainset
 
 __all__ = [
-    "accuracy_by_group", "analyse_results_df", "analyse_results_in_testset_dir", "bias_by_group",
-    "compute_acc_table", "format_cell", "load_testset", "load_trainset", "pivot_pretty",
+    "accuracy_by_group",
+    "analyse_results_df",
+    "analyse_results_in_testset_dir",
+    "bias_by_group",
+    "compute_acc_table",
+    "format_cell",
+    "load_testset",
+    "load_trainset",
+    "pivot_pretty",
 ]

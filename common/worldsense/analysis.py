@@ -37,8 +37,15 @@ Z95 = 1.96  # two-sided 95% normal quantile: conf95 = 1.96 * sem
 
 # An answer is right when it falls in the gold answer's class. For the 3-option
 # (completeness) problems "1" and "2" both say the answer can be known.
-ANSWER_CLASS = {"TRUE": "TRUE", "FALSE": "FALSE", "POSSIBLE": "POSSIBLE", "IMPOSSIBLE": "IMPOSSIBLE",
-                "1": "KNOW", "2": "KNOW", "3": "UNKNOWN"}
+ANSWER_CLASS = {
+    "TRUE": "TRUE",
+    "FALSE": "FALSE",
+    "POSSIBLE": "POSSIBLE",
+    "IMPOSSIBLE": "IMPOSSIBLE",
+    "1": "KNOW",
+    "2": "KNOW",
+    "3": "UNKNOWN",
+}
 # Bias: +1 for the affirmative answers, -1 for the negative ones; anything else (e.g. "") is missing.
 BIAS = {"TRUE": 1.0, "POSSIBLE": 1.0, "1": 1.0, "2": 1.0, "FALSE": -1.0, "IMPOSSIBLE": -1.0, "3": -1.0}
 # Weight by gold answer, so that each answer class weighs equally within a tuple:
@@ -47,8 +54,16 @@ GOLD_WEIGHT = {"TRUE": 0.5, "FALSE": 0.5, "POSSIBLE": 0.5, "IMPOSSIBLE": 0.5, "1
 
 # Display order of known values; unknown ones follow, sorted.
 ORDER_PREFS: dict[str, list[Any]] = {
-    "problemname": ["Infer.trivial", "Infer.normal", "Consist.trivial", "Consist.normal",
-                    "Compl.trivial", "Compl.normal", "Infer.extrema", "Infer.parallel"],
+    "problemname": [
+        "Infer.trivial",
+        "Infer.normal",
+        "Consist.trivial",
+        "Consist.normal",
+        "Compl.trivial",
+        "Compl.normal",
+        "Infer.extrema",
+        "Infer.parallel",
+    ],
     "modelname": ["GPT3.5", "GPT4", "Llama2-chat", "Llama2-FT+0", "Llama2-FT+100k", "Llama2-FT+1M"],
     "prompting": ["basic"],
 }
@@ -116,8 +131,10 @@ def compute_acc_table(
 
 
 def accuracy_by_group(
-    df: pd.DataFrame, by: Sequence[str] = ("prompting", "modelname", "problemname"),
-    rebalance: bool = True, accfield: str = "acc",
+    df: pd.DataFrame,
+    by: Sequence[str] = ("prompting", "modelname", "problemname"),
+    rebalance: bool = True,
+    accfield: str = "acc",
 ) -> pd.DataFrame:
     """Return per group of ``by`` the mean, sem, count, var, std and conf95 of ``accfield``.
 
@@ -147,8 +164,9 @@ def bias_by_group(
     return accuracy_by_group(df, by, rebalance, accfield="bias")
 
 
-def format_cell(mean: float, sem: float, cell_style: str = "str", scale: float = 100.0,
-                decimals: int | None = None) -> Any:
+def format_cell(
+    mean: float, sem: float, cell_style: str = "str", scale: float = 100.0, decimals: int | None = None
+) -> Any:
     """Return one table cell for a mean and its standard error, both multiplied by ``scale``.
 
     ``cell_style``: ``mean`` (the value), ``conf`` (the 95% half-width 1.96*sem), ``tuple``
@@ -171,9 +189,14 @@ def format_cell(mean: float, sem: float, cell_style: str = "str", scale: float =
 
 
 def pivot_pretty(
-    stats_table: pd.DataFrame, index: Sequence[str] | None = None, columns: str | Sequence[str] = (),
-    cell_style: str = "str", scale: float = 100.0, hide_uniques: bool = True,
-    order_prefs: dict[str, list[Any]] | None = None, decimals: int | None = None,
+    stats_table: pd.DataFrame,
+    index: Sequence[str] | None = None,
+    columns: str | Sequence[str] = (),
+    cell_style: str = "str",
+    scale: float = 100.0,
+    hide_uniques: bool = True,
+    order_prefs: dict[str, list[Any]] | None = None,
+    decimals: int | None = None,
 ) -> pd.DataFrame:
     """Return a display table of ``format_cell`` cells from a stats table (mean and sem).
 
@@ -184,8 +207,9 @@ def pivot_pretty(
     """
     columns = [columns] if isinstance(columns, str) else list(columns)
     st = stats_table.reset_index()
-    st["value"] = [format_cell(m, s, cell_style, scale, decimals)
-                   for m, s in zip(st["mean"], st["sem"], strict=True)]
+    st["value"] = [
+        format_cell(m, s, cell_style, scale, decimals) for m, s in zip(st["mean"], st["sem"], strict=True)
+    ]
     if index is None:
         levels = [f for f in stats_table.index.names if f not in columns]
         index = [f for f in levels if not hide_uniques or st[f].nunique() > 1] or levels[:1]
@@ -225,9 +249,14 @@ def analyse_results_df(
     models = ["prompting", "modelname"]
     by = [f for f in by if f not in models]
     average = accuracy_by_group(tuples, models) if tuples["problemname"].nunique() > 1 else None
-    return Analysis(tuples=tuples, accuracy=accuracy_by_group(tuples, models + by),
-                    bias=bias_by_group(tuples, models + by), average=average, by=by,
-                    coverage=answer_coverage(results_df))
+    return Analysis(
+        tuples=tuples,
+        accuracy=accuracy_by_group(tuples, models + by),
+        bias=bias_by_group(tuples, models + by),
+        average=average,
+        by=by,
+        coverage=answer_coverage(results_df),
+    )
 
 
 def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
@@ -250,8 +279,10 @@ def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
 
 
 def analyse_results_in_testset_dir(
-    testset_dir: str | Path, by: Sequence[str] = ("problemname",),
-    cache_dir: str | Path | None = cache.DEFAULT_DIR, require_complete: bool = False,
+    testset_dir: str | Path,
+    by: Sequence[str] = ("problemname",),
+    cache_dir: str | Path | None = cache.DEFAULT_DIR,
+    require_complete: bool = False,
 ) -> Analysis:
     """Return the ``Analysis`` of every results file in ``<testset_dir>/results``.
 
@@ -286,8 +317,11 @@ def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarra
     ids = np.zeros(len(df), dtype=np.int64)
     for key in keys:
         column = df[key]
-        codes = column.cat.codes.to_numpy() if isinstance(column.dtype, pd.CategoricalDtype) \
+        codes = (
+            column.cat.codes.to_numpy()
+            if isinstance(column.dtype, pd.CategoricalDtype)
             else pd.factorize(column, use_na_sentinel=True)[0]
+        )
         ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
         _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
     _, first, group = np.unique(ids, return_index=True, return_inverse=True)
@@ -326,7 +360,7 @@ def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
     wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
     rows = []
     for i, a in enumerate(runs):
-        for b in runs[i + 1:]:
+        for b in runs[i + 1 :]:
             both = wide[[a, b]].dropna()
             if len(both) < 2:
                 continue
@@ -337,8 +371,19 @@ def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
             else:
                 low = high = diff.mean()
                 p = float("nan")
-            rows.append({"a": f"{a[1]} ({a[0]})", "b": f"{b[1]} ({b[0]})", "tuples": len(both),
-                         "acc_a": both[a].mean(), "acc_b": both[b].mean(), "diff": diff.mean(),
-                         "diff_low": low, "diff_high": high, "p": p})
-    return pd.DataFrame(rows, columns=["a", "b", "tuples", "acc_a", "acc_b", "diff", "diff_low",
-                                       "diff_high", "p"])
+            rows.append(
+                {
+                    "a": f"{a[1]} ({a[0]})",
+                    "b": f"{b[1]} ({b[0]})",
+                    "tuples": len(both),
+                    "acc_a": both[a].mean(),
+                    "acc_b": both[b].mean(),
+                    "diff": diff.mean(),
+                    "diff_low": low,
+                    "diff_high": high,
+                    "p": p,
+                }
+            )
+    return pd.DataFrame(
+        rows, columns=["a", "b", "tuples", "acc_a", "acc_b", "diff", "diff_low", "diff_high", "p"]
+    )

@@ -83,9 +83,14 @@ def _find(raw: bytes, magic: int) -> list[int]:
         position = raw.find(whole)
         while position >= 0:
             start = position - offset
-            if start >= 0 and (shift == 0 or (
+            if start >= 0 and (
+                shift == 0
+                or (
                     raw[start] & head_mask == window[0] & head_mask
-                    and start + 6 < len(raw) and raw[start + 6] & tail_mask == window[6] & tail_mask)):
+                    and start + 6 < len(raw)
+                    and raw[start + 6] & tail_mask == window[6] & tail_mask
+                )
+            ):
                 found.append(8 * start + shift)
             position = raw.find(whole, position + 1)
     return sorted(found)

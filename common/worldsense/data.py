@@ -37,8 +37,13 @@ REQUIRED_FIELDS = ("Key", "tuple_ID", "problemname", "expectedresp")  # and a go
 
 # The release's obfuscation: each gold answer is replaced by an author's first name.
 DEOBFUSCATE = {
-    "Emmanuel": "TRUE", "Megi": "FALSE", "Dieuwke": "POSSIBLE", "Pascal": "IMPOSSIBLE",
-    "Mark": "1", "Youssef": "2", "Yoda": "3",
+    "Emmanuel": "TRUE",
+    "Megi": "FALSE",
+    "Dieuwke": "POSSIBLE",
+    "Pascal": "IMPOSSIBLE",
+    "Mark": "1",
+    "Youssef": "2",
+    "Yoda": "3",
 }
 
 
@@ -51,8 +56,7 @@ def trials_path(testset_dir: str | Path) -> Path:
     for name in (TRIALS_FILE, "trials.jsonl"):
         if (testset_dir / name).is_file():
             return testset_dir / name
-    raise FileNotFoundError(2, f"No {TRIALS_FILE} (or trials.jsonl) in test set directory",
-                            str(testset_dir))
+    raise FileNotFoundError(2, f"No {TRIALS_FILE} (or trials.jsonl) in test set directory", str(testset_dir))
 
 
 def load_testset(testset_dir: str | Path) -> pd.DataFrame:
@@ -91,8 +95,10 @@ def load_trainset(path: str | Path) -> pd.DataFrame:
 
 
 def load_trial_columns(
-    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR,
-    fields: Sequence[str] | None = None, pool: ProcessPoolExecutor | None = None,
+    testset_dir: str | Path,
+    cache_dir: str | Path | None = cache.DEFAULT_DIR,
+    fields: Sequence[str] | None = None,
+    pool: ProcessPoolExecutor | None = None,
 ) -> pd.DataFrame:
     """Return the analysis columns of a test set's trials: one row per trial, in file order.
 
@@ -115,24 +121,28 @@ def load_trial_columns(
     if missing or gold is None:
         raise DataError(f"{path}: trials lack the field(s) {', '.join(missing or ['goldresp'])}")
     wanted = available if fields is None else [f for f in available if f in fields]
-    names = list(dict.fromkeys([*REQUIRED_FIELDS, *[f for f in ("problemsize",) if f in available],
-                                *wanted, gold]))
+    names = list(
+        dict.fromkeys([*REQUIRED_FIELDS, *[f for f in ("problemsize",) if f in available], *wanted, gold])
+    )
     columns = _cached_fields(source, names, cache_dir, pool)
     if columns["Key"] is None or columns["Key"].dtype != np.int64:
         _raise_bad_key(path, _decompress(path, path.read_bytes()))
     if columns["expectedresp"] is None or columns["expectedresp"].dtype != np.int64:
         raise DataError(f"{path}: every trial needs an 'expectedresp' list")
-    df = pd.DataFrame({name: columns[name] for name in names
-                       if columns[name] is not None and name not in ("expectedresp", gold)})
+    df = pd.DataFrame(
+        {
+            name: columns[name]
+            for name in names
+            if columns[name] is not None and name not in ("expectedresp", gold)
+        }
+    )
     df["n_options"] = columns["expectedresp"]
     df["goldresp"] = _clear_gold(path, columns[gold], obfuscated=gold == "goldresp_obfusc")
     log.info("trials %s: %s rows", path, f"{len(df):,}")
     return df
 
 
-def load_results_columns(
-    path: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR
-) -> pd.DataFrame:
+def load_results_columns(path: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR) -> pd.DataFrame:
     """Return a results file as a DataFrame with ``Key`` (int64) and ``resp`` (categorical string),
     plus ``refused`` (the refusal kind or "") when the server refused some items.
 
@@ -176,7 +186,8 @@ def _parse_results(path: Path, data: bytes) -> pd.DataFrame:
 
 
 def load_results_in_testset_dir(
-    testset_dir: str | Path, cache_dir: str | Path | None = cache.DEFAULT_DIR,
+    testset_dir: str | Path,
+    cache_dir: str | Path | None = cache.DEFAULT_DIR,
     fields: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """Return the trials of ``testset_dir`` joined with every results file of its ``results/``.
@@ -191,8 +202,10 @@ def load_results_in_testset_dir(
         raise FileNotFoundError(2, "No such test set directory", str(testset_dir))
     files = find_results_files(testset_dir / RESULTS_DIR)
     if not files:
-        raise DataError(f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
-                        "to analyse (write one with scripts/test_random_model.py)")
+        raise DataError(
+            f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
+            "to analyse (write one with scripts/test_random_model.py)"
+        )
     with extract.worker_pool() as pool:  # one pool: results files are parsed while trials decompress
         jobs: dict[tuple[str, str], Future | pd.DataFrame | Path] = {}
         for path in files:
@@ -236,15 +249,31 @@ def assemble_results(
         found = keys.get_indexer(res["Key"].to_numpy())
         known = np.flatnonzero(found >= 0)
         if len(known) < len(found):
-            log.warning("%s/%s: %d answers for Keys not in the test set are ignored",
-                        prompting, modelname, len(found) - len(known))
+            log.warning(
+                "%s/%s: %d answers for Keys not in the test set are ignored",
+                prompting,
+                modelname,
+                len(found) - len(known),
+            )
         if len(known) < len(trials):
-            log.warning("%s/%s: partial results file: %s of %s trials answered", prompting, modelname,
-                        f"{len(known):,}", f"{len(trials):,}")
+            log.warning(
+                "%s/%s: partial results file: %s of %s trials answered",
+                prompting,
+                modelname,
+                f"{len(known):,}",
+                f"{len(trials):,}",
+            )
         known = known[np.argsort(found[known], kind="stable")]  # trials order
         refused = int((res["refused"].to_numpy()[known] != "").sum()) if "refused" in res.columns else 0
-        coverage.append({"prompting": prompting, "modelname": modelname, "trials": len(trials),
-                         "answered": len(known), "refused": refused})
+        coverage.append(
+            {
+                "prompting": prompting,
+                "modelname": modelname,
+                "trials": len(trials),
+                "answered": len(known),
+                "refused": refused,
+            }
+        )
         rows.append(found[known])
         resp = pd.Categorical(res["resp"])
         labels = pd.Index([str(c) for c in resp.categories], dtype=object)  # one category dtype for all
@@ -283,8 +312,11 @@ def _parse_trials(path: Path, data: bytes, skip_text: bool = False) -> list[dict
     if records is not None and all(type(r) is dict for r in records):
         return records
     # slow path, only to name the first bad line
-    return [parse_json_line(line.decode("utf-8", "replace"), path, n)
-            for n, line in enumerate(data.split(b"\n"), start=1) if line.strip()]
+    return [
+        parse_json_line(line.decode("utf-8", "replace"), path, n)
+        for n, line in enumerate(data.split(b"\n"), start=1)
+        if line.strip()
+    ]
 
 
 def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
@@ -292,8 +324,9 @@ def _results_frame(path: Path, records: list[dict[str, Any]]) -> pd.DataFrame:
     ``refused`` (the refusal kind, "" for answered items) when some item was refused."""
     bad = next((r["Key"] for r in records if not _is_int64(r["Key"])), None)
     if bad is not None:
-        raise DataError(f"{path}:{_line_of_key(path, bad)}: 'Key' must be an integer, as in the trials "
-                        f"file (got {bad!r})")
+        raise DataError(
+            f"{path}:{_line_of_key(path, bad)}: 'Key' must be an integer, as in the trials file (got {bad!r})"
+        )
     keys = np.array([r["Key"] for r in records], dtype=np.int64)
     resp = ["" if r.get("resp") is None else str(r["resp"]) for r in records]
     df = pd.DataFrame({"Key": keys, "resp": pd.Categorical(resp)})
@@ -314,8 +347,10 @@ def _raise_bad_key(path: Path, data: bytes) -> None:
         if line.strip():
             record = parse_json_line(line.decode("utf-8", "replace"), path, number)
             if not _is_int64(record.get("Key")):
-                raise DataError(f"{path}:{number}: every trial needs an integer 'Key' (got "
-                                f"{record.get('Key')!r}); Keys are unique integers")
+                raise DataError(
+                    f"{path}:{number}: every trial needs an integer 'Key' (got "
+                    f"{record.get('Key')!r}); Keys are unique integers"
+                )
     raise DataError(f"{path}: every trial needs an integer 'Key'")
 
 
@@ -398,6 +433,7 @@ def _cached_fields(
 
     Lists become their lengths; fields that hold neither numbers nor strings map to None.
     """
+
     def entry(name: str) -> Path | None:
         safe = name if re.fullmatch(r"\w{1,64}", name) else cache.content_digest(name.encode())[:16]
         return cache.entry_path(cache_dir, f"trials-{safe}", source.digest) if cache_dir else None

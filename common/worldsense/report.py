@@ -50,27 +50,39 @@ def detect(path: Path) -> bool:
     return not (path / "manifest.json").is_file()
 
 
-def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("problemname",),
-            cache_dir: str | Path | None = cache.DEFAULT_DIR, require_complete: bool = False,
-            **_: Any) -> Section:
+def section(
+    path: Path,
+    figures_dir: Path | None = None,
+    by: Sequence[str] = ("problemname",),
+    cache_dir: str | Path | None = cache.DEFAULT_DIR,
+    require_complete: bool = False,
+    **_: Any,
+) -> Section:
     """Return the WorldSense Section of the test set ``path``: the release's tables (accuracy and
     bias with 95% intervals) plus the answers table, the tidy statistics, one summary line per
     model, and with ``figures_dir`` the accuracy bar plot ``worldsense_accuracy.png``."""
-    result = analyse_results_in_testset_dir(path, by=by, cache_dir=cache_dir,
-                                            require_complete=require_complete)
+    result = analyse_results_in_testset_dir(
+        path, by=by, cache_dir=cache_dir, require_complete=require_complete
+    )
     figures = []
     if figures_dir is not None:
         plot_accuracy(result, figures_dir / "worldsense_accuracy.png")
-        figures.append(("WorldSense accuracy per problem and model (95% intervals; chance 50%)",
-                        figures_dir / "worldsense_accuracy.png"))
+        figures.append(
+            (
+                "WorldSense accuracy per problem and model (95% intervals; chance 50%)",
+                figures_dir / "worldsense_accuracy.png",
+            )
+        )
     summary = []
     partial = partial_files(result)
     if result.average is not None:
-        for (prompting, model), row in _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(
-                MODEL_ROWS).iterrows():
+        for (prompting, model), row in (
+            _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(MODEL_ROWS).iterrows()
+        ):
             share = f" (PARTIAL: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
-            summary.append(f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}"
-                           + share)
+            summary.append(
+                f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}" + share
+            )
     notes = coverage_notes(result)
     comparison = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
     paper = None
@@ -79,29 +91,51 @@ def section(path: Path, figures_dir: Path | None = None, by: Sequence[str] = ("p
         summary.insert(0, f"published table: {same} of {len(comparison)} cells reproduced exactly")
         paper = paper_table(comparison)
     if partial:  # first, so that the few lines `make all` prints always show it
-        summary.insert(0, "PARTIAL results in the test set: " + "; ".join(
-            f"{model} ({prompting}) {share}" for (prompting, model), share in partial.items()))
+        summary.insert(
+            0,
+            "PARTIAL results in the test set: "
+            + "; ".join(f"{model} ({prompting}) {share}" for (prompting, model), share in partial.items()),
+        )
     tables, data = report_tables(result), {"stats": tidy_stats(result)}
     paired = paired_tests(result.tuples)
     if not paired.empty:
         title = "PAIRED: t-test between models on the tuples both answered (accuracy %; tuples equal)"
         tables.append((title, paired_display(paired)))
-    return Section(suite="worldsense", title="WorldSense", about=ABOUT, text=format_report(result, path),
-                   tables=tables, figures=figures, data=data,
-                   summary=summary, notes=notes, paper=paper,
-                   inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)])
+    return Section(
+        suite="worldsense",
+        title="WorldSense",
+        about=ABOUT,
+        text=format_report(result, path),
+        tables=tables,
+        figures=figures,
+        data=data,
+        summary=summary,
+        notes=notes,
+        paper=paper,
+        inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)],
+    )
 
 
 def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
     """Return ``paired_tests`` as a display table: accuracies and the difference in %, p in 2 digits."""
+
     def pct(x: float) -> str:
         return f"{100 * x:.1f}"
-    return pd.DataFrame({
-        "a": paired["a"], "b": paired["b"], "tuples": paired["tuples"].map(lambda n: f"{n:,}"),
-        "acc a": paired["acc_a"].map(pct), "acc b": paired["acc_b"].map(pct),
-        "a - b [95% CI]": [f"{pct(d)} [{pct(lo)}, {pct(hi)}]" for d, lo, hi in
-                           zip(paired["diff"], paired["diff_low"], paired["diff_high"], strict=True)],
-        "p": paired["p"].map(_p_text)}).set_index(["a", "b"])
+
+    return pd.DataFrame(
+        {
+            "a": paired["a"],
+            "b": paired["b"],
+            "tuples": paired["tuples"].map(lambda n: f"{n:,}"),
+            "acc a": paired["acc_a"].map(pct),
+            "acc b": paired["acc_b"].map(pct),
+            "a - b [95% CI]": [
+                f"{pct(d)} [{pct(lo)}, {pct(hi)}]"
+                for d, lo, hi in zip(paired["diff"], paired["diff_low"], paired["diff_high"], strict=True)
+            ],
+            "p": paired["p"].map(_p_text),
+        }
+    ).set_index(["a", "b"])
 
 
 def _p_text(p: float) -> str:
@@ -116,8 +150,9 @@ def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
     cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
     order = list(dict.fromkeys(cells["problem"]))
     table = cells.pivot(index=["metric", "model"], columns="problem", values="cell")
-    rows = pd.MultiIndex.from_tuples(list(dict.fromkeys(zip(cells["metric"], cells["model"], strict=True))),
-                                     names=["metric", "model"])
+    rows = pd.MultiIndex.from_tuples(
+        list(dict.fromkeys(zip(cells["metric"], cells["model"], strict=True))), names=["metric", "model"]
+    )
     return table.reindex(index=rows, columns=order).fillna("")
 
 
@@ -132,8 +167,11 @@ def paper_comparison(analysis: Analysis) -> pd.DataFrame | None:
         return None
     published = load_yaml(PUBLISHED)[0]
     prompting = published["prompting"]
-    average = pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"]) \
-        if analysis.average is not None else None
+    average = (
+        pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"])
+        if analysis.average is not None
+        else None
+    )
     accuracy = pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0)
     bias = pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0)
     rows = []
@@ -156,12 +194,24 @@ def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
     by_what = "for each of the problems" if analysis.by == ["problemname"] else "by " + ", ".join(analysis.by)
     tables = []
     if analysis.average is not None:
-        tables.append(("AVERAGE ACCURACY ACROSS ALL PROBLEMS (with 95% confidence interval)",
-                       pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"])))
-    tables.append((f"ACCURACY {by_what}  (with 95% confidence interval)",
-                   pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0)))
-    tables.append((f"BIAS {by_what} (with 95% confidence interval)",
-                   pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0)))
+        tables.append(
+            (
+                "AVERAGE ACCURACY ACROSS ALL PROBLEMS (with 95% confidence interval)",
+                pivot_pretty(analysis.average, index=["modelname"], columns=["prompting"]),
+            )
+        )
+    tables.append(
+        (
+            f"ACCURACY {by_what}  (with 95% confidence interval)",
+            pivot_pretty(analysis.accuracy, index=MODEL_ROWS, columns=analysis.by, scale=100.0),
+        )
+    )
+    tables.append(
+        (
+            f"BIAS {by_what} (with 95% confidence interval)",
+            pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0),
+        )
+    )
     if analysis.coverage is not None:
         shown = analysis.coverage.map(lambda n: f"{n:,}")
         title = "ANSWERS per model (invalid: no valid option; refused: by the server; both scored wrong)"
@@ -174,8 +224,11 @@ def partial_files(analysis: Analysis) -> dict[tuple[str, str], str]:
     answered fewer trials than the test set has (empty when every file is complete)."""
     if analysis.coverage is None:
         return {}
-    return {(prompting, model): f"{row['answered']:,} of {row['trials']:,} trials"
-            for (prompting, model), row in analysis.coverage.iterrows() if row["answered"] < row["trials"]}
+    return {
+        (prompting, model): f"{row['answered']:,} of {row['trials']:,} trials"
+        for (prompting, model), row in analysis.coverage.iterrows()
+        if row["answered"] < row["trials"]
+    }
 
 
 def coverage_notes(analysis: Analysis) -> list[str]:
@@ -188,11 +241,14 @@ def coverage_notes(analysis: Analysis) -> list[str]:
     if analysis.coverage is not None:
         for (prompting, model), row in analysis.coverage.iterrows():
             if (prompting, model) in partial:
-                notes.append(f"{model} ({prompting}): PARTIAL results, {partial[(prompting, model)]} "
-                             "answered (its rows use only its complete tuples)")
+                notes.append(
+                    f"{model} ({prompting}): PARTIAL results, {partial[(prompting, model)]} "
+                    "answered (its rows use only its complete tuples)"
+                )
             if row["refused"]:
-                notes.append(f"{model} ({prompting}): {row['refused']:,} trials refused by the server "
-                             "(scored wrong)")
+                notes.append(
+                    f"{model} ({prompting}): {row['refused']:,} trials refused by the server (scored wrong)"
+                )
     return notes
 
 
@@ -204,8 +260,9 @@ def format_report(analysis: Analysis, testset: str | Path) -> str:
     partial = [note for note in coverage_notes(analysis) if "PARTIAL" in note]
     if partial:
         lines = "\n".join(f"  {note}" for note in partial)
-        parts.append(f"{RULE}\n    WARNING: {len(partial)} partial results file(s) in this test set\n{RULE}\n"
-                     f"{lines}\n")
+        parts.append(
+            f"{RULE}\n    WARNING: {len(partial)} partial results file(s) in this test set\n{RULE}\n{lines}\n"
+        )
     for title, table in report_tables(analysis):
         rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
         parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")

@@ -34,9 +34,26 @@ def llama_server(directory: Path, n_ctx: int) -> Iterator[tuple[str, Path]]:
     port, log_path = free_port(), directory / "server.log"
     with open(log_path, "w") as log:
         server = subprocess.Popen(
-            [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1",
-             "--port", str(port), "--n_threads", "1", "--n_threads_batch", "1", "--n_ctx", str(n_ctx)],
-            stdout=log, stderr=subprocess.STDOUT)
+            [
+                sys.executable,
+                "-m",
+                "llama_cpp.server",
+                "--model",
+                str(model),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--n_threads",
+                "1",
+                "--n_threads_batch",
+                "1",
+                "--n_ctx",
+                str(n_ctx),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
         url = f"http://127.0.0.1:{port}/v1"
         try:
             deadline = time.monotonic() + 120

@@ -21,12 +21,21 @@ def make_config(server: StubServer, **settings: Any) -> ModelConfig:
 
 def make_items(n: int, start: int = 0) -> list[dict[str, Any]]:
     """Return ``n`` WorldSense-like trials with Keys start..start+n-1 (gold answer FALSE)."""
-    return [{"Key": start + i, "text": f"Question {start + i}: is it so? Answer TRUE or FALSE.",
-             "expectedresp": ["TRUE", "FALSE"], "goldresp": "FALSE"} for i in range(n)]
+    return [
+        {
+            "Key": start + i,
+            "text": f"Question {start + i}: is it so? Answer TRUE or FALSE.",
+            "expectedresp": ["TRUE", "FALSE"],
+            "goldresp": "FALSE",
+        }
+        for i in range(n)
+    ]
 
 
 def write_testset(directory: Path, n: int) -> Path:
     """Write a test set directory with ``n`` trials (plain trials.jsonl) and return it."""
-    write_jsonl(directory / "trials.jsonl",
-                [{**item, "problemname": "stub", "tuple_ID": item["Key"]} for item in make_items(n)])
+    write_jsonl(
+        directory / "trials.jsonl",
+        [{**item, "problemname": "stub", "tuple_ID": item["Key"]} for item in make_items(n)],
+    )
     return directory

@@ -24,8 +24,17 @@ def write_config(directory: Path, server, **settings) -> Path:
 
 def ask(testset: Path, config: Path, *args: str, env: dict | None = None, wait: bool = True):
     """Run ask_model.py on ``testset``; return the CompletedProcess (or the Popen when not waiting)."""
-    command = [sys.executable, SCRIPT, "-t", str(testset), "--model", str(config),
-               "--cache-file", str(testset / "cache.sqlite"), *args]
+    command = [
+        sys.executable,
+        SCRIPT,
+        "-t",
+        str(testset),
+        "--model",
+        str(config),
+        "--cache-file",
+        str(testset / "cache.sqlite"),
+        *args,
+    ]
     environment = {**os.environ, **(env or {})}
     if not wait:
         return subprocess.Popen(command, env=environment, stderr=subprocess.DEVNULL)
@@ -92,8 +101,13 @@ def test_missing_key_variable_and_unknown_model_exit_2(server, tmp_path):
     testset = write_testset(tmp_path / "set", 3)
     env = {key: value for key, value in os.environ.items() if key != "STUB_KEY"}
     config = write_config(tmp_path, server, api_key_env="STUB_KEY")
-    run = subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", str(config)],
-                         env=env, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, SCRIPT, "-t", str(testset), "--model", str(config)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert run.returncode == 2 and "STUB_KEY, which is not set" in run.stderr
     unknown = ask(testset, Path("no-such-model"))
     assert unknown.returncode == 2 and "error: unknown model 'no-such-model'" in unknown.stderr
@@ -103,11 +117,30 @@ def test_missing_key_variable_and_unknown_model_exit_2(server, tmp_path):
 
 def test_random_builtin_matches_the_offline_template(tmp_path):
     testset = write_testset(tmp_path / "set", 30)
-    template = subprocess.run([sys.executable, str(ROOT / "scripts" / "test_random_model.py"), "-t",
-                               str(testset), "--seed", "4"], capture_output=True, text=True, timeout=60)
+    template = subprocess.run(
+        [sys.executable, str(ROOT / "scripts" / "test_random_model.py"), "-t", str(testset), "--seed", "4"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert template.returncode == 0, template.stderr
-    runner = subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "random", "--seed", "4",
-                             "--prompting", "runner"], capture_output=True, text=True, timeout=60)
+    runner = subprocess.run(
+        [
+            sys.executable,
+            SCRIPT,
+            "-t",
+            str(testset),
+            "--model",
+            "random",
+            "--seed",
+            "4",
+            "--prompting",
+            "runner",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert runner.returncode == 0, runner.stderr
     expected = {r["Key"]: r["resp"] for r in read_results(testset / "results/basic___random___results.jsonl")}
     got = {r["Key"]: r["resp"] for r in read_results(testset / "results/runner___random___results.jsonl")}
@@ -174,18 +207,28 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
     template = (ROOT / "scripts" / "test_random_model.py").read_text()
     copy = tmp_path / "test_mine_model.py"
     copy.write_text(template)
-    first = subprocess.run([sys.executable, str(copy), "-t", str(testset)], capture_output=True,
-                           text=True, timeout=60)
-    again = subprocess.run([sys.executable, str(copy), "-t", str(testset)], capture_output=True,
-                           text=True, timeout=60)
+    first = subprocess.run(
+        [sys.executable, str(copy), "-t", str(testset)], capture_output=True, text=True, timeout=60
+    )
+    again = subprocess.run(
+        [sys.executable, str(copy), "-t", str(testset)], capture_output=True, text=True, timeout=60
+    )
     assert first.returncode == 0 and (testset / "results" / "basic___mine___results.jsonl").is_file()
     assert "wrote 5 new answers" in first.stderr
     assert again.returncode == 0 and "INFO every trial is already answered" in again.stderr  # its own file
     # a name given by hand whose file another program wrote: warned (make shows warnings only)
-    assert subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "oracle"],
-                          capture_output=True, timeout=60).returncode == 0
-    taken = subprocess.run([sys.executable, str(copy), "-t", str(testset), "--modelname", "oracle",
-                            "--loglevel", "WARNING"], capture_output=True, text=True, timeout=60)
+    assert (
+        subprocess.run(
+            [sys.executable, SCRIPT, "-t", str(testset), "--model", "oracle"], capture_output=True, timeout=60
+        ).returncode
+        == 0
+    )
+    taken = subprocess.run(
+        [sys.executable, str(copy), "-t", str(testset), "--modelname", "oracle", "--loglevel", "WARNING"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert taken.returncode == 0 and "WARNING every trial is already answered" in taken.stderr
 
 
@@ -197,15 +240,34 @@ def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
     for script, model in (("test_random_model.py", "random"), ("ask_model.py", "oracle")):
         out = testset / "results" / f"basic___{model}___results.jsonl"
         holder = subprocess.Popen(
-            [sys.executable, "-c", ("import sys, time; from common.results import ResultsWriter; "
-                                    "w = ResultsWriter(sys.argv[1]); print('ok', flush=True); "
-                                    "time.sleep(60)"),
-             str(out)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import sys, time; from common.results import ResultsWriter; "
+                    "w = ResultsWriter(sys.argv[1]); print('ok', flush=True); "
+                    "time.sleep(60)"
+                ),
+                str(out),
+            ],
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
         try:
             assert holder.stdout.readline().strip() == "ok"
-            second = subprocess.run([sys.executable, str(ROOT / "scripts" / script), "-t", str(testset),
-                                     *(["--model", model] if script == "ask_model.py" else [])],
-                                    capture_output=True, text=True, timeout=60)
+            second = subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "scripts" / script),
+                    "-t",
+                    str(testset),
+                    *(["--model", model] if script == "ask_model.py" else []),
+                ],
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
         finally:
             holder.kill()
             holder.wait()
@@ -216,8 +278,12 @@ def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
 
 def test_a_canvas_shortcut_on_another_set_stops_cleanly_and_leaves_no_file(tmp_path):
     testset = write_testset(tmp_path / "set", 5)
-    done = subprocess.run([sys.executable, SCRIPT, "-t", str(testset), "--model", "shortcut-count-most"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, SCRIPT, "-t", str(testset), "--model", "shortcut-count-most"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "shortcut-count-most answers canvas prompts only" in done.stderr
     assert not list((testset / "results").glob("basic___*"))  # no empty results or metadata file

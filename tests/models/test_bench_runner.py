@@ -10,8 +10,16 @@ from common.paths import ROOT
 
 @pytest.mark.slow
 def test_bench_runner_smoke():
-    command = [sys.executable, str(ROOT / "scripts" / "bench_runner.py"), "--requests", "60",
-               "--repetitions", "1", "--concurrency", "4"]
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "bench_runner.py"),
+        "--requests",
+        "60",
+        "--repetitions",
+        "1",
+        "--concurrency",
+        "4",
+    ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()

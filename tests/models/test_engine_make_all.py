@@ -28,9 +28,18 @@ def posts(log) -> int:
 def test_make_all_runs_a_real_model_through_every_suite_into_the_report(tmp_path):
     with llama_server(tmp_path, n_ctx=2048) as (url, log):
         repo = make_sandbox(tmp_path)
-        (repo / "configs" / "models" / "tiny.yaml").write_text(yaml.safe_dump(
-            {"base_url": url, "model": "tiny-llama", "max_tokens": 16, "concurrency": 1,
-             "timeout_s": [5, 300], "backoff_s": 0.1}))
+        (repo / "configs" / "models" / "tiny.yaml").write_text(
+            yaml.safe_dump(
+                {
+                    "base_url": url,
+                    "model": "tiny-llama",
+                    "max_tokens": 16,
+                    "concurrency": 1,
+                    "timeout_s": [5, 300],
+                    "backoff_s": 0.1,
+                }
+            )
+        )
         first = run(repo, f"make all MODEL=tiny LIMIT={LIMIT}", timeout=3600)
         assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-5000:]
         asked = posts(log)

@@ -9,11 +9,22 @@ from common.models.client import HTTPModel
 OPTIONS = ["TRUE", "FALSE", "POSSIBLE", "IMPOSSIBLE"]
 
 
-@pytest.mark.parametrize(("completion", "expected"), [
-    ("TRUE", "TRUE"), (" true.\n", "TRUE"), ('"FALSE"', "FALSE"), ("**Impossible**", "IMPOSSIBLE"),
-    ("The answer is POSSIBLE.", "POSSIBLE"), ("It is IMPOSSIBLE, I think", "IMPOSSIBLE"),
-    ("TRUE or FALSE", None), ("maybe", None), ("", None), ("UNTRUE", None), ("non-TRUE", None),
-])
+@pytest.mark.parametrize(
+    ("completion", "expected"),
+    [
+        ("TRUE", "TRUE"),
+        (" true.\n", "TRUE"),
+        ('"FALSE"', "FALSE"),
+        ("**Impossible**", "IMPOSSIBLE"),
+        ("The answer is POSSIBLE.", "POSSIBLE"),
+        ("It is IMPOSSIBLE, I think", "IMPOSSIBLE"),
+        ("TRUE or FALSE", None),
+        ("maybe", None),
+        ("", None),
+        ("UNTRUE", None),
+        ("non-TRUE", None),
+    ],
+)
 def test_extract_answer(completion, expected):
     assert extract_answer(completion, OPTIONS) == expected
 
@@ -39,8 +50,10 @@ def test_a_reprompt_rescues_the_answer(server):
     assert record["resp"] == "FALSE" and record["raw"] == ["Let me think.", "FALSE"]
     assert record["attempts"] == 2 and record["error"] is None
     second = server.requests[1]["body"]["messages"]
-    assert second[1:] == [{"role": "assistant", "content": "Let me think."},
-                          {"role": "user", "content": "Only respond with one of these options: TRUE, FALSE"}]
+    assert second[1:] == [
+        {"role": "assistant", "content": "Let me think."},
+        {"role": "user", "content": "Only respond with one of these options: TRUE, FALSE"},
+    ]
 
 
 @pytest.mark.parametrize("reprompts", [0, 2])

@@ -20,8 +20,14 @@ def test_chat_request_and_reply(server):
     assert (reply.prompt_tokens, reply.completion_tokens) == (7, 1)  # the stub counts words
     request = server.requests[0]
     assert request["path"] == "/v1/chat/completions"
-    assert request["body"] == {"model": "stub-model", "messages": ASK, "temperature": 0.5, "max_tokens": 7,
-                               "stop": ["\n"], "seed": 0}
+    assert request["body"] == {
+        "model": "stub-model",
+        "messages": ASK,
+        "temperature": 0.5,
+        "max_tokens": 7,
+        "stop": ["\n"],
+        "seed": 0,
+    }
     assert "Authorization" not in request["headers"]  # no api_key_env: no key sent
 
 
@@ -73,10 +79,15 @@ def test_a_request_gives_up_after_max_retries(server):
     assert model.complete(ASK).text == "TRUE"  # the next request still works (one 500 left, retried)
 
 
-@pytest.mark.parametrize(("status", "message"), [
-    ("400", "max_tokens is too large"), ("401", "Incorrect API key"), ("403", "stub error 403"),
-    ("404", "model does not exist"),
-])
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        ("400", "max_tokens is too large"),
+        ("401", "Incorrect API key"),
+        ("403", "stub error 403"),
+        ("404", "model does not exist"),
+    ],
+)
 def test_client_errors_stop_at_once_with_the_servers_message(server, status, message):
     model = HTTPModel(make_config(server))
     server.script(status)

@@ -27,15 +27,18 @@ def test_a_config_holds_only_differences(tmp_path):
     assert (config.price_per_1k_tokens.input, config.price_per_1k_tokens.output) == (1.0, 0.0)
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    ("model: m\ntemprature: 0\n", r"mine.yaml:2: unknown config key: temprature \(known: name, base_url"),
-    ("model: m\nconcurrency: many\n", r"mine.yaml:2: field 'concurrency': expected int"),
-    ("model: m\napi: responses\n", r"mine.yaml:2: field 'api': 'responses' is not one of 'chat'"),
-    ("model: m\n\ntimeout_s: [1]\n", r"mine.yaml:3: field 'timeout_s' must be \[connect, read\]"),
-    ("model: m\nconcurrency: 0\n", r"mine.yaml:2: field 'concurrency' must be at least 1"),
-    ("base_url: http://x/v1\n", r"mine.yaml: field 'model' the server's model id is required"),
-    ("model: m\nbase_url: localhost:8000\n", r"mine.yaml:2: field 'base_url' must start with http"),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("model: m\ntemprature: 0\n", r"mine.yaml:2: unknown config key: temprature \(known: name, base_url"),
+        ("model: m\nconcurrency: many\n", r"mine.yaml:2: field 'concurrency': expected int"),
+        ("model: m\napi: responses\n", r"mine.yaml:2: field 'api': 'responses' is not one of 'chat'"),
+        ("model: m\n\ntimeout_s: [1]\n", r"mine.yaml:3: field 'timeout_s' must be \[connect, read\]"),
+        ("model: m\nconcurrency: 0\n", r"mine.yaml:2: field 'concurrency' must be at least 1"),
+        ("base_url: http://x/v1\n", r"mine.yaml: field 'model' the server's model id is required"),
+        ("model: m\nbase_url: localhost:8000\n", r"mine.yaml:2: field 'base_url' must start with http"),
+    ],
+)
 def test_bad_configs_name_file_line_and_field(tmp_path, text, message):
     with pytest.raises(ConfigError, match=message):
         load_model_config(write(tmp_path, text))

@@ -46,11 +46,34 @@ def worldsense_trials(directory: Path) -> Path:
 def test_ask_model_against_llama_cpp(engine, tmp_path, api):
     testset = worldsense_trials(tmp_path / "set")
     config = tmp_path / f"tiny-{api}.yaml"
-    config.write_text(yaml.safe_dump({"base_url": engine, "model": "tiny-llama", "api": api, "max_tokens": 8,
-                                      "concurrency": 2, "timeout_s": [5, 120], "backoff_s": 0.1}))
-    run = subprocess.run([sys.executable, str(ROOT / "scripts" / "ask_model.py"), "-t", str(testset),
-                          "--model", str(config), "--cache-file", str(tmp_path / "cache.sqlite")],
-                         capture_output=True, text=True, timeout=600)
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "base_url": engine,
+                "model": "tiny-llama",
+                "api": api,
+                "max_tokens": 8,
+                "concurrency": 2,
+                "timeout_s": [5, 120],
+                "backoff_s": 0.1,
+            }
+        )
+    )
+    run = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "ask_model.py"),
+            "-t",
+            str(testset),
+            "--model",
+            str(config),
+            "--cache-file",
+            str(tmp_path / "cache.sqlite"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert run.returncode == 0, run.stderr[-3000:]
     records = read_results(testset / "results" / f"basic___tiny-{api}___results.jsonl")
     trials = {trial["Key"]: trial for trial in load_testset(testset).to_dict("records")}
@@ -73,10 +96,26 @@ def test_a_prompt_longer_than_the_context_is_recorded_as_refused(engine, tmp_pat
     trials[1]["text"] = "apple " * 6000 + trials[1]["text"]  # beyond the server's 4096-token context
     write_jsonl(testset / "trials.jsonl", trials)
     config = tmp_path / "tiny.yaml"
-    config.write_text(yaml.safe_dump({"base_url": engine, "model": "tiny-llama", "max_tokens": 8,
-                                      "concurrency": 1, "timeout_s": [5, 120]}))
-    command = [sys.executable, str(ROOT / "scripts" / "ask_model.py"), "-t", str(testset),
-               "--model", str(config), "--no-cache"]
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "base_url": engine,
+                "model": "tiny-llama",
+                "max_tokens": 8,
+                "concurrency": 1,
+                "timeout_s": [5, 120],
+            }
+        )
+    )
+    command = [
+        sys.executable,
+        str(ROOT / "scripts" / "ask_model.py"),
+        "-t",
+        str(testset),
+        "--model",
+        str(config),
+        "--no-cache",
+    ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert run.returncode == 0, run.stderr[-3000:]
     records = {r["Key"]: r for r in read_results(testset / "results" / "basic___tiny___results.jsonl")}

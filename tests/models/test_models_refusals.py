@@ -37,38 +37,101 @@ def short_context():
 # ---- telling a per-request refusal from a whole-run error, as real servers word them ----------
 CASES = [
     # OpenAI, and llama-cpp-python's server
-    (400, {"error": {"message": "This model's maximum context length is 2048 tokens. However, you "
-                                "requested 2314 tokens", "type": "invalid_request_error",
-                     "code": "context_length_exceeded"}}, "context_length_exceeded"),
+    (
+        400,
+        {
+            "error": {
+                "message": "This model's maximum context length is 2048 tokens. However, you "
+                "requested 2314 tokens",
+                "type": "invalid_request_error",
+                "code": "context_length_exceeded",
+            }
+        },
+        "context_length_exceeded",
+    ),
     # llama.cpp's own server (llama-server)
-    (400, {"error": {"code": 400, "message": "the request exceeds the available context size, try "
-                                             "increasing it",
-                     "type": "exceed_context_size_error", "n_prompt_tokens": 2100, "n_ctx": 2048}},
-     "context_length_exceeded"),
+    (
+        400,
+        {
+            "error": {
+                "code": 400,
+                "message": "the request exceeds the available context size, try increasing it",
+                "type": "exceed_context_size_error",
+                "n_prompt_tokens": 2100,
+                "n_ctx": 2048,
+            }
+        },
+        "context_length_exceeded",
+    ),
     # vLLM: the code is the status, only the message tells
-    (400, {"object": "error", "message": "This model's maximum context length is 4096 tokens. However, "
-                                         "you requested 5000 tokens (4744 in the messages, 256 in the "
-                                         "completion).",
-           "type": "BadRequestError", "param": None, "code": 400}, "context_length_exceeded"),
+    (
+        400,
+        {
+            "object": "error",
+            "message": "This model's maximum context length is 4096 tokens. However, "
+            "you requested 5000 tokens (4744 in the messages, 256 in the "
+            "completion).",
+            "type": "BadRequestError",
+            "param": None,
+            "code": 400,
+        },
+        "context_length_exceeded",
+    ),
     # TGI answers 422
-    (422, {"error": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 2000 "
-                    "`inputs` tokens and 100 `max_new_tokens`", "error_type": "validation"},
-     "context_length_exceeded"),
+    (
+        422,
+        {
+            "error": "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. "
+            "Given: 2000 `inputs` tokens and 100 `max_new_tokens`",
+            "error_type": "validation",
+        },
+        "context_length_exceeded",
+    ),
     (413, {"error": {"message": "Request Entity Too Large"}}, "context_length_exceeded"),
     # llama-cpp-python's chat endpoint when prompt + max_tokens overflow the KV cache; other 500s retry
-    (500, {"error": {"message": "llama_decode returned 1", "type": "internal_server_error"}},
-     "context_length_exceeded"),
+    (
+        500,
+        {"error": {"message": "llama_decode returned 1", "type": "internal_server_error"}},
+        "context_length_exceeded",
+    ),
     (500, {"error": {"message": "llama_decode returned -3", "type": "internal_server_error"}}, None),
     (500, {"error": {"message": "Internal Server Error"}}, None),
     # Azure OpenAI's content filter, OpenAI's policy refusal and a prompt the server cannot tokenize
-    (400, {"error": {"message": "The response was filtered due to the prompt triggering Azure OpenAI's "
-                                "content management policy.", "code": "content_filter"}}, "content_filter"),
-    (400, {"error": {"message": "Invalid prompt: your prompt was flagged as potentially violating our usage "
-                                "policy.", "code": "invalid_prompt"}}, "invalid_prompt"),
+    (
+        400,
+        {
+            "error": {
+                "message": "The response was filtered due to the prompt triggering Azure OpenAI's "
+                "content management policy.",
+                "code": "content_filter",
+            }
+        },
+        "content_filter",
+    ),
+    (
+        400,
+        {
+            "error": {
+                "message": "Invalid prompt: your prompt was flagged as potentially violating our usage "
+                "policy.",
+                "code": "invalid_prompt",
+            }
+        },
+        "invalid_prompt",
+    ),
     (400, {"error": {"message": "The prompt could not be tokenized: invalid UTF-8"}}, "invalid_prompt"),
     # whole-run errors: every request would get them
-    (400, {"error": {"message": "max_tokens is too large: 100000. This model supports at most 4096 "
-                                "completion tokens", "code": None}}, None),
+    (
+        400,
+        {
+            "error": {
+                "message": "max_tokens is too large: 100000. This model supports at most 4096 "
+                "completion tokens",
+                "code": None,
+            }
+        },
+        None,
+    ),
     (400, {"error": {"message": "Unrecognized request argument supplied: temprature"}}, None),
     (404, {"error": {"message": "The model `gpt-5-turbo` does not exist", "code": "model_not_found"}}, None),
     (401, {"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}}, None),
@@ -95,10 +158,18 @@ def test_a_refused_item_is_recorded_and_the_run_goes_on(short_context, tmp_path)
     for key in LONG:
         assert records[key]["resp"] == "" and records[key]["refused"] == "context_length_exceeded"
         assert "maximum context length is 40 tokens" in records[key]["error"]
-    assert all(records[key]["resp"] == "TRUE" and not records[key].get("refused")
-               for key in records if key not in LONG)
+    assert all(
+        records[key]["resp"] == "TRUE" and not records[key].get("refused")
+        for key in records
+        if key not in LONG
+    )
     assert (summary.answered, summary.refused, summary.invalid, summary.failed, summary.status) == (
-        12, 3, 0, 0, "complete")
+        12,
+        3,
+        0,
+        0,
+        "complete",
+    )
     assert model.counters.retries == 0  # a refusal is not retried: it would be refused again
     run = json.loads(metadata_path(out).read_text())["runs"][-1]
     assert (run["answered"], run["refused"], run["status"]) == (12, 3, "complete")
@@ -150,8 +221,10 @@ def test_ask_model_finishes_a_set_with_refused_trials_and_counts_them_apart(shor
     from common.jsonl import write_jsonl
 
     testset = tmp_path / "set"
-    write_jsonl(testset / "trials.jsonl", [{**item, "problemname": "stub", "tuple_ID": item["Key"]}
-                                          for item in items_with_long_ones()])
+    write_jsonl(
+        testset / "trials.jsonl",
+        [{**item, "problemname": "stub", "tuple_ID": item["Key"]} for item in items_with_long_ones()],
+    )
     config = write_config(tmp_path, short_context, max_tokens=8)
     first = ask(testset, config)
     assert first.returncode == 0, first.stderr

@@ -116,8 +116,11 @@ def test_a_server_that_is_down_at_the_start_stops_the_run_in_seconds(server, tmp
     model = HTTPModel(make_config(server, concurrency=8, max_retries=5, backoff_s=1.0))
     server.stop()
     start = time.monotonic()
-    with pytest.raises(ModelError, match=rf"^no model server answers at {server.url} \(ConnectionError: "
-                       r"Failed to establish a new connection: .*\)\. Start the server"):
+    with pytest.raises(
+        ModelError,
+        match=rf"^no model server answers at {server.url} \(ConnectionError: "
+        r"Failed to establish a new connection: .*\)\. Start the server",
+    ):
         run_items(model, make_items(50), out)  # the message names the URL, not an item's Key
     assert time.monotonic() - start < 5  # one check, tried twice a second apart; not 50 backoffs
     assert not out.exists() and not metadata_path(out).exists()  # nothing answered: nothing left

@@ -36,8 +36,15 @@ def vocabulary() -> tuple[list[str], list[float], list[int]]:
     return tokens, scores, [int(kind) for kind in kinds]
 
 
-def write_tiny_llama(path: str | Path, seed: int = 0, n_embd: int = 64, n_layer: int = 2, n_head: int = 4,
-                     n_ff: int = 128, n_ctx: int = 4096) -> Path:
+def write_tiny_llama(
+    path: str | Path,
+    seed: int = 0,
+    n_embd: int = 64,
+    n_layer: int = 2,
+    n_head: int = 4,
+    n_ff: int = 128,
+    n_ctx: int = 4096,
+) -> Path:
     """Write the model to ``path`` (weights from ``numpy.random.default_rng(seed)``) and return the path."""
     import gguf
 

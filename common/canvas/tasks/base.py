@@ -64,14 +64,21 @@ class Task:
         """Return the identities of a new canvas; tasks may bias the draw toward ``stratum``."""
         return sample_identities(rng, num_shapes)
 
-    def place(self, rng: random.Random, identities: list[tuple[str, str, str]],
-              geometry: Geometry) -> list[Shape]:
+    def place(
+        self, rng: random.Random, identities: list[tuple[str, str, str]], geometry: Geometry
+    ) -> list[Shape]:
         """Return a canvas of these identities: random placement (``shapes.random_canvas``) unless a
         task needs a layout (may raise Impossible or CanvasError)."""
         return random_canvas(rng, identities, geometry)
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return the test question (of stratum ``selected``, random if None) and up to ``examples`` others.
 
         Raises Impossible when the canvas has no question of that stratum.

@@ -34,8 +34,14 @@ class CoordinateTask(Task):
         """Return the eight answers."""
         return list(ANSWERS)
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return a question about an ordered pair answered ``selected``, examples on other pairs.
 
         Raises Impossible when no pair of this canvas has that answer.

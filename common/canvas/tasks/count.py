@@ -34,8 +34,12 @@ class CountTask(Task):
 
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return ``"<count>:<query type>"`` for every count each query type allows."""
-        return [f"{k}:{attr.mask_name(mask)}" for k in range(num_shapes + 1) for mask in attr.MASKS
-                if k in allowed(mask, num_shapes)]
+        return [
+            f"{k}:{attr.mask_name(mask)}"
+            for k in range(num_shapes + 1)
+            for mask in attr.MASKS
+            if k in allowed(mask, num_shapes)
+        ]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why a count cannot be asked: on a 24-shape canvas counts are fixed by the wording."""
@@ -63,8 +67,14 @@ class CountTask(Task):
         rng.shuffle(chosen)
         return chosen
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return a count question of stratum ``selected`` and examples on attribute-disjoint queries.
 
         Raises Impossible when no query of that type has that count on this canvas.

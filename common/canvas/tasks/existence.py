@@ -20,8 +20,11 @@ ANSWERS = ["Yes", "No"]
 
 
 def pick_query(
-    rng: random.Random, identities: list[tuple[str, str, str]], wanted: int | None,
-    exists: bool | None = None, masks: list[tuple[bool, bool, bool]] | None = None,
+    rng: random.Random,
+    identities: list[tuple[str, str, str]],
+    wanted: int | None,
+    exists: bool | None = None,
+    masks: list[tuple[bool, bool, bool]] | None = None,
 ) -> attr.Query:
     """Return a random query whose match count is ``wanted`` (or, with ``exists``, zero / non-zero).
 
@@ -93,8 +96,14 @@ class ExistenceTask(Task):
         rng.shuffle(chosen)
         return chosen
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return an existence question of stratum ``selected`` and examples on attribute-disjoint
         queries."""
         identities = [s.identity for s in shapes]

@@ -55,8 +55,14 @@ class ExistenceTrackingTask(Task):
             return "every identity is on the canvas: none can be added first"
         return super().unsupported(num_shapes, stratum)
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return the events (as a suffix), a question about a shape with history ``selected``, and
         examples on other mentioned shapes. Raises Impossible when the events cannot be made."""
         stratum = self.pick_stratum(rng, len(shapes), selected)
@@ -106,7 +112,9 @@ class ExistenceTrackingTask(Task):
 
     @staticmethod
     def _other_event(
-        rng: random.Random, present: list[tuple[str, str, str]], target: tuple[str, str, str],
+        rng: random.Random,
+        present: list[tuple[str, str, str]],
+        target: tuple[str, str, str],
         wanted: str | None = None,
     ) -> tuple[str, tuple[str, str, str]]:
         """Return an event on a shape other than ``target``: of kind ``wanted``, or a removal (never

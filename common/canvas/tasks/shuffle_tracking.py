@@ -81,11 +81,20 @@ def rule_groups(num_shapes: int, swaps: int) -> list[list[str]]:
     if swaps < 3:
         return [["initial"]] + [[]] * (num_shapes - 1)
     if num_shapes >= 5:
-        return [["initial"], ["first-swap"], ["last-named"], ["last-swap-first"],
-                ["first-named", "most-swapped"]] + [[]] * (num_shapes - 5)
+        return [
+            ["initial"],
+            ["first-swap"],
+            ["last-named"],
+            ["last-swap-first"],
+            ["first-named", "most-swapped"],
+        ] + [[]] * (num_shapes - 5)
     if num_shapes == 4:
-        return [["initial", "first-swap"], ["last-named"], ["last-swap-first"],
-                ["first-named", "most-swapped"]]
+        return [
+            ["initial", "first-swap"],
+            ["last-named"],
+            ["last-swap-first"],
+            ["first-named", "most-swapped"],
+        ]
     return [["initial", "first-swap", "last-named"], ["last-swap-first", "first-named", "most-swapped"], []]
 
 
@@ -104,8 +113,12 @@ def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -
         after_first = after_first or list(order)
     answers = {"initial": start[position], "first-swap": (after_first or order)[position]}
     if named:
-        answers |= {"last-named": named[-1], "last-swap-first": named[-2], "first-named": named[0],
-                    "most-swapped": max(dict.fromkeys(named), key=named.count)}
+        answers |= {
+            "last-named": named[-1],
+            "last-swap-first": named[-2],
+            "first-named": named[0],
+            "most-swapped": max(dict.fromkeys(named), key=named.count),
+        }
     return [rule for rule in RULES if answers.get(rule) == order[position]]
 
 
@@ -137,8 +150,9 @@ class ShuffleTrackingTask(Task):
             return "without swaps no shape moves"
         return super().unsupported(num_shapes, stratum)
 
-    def place(self, rng: random.Random, identities: list[tuple[str, str, str]],
-              geometry: Geometry) -> list[Shape]:
+    def place(
+        self, rng: random.Random, identities: list[tuple[str, str, str]], geometry: Geometry
+    ) -> list[Shape]:
         """Return the shapes in a column, bottom to top in the given order; raise Impossible if they
         do not fit."""
         column = [Shape(*identity, 0, 0) for identity in identities]
@@ -164,8 +178,14 @@ class ShuffleTrackingTask(Task):
                 raise Impossible(f"no room for a {shape.name} at height {y}")
         return placed
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return the line-up and swaps and a question about the position of stratum ``selected``
         (no examples: ``no_same_canvas``).
 
@@ -188,11 +208,16 @@ class ShuffleTrackingTask(Task):
             order[i], order[j] = order[j], order[i]
         pairs = [(position_question(position, n), title(tuple(order[position].split())))]
         vocabulary = [title(s.identity) for s in sorted(shapes, key=lambda s: s.identity)]
-        return Questions(pairs, vocabulary, description=" ".join(sentences),
-                         facts={"final_order": order, "rules_right": wanted})
+        return Questions(
+            pairs,
+            vocabulary,
+            description=" ".join(sentences),
+            facts={"final_order": order, "rules_right": wanted},
+        )
 
-    def _swaps(self, rng: random.Random, start: list[str], position: int,
-                wanted: list[str]) -> list[tuple[int, int]]:
+    def _swaps(
+        self, rng: random.Random, start: list[str], position: int, wanted: list[str]
+    ) -> list[tuple[int, int]]:
         """Return ``self.swaps`` random swaps (index pairs) after which exactly the ``wanted`` rules
         give the shape at ``position``; raise Impossible when none were found."""
         n = len(start)

@@ -54,8 +54,14 @@ class TransitivityTask(Task):
         """Return ``"<direction>:<intro-same|intro-other>:<ref-same|ref-other>"`` (16 strata)."""
         return [f"{answer}:{intro}:{ref}" for answer in ANSWERS for intro in INTRO for ref in REFERENCE]
 
-    def generate_questions(self, shapes: list[Shape], rng: random.Random, geometry: Geometry,
-                           selected: str | None = None, examples: int = 2) -> Questions:
+    def generate_questions(
+        self,
+        shapes: list[Shape],
+        rng: random.Random,
+        geometry: Geometry,
+        selected: str | None = None,
+        examples: int = 2,
+    ) -> Questions:
         """Return a chain description, a question of stratum ``selected`` and examples on other
         chain pairs.
 
