@@ -1,4 +1,5 @@
-"""Small helpers every script uses: logging set-up and the user-error-to-exit-code-2 wrapper."""
+"""Small helpers every script uses: the parser and logging set-up, the user-error-to-exit-code-2
+wrapper, progress bars, and the one set of options of every script that asks a model."""
 
 import argparse
 import logging
@@ -108,3 +109,67 @@ def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
     kwargs.setdefault("mininterval", 0.1 if sys.stderr.isatty() else 30)
     kwargs.setdefault("delay", PROGRESS_DELAY_S)
     return tqdm(iterable, **kwargs)
+
+
+def add_model_options(parser: argparse.ArgumentParser, *, testset: str, prompting: str | None) -> None:
+    """Add the options every script that asks a model takes, with the same names and meanings:
+    ``-t/--testset SET`` (``testset`` says what a set is for this suite), ``--model`` or
+    ``--baselines``, ``--prompting`` (when the script lets the label be chosen, default
+    ``prompting``), ``--set KEY=VALUE``, ``--limit``, ``--seed``, ``--retry-errors``,
+    ``--results-dir``, ``--no-cache``, ``--cache-file``. ``check_model_options`` validates them
+    after parsing."""
+    from common.models.resolve import CACHE_FILE  # the models layer is loaded only by scripts that ask
+
+    parser.add_argument("-t", "--testset", required=True, metavar="SET", help=testset)
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--model", help="a built-in of the suite, a config name in configs/models/, or a .yaml path"
+    )
+    which.add_argument(
+        "--baselines",
+        action="store_true",
+        help="ask every built-in baseline of the suite in turn, each from scratch (what make runs)",
+    )
+    if prompting is not None:
+        parser.add_argument("--prompting", default=prompting, help="prompting label of the results file name")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a setting of the model config (repeatable), e.g. --set max_tokens=16",
+    )
+    parser.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="ask only the first N items of the set"
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="seed of the built-in models that draw at random"
+    )
+    parser.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="ask again the items the server refused (e.g. after raising the context size)",
+    )
+    parser.add_argument(
+        "--results-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="results go to DIR/<set>/ (default: results/<suite>/<set>/; WorldSense: <set>/results/)",
+    )
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    parser.add_argument(
+        "--cache-file", type=Path, default=CACHE_FILE, metavar="FILE", help="SQLite response cache"
+    )
+
+
+def runner_options(args: argparse.Namespace) -> dict[str, Any]:
+    """Return the keyword arguments of ``run_items`` that the shared options set: refused items
+    asked again (``--retry-errors``), built-in baselines run afresh (``--baselines``)."""
+    return {"retry_refused": args.retry_errors, "fresh": args.baselines}
+
+
+def check_model_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit with a usage error (code 2) when ``--limit`` is negative."""
+    if args.limit is not None and args.limit < 0:
+        parser.error("--limit must be 0 or more")

@@ -82,6 +82,17 @@ def read_results(path: str | Path) -> list[dict[str, Any]]:
     return records
 
 
+def run_files(path: str | Path) -> list[Path]:
+    """Return the files of one run beside its results file ``<prompting>___<model>___results.jsonl``:
+    every file of that directory named ``<prompting>___<model>___*`` (the results, the run
+    metadata, and a suite's own files such as a turn log), sorted; not the lock file."""
+    path = Path(path)
+    stem = path.name.removesuffix(SUFFIX) + SEPARATOR
+    if not path.parent.is_dir():
+        return []
+    return sorted(p for p in path.parent.iterdir() if p.name.startswith(stem) and p.is_file())
+
+
 def lock_path(path: str | Path) -> Path:
     """Return the lock file of a results file: ``.<name>.lock`` in the same directory."""
     path = Path(path)
@@ -93,6 +104,7 @@ class ResultsWriter:
 
     Opening takes the file's lock (UserError naming the other process when a second writer
     tries), then reads the Keys already present (``done``), truncating a torn last line. With
+    ``fresh`` the run's files (``run_files``) are removed first, under the lock. With
     ``drop_refused`` the records of refused items are removed first (the file is rewritten
     atomically; ``dropped`` says how many), so that they are asked again. ``append`` writes one
     line and flushes it, unless the Key is already there: a Key is never written twice. Use
@@ -102,7 +114,7 @@ class ResultsWriter:
     file for the analysis to list.
     """
 
-    def __init__(self, path: str | Path, drop_refused: bool = False):
+    def __init__(self, path: str | Path, drop_refused: bool = False, fresh: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.done: set[Any] = set()
@@ -110,6 +122,9 @@ class ResultsWriter:
         self.removed = False
         self._lock = threading.Lock()
         self._lock_handle = _acquire_lock(self.path)
+        if fresh:
+            for file in run_files(self.path):
+                file.unlink()
         self._created = not self.path.exists()
         try:
             self._repair_and_load(drop_refused)

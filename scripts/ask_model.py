@@ -1,17 +1,20 @@
-"""Ask a model (built-in or any OpenAI-compatible server) every trial of a test set.
+"""Ask a model (built-in or any OpenAI-compatible server) every trial of a WorldSense or canvas set.
 
 Follows the WorldSense protocol: ask `text`, extract the answer, re-prompt with "Only respond
 with one of these options: ..." when it is not in `expectedresp`, record "" when it still is
-not. Answers are appended to <testset>/results/<prompting>___<modelname>___results.jsonl as
-they come (re-running resumes), and each run is summarised in <...>___results.meta.json.
+not. Answers are appended to <prompting>___<modelname>___results.jsonl as they come
+(re-running resumes), in the test set's results/ for WorldSense (the release's layout) and in
+results/canvas/<set>/ for a canvas set; each run is summarised in <...>___results.meta.json.
 The question text is sent as is; --prompting only labels the results file. A trial the server
 refuses for itself (too long for the model's context, a content filter) is recorded as refused
-and the run goes on; re-running skips it unless --retry-errors.
+and the run goes on; re-running skips it unless --retry-errors. Built-in models: random and
+oracle, and on canvas sets every shortcut baseline (--baselines asks them all, each afresh).
 
 $ python scripts/ask_model.py -t data/worldsense/test_set --model oracle --limit 100
 $ OPENAI_API_KEY=... python scripts/ask_model.py -t data/worldsense/test_set --model openai-gpt-4o-mini
 $ python scripts/ask_model.py -t data/worldsense/test_set --model configs/models/vllm.yaml \\
       --set concurrency=32 --set max_tokens=8 --no-cache
+$ python scripts/ask_model.py -t standard --baselines
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -19,93 +22,79 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
+import contextlib
+import functools
 import logging
 import sys
 from pathlib import Path
 
-from common import cli
-from common.config import parse_overrides
-from common.models import resolve_model, run_items
-from common.models.base import Counters
-from common.models.resolve import CACHE_FILE
+from common import cli, paths
+from common.canvas import baselines as canvas_baselines
+from common.canvas import run as canvas_run
+from common.errors import UserError
+from common.models import exit_code, models_of, run_items
 from common.results import results_filename
-from common.worldsense import load_testset
-from common.worldsense.data import RESULTS_DIR, trials_path
+from common.worldsense import baselines as worldsense_baselines
+from common.worldsense import run as worldsense_run
+from common.worldsense.data import trials_path
 
 log = logging.getLogger("ask_model")
+TESTSET_HELP = (
+    "a WorldSense test set (data/worldsense/test_set) or a canvas set (data/canvas/<set>), "
+    "a directory or a set name"
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument(
-        "-t", "--testset", required=True, help="test set directory (holds trials.jsonl[.bz2])"
-    )
-    parser.add_argument(
-        "--model",
-        required=True,
-        help="a built-in (random, oracle, ...), a config name in configs/models/, or a .yaml path",
-    )
-    parser.add_argument("--prompting", default="basic", help="prompting label for the results file name")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a model config setting (repeatable), e.g. --set concurrency=16",
-    )
+    cli.add_model_options(parser, testset=TESTSET_HELP, prompting="basic")
     parser.add_argument(
         "--reprompts", type=int, default=1, help="re-prompts when the answer is not an option"
     )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N trials of the file")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the built-in random model")
-    parser.add_argument(
-        "--retry-errors",
-        action="store_true",
-        help="ask again the trials the server refused (e.g. after raising the context size)",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
-    if args.reprompts < 0 or (args.limit is not None and args.limit < 0):
-        parser.error("--reprompts and --limit must be 0 or more")
+    cli.check_model_options(parser, args)
+    if args.reprompts < 0:
+        parser.error("--reprompts must be 0 or more")
 
-    counters = Counters()
-    model = resolve_model(
-        args.model,
-        overrides=parse_overrides(args.set),
-        seed=args.seed,
-        use_cache=not args.no_cache,
-        cache_file=args.cache_file,
-        counters=counters,
+    testset = find_testset(args.testset)
+    canvas = canvas_run.is_canvas_set(testset)
+    run, builtins = (canvas_run, canvas_baselines) if canvas else (worldsense_run, worldsense_baselines)
+    results_dir = run.results_dir(testset, args.results_dir)
+    answer = functools.partial(run.answer, reprompts=args.reprompts)
+    summaries = []
+    for model in models_of(args, builtins.BASELINES):
+        with contextlib.closing(model):
+            try:
+                out_path = results_dir / results_filename(args.prompting, model.name)
+            except ValueError as exc:
+                parser.error(str(exc))
+            labels = {"prompting": args.prompting, "modelname": model.name, "reprompts": args.reprompts}
+            summary = run_items(
+                model,
+                run.items(testset, args.limit),
+                out_path,
+                answer=answer,
+                labels=labels,
+                **cli.runner_options(args),
+            )
+            summaries.append(summary)
+            log.info("%s", summary.describe(out_path))
+    return exit_code(summaries, "trials")
+
+
+def find_testset(name_or_dir: str) -> Path:
+    """Return the test set directory ``-t`` names: a directory with a trials file, else a set of
+    that name under data/worldsense/ or data/canvas/; raise UserError naming where it looked."""
+    for suite in ("worldsense", "canvas"):
+        for path in (Path(name_or_dir), paths.DATA / suite / name_or_dir):
+            with contextlib.suppress(FileNotFoundError):
+                trials_path(path)
+                return path
+    raise UserError(
+        f"no test set {name_or_dir!r}: no trials.jsonl.bz2 in {name_or_dir}, data/worldsense/{name_or_dir} "
+        f"or data/canvas/{name_or_dir} (WorldSense: `make data`; a canvas set: `make canvas/<set>`)"
     )
-    try:
-        out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, model.name)
-    except ValueError as exc:
-        parser.error(str(exc))
-    trials_path(args.testset)  # a missing set is named before anything is written
-
-    def items():  # loaded once run_items holds the file's lock: a second run is refused at once
-        trials = load_testset(args.testset)
-        yield from trials[["Key", "text", "expectedresp", "goldresp"]].head(args.limit).to_dict("records")
-
-    try:
-        summary = run_items(
-            model,
-            items(),
-            out_path,
-            reprompts=args.reprompts,
-            counters=counters,
-            labels={"prompting": args.prompting, "modelname": model.name},
-            retry_refused=args.retry_errors,
-        )
-    finally:
-        model.close()
-    log.info("%s", summary.describe(out_path, counters))
-    if summary.failed:
-        log.error("%s items failed after retries; run the same command again to ask them", summary.failed)
-        return 1
-    return 0
 
 
 if __name__ == "__main__":

@@ -33,15 +33,10 @@ from pathlib import Path
 
 import requests
 
-from common import cli
-from common.already_said_that.run import (
-    DATA_DIR,
-    ConversationRunner,
-    conversation_items,
-    load_set,
-    read_turns,
-)
-from common.already_said_that.solvers import SOLVERS
+from common import cli, paths
+from common.already_said_that.baselines import BASELINES
+from common.already_said_that.generate import load_set
+from common.already_said_that.run import ConversationRunner, items, read_turns
 from common.errors import UserError
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
@@ -57,12 +52,12 @@ def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, 
     for set_dir in sets:
         data = load_set(set_dir)
         for name in ("random", "oracle"):
-            model = SOLVERS[name](0)
+            model = BASELINES[name](0)
             player = ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name)
             start = time.perf_counter()
             run_items(
                 model,
-                conversation_items(data),
+                items(data),
                 workdir / f"{data.name}-{name}-results.jsonl",
                 answer=player.answer,
                 show_progress=False,
@@ -103,7 +98,7 @@ def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -
     try:
         run_items(
             model,
-            conversation_items(data, limit),
+            items(data, limit),
             workdir / "direct___bench___results.jsonl",
             answer=player.answer,
             show_progress=False,
@@ -158,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     logging.getLogger("common.models.runner").setLevel(logging.WARNING)
-    sets = args.sets or sorted(p.parent for p in DATA_DIR.glob("*/manifest.json"))
+    sets = args.sets or sorted(p.parent for p in (paths.DATA / "already_said_that").glob("*/manifest.json"))
     if not sets:
         raise UserError("no Already Said That sets built: run `make asat-data` first, or pass --sets DIR ...")
 

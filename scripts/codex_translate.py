@@ -1,29 +1,30 @@
 """The LLM + planner method: a model translates each problem to PDDL facts, our planner plans.
 
-For every test problem of a blocks-world `pddl` prompts file the model is asked twice: the
-facts of the initial state, then of the goal (completions cut at the next ";", also the stop
-sequence sent to HTTP models). The facts are read, the optimal planner plans from them, and
-the plan is checked on the TRUE problem. No plan, or facts that cannot be read, is a failure
-whose reason is recorded. Translation accuracy (precision and recall of the facts) is recorded
-apart from plan success. As in the paper, the fact reader is given the true problem's objects
-(flagged in every row); --objects described gives it only the objects the English names.
-With --feedback N, an error of the fact reader or the planner (an undeclared object, facts that
-contradict each other, no plan) goes back to the model on the same conversation and the part
-at fault is asked again, up to N rounds; every round's answer and error is recorded, and the
+For every test problem of a blocks-world set (its prompts
+<set>/prompts/<prompting>___pddl___<view>.jsonl, every view or --view) the model is asked twice:
+the facts of the initial state, then of the goal (completions cut at the next ";", also the stop
+sequence sent to HTTP models). The facts are read, the optimal planner plans from them, and the
+plan is checked on the TRUE problem. No plan, or facts that cannot be read, is a failure whose
+reason is recorded. Translation accuracy (precision and recall of the facts) is recorded apart
+from plan success. As in the paper, the fact reader is given the true problem's objects (flagged
+in every row); --objects described gives it only the objects the English names. With
+--feedback N, an error of the fact reader or the planner (an undeclared object, facts that
+contradict each other, no plan) goes back to the model on the same conversation and the part at
+fault is asked again, up to N rounds; every round's answer and error is recorded, and the
 summary gives the success after each round. A chat endpoint (`api: chat`) gets the few shots as
 turns (label <prompting>-turns); a completion endpoint the paper's prompt as is.
 Rows go to results/blocks/<set>/pddl___<view>/<prompting>___<modelname>___results.jsonl.
-Built-in models: rules (reads the English templates perfectly: an upper bound), oracle (writes
-the true problem's facts), random (facts of a random board of the same items: chance).
+Built-in models: rules (reads the English templates perfectly: an upper bound; --baselines asks
+it), and by name oracle-facts (writes the true problem's facts) and random-facts (facts of a
+random board of the same items: chance).
 A refused request (e.g. longer than the context) is recorded, scored as a failure and counted in
 a column of its own (--retry-errors asks it again).
 
-$ python scripts/codex_translate.py --model rules \\
-      --prompts data/blocks/cogsci_problems/prompts/paper___pddl___all.jsonl
-$ python scripts/codex_translate.py --model configs/models/llamacpp.yaml --feedback 2 \\
-      --prompts data/blocks/cogsci_problems/prompts/paper___pddl___one.jsonl --limit 5
-$ OPENAI_API_KEY=... python scripts/codex_translate.py --model openai-gpt-4o-mini --objects described \\
-      --prompts data/blocks/scaling/prompts/paper___pddl___all.jsonl --limit 20
+$ python scripts/codex_translate.py -t cogsci_problems --model rules --view all
+$ python scripts/codex_translate.py -t cogsci_problems --model configs/models/llamacpp.yaml --feedback 2 \\
+      --view one --limit 5
+$ OPENAI_API_KEY=... python scripts/codex_translate.py -t scaling --model openai-gpt-4o-mini \\
+      --objects described --view all --limit 20
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -31,20 +32,23 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
+import contextlib
 import functools
 import logging
 import sys
 
 from common import cli
 from common.blocks import run
-from common.models import Counters, run_items
+from common.blocks.baselines import BASELINES
+from common.models import exit_code, models_of, run_items
 
 log = logging.getLogger("codex_translate")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    run.add_run_arguments(parser)
+    cli.add_model_options(parser, testset=run.TESTSET_HELP, prompting="paper")
+    run.add_options(parser)
     parser.add_argument(
         "--objects",
         choices=["true", "described"],
@@ -62,33 +66,36 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
+    cli.check_model_options(parser, args)
     if args.feedback < 0:
         parser.error("--feedback must be 0 or more")
 
-    items = run.load_run_items(args, "pddl")
-    counters = Counters()
-    model = run.resolve_run_model(args, "pddl", counters)
-    out_path, prompting = run.results_path(args, items, "pddl", model, args.feedback)
+    testset = run.set_dir(args.testset)
+    files = run.prompt_files(testset, "pddl", args.prompting, args.view)
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
-    try:
-        summary = run_items(
-            model,
-            items,
-            out_path,
-            counters=counters,
-            retry_refused=args.retry_errors,
-            answer=functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback),
-            labels=run.run_labels(args, prompting, model, objects=args.objects, feedback=args.feedback),
-        )
-    finally:
-        model.close()
-
-    print(run.rescore_report(out_path, items, "pddl", args.objects, scores_csv=args.scores), end="")
-    if summary.failed:
-        log.error("%d problems failed after retries; run the same command again to ask them", summary.failed)
-        return 1
-    return 0
+    answer = functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback)
+    summaries, scored = [], []
+    for model in models_of(args, BASELINES, task="pddl", overrides={"stop": run.STOPS["pddl"]}):
+        with contextlib.closing(model):
+            for prompts in files:
+                items = run.load_run_items(prompts, args.problem_path, "pddl", args.limit)
+                out, prompting = run.results_path(
+                    prompts, items, "pddl", model, args.results_dir, args.feedback
+                )
+                labels = run.run_labels(
+                    prompts, args.problem_path, prompting, model, objects=args.objects, feedback=args.feedback
+                )
+                summary = run_items(
+                    model, items, out, answer=answer, labels=labels, **cli.runner_options(args)
+                )
+                summaries.append(summary)
+                text, rows = run.rescore_report(out, items, "pddl", args.objects)
+                print(text, end="")
+                scored += [{"model": model.name, **row} for row in rows]
+    if args.scores:
+        run.write_scores(args.scores, scored)
+    return exit_code(summaries, "problems")
 
 
 if __name__ == "__main__":

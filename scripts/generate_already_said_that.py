@@ -23,8 +23,7 @@ import time
 from pathlib import Path
 
 from common import cli
-from common.already_said_that.config import load_set_config, validate
-from common.already_said_that.dataset import write_set
+from common.already_said_that.generate import load_set_config, validate, write_set
 from common.config import Source, apply_overrides, parse_overrides
 
 log = logging.getLogger("generate_already_said_that")

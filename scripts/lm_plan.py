@@ -1,22 +1,23 @@
-"""Ask a model to plan every test problem of a blocks-world prompts file, and score its plans.
+"""Ask a model to plan every test problem of a blocks-world set (every view), and score its plans.
 
 A completion endpoint gets the prompt as is (the paper's); a chat endpoint (`api: chat`) gets the
 same few shots as turns (a one-line system instruction, each example as a user and an assistant
 turn), and its results are labelled <prompting>-turns. The completion is cut at the stop marker
 "Initially:" (also sent as the stop sequence to HTTP models unless --set stop=... says
 otherwise), parsed, and checked on the true problem under the lenient (paper) and strict
-rules. One row per problem and view is appended to
+rules. The prompts are <set>/prompts/<prompting>___nl___<view>.jsonl, every view (or --view).
+One row per problem and view is appended to
 results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw completion,
 parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
 The printed summary is re-scored from the raw completions, never by asking again.
-Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner).
+Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner);
+--baselines asks the three.
 A request the server refuses (e.g. longer than the model's context) is recorded as refused,
 scored as a failure (the same denominator for every model) and counted in a column of its own,
 and not asked again unless --retry-errors.
 
-$ python scripts/lm_plan.py --model random \\
-      --prompts data/blocks/cogsci_problems/prompts/paper___nl___two.jsonl
-$ python scripts/lm_plan.py --prompts data/blocks/released/prompts/paper___nl___all.jsonl \\
+$ python scripts/lm_plan.py -t cogsci_problems --model random --view two
+$ python scripts/lm_plan.py -t data/blocks/released --view all \\
       --problem-path data/cogsci22_blocks/dataset/simple_stack/problems --model configs/models/vllm.yaml
 """
 
@@ -25,44 +26,45 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
+import contextlib
 import logging
 import sys
 
 from common import cli
 from common.blocks import run
-from common.models import Counters, run_items
+from common.blocks.baselines import BASELINES
+from common.models import exit_code, models_of, run_items
 
 log = logging.getLogger("lm_plan")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    run.add_run_arguments(parser)
+    cli.add_model_options(parser, testset=run.TESTSET_HELP, prompting="paper")
+    run.add_options(parser)
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
+    cli.check_model_options(parser, args)
 
-    items = run.load_run_items(args, "nl")
-    counters = Counters()
-    model = run.resolve_run_model(args, "nl", counters)
-    out_path, prompting = run.results_path(args, items, "nl", model)
-    try:
-        summary = run_items(
-            model,
-            items,
-            out_path,
-            answer=run.plan_record,
-            counters=counters,
-            retry_refused=args.retry_errors,
-            labels=run.run_labels(args, prompting, model),
-        )
-    finally:
-        model.close()
-
-    print(run.rescore_report(out_path, items, "nl", scores_csv=args.scores), end="")
-    if summary.failed:
-        log.error("%d problems failed after retries; run the same command again to ask them", summary.failed)
-        return 1
-    return 0
+    testset = run.set_dir(args.testset)
+    files = run.prompt_files(testset, "nl", args.prompting, args.view)
+    summaries, scored = [], []
+    for model in models_of(args, BASELINES, task="nl", overrides={"stop": run.STOPS["nl"]}):
+        with contextlib.closing(model):
+            for prompts in files:
+                items = run.load_run_items(prompts, args.problem_path, "nl", args.limit)
+                out, prompting = run.results_path(prompts, items, "nl", model, args.results_dir)
+                labels = run.run_labels(prompts, args.problem_path, prompting, model)
+                summary = run_items(
+                    model, items, out, answer=run.plan_record, labels=labels, **cli.runner_options(args)
+                )
+                summaries.append(summary)
+                text, rows = run.rescore_report(out, items, "nl")
+                print(text, end="")
+                scored += [{"model": model.name, **row} for row in rows]
+    if args.scores:
+        run.write_scores(args.scores, scored)
+    return exit_code(summaries, "problems")
 
 
 if __name__ == "__main__":

@@ -15,8 +15,9 @@ from scipy.stats import binomtest
 
 from common import analysis as suites
 from common.already_said_that import analysis
-from common.already_said_that.protocol import main_schedule, parse_answer, task_description
-from common.already_said_that.run import load_set, read_turns, run_paths
+from common.already_said_that.generate import load_set
+from common.already_said_that.prompts import main_schedule, parse_answer, task_description
+from common.already_said_that.run import read_turns, run_paths
 from common.errors import UserError
 from common.paths import ROOT
 from common.results import read_results
@@ -39,7 +40,7 @@ def play(tmp_path, variant, model, samples=20, *extra):
     assert (
         load_main()(
             [
-                "--set",
+                "-t",
                 str(set_dir),
                 "--model",
                 model,
@@ -80,22 +81,22 @@ def test_parse_answer_follows_the_original(reply, answer):
     assert parse_answer(reply) == answer
 
 
-# ---- choosing the set: --variant V or --set DIR -----------------------------------------------
-def test_variant_plays_the_shipped_set_of_that_variant(tmp_path, monkeypatch):
-    from common.already_said_that import run
+# ---- choosing the set: -t DIR or -t NAME (under data/already_said_that) ------------------------
+def test_a_set_is_named_by_its_directory_or_its_name(tmp_path, monkeypatch):
+    from common import paths
 
-    monkeypatch.setattr(run, "DATA_DIR", tmp_path / "sets")
-    write_set(tmp_path / "sets" / "first_letters", "first_letters", samples=3)
+    monkeypatch.setattr(paths, "DATA", tmp_path / "data")
+    write_set(tmp_path / "data" / "already_said_that" / "first_letters", "first_letters", samples=3)
     main = load_main()
     out = ["--model", "oracle", "--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]
-    assert main(["--variant", "first_letters", *out]) == 0
+    assert main(["-t", "first_letters", *out]) == 0
     records = read_results(run_paths("first_letters", "oracle", tmp_path / "results")["results"])
     assert len(records) == 3 and {r["ended"] for r in records} == {"survived"}
-    with pytest.raises(UserError, match=r"make .*sets/mixed/manifest.json"):  # not built: the fix named
-        main(["--variant", "mixed", *out])
-    for wrong in (["--variant", "riddles"], ["--variant", "mixed", "--set", "first_letters"], []):
+    with pytest.raises(UserError, match=r"no already_said_that set 'mixed'.*sets built: first_letters.*make"):
+        main(["-t", "mixed", *out])  # not built: what exists and the fix named
+    for wrong in (["-t", "mixed", "--model", "oracle", "--baselines"], [], ["--model", "oracle"]):
         with pytest.raises(SystemExit) as exit_info:  # a usage error: exit code 2
-            main([*wrong, *out])
+            main([*wrong, "--results-dir", str(tmp_path / "results")])
         assert exit_info.value.code == 2
 
 
@@ -297,7 +298,7 @@ def test_runs_are_byte_identical_under_any_hash_seed(tmp_path):
             [
                 sys.executable,
                 "scripts/already_said_that.py",
-                "--set",
+                "-t",
                 str(tmp_path / "sets" / "mixed"),
                 "--model",
                 "random",
@@ -319,7 +320,7 @@ def test_dry_run_estimates_and_asks_nothing(tmp_path, capsys):
     assert (
         load_main()(
             [
-                "--set",
+                "-t",
                 str(set_dir),
                 "--model",
                 "oracle",
@@ -398,8 +399,8 @@ def matches(cell: str, value: float, lo: float = math.nan, hi: float = math.nan,
 
 @pytest.mark.slow
 def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
-    from common.already_said_that.config import load_set_config
-    from common.already_said_that.dataset import write_set as write_shipped_set
+    from common.already_said_that.generate import load_set_config
+    from common.already_said_that.generate import write_set as write_shipped_set
 
     table = readme_table()
     assert len(table) == 7
@@ -411,7 +412,7 @@ def test_readme_table_is_what_the_shipped_sets_give(tmp_path):
             assert (
                 load_main()(
                     [
-                        "--set",
+                        "-t",
                         str(set_dir),
                         "--model",
                         model,
@@ -469,7 +470,7 @@ def test_human_solver_through_a_pipe(tmp_path):
         [
             sys.executable,
             "scripts/already_said_that.py",
-            "--set",
+            "-t",
             str(set_dir),
             "--model",
             "human",
@@ -535,7 +536,7 @@ def test_context_refusal_is_counted_apart(tmp_path):
         assert (
             load_main()(
                 [
-                    "--set",
+                    "-t",
                     str(set_dir),
                     "--model",
                     str(config),
@@ -570,7 +571,7 @@ def test_context_refusal_is_counted_apart(tmp_path):
         assert (
             load_main()(
                 [
-                    "--set",
+                    "-t",
                     str(set_dir),
                     "--model",
                     str(config),
@@ -601,7 +602,7 @@ def test_resume_after_sigkill_writes_no_conversation_twice(tmp_path):
         command = [
             sys.executable,
             "scripts/already_said_that.py",
-            "--set",
+            "-t",
             str(set_dir),
             "--model",
             str(config),
@@ -635,7 +636,7 @@ def test_benchmark_script_runs(tmp_path):
     result = subprocess.run(
         [
             sys.executable,
-            "scripts/bench_already_said_that.py",
+            "bench/bench_already_said_that.py",
             "--sets",
             str(set_dir),
             "--conversations",

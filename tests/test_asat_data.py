@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from common.already_said_that import dataset, wordnet
-from common.already_said_that.config import load_set_config
+from common.already_said_that import generate, wordnet
+from common.already_said_that.generate import load_set_config
 from common.errors import ConfigError, UserError
 from common.fetch import sha256_file
 from common.jsonl import read_jsonl
@@ -106,14 +106,14 @@ def test_word_list_is_wordnets_sorted_alphabetic_lemmas(words):
 
 
 def test_samples_are_500_by_100_distinct_words_from_the_list(words):
-    samples = dataset.draw_samples(words, 500, 0)
+    samples = generate.draw_samples(words, 500, 0)
     known = set(words)
     assert [s["sample"] for s in samples] == list(range(500))
     for sample in samples:
         assert len(sample["words"]) == 100 == len(set(sample["words"]))
         assert set(sample["words"]) <= known
     assert len({tuple(s["words"]) for s in samples}) == 500
-    assert dataset.draw_samples(words, 500, 0) == samples != dataset.draw_samples(words, 500, 1)
+    assert generate.draw_samples(words, 500, 0) == samples != generate.draw_samples(words, 500, 1)
 
 
 def test_the_list_loads_only_with_its_recorded_sha256(tmp_path):
@@ -152,7 +152,7 @@ def test_sets_are_byte_identical_under_two_hash_seeds(tmp_path, words):
 
 def test_set_directory_follows_the_contract(tmp_path, words):
     settings = {v: load_set_config(SET_CONFIGS / f"{v}.yaml") for v in VARIANTS}
-    manifests = {v: dataset.write_set(settings[v], tmp_path / v) for v in VARIANTS}
+    manifests = {v: generate.write_set(settings[v], tmp_path / v) for v in VARIANTS}
     samples = {v: (tmp_path / v / "samples.jsonl").read_bytes() for v in VARIANTS}
     assert len(set(samples.values())) == 1, "the same seed must give the same samples in every variant"
     for variant, manifest in manifests.items():
@@ -186,16 +186,16 @@ def test_set_directory_follows_the_contract(tmp_path, words):
 
 def test_a_failed_rewrite_leaves_no_manifest(tmp_path, words, monkeypatch):
     settings = load_set_config(SET_CONFIGS / "reverse_sort.yaml")
-    dataset.write_set(settings, tmp_path)
+    generate.write_set(settings, tmp_path)
     calls = []
 
     def broken(path, records):
         calls.append(path)
         raise OSError("disk full")
 
-    monkeypatch.setattr(dataset, "write_jsonl", broken)
+    monkeypatch.setattr(generate, "write_jsonl", broken)
     with pytest.raises(OSError):
-        dataset.write_set(settings, tmp_path)
+        generate.write_set(settings, tmp_path)
     assert calls and not (tmp_path / "manifest.json").exists()
 
 
@@ -205,7 +205,7 @@ def test_original_sets_need_the_original_data(tmp_path, monkeypatch):
     monkeypatch.setattr(original, "ORIGINAL_DIR", tmp_path / "nothing")
     settings = load_set_config(SET_CONFIGS / "original_reverse_sort.yaml")
     with pytest.raises(UserError, match="make asat-original"):
-        dataset.write_set(settings, tmp_path / "out")
+        generate.write_set(settings, tmp_path / "out")
 
 
 # ---- the WordNet recipe ---------------------------------------------------------------------------

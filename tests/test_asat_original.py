@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from common.already_said_that import dataset, original
-from common.already_said_that.config import load_set_config
+from common.already_said_that import generate, original
+from common.already_said_that.generate import load_set_config
 from common.errors import DataError, FetchError
 from common.jsonl import read_jsonl
 from common.paths import CONFIGS
@@ -117,7 +117,7 @@ def test_original_sets_hold_out_the_last_record_as_example(tmp_path, wheel, monk
     monkeypatch.setattr(original, "ORIGINAL_DIR", tmp_path / "orig")
     settings = load_set_config(CONFIGS / "already_said_that" / "original_reverse_sort.yaml")
     settings.samples = 2
-    manifest = dataset.write_set(settings, tmp_path / "set")
+    manifest = generate.write_set(settings, tmp_path / "set")
     assert manifest["example"]["id"] == "reverse_sort-0003"
     assert [r["id"] for r in read_jsonl(tmp_path / "set" / "distractors.jsonl")] == ["reverse_sort-0002"]
     assert read_jsonl(tmp_path / "set" / "samples.jsonl")[1]["words"] == WORDS[::-1]

@@ -11,8 +11,8 @@ schedules are seeded, so the p-values are fixed numbers, not flaky draws.
 import pytest
 from scipy.stats import binomtest, chisquare
 
-from common.already_said_that.protocol import Conversation
-from common.already_said_that.run import load_set
+from common.already_said_that.generate import load_set
+from common.already_said_that.prompts import Conversation
 from tests.already_said_that_fixtures import QUESTIONS, write_set
 
 CONVERSATIONS = 300

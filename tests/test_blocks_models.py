@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from common import cli
-from common.blocks import run
+from common.blocks import run, scoring
 from common.blocks.conversation import FACTS_SYSTEM, PLAN_SYSTEM, follow_up, planning_turns, translation_turns
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import Problem, write_problems
@@ -185,6 +185,17 @@ def run_here(capsys, script: str, *args: str) -> Ran:
     return Ran(code, out.out, out.err)
 
 
+def on_set(prompts: str | Path) -> list[str]:
+    """Return the options naming the set and view of ``<set>/prompts/paper___<type>___<view>.jsonl``."""
+    prompts = Path(prompts)
+    return ["-t", str(prompts.parent.parent), "--view", prompts.stem.split("___")[2]]
+
+
+def results_in(root: Path, prompt_type: str, name: str) -> Path:
+    """Return the results file ``name`` of the hand-made set's view v under the results root ``root``."""
+    return root / "handmade" / f"{prompt_type}___v" / name
+
+
 def by_scenario(rows: list[dict]) -> dict[str, dict]:
     return {SCENARIOS[int(row["id"]) - 10]: row for row in rows}
 
@@ -197,8 +208,7 @@ def test_every_kind_of_plan_is_recorded_with_its_outcome(capsys, hand_set, tmp_p
             "--model",
             str(config(tmp_path, server)),
             "--no-cache",
-            "--prompts",
-            str(hand_set / "prompts" / "paper___nl___v.jsonl"),
+            *on_set(str(hand_set / "prompts" / "paper___nl___v.jsonl")),
             "--results-dir",
             str(tmp_path / "out"),
         )
@@ -207,7 +217,7 @@ def test_every_kind_of_plan_is_recorded_with_its_outcome(capsys, hand_set, tmp_p
         assert all(
             "prompt" in r["body"] and r["body"]["prompt"].endswith("Actions:\n") for r in server.requests
         )
-    rows = by_scenario(read_results(tmp_path / "out" / "paper___stub___results.jsonl"))
+    rows = by_scenario(read_results(results_in(tmp_path / "out", "nl", "paper___stub___results.jsonl")))
     valid = rows["valid"]
     assert valid["lenient"] and valid["strict"] and valid["optimality_gap"] == 0 and valid["error"] is None
     assert valid["finish_reason"] == "stop" and valid["resp"].endswith("onto the cup.")  # cut at "Initially:"
@@ -236,13 +246,12 @@ def test_a_reply_cut_at_max_tokens_is_recorded_as_such(capsys, hand_set, tmp_pat
             "max_tokens=3",
             "--limit",
             "1",
-            "--prompts",
-            str(hand_set / "prompts" / "paper___nl___v.jsonl"),
+            *on_set(str(hand_set / "prompts" / "paper___nl___v.jsonl")),
             "--results-dir",
             str(tmp_path / "out"),
         )
         assert result.returncode == 0, result.stderr
-    [row] = read_results(tmp_path / "out" / "paper___stub___results.jsonl")
+    [row] = read_results(results_in(tmp_path / "out", "nl", "paper___stub___results.jsonl"))
     assert row["raw"] == "Move the bell" and row["finish_reason"] == "length"
     assert row["error"] == "no line is a move of this problem's items" and not row["lenient"]
     assert "1       0" in result.stdout  # invalid 1, refused 0
@@ -257,15 +266,14 @@ def test_every_kind_of_translation_is_recorded_with_its_outcome(capsys, hand_set
             "--model",
             str(config(tmp_path, server)),
             "--no-cache",
-            "--prompts",
-            str(prompts),
+            *on_set(str(prompts)),
             "--results-dir",
             str(tmp_path / "out"),
         )
         assert result.returncode == 0, result.stderr
         assert len(server.requests) == 2 * len(SCENARIOS)
         assert all(r["body"]["stop"] == [";"] for r in server.requests)
-    rows = by_scenario(read_results(tmp_path / "out" / "paper___stub___results.jsonl"))
+    rows = by_scenario(read_results(results_in(tmp_path / "out", "pddl", "paper___stub___results.jsonl")))
     right = rows["facts right"]
     assert (
         right["lenient"]
@@ -308,8 +316,7 @@ def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(capsys,
             "--no-cache",
             "--feedback",
             "2",
-            "--prompts",
-            str(prompts),
+            *on_set(str(prompts)),
             "--results-dir",
             str(tmp_path / "out"),
         )
@@ -317,7 +324,9 @@ def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(capsys,
         feedback_prompts = [
             r["body"]["prompt"] for r in server.requests if "cannot be used" in r["body"]["prompt"]
         ]
-    rows = by_scenario(read_results(tmp_path / "out" / "paper-feedback2___stub___results.jsonl"))
+    rows = by_scenario(
+        read_results(results_in(tmp_path / "out", "pddl", "paper-feedback2___stub___results.jsonl"))
+    )
     fixed = rows["feedback fixes"]
     assert fixed["lenient_by_round"] == [False, True, True] and fixed["rounds_used"] == 1
     assert (
@@ -355,8 +364,7 @@ def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
             "--model",
             str(chat),
             "--no-cache",
-            "--prompts",
-            str(nl),
+            *on_set(str(nl)),
             "--results-dir",
             str(tmp_path / "nl"),
             "--limit",
@@ -378,17 +386,20 @@ def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
             "--model",
             str(chat),
             "--no-cache",
-            "--prompts",
-            str(pddl),
+            *on_set(str(pddl)),
             "--results-dir",
             str(tmp_path / "pddl"),
             "--feedback",
             "1",
         )
         assert translated.returncode == 0, translated.stderr
-    [plan] = read_results(tmp_path / "nl" / "paper-turns___stubchat___results.jsonl")
+    [plan] = read_results(results_in(tmp_path / "nl", "nl", "paper-turns___stubchat___results.jsonl"))
     assert plan["lenient"] and plan["strict"] and plan["sent_as"] == "turns"
-    rows = by_scenario(read_results(tmp_path / "pddl" / "paper-turns-feedback1___stubchat___results.jsonl"))
+    rows = by_scenario(
+        read_results(
+            results_in(tmp_path / "pddl", "pddl", "paper-turns-feedback1___stubchat___results.jsonl")
+        )
+    )
     right = rows["facts right"]  # the answer's own "(" is kept, not doubled
     assert (
         right["raw"]["init"].startswith("(ontable mug)")
@@ -422,10 +433,9 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
             "--model",
             str(stub),
             "--no-cache",
-            "--prompts",
-            str(nl),
+            *on_set(str(nl)),
             "--results-dir",
-            str(tmp_path / "nl___v"),
+            str(tmp_path),
             "--limit",
             "3",
         )
@@ -437,15 +447,14 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
             "--model",
             str(stub),
             "--no-cache",
-            "--prompts",
-            str(nl),
+            *on_set(str(nl)),
             "--results-dir",
-            str(tmp_path / "nl___v"),
+            str(tmp_path),
             "--limit",
             "3",
         )
         assert again.returncode == 0 and len(server.requests) == asked  # a rerun asks nothing
-    rows = read_results(tmp_path / "nl___v" / "paper___stub___results.jsonl")
+    rows = read_results(results_in(tmp_path, "nl", "paper___stub___results.jsonl"))
     assert [r["refused"] for r in rows] == ["context_length_exceeded"] * 3
     assert [r["id"] for r in rows] == ["010", "011", "012"] and all(r["view"] == "v" for r in rows)
     assert f"Key {rows[0]['Key']} (problem 010, view v) refused by the server" in caplog.text
@@ -467,7 +476,7 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
     assert result.stdout.splitlines()[-1].split()[10:12] == ["0", "3"]
     # a file from before refused rows carried the problem's facts gets them when re-scored
     bare = [{k: v for k, v in r.items() if k not in ("optimal_length", "goal_held_initially")} for r in rows]
-    rescored = run.rescore(bare, run.load_items(nl, hand_set / "problems", "nl")[:3], "nl")
+    rescored = scoring.rescore(bare, run.load_items(nl, hand_set / "problems", "nl")[:3], "nl")
     assert [(r["optimal_length"], r["goal_held_initially"], r["lenient"]) for r in rescored] == [
         (2, False, False)
     ] * 3
@@ -494,36 +503,38 @@ def test_a_refused_feedback_round_keeps_the_rounds_done(capsys, hand_set, tmp_pa
             "--no-cache",
             "--feedback",
             "2",
-            "--prompts",
-            str(pddl),
+            *on_set(str(pddl)),
             "--results-dir",
             str(tmp_path / "out"),
         )
         assert result.returncode == 0, result.stderr
-    rows = by_scenario(read_results(tmp_path / "out" / "paper-feedback2___stub___results.jsonl"))
+    rows = by_scenario(
+        read_results(results_in(tmp_path / "out", "pddl", "paper-feedback2___stub___results.jsonl"))
+    )
     fixable = rows["feedback fixes"]
     assert "refused" not in fixable and fixable["feedback_raw"] == []
     assert fixable["feedback_stopped"].startswith("feedback round 1 refused (context_length_exceeded)")
     assert fixable["lenient_by_round"] == [False, False, False] and fixable["error"].startswith("goal facts")
 
 
-def test_builtin_oracle_and_random_translate_or_are_rejected_cleanly(capsys, hand_set, tmp_path):
+def test_builtin_oracle_and_random_facts_translate_and_a_planner_is_rejected_cleanly(
+    capsys, hand_set, tmp_path
+):
     pddl = str(hand_set / "prompts" / "paper___pddl___v.jsonl")
-    for model in ("oracle", "random"):
+    for model in ("oracle-facts", "random-facts"):
         result = run_here(
             capsys,
             "scripts/codex_translate.py",
             "--model",
             model,
-            "--prompts",
-            pddl,
+            *on_set(pddl),
             "--results-dir",
             str(tmp_path),
         )
         assert result.returncode == 0, result.stderr
-    oracle = read_results(tmp_path / "paper___oracle___results.jsonl")
+    oracle = read_results(results_in(tmp_path, "pddl", "paper___oracle-facts___results.jsonl"))
     assert all(r["lenient"] and r["init_precision"] == r["goal_recall"] == 1.0 for r in oracle)
-    chance = read_results(tmp_path / "paper___random___results.jsonl")
+    chance = read_results(results_in(tmp_path, "pddl", "paper___random-facts___results.jsonl"))
     assert len(chance) == len(SCENARIOS) and all(
         r["error"] is None for r in chance
     )  # random boards read fine
@@ -531,28 +542,27 @@ def test_builtin_oracle_and_random_translate_or_are_rejected_cleanly(capsys, han
         capsys,
         "scripts/codex_translate.py",
         "--model",
-        "random",
-        "--prompts",
-        pddl,
+        "random-facts",
+        *on_set(pddl),
         "--results-dir",
         str(tmp_path / "again"),
     )
     assert again.returncode == 0, again.stderr
-    assert [r["raw"] for r in read_results(tmp_path / "again" / "paper___random___results.jsonl")] == [
-        r["raw"] for r in chance
-    ]  # seeded per problem
-    noop = run_here(
-        capsys,
-        "scripts/codex_translate.py",
-        "--model",
-        "noop",
-        "--prompts",
-        pddl,
-        "--results-dir",
-        str(tmp_path),
-    )
-    assert noop.returncode == 2 and "Traceback" not in noop.stderr
-    assert "unknown model 'noop': not a built-in (oracle, random, rules)" in noop.stderr
+    repeated = read_results(results_in(tmp_path / "again", "pddl", "paper___random-facts___results.jsonl"))
+    assert [r["raw"] for r in repeated] == [r["raw"] for r in chance]  # seeded per problem
+    for planner in ("noop", "random"):
+        wrong = run_here(
+            capsys,
+            "scripts/codex_translate.py",
+            "--model",
+            planner,
+            *on_set(pddl),
+            "--results-dir",
+            str(tmp_path),
+        )
+        assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+        assert f"built-in '{planner}' answers nl items, not the pddl items this script asks" in wrong.stderr
+        assert "the built-ins for these: rules, oracle-facts, random-facts" in wrong.stderr
 
 
 def test_turns_keep_every_example_and_the_test_problem():
@@ -580,7 +590,6 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
     from common.jsonl import read_jsonl
     from common.models.runner import metadata_path
 
-    out = tmp_path / "handmade" / "nl___v"
     with StubServer(answer=scripted) as server:
         result = run_here(
             capsys,
@@ -588,13 +597,12 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
             "--model",
             str(config(tmp_path, server)),
             "--no-cache",
-            "--prompts",
-            str(hand_set / "prompts" / "paper___nl___v.jsonl"),
+            *on_set(str(hand_set / "prompts" / "paper___nl___v.jsonl")),
             "--results-dir",
-            str(out),
+            str(tmp_path),
         )
         assert result.returncode == 0, result.stderr
-    file = out / "paper___stub___results.jsonl"
+    file = results_in(tmp_path, "nl", "paper___stub___results.jsonl")
     stale = [
         {**record, "lenient": False, "strict": False} for record in read_jsonl(file)
     ]  # an old scorer's verdicts
@@ -632,13 +640,14 @@ def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren()
         "texts": translation_prompts([], view),
     }
     init = "(ontable a)\n(on b a)\n(clear b)\n(ontable c)\n(clear c)\n"
-    chatty = run.score_translation(item, {"init": "Sure: " + init, "goal": "(on b c)"}, chat=True)
+    chatty = scoring.score_translation(item, {"init": "Sure: " + init, "goal": "(on b c)"}, chat=True)
     assert chatty["error"] == "initial facts: syntax: line 1, column 1: 'Sure:' outside parentheses"
     assert chatty["init_recall"] == 1.0  # the facts are there all the same
-    as_completion = run.score_translation(item, {"init": "Sure: " + init, "goal": "on b c)"})
+    as_completion = scoring.score_translation(item, {"init": "Sure: " + init, "goal": "on b c)"})
     assert as_completion["error"] == "initial facts: syntax: line 1, column 8: nested '(' inside an atom"
     both = [
-        run.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat) for chat in (True, False)
+        scoring.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat)
+        for chat in (True, False)
     ]
     assert all(score["lenient"] for score in both)  # an own "(" is never doubled
 
@@ -650,7 +659,7 @@ def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tm
     repo = make_sandbox(tmp_path)
     with StubServer(answer=scripted) as server:
         model = config(tmp_path, server)
-        first = run(repo, f"make blocks MODEL={model} LIMIT=2")
+        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
         assert first.returncode == 0, first.stderr[-3000:]
         asked = len(server.requests)
         assert asked == 3 * (2 + 2 * 2)  # views one, two, all: 2 plans and 2 x 2 translations each
@@ -658,10 +667,11 @@ def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tm
         for view in ("one", "two", "all"):
             for kind in ("nl", "pddl"):
                 assert len(read_results(out / f"{kind}___{view}" / "paper___stub___results.jsonl")) == 2
-        summary = out / "stub.limit2.txt"
-        assert summary.read_text() in first.stdout
-        again = run(repo, f"make blocks MODEL={model} LIMIT=2")  # the summary is up to date
+        assert (repo / "results/runs/blocks/stub.limit2.done").is_file()
+        assert (
+            "stub (plan, paper)" in first.stdout and "stub (LLM+planner, paper)" in first.stdout
+        )  # analysed
+        again = run(repo, f"make blocks-model MODEL={model} LIMIT=2")  # the run is up to date
         model.touch()  # a newer config: the recipe runs again, every answer is in the results files
-        rerun = run(repo, f"make blocks MODEL={model} LIMIT=2")
+        rerun = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
         assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
-        assert rerun.stdout == first.stdout

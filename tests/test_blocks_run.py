@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from common.blocks import run
+from common.blocks import run, scoring
+from common.blocks.baselines import BASELINES
 from common.blocks.generate import generate_set, load_spec
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import View, write_problems
@@ -60,18 +61,20 @@ def tiny_item(**texts: str) -> dict:
 
 def test_a_plan_is_cut_at_the_stop_marker_and_judged_by_both_rules():
     item = tiny_item(plan="...")
-    good = run.score_plan(item, "Move the b onto the c.\n\nInitially:\nThe a is on the table.\n")
+    good = scoring.score_plan(item, "Move the b onto the c.\n\nInitially:\nThe a is on the table.\n")
     assert good["resp"] == "Move the b onto the c." and good["lenient"] and good["strict"]
     assert good["optimality_gap"] == 0 and good["error"] is None
-    chatty = run.score_plan(item, "Sure! Here is the plan:\nmove the B onto the C\nMove the a onto the b.")
+    chatty = scoring.score_plan(
+        item, "Sure! Here is the plan:\nmove the B onto the C\nMove the a onto the b."
+    )
     assert chatty["lenient"] and not chatty["strict"]  # the paper skips the chatter; strict does not
     assert chatty["parse_rate"] == pytest.approx(2 / 3) and chatty["valid_prefix"] == 0
     assert chatty["first_error"].startswith("step 1: unparseable")
     assert chatty["plan"] == ["Move the b onto the c.", "Move the a onto the b."]
     assert chatty["applied"] == 2 and chatty["optimality_gap"] == 1  # a onto b was not needed
-    prose = run.score_plan(item, "I cannot help with that.")
+    prose = scoring.score_plan(item, "I cannot help with that.")
     assert not prose["lenient"] and prose["error"] == "no line is a move of this problem's items"
-    assert run.score_plan(item, "")["error"] is None  # an empty plan is an answer, just a wrong one
+    assert scoring.score_plan(item, "")["error"] is None  # an empty plan is an answer, just a wrong one
 
 
 def test_translation_scores_keep_accuracy_apart_from_success():
@@ -79,21 +82,21 @@ def test_translation_scores_keep_accuracy_apart_from_success():
     texts = translation_prompts([], view)
     item = {**tiny_item(**texts), "problem": view}
     init = "ontable a)\n(on b a)\n(clear b)\n(ontable c)\n(clear c)\n;next"
-    perfect = run.score_translation(item, {"init": init, "goal": "on b c)\n"})
+    perfect = scoring.score_translation(item, {"init": init, "goal": "on b c)\n"})
     assert perfect["lenient"] and perfect["strict"] and perfect["plan"] == ["Move the b onto the c."]
     assert (perfect["init_precision"], perfect["init_recall"]) == (1.0, 1.0)
     assert perfect["objects_from_true_problem"] and perfect["error"] is None
     # a goal fact swapped: a plan for the wrong goal, which fails on the true problem
-    wrong = run.score_translation(item, {"init": init, "goal": "on c b)\n"})
+    wrong = scoring.score_translation(item, {"init": init, "goal": "on c b)\n"})
     assert not wrong["lenient"] and wrong["plan"] == ["Move the c onto the b."]
     assert (wrong["goal_precision"], wrong["goal_recall"]) == (0.0, 0.0)
     assert wrong["reason"] == "goal does not hold at the end"
     # half the initial facts missing: the state cannot be read, so no plan (reason recorded)
-    broken = run.score_translation(item, {"init": "ontable a)\n(on b a)\n", "goal": "on b c)\n"})
+    broken = scoring.score_translation(item, {"init": "ontable a)\n(on b a)\n", "goal": "on b c)\n"})
     assert broken["plan"] is None and broken["error"].startswith("initial facts:")
     assert (broken["init_precision"], broken["init_recall"]) == (1.0, 0.4)  # right, but 2 of 5
     assert broken["goal_recall"] == 1.0  # the goal was read and scored all the same
-    described = run.score_translation(item, {"init": init, "goal": "on b c)\n"}, objects="described")
+    described = scoring.score_translation(item, {"init": init, "goal": "on b c)\n"}, objects="described")
     assert described["lenient"] and not described["objects_from_true_problem"]
 
 
@@ -101,17 +104,17 @@ def test_builtin_models_plan_and_translate_every_test_problem(small_set):
     prompts = small_set / "prompts"
     items = run.load_items(prompts / "paper___nl___c2.jsonl", small_set / "problems", "nl")
     assert len(items) == 6 and len({i["Key"] for i in items}) == 6
-    oracle, noop = run.PLANNER_MODELS["oracle"](0), run.PLANNER_MODELS["noop"](0)
+    oracle, noop = BASELINES["oracle"](0), BASELINES["noop"](0)
     for item in items:
         best = run.plan_record(oracle, item)
         assert best["lenient"] and best["strict"] and best["optimality_gap"] == 0
         assert best["plan_length"] == item["optimal_length"]
         empty = run.plan_record(noop, item)
         assert empty["lenient"] == empty["goal_held_initially"] and empty["plan"] == []
-    random_a, random_b = run.PLANNER_MODELS["random"](3), run.PLANNER_MODELS["random"](3)
+    random_a, random_b = BASELINES["random"](3), BASELINES["random"](3)
     assert [random_a.complete([], i).text for i in items] == [random_b.complete([], i).text for i in items]
     pddl_items = run.load_items(prompts / "paper___pddl___c2.jsonl", small_set / "problems", "pddl")
-    rules = run.TRANSLATOR_MODELS["rules"](0)
+    rules = BASELINES["rules"](0)
     for item in pddl_items:
         record = run.translation_record(rules, item)
         assert record["lenient"] and record["strict"]
@@ -140,8 +143,8 @@ def test_lm_plan_asks_a_real_server_resumes_and_rescores_without_asking(small_se
         config = write_stub_config(tmp_path, server)
         args = [
             "scripts/lm_plan.py",
-            "--prompts",
-            str(small_set / "prompts" / "paper___nl___c2.jsonl"),
+            "-t",
+            str(small_set),
             "--model",
             str(config),
             "--results-dir",
@@ -154,7 +157,7 @@ def test_lm_plan_asks_a_real_server_resumes_and_rescores_without_asking(small_se
         assert first.returncode == 0, first.stderr
         assert len(server.requests) == 6
         assert all(request["body"]["stop"] == ["Initially:"] for request in server.requests)
-        out = tmp_path / "out" / "paper___stubplanner___results.jsonl"
+        out = tmp_path / "out" / "small" / "nl___c2" / "paper___stubplanner___results.jsonl"
         rows = read_results(out)
         assert len(rows) == 6 and all(r["raw"].endswith("Initially:\nignored") for r in rows)
         assert all(r["resp"] == "Move the zz onto the table." and r["plan"] == [] for r in rows)
@@ -190,25 +193,32 @@ def test_codex_translate_with_the_rule_translator_solves_everything(small_set, t
         "rules",
         "--objects",
         "described",
-        "--prompts",
-        str(small_set / "prompts" / "paper___pddl___c2.jsonl"),
+        "-t",
+        str(small_set),
         "--results-dir",
         str(tmp_path),
     )
     assert result.returncode == 0, result.stderr
-    rows = read_results(tmp_path / "paper___rules___results.jsonl")
+    rows = read_results(tmp_path / "small" / "pddl___c2" / "paper___rules___results.jsonl")
     assert len(rows) == 6 and all(r["lenient"] and not r["objects_from_true_problem"] for r in rows)
     assert "100.0 [ 61.0, 100.0]" in result.stdout  # 6 of 6, with its Wilson interval
 
 
 def test_wrong_prompt_type_and_unknown_builtin_are_one_line_errors(small_set, tmp_path):
-    nl = str(small_set / "prompts" / "paper___nl___c2.jsonl")
-    wrong = run_script(
-        "scripts/codex_translate.py", "--model", "rules", "--prompts", nl, "--results-dir", str(tmp_path)
-    )
+    misnamed = tmp_path / "misnamed"
+    (misnamed / "prompts").mkdir(parents=True)
+    (misnamed / "problems").symlink_to(small_set / "problems", target_is_directory=True)
+    text = (small_set / "prompts" / "paper___nl___c2.jsonl").read_text()
+    (misnamed / "prompts" / "paper___pddl___c2.jsonl").write_text(text)  # planning prompts, named for facts
+    out = ["--results-dir", str(tmp_path / "out")]
+    wrong = run_script("scripts/codex_translate.py", "--model", "rules", "-t", str(misnamed), *out)
     assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
-    assert "paper___nl___c2.jsonl:1: a 'nl' prompt; this run needs 'pddl' prompts" in wrong.stderr
-    unknown = run_script(
-        "scripts/lm_plan.py", "--model", "rules", "--prompts", nl, "--results-dir", str(tmp_path)
+    assert "paper___pddl___c2.jsonl:1: a 'nl' prompt; this run needs 'pddl' prompts" in wrong.stderr
+    unknown = run_script("scripts/lm_plan.py", "--model", "rules", "-t", str(small_set), *out)
+    assert (
+        unknown.returncode == 2 and "built-in 'rules' answers pddl items, not the nl items" in unknown.stderr
     )
-    assert unknown.returncode == 2 and "unknown model 'rules'" in unknown.stderr
+    view = run_script("scripts/lm_plan.py", "--model", "noop", "-t", str(small_set), "--view", "one", *out)
+    assert (
+        view.returncode == 2 and "no paper___nl___<view>.jsonl for view one; views there: c2" in view.stderr
+    )

@@ -151,12 +151,14 @@ def test_generate_problems_vocabulary_too_small(tmp_path):
 
 
 @pytest.mark.parametrize("script", ["scripts/lm_plan.py", "scripts/codex_translate.py"])
-def test_missing_prompts_file_is_named(tmp_path, script):
-    missing = tmp_path / "set" / "prompts" / "paper___nl___one.jsonl"
+def test_a_missing_set_or_prompts_are_named(tmp_path, script):
     model = "noop" if "lm_plan" in script else "rules"
-    result = run_script(script, "--model", model, "--prompts", str(missing))
-    assert_one_line_error(result, f"--prompts {missing}: no such prompts file")
-    assert "/problems" not in result.stderr.replace(str(missing), "")
+    result = run_script(script, "--model", model, "-t", str(tmp_path / "nowhere"))
+    assert_one_line_error(result, "no blocks set")
+    assert "holds prompts" in result.stderr and "make blocks/<set>" in result.stderr
+    (tmp_path / "set" / "prompts").mkdir(parents=True)  # a set without prompts of this type
+    result = run_script(script, "--model", model, "-t", str(tmp_path / "set"))
+    assert_one_line_error(result, "views there: none")
 
 
 def test_generate_prompts_refuses_a_set_without_test_problems(tmp_path):

@@ -3,8 +3,9 @@ model, and the generator keeps each at its task's chance rate on every prefix of
 
 import pytest
 
-from common.canvas.baselines import SHORTCUTS, chance
+from common.canvas.baselines import BASELINES
 from common.canvas.generate import SetConfig, generate_set
+from common.canvas.shortcuts import SHORTCUTS, chance
 from common.canvas.tasks import TASKS
 from common.models import resolve_model
 
@@ -117,7 +118,7 @@ def test_transitivity_words():
 
 
 def test_shortcuts_are_built_in_models_falling_back_to_random():
-    model = resolve_model("shortcut-existence-one-attribute")
+    model = resolve_model("shortcut-existence-one-attribute", builtins=BASELINES)
     item = {
         "Key": 7,
         "text": ask("There are 1 shapes in a canvas.", "Is there a shape that is red?"),
@@ -129,7 +130,9 @@ def test_shortcuts_are_built_in_models_falling_back_to_random():
         "text": ask("There are 1 shapes in a canvas.", "How many circles are there?"),
         "expectedresp": ["0", "1"],
     }
-    assert model.complete([], other).text == resolve_model("random").complete([], other).text
+    assert (
+        model.complete([], other).text == resolve_model("random", builtins=BASELINES).complete([], other).text
+    )
     assert model.settings()["task"] == "existence"
 
 

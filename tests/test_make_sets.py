@@ -4,6 +4,7 @@ failed step never looks done; no recipe swallows a failing command.
 The Make runs happen in a sandbox copy of the repository (tests/sandbox.py)."""
 
 import bz2
+import itertools
 import json
 import os
 import re
@@ -66,7 +67,7 @@ def test_asat_model_plays_the_model_on_every_set():
     # the model's stamp is a prerequisite of asat-model: it was empty when MODEL_RUN came later
     plan = run(ROOT, "make -n asat-model MODEL=oracle LIMIT=2").stdout
     loop = re.search(
-        r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py --set \$set "
+        r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py -t \$set "
         r"--model oracle --limit 2;",
         plan,
     )
@@ -79,7 +80,7 @@ def test_asat_model_plays_the_model_on_every_set():
         "reverse_sort",
         "which_is_heavier",
     ]
-    assert "results/runs/already_said_that/oracle.first2.done" in plan
+    assert "results/runs/already_said_that/oracle.limit2.done" in plan
 
 
 def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
@@ -96,17 +97,18 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
         "canvas/scaling",
         "canvas/extra",
     } <= set(found)
-    defaults = "Default sets (built by make all): blocks/cogsci_problems blocks/scaling canvas/standard"
+    defaults = "Default sets (built by make all): worldsense/test_set blocks/cogsci_problems blocks/scaling "
+    defaults += "canvas/standard already_said_that/ambiguous_sentences"
     assert defaults in result.stdout
     assert re.search(r"^  sets +Build every set", result.stdout, re.M)
     assert re.search(r"^  <suite>/<set> +Build one set", result.stdout, re.M)
     dry = run(sandbox, "make -n sets")
     assert dry.returncode == 0, dry.stderr
     for target in (
-        "results/blocks/extra/baselines.txt",
+        "results/blocks/extra/report.txt",
         "results/canvas/extra/report.txt",
         "data/blocks/extra/problems/manifest.json",
-        "data/canvas/extra/trials.jsonl.bz2",
+        "scripts/generate_canvas.py configs/canvas/extra.yaml --out data/canvas/extra",
     ):
         assert target in dry.stdout
     # no file of any suite's chain is an intermediate (make would delete it after use)
@@ -117,9 +119,9 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
     )
     assert not intermediate, intermediate
     dry_all = run(sandbox, "make -n all").stdout
-    assert "results/blocks/cogsci_problems/baselines.txt" in dry_all
+    assert "results/blocks/cogsci_problems/report.txt" in dry_all
     assert "results/canvas/standard/report.txt" in dry_all
-    assert "results/blocks/extra/baselines.txt" not in dry_all
+    assert "results/blocks/extra/report.txt" not in dry_all
 
 
 def test_worldsense_report_goes_stale_when_a_results_file_is_added(sandbox):
@@ -151,24 +153,33 @@ def test_readme_new_blocks_set_builds_through_its_baselines(sandbox):
     assert manifest["seed"] == 7
     tests = sum(p["test"] for p in manifest["problems"])
     views = manifest["views"]
-    baselines = (sandbox / "results/blocks/mine/baselines.txt").read_text()
-    assert baselines in result.stdout  # printed
+    report = (sandbox / "results/blocks/mine/report.txt").read_text()
+    assert report in result.stdout  # printed
     for view in views:
         for kind, model in [("nl", "noop"), ("nl", "random"), ("nl", "oracle"), ("pddl", "rules")]:
             rows = sandbox / f"results/blocks/mine/{kind}___{view}/paper___{model}___results.jsonl"
             assert len(rows.read_text().splitlines()) == tests
-            assert f"{kind}___{view}/paper___{model}___results.jsonl: {tests} problems" in baselines
-    summary = [
-        line.split()
-        for line in baselines.splitlines()
-        if line.split()[:2] in [[view, str(tests)] for view in views]
-    ]
-    assert len(summary) == 4 * len(views)
-    oracle_and_rules = [row for i, row in enumerate(summary) if i % 4 in (2, 3)]
-    assert all(row[2] == "100.0" for row in oracle_and_rules)  # lenient success of oracle and rules
-    assert all(float(row[2]) < 100 for i, row in enumerate(summary) if i % 4 == 0)  # noop: goals need moves
-    assert run(sandbox, "make -q blocks/mine results/blocks/mine/baselines.txt").returncode in (0, 1)
-    assert run(sandbox, "make -q results/blocks/mine/baselines.txt").returncode == 0  # up to date
+    success = success_rows(report)
+    assert {(view, run) for view, run in success} == {
+        (view, f"{model} ({method}, paper)")
+        for view in views
+        for method, model in [
+            ("plan", "noop"),
+            ("plan", "random"),
+            ("plan", "oracle"),
+            ("LLM+planner", "rules"),
+        ]
+    }
+    assert all(cells[0] == str(tests) for cells in success.values())  # every problem of the run
+    for view in views:  # lenient success of oracle and rules; noop fails where the goal needs a move
+        assert (
+            success[view, "oracle (plan, paper)"][1]
+            == success[view, "rules (LLM+planner, paper)"][1]
+            == "100.0"
+        )
+        assert float(success[view, "noop (plan, paper)"][1]) < 100
+    assert run(sandbox, "make -q blocks/mine results/blocks/mine/report.txt").returncode in (0, 1)
+    assert run(sandbox, "make -q results/blocks/mine/report.txt").returncode == 0  # up to date
 
 
 @pytest.mark.slow
@@ -183,11 +194,28 @@ def test_readme_new_canvas_set_builds_through_its_baselines(sandbox):
     check_canvas_scores(sandbox, "mine", trials, manifest["config"]["tasks"], result.stdout)
 
 
+def success_rows(report: str) -> dict[tuple[str, str], list[str]]:
+    """Return the first table of a blocks report (success by view and run): (view, "<model>
+    (<method>, <prompting>)") -> [problems, lenient rate], read from its fixed-width lines (index
+    levels by the columns of the "view method prompting model" header, blanks carried down)."""
+    lines = report.split("SUCCESS by view and run")[1].split("\n\n")[0].splitlines()
+    header = next(line for line in lines if line.startswith("view "))
+    starts = [header.index(name) for name in ("view", "method", "prompting", "model")]
+    rows, index = {}, ["", "", ""]
+    for line in lines[lines.index(header) + 1 :]:
+        for k, (a, b) in enumerate(itertools.pairwise(starts)):
+            index[k] = line[a:b].strip() or index[k]
+        model, problems, lenient = line[starts[3] :].split()[:3]  # the model is named on every line
+        view, method, prompting = index
+        rows[view, f"{model} ({method}, {prompting})"] = [problems, lenient]
+    return rows
+
+
 def check_canvas_scores(sandbox: Path, name: str, trials: int, tasks: list[str], printed: str) -> None:
     """Check the built-in models answered every trial of canvas set ``name`` and the printed
     analysis scores the oracle 100% on every task."""
     for model in ("random", "oracle"):
-        answers = sandbox / f"results/canvas/{name}/results/basic___{model}___results.jsonl"
+        answers = sandbox / f"results/canvas/{name}/basic___{model}___results.jsonl"
         assert len(answers.read_text().splitlines()) == trials
     report = (sandbox / f"results/canvas/{name}/report.txt").read_text()
     assert report in printed
@@ -211,7 +239,7 @@ def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(
     for path in (
         "data/blocks/tiny/problems/manifest.json",
         "data/blocks/tiny/prompts/.done",
-        "results/blocks/tiny/baselines.txt",
+        "results/blocks/tiny/report.txt",
     ):
         assert not (sandbox / path).exists(), path
     # 2. fixed config; then a later step's input breaks (the issue's case: an inner command of
@@ -222,26 +250,31 @@ def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(
     for _ in range(2):  # and a second make still fails: never "up to date" with an empty file
         broken = run(sandbox, "make blocks/tiny")
         assert broken.returncode != 0
-        assert "no such prompts file" in broken.stderr
-        assert not (sandbox / "results/blocks/tiny/baselines.txt").exists()
+        assert "no paper___nl___<view>.jsonl" in broken.stderr
+        assert not (sandbox / "results/blocks/tiny/report.txt").exists()
         assert not list((sandbox / "results/blocks/tiny").glob("*.tmp"))
-    # 3. a manifest whose views cannot be read fails the recipe too (no loop over nothing)
+    # 3. a manifest whose views cannot be read fails the prompts recipe too (no loop over nothing)
     manifest = sandbox / "data/blocks/tiny/problems/manifest.json"
-    manifest.write_text("{}")
-    os.utime(sandbox / "data/blocks/tiny/prompts/.done")
-    unreadable = run(sandbox, "make results/blocks/tiny/baselines.txt")
+    manifest.write_text("{}")  # newer than the prompts: they are written again
+    unreadable = run(sandbox, "make results/blocks/tiny/report.txt")
     assert unreadable.returncode != 0 and "KeyError: 'views'" in unreadable.stderr
-    assert not (sandbox / "results/blocks/tiny/baselines.txt").exists()
+    assert not (sandbox / "results/blocks/tiny/report.txt").exists()
     # 4. the fix (the config is newer: everything is regenerated) and the set builds
     config.touch()
     fixed = run(sandbox, "make blocks/tiny")
     assert fixed.returncode == 0, fixed.stderr[-3000:]
-    baselines = (sandbox / "results/blocks/tiny/baselines.txt").read_text()
-    assert baselines.count(": 4 problems") == 4  # noop, random, oracle, rules
-    assert baselines in fixed.stdout
+    report = (sandbox / "results/blocks/tiny/report.txt").read_text()
+    assert {run for _, run in success_rows(report)} == {
+        "noop (plan, paper)",
+        "random (plan, paper)",
+        "oracle (plan, paper)",
+        "rules (LLM+planner, paper)",
+    }
+    assert all(cells[0] == "4" for cells in success_rows(report).values())  # 4 test problems each
+    assert report in fixed.stdout
     assert (sandbox / "data/blocks/tiny/problems/manifest.json").is_file()  # not deleted as intermediate
     assert (sandbox / "data/blocks/tiny/prompts/.done").is_file()
-    assert run(sandbox, "make -q results/blocks/tiny/baselines.txt").returncode == 0  # up to date
+    assert run(sandbox, "make -q results/blocks/tiny/report.txt").returncode == 0  # up to date
 
 
 def test_a_bad_canvas_config_leaves_no_target_and_the_fixed_one_builds(sandbox):

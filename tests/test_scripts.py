@@ -174,7 +174,8 @@ def test_make_clean_keeps_model_results_and_the_response_cache(tmp_path):
     ]
     removed = [
         "results/blocks/cogsci22_rescored.csv",
-        "results/blocks/cogsci_problems/baselines.txt",
+        "results/blocks/cogsci_problems/report.txt",
+        "results/sections/canvas.json",
         "results/worldsense/test_set/report.txt",
         ".cache/worldsense/trials-Key-v3-x.npz",
         "data/blocks/scaling/problems/manifest.json",

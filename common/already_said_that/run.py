@@ -1,152 +1,34 @@
-"""Running Already Said That: read a set directory, play each conversation against a model, log turns.
+"""Asking a model Already Said That: play each conversation of a set, log its turns, sum it up.
 
-A set directory (written by scripts/generate_already_said_that.py) holds ``manifest.json``
-(written last; its ``config`` has variant, adversarial, turns, seed, sources; ``example`` the
-held-out worked-example question; ``sha256`` of the two data files), ``samples.jsonl`` (one
-sample of distinct words a line) and ``distractors.jsonl`` (the question pool).
-
-Each conversation is one item of the shared runner (``common.models.run_items``, Key = sample
-id): ``ConversationRunner.answer`` plays its turns in order, sending the whole history every
-turn (HTTP models answer through the response cache, so a rerun replays finished turns for
-free), writes the conversation's turns to the turn log, and returns the one results record. A
-request the server refuses (context too long) ends the conversation as ``refused``: the
-record keeps the turns passed and the runner counts it apart.
+The set (``generate.load_set``) gives one item per sample (``items``). Each conversation is one
+item of the shared runner (``common.models.run_items``, Key = sample id):
+``ConversationRunner.answer`` plays its turns in order, sending the whole history every turn
+(HTTP models answer through the response cache, so a rerun replays finished turns for free),
+writes the conversation's turns to the turn log, and returns the one results record. A request
+the server refuses (context too long) ends the conversation as ``refused``: the record keeps
+the turns passed and the runner counts it apart. ``estimate`` prices a run before it starts
+(``--dry-run``); ``write_summary`` sums one up after.
 """
 
-import hashlib
 import json
 import math
 import threading
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from common import paths
 from common.already_said_that import analysis
-from common.already_said_that.protocol import Conversation, Turn, task_description
-from common.errors import DataError, UserError
-from common.jsonl import dumps, iter_jsonl, write_json
-from common.models.base import Message, Model, RequestRefused
+from common.already_said_that.generate import SetData
+from common.already_said_that.prompts import Conversation, Outcome, Turn, task_description
+from common.errors import DataError
+from common.jsonl import dumps, write_json
+from common.models.base import Message, Model, Reply, RequestRefused
 from common.results import read_results, results_filename
 
 SUITE = "already_said_that"
-DATA_DIR = paths.DATA / SUITE
 RESULTS_DIR = paths.RESULTS / SUITE
 PROMPTING = "direct"  # the original's "generation/direct": the reply is the answer, no reasoning asked
 CHARS_PER_TOKEN = 4  # the --dry-run estimate (English text; a real tokenizer differs by some 10-30%)
-
-
-@dataclass
-class SetData:
-    """One set directory, loaded and checked."""
-
-    path: Path
-    name: str
-    config: dict[str, Any]
-    samples: list[dict[str, Any]]
-    pool: list[dict[str, Any]]
-    example: dict[str, Any] | None
-    options: dict[str, list[str]] = field(default_factory=dict)  # source -> its distinct answers, sorted
-
-    @property
-    def has_distractors(self) -> bool:
-        """Whether turns may be distractor questions (a pool, and a variant other than distractorless)."""
-        return bool(self.pool) and self.config.get("variant") != "distractorless"
-
-    def conversation(self, sample: dict[str, Any]) -> Conversation:
-        """Return a fresh Conversation for ``sample`` under the set's seed and options."""
-        return Conversation(
-            sample["words"],
-            self.pool,
-            seed=int(self.config.get("seed", 0)),
-            sample=int(sample["sample"]),
-            distractors=self.has_distractors,
-            adversarial=bool(self.config.get("adversarial", True)),
-            max_turns=int(self.config.get("turns", 100)),
-        )
-
-
-def resolve_set(name_or_dir: str | None, variant: str | None = None) -> Path:
-    """Return the set directory named by ``--set`` (a directory, or a name under data/already_said_that)
-    or by ``--variant`` (the shipped set of that variant, data/already_said_that/<variant>).
-
-    Raises UserError naming the Make target that builds a missing set (the sets built are listed
-    when ``--set`` names none).
-    """
-    if variant is not None:
-        path = DATA_DIR / variant
-        if not (path / "manifest.json").is_file():
-            raise UserError(
-                f"the {variant} set is not built ({paths.shown(path / 'manifest.json')} is missing): "
-                f"make {paths.shown(path / 'manifest.json')} (all six: make asat-data)"
-            )
-        return path
-    if not name_or_dir:
-        raise UserError("name a set: --set <dir or name> or --variant <variant>")
-    candidate = Path(name_or_dir)
-    for path in (candidate, DATA_DIR / name_or_dir):
-        if (path / "manifest.json").is_file():
-            return path
-    shipped = sorted(p.parent.name for p in DATA_DIR.glob("*/manifest.json"))
-    raise UserError(
-        f"no Already Said That set {name_or_dir!r} (no manifest.json in {name_or_dir} or "
-        f"{paths.shown(DATA_DIR / name_or_dir)}); sets built: {', '.join(shipped) or 'none'} "
-        f"(build them with `make asat-data` or scripts/generate_already_said_that.py)"
-    )
-
-
-def load_set(path: str | Path) -> SetData:
-    """Return the set in directory ``path``, its files checked against the manifest's SHA-256s.
-
-    Raises DataError naming the file (and line or field) when something is missing, malformed
-    or does not match, with what to do.
-    """
-    path = Path(path)
-    manifest_path = path / "manifest.json"
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(f"{manifest_path}: unreadable manifest ({exc}); regenerate the set") from None
-    for key in ("config", "sha256"):
-        if not isinstance(manifest.get(key), dict):
-            raise DataError(f"{manifest_path}: field '{key}' missing or not a mapping; regenerate the set")
-    for name, digest in manifest["sha256"].items():
-        actual = hashlib.sha256((path / name).read_bytes()).hexdigest()
-        if actual != digest:
-            raise DataError(
-                f"{path / name}: SHA-256 differs from manifest.json (changed after generation?); "
-                "regenerate the set"
-            )
-    samples = list(iter_jsonl(path / "samples.jsonl"))
-    for lineno, sample in enumerate(samples, start=1):
-        words = sample.get("words")
-        if (
-            not isinstance(sample.get("sample"), int)
-            or not isinstance(words, list)
-            or not words
-            or len(set(words)) != len(words)
-        ):
-            raise DataError(
-                f"{path / 'samples.jsonl'}:{lineno}: a sample needs an integer 'sample' and a "
-                "non-empty list 'words' of distinct words"
-            )
-    pool = list(iter_jsonl(path / "distractors.jsonl"))
-    for lineno, record in enumerate(pool, start=1):
-        missing = [key for key in ("id", "source", "question", "answer") if key not in record]
-        if missing:
-            raise DataError(f"{path / 'distractors.jsonl'}:{lineno}: field(s) {', '.join(missing)} missing")
-    options: dict[str, set[str]] = {}
-    for record in pool:
-        options.setdefault(record["source"], set()).add(str(record["answer"]).strip().lower())
-    return SetData(
-        path=path,
-        name=str(manifest.get("set") or path.name),
-        config=manifest["config"],
-        samples=samples,
-        pool=pool,
-        example=manifest.get("example"),
-        options={source: sorted(answers) for source, answers in sorted(options.items())},
-    )
 
 
 def run_paths(set_name: str, model_name: str, results_root: Path = RESULTS_DIR) -> dict[str, Path]:
@@ -161,7 +43,7 @@ def run_paths(set_name: str, model_name: str, results_root: Path = RESULTS_DIR) 
     }
 
 
-def conversation_items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
+def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
     """Return the runner's items: one per sample (the first ``limit``), Key = sample id."""
     samples = data.samples[:limit] if limit is not None else data.samples
     return [
@@ -202,8 +84,7 @@ class ConversationRunner:
         conversation = self.data.conversation(item)
         messages: list[Message] = [{"role": "system", "content": self.system}]
         log: list[dict[str, Any]] = []
-        last_reply, refused = "", None
-        tokens = {"prompt_tokens": 0, "completion_tokens": 0, "cached": 0}
+        refused = None
         while not conversation.over:
             turn = conversation.next_turn()
             messages.append({"role": "user", "content": turn.message})
@@ -214,26 +95,23 @@ class ConversationRunner:
                 log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
                 break
             messages.append({"role": "assistant", "content": reply.text})
-            outcome = conversation.judge(reply.text)
-            last_reply = reply.text
-            tokens["prompt_tokens"] += reply.prompt_tokens
-            tokens["completion_tokens"] += reply.completion_tokens
-            tokens["cached"] += bool(reply.cached)
             log.append(
-                {
-                    **self._turn_fields(item, turn),
-                    "reply": reply.text,
-                    "answer": outcome.answer,
-                    "correct": outcome.correct,
-                    "violation": outcome.violation,
-                    "cached": reply.cached,
-                    "prompt_tokens": reply.prompt_tokens,
-                    "completion_tokens": reply.completion_tokens,
-                    "finish_reason": reply.finish_reason,
-                }
+                {**self._turn_fields(item, turn), **_reply_fields(reply, conversation.judge(reply.text))}
             )
         self._write_turns(log)
-        distractor_turns = [t for t in log if t["kind"] == "distractor" and "refused" not in t]
+        return self._record(item, conversation, log, refused)
+
+    def _record(
+        self,
+        item: dict[str, Any],
+        conversation: Conversation,
+        log: list[dict[str, Any]],
+        refused: RequestRefused | None,
+    ) -> dict[str, Any]:
+        """Return the results record of a conversation played to its end (``log``: its turn lines)."""
+        answered = [line for line in log if "refused" not in line]
+        distractor_turns = [line for line in answered if line["kind"] == "distractor"]
+        correct = sum(line["correct"] for line in distractor_turns)
         record = {
             "Key": item["Key"],
             "sample": item["sample"],
@@ -242,18 +120,16 @@ class ConversationRunner:
             "model": self.model_name,
             "turns": conversation.turns_done,
             "distractors": conversation.distractors_done,
-            "distractors_correct": sum(t["correct"] for t in distractor_turns),
-            "distractor_accuracy": (
-                sum(t["correct"] for t in distractor_turns) / len(distractor_turns)
-                if distractor_turns
-                else None
-            ),
-            "violations": sum(t.get("violation", False) for t in log),
+            "distractors_correct": correct,
+            "distractor_accuracy": correct / len(distractor_turns) if distractor_turns else None,
+            "violations": sum(line.get("violation", False) for line in log),
             "ended": "refused" if refused else conversation.ending,
             "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
-            "resp": last_reply,
-            "asked": len(log) - (refused is not None),  # turns answered (not the refused request)
-            **tokens,
+            "resp": answered[-1]["reply"] if answered else "",
+            "asked": len(answered),  # turns answered (not the refused request)
+            "prompt_tokens": sum(line["prompt_tokens"] for line in answered),
+            "completion_tokens": sum(line["completion_tokens"] for line in answered),
+            "cached": sum(bool(line["cached"]) for line in answered),
         }
         if refused is not None:
             record.update(refused=refused.kind, error=refused.message)
@@ -281,6 +157,20 @@ class ConversationRunner:
             self.turns_path.parent.mkdir(parents=True, exist_ok=True)
             with open(self.turns_path, "a", encoding="utf-8") as handle:
                 handle.write(text)
+
+
+def _reply_fields(reply: Reply, outcome: Outcome) -> dict[str, Any]:
+    """Return the turn log fields of a reply and how it was judged."""
+    return {
+        "reply": reply.text,
+        "answer": outcome.answer,
+        "correct": outcome.correct,
+        "violation": outcome.violation,
+        "cached": reply.cached,
+        "prompt_tokens": reply.prompt_tokens,
+        "completion_tokens": reply.completion_tokens,
+        "finish_reason": reply.finish_reason,
+    }
 
 
 def _failed_turn(line: dict[str, Any]) -> dict[str, Any]:
@@ -323,7 +213,7 @@ def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
     length: turn t sends the system message and all 2t - 1 messages before it."""
     system_chars = len(task_description(data.example if data.has_distractors else None))
     requests = input_chars = output_chars = 0
-    for item in conversation_items(data, limit):
+    for item in items(data, limit):
         conversation = data.conversation(item)
         history = system_chars
         while not conversation.over:
@@ -336,7 +226,7 @@ def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
             history += len(reply)
             conversation.judge(reply)
     return {
-        "conversations": len(conversation_items(data, limit)),
+        "conversations": len(items(data, limit)),
         "requests": requests,
         "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
         "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),
@@ -370,7 +260,6 @@ def write_summary(
     data: SetData,
     model_name: str,
     summary: Any,
-    counters: Any,
     price: dict[str, float] | None,
 ) -> str:
     """Write the run's summary JSON (the metrics of every conversation in the results file, this
@@ -378,7 +267,7 @@ def write_summary(
     conversations took, cached turns included) and return a one-line account of it."""
     records = read_results(files["results"])
     metrics = analysis.seed_metrics(analysis.conversation_frame(records))
-    totals = counters.as_dict()
+    totals = summary.counts
     write_json(
         files["summary"],
         {

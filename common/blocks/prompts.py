@@ -108,6 +108,7 @@ def completion_facts(completion: str, stop: str = ";", opened: bool = True) -> s
 
 
 PROMPT_TYPES = ("nl", "pddl")
+PARTS = {"nl": ("plan",), "pddl": ("init", "goal")}  # the prompt parts of an item, by prompt type
 
 
 def prompt_records(

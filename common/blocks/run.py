@@ -1,58 +1,50 @@
-"""Ask a model to plan (``lm_plan``) or to translate a problem to PDDL for the planner
-(``codex_translate``), and score what it wrote on the TRUE problem.
+"""Asking a model blocks problems: planning (``lm_plan.py``) or translating a problem to PDDL for
+the planner (``codex_translate.py``).
 
 An item is one test problem of a prompts file (``scripts/generate_prompts.py``) in one view:
 its prompt(s), and the problem's view so that scoring and the built-in models see the true
-problem. A record keeps every raw completion; scoring is a pure function of the item and
-those completions (``score_plan``, ``score_translation``), so ``rescore`` recomputes a results
-file's scores with the current code and never asks the model again.
-
-Built-in models: ``PLANNER_MODELS`` (``noop``, ``random``, ``oracle``) write the plans of
-``baselines.PLANNERS`` as English sentences; ``TRANSLATOR_MODELS`` (``rules``) writes the PDDL
-facts of the English template sentences, an upper bound for the LLM + planner method.
+problem (``load_items``). ``plan_record`` and ``translation_record`` are the protocols the
+shared runner calls; a record keeps every raw completion, and its scores come from
+``scoring.py``, a pure function of the item and those completions (so re-scoring never asks
+again). The rest serves the two scripts: the set's prompts files, results paths, the printed
+summary of a results file.
 """
 
 import argparse
-import functools
 import hashlib
+import json
 import logging
-import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from common import paths
-from common.blocks.baselines import PLANNERS
-from common.blocks.boards import uniform_board
-from common.blocks.check import check_plan
 from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
-from common.blocks.nlplan import STOP_MARKER, cut_completion, parse_plan, render_plan
+from common.blocks.nlplan import STOP_MARKER
 from common.blocks.planner import optimal_length
 from common.blocks.problems import load_problems
-from common.blocks.prompts import completion_facts
-from common.blocks.state import board_relations, goal_holds, move_english, relation_pddl
-from common.blocks.translate import (
-    TranslationOutcome,
-    described_objects,
-    facts_accuracy,
-    rule_translate,
-    solve_from_facts,
+from common.blocks.prompts import PARTS
+from common.blocks.scoring import (
+    problem_facts,
+    rescore,
+    score_plan,
+    score_rounds,
+    score_translation,
+    translation_outcome,
 )
-from common.config import parse_overrides
 from common.errors import DataError, UserError
 from common.jsonl import dumps, read_jsonl, write_text
-from common.models import Counters, resolve_model
-from common.models.base import Message, Model, Reply, RequestRefused
-from common.models.resolve import CACHE_FILE
+from common.models.base import Model, Reply, RequestRefused
 from common.models.runner import refused_record
-from common.results import read_results, results_filename
+from common.results import SEPARATOR, read_results, results_filename
 from common.stats import wilson_interval
 
-PARTS = {"nl": ("plan",), "pddl": ("init", "goal")}  # the prompt parts of an item, by prompt type
 STOPS = {"nl": [STOP_MARKER], "pddl": [";"]}  # default stop sequences sent to HTTP models
+
+
 EXACT_LENGTH_UP_TO = 10  # items; larger problems get no optimal length unless their file has one
 
 log = logging.getLogger(__name__)
@@ -111,95 +103,6 @@ def prompt_key(pid: str, view: str, texts: Sequence[str]) -> int:
     return int(digest[:15], 16)
 
 
-# ---- built-in models ------------------------------------------------------------------------
-class PlannerModel:
-    """A built-in planner behind the model interface: answers with its plan as English sentences."""
-
-    concurrency = 1
-
-    def __init__(self, name: str, planner: Callable, seed: int = 0):
-        self.name, self.planner, self.seed = name, planner, seed
-
-    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return the plan for ``item["problem"]``, drawn with ``random.Random(f"{seed}:{id}:{view}")``."""
-        rng = random.Random(f"{self.seed}:{item['id']}:{item['view']}")
-        return Reply(render_plan(self.planner(item["problem"], rng)), attempts=0)
-
-    def settings(self) -> dict[str, Any]:
-        """Return the name and seed."""
-        return {"name": self.name, "builtin": True, "seed": self.seed}
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-class RuleTranslator:
-    """The built-in translator: reads the test's English template lines at the end of a
-    translation prompt and writes their facts, as a model continuing after the prompt's "(" would."""
-
-    name = "rules"
-    concurrency = 1
-
-    def __init__(self, seed: int = 0):
-        self.seed = seed
-
-    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return the facts of the last prompt's final block, without its opening "("."""
-        test_block = messages[-1]["content"].rsplit("\n\n", 1)[-1]
-        return Reply(rule_translate(test_block).removeprefix("("), attempts=0)
-
-    def settings(self) -> dict[str, Any]:
-        """Return the name."""
-        return {"name": self.name, "builtin": True}
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-class FactsModel:
-    """A built-in translator that reads the TRUE problem instead of the English: ``oracle`` writes
-    its facts (a ceiling that cannot misread), ``random`` the facts of a board of the same items
-    drawn uniformly (for the goal: as many of that board's relations as the goal has), seeded per
-    problem and part: how often a translation that ignores the description still succeeds."""
-
-    concurrency = 1
-
-    def __init__(self, name: str, seed: int = 0):
-        self.name, self.seed = name, seed
-
-    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return the facts of the part asked (the goal when the last message continues the goal
-        prompt, else the initial state), without the prompt's opening "("."""
-        view = item["problem"]
-        part = "goal" if messages[-1]["content"].startswith(item["texts"]["goal"]) else "init"
-        if self.name == "oracle":
-            relations = board_relations(view.init_board) if part == "init" else list(view.goal)
-        else:
-            rng = random.Random(f"{self.seed}:{item['id']}:{item['view']}:{part}")
-            relations = board_relations(uniform_board(view.items, rng))
-            if part == "goal":
-                relations = rng.sample(relations, min(len(view.goal), len(relations)))
-        return Reply("".join(relation_pddl(r) + "\n" for r in relations).removeprefix("("), attempts=0)
-
-    def settings(self) -> dict[str, Any]:
-        """Return the name and seed."""
-        return {"name": self.name, "builtin": True, "seed": self.seed}
-
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-PLANNER_MODELS: dict[str, Callable[[int], Model]] = {
-    name: functools.partial(PlannerModel, name, planner) for name, planner in PLANNERS.items()
-}
-TRANSLATOR_MODELS: dict[str, Callable[[int], Model]] = {
-    "rules": RuleTranslator,
-    "oracle": functools.partial(FactsModel, "oracle"),
-    "random": functools.partial(FactsModel, "random"),
-}
-
-
-# ---- asking ---------------------------------------------------------------------------------
 def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
     """Return the results record of asking ``model`` to plan ``item``: the raw completion, transport
     diagnostics and the scores of ``score_plan``. A chat endpoint gets the prompt as turns
@@ -295,18 +198,6 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     return {**refused_record(item, refusal), **problem_facts(item)}
 
 
-def problem_facts(item: dict[str, Any]) -> dict[str, Any]:
-    """Return what a record says about its problem whatever the answer: ``id``, ``view``,
-    ``optimal_length`` and ``goal_held_initially`` (the empty plan already succeeds)."""
-    view = item["problem"]
-    return {
-        "id": item["id"],
-        "view": item["view"],
-        "optimal_length": item["optimal_length"],
-        "goal_held_initially": goal_holds(view.init_board, view.goal),
-    }
-
-
 def _transport(replies: Sequence[Reply], start: float) -> dict[str, Any]:
     """Return the summed request diagnostics of ``replies``."""
     return {
@@ -316,147 +207,6 @@ def _transport(replies: Sequence[Reply], start: float) -> dict[str, Any]:
         "prompt_tokens": sum(r.prompt_tokens for r in replies),
         "completion_tokens": sum(r.completion_tokens for r in replies),
     }
-
-
-# ---- scoring --------------------------------------------------------------------------------
-def score_plan(item: dict[str, Any], raw: str) -> dict[str, Any]:
-    """Return the scores of a planning completion on the true problem.
-
-    ``resp`` is the completion cut at the stop marker "Initially:"; ``plan`` its move sentences
-    that parse; then every field of ``check.PlanCheck`` (lenient and strict verdicts, lengths,
-    parse rate, valid prefix, gap to optimal); ``error`` says when no line of a non-empty
-    answer is a move of the problem's items (the run counts those as invalid).
-    """
-    view = item["problem"]
-    text = cut_completion(raw).strip()
-    steps = parse_plan(text, view.items)
-    check = check_plan(steps, view.init_board, view.goal, item["optimal_length"])
-    error = "no line is a move of this problem's items" if steps and not check.parsed else None
-    return {
-        "resp": text,
-        "plan": [move_english(s.move) for s in steps if s.move],
-        **check.as_dict(),
-        "error": error,
-    }
-
-
-def translation_outcome(
-    item: dict[str, Any], raw: dict[str, str], objects: str = "true", chat: bool = False
-) -> TranslationOutcome:
-    """Return what the fact reader and the planner make of translation completions ``raw``
-    (part -> text) for ``item`` (see ``score_translation`` for ``objects`` and ``chat``)."""
-    view = item["problem"]
-    names = None
-    if objects == "described":
-        names = described_objects(
-            item["texts"]["init"].rsplit("\n\n", 1)[-1] + "\n" + item["texts"]["goal"].rsplit("\n\n", 1)[-1]
-        )
-    elif objects != "true":
-        raise ValueError(f"objects must be 'true' or 'described', not {objects!r}")
-    init, goal = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
-    return solve_from_facts(view, init, goal, names)
-
-
-def score_translation(
-    item: dict[str, Any], raw: dict[str, str], objects: str = "true", chat: bool = False
-) -> dict[str, Any]:
-    """Return the scores of translation completions (``raw``: part -> text) on the true problem.
-
-    The facts are the completions cut at the next ";", with the prompt's "(" put back unless
-    the answer opens its own (``prompts.completion_facts``); a ``chat`` answer (sent as turns,
-    no "(" in the prompt) is read as written. The planner's plan is checked on
-    the true problem (``lenient``, ``strict``); ``reason`` (also ``error``) says why there is
-    no plan. Translation accuracy is kept apart from success: precision and recall of the
-    initial-state and goal facts against the true ones, reading each fact on its own so that
-    one unreadable fact does not hide the others (``translate.facts_accuracy``; an unreadable
-    fact counts as a wrong one, ``unread_facts`` lists them). ``objects`` "true" passes the
-    true problem's objects to the fact reader (the paper's protocol, which helps the model:
-    flagged in the record), "described" only those named in the prompt's English lines.
-    """
-    view = item["problem"]
-    init_text, goal_text = (completion_facts(raw[part], opened=not chat) for part in PARTS["pddl"])
-    outcome = translation_outcome(item, raw, objects, chat)
-    init = facts_accuracy(init_text, view.items, board_relations(view.init_board))
-    goal = facts_accuracy(goal_text, view.items, list(view.goal))
-    check = outcome.check
-    return {
-        "resp": {"init": init_text, "goal": goal_text},
-        "objects_from_true_problem": objects == "true",
-        "lenient": outcome.lenient,
-        "strict": outcome.strict,
-        "plan": [move_english(m) for m in outcome.plan] if outcome.plan is not None else None,
-        "plan_length": len(outcome.plan) if outcome.plan is not None else None,
-        "optimal_length": item["optimal_length"],
-        "goal_held_initially": check_plan([], view.init_board, view.goal).lenient,
-        "init_precision": init["precision"],
-        "init_recall": init["recall"],
-        "goal_precision": goal["precision"],
-        "goal_recall": goal["recall"],
-        "unread_facts": init["unread"] + goal["unread"],
-        "reason": outcome.reason or (check.first_error if check else None),
-        "error": outcome.reason,
-    }
-
-
-def score_rounds(
-    item: dict[str, Any], rounds: Sequence[dict[str, str]], objects: str, feedback: int, chat: bool = False
-) -> dict[str, Any]:
-    """Return the scores of a translation with feedback rounds (``rounds``: the answers of round
-    0, 1, ...): every field of ``score_translation`` for the round the method ends with (the
-    first that gave a plan, else the last), ``rounds_used``, ``round_errors`` (each round's
-    error, None when it gave a plan), and ``lenient_by_round`` / ``strict_by_round``: success
-    after round k for k = 0..``feedback`` (rounds not needed or not asked keep the last verdict)."""
-    scores = [score_translation(item, answers, objects, chat) for answers in rounds]
-    errors = [score["error"] for score in scores]
-    final = next((k for k, error in enumerate(errors) if error is None), len(scores) - 1)
-    after = [scores[min(k, final)] for k in range(feedback + 1)]
-    return {
-        **scores[final],
-        "rounds_used": final,
-        "round_errors": errors,
-        "lenient_by_round": [s["lenient"] for s in after],
-        "strict_by_round": [s["strict"] for s in after],
-    }
-
-
-def rescore(
-    records: Sequence[dict[str, Any]],
-    items: Sequence[dict[str, Any]],
-    prompt_type: str,
-    objects: str = "true",
-) -> list[dict[str, Any]]:
-    """Return the records of ``items`` with their scores recomputed from ``raw``, in items order.
-
-    Records of prompts that are not among ``items`` (changed since, or left out by --limit)
-    are left out, with a log line saying how many.
-    """
-    by_key = {record["Key"]: record for record in records}
-    scored = []
-    for item in items:
-        record = by_key.get(item["Key"])
-        if record is None:
-            continue
-        if record.get("refused"):  # nothing was answered: a failure under both rules, kept as refused
-            scored.append({**record, **problem_facts(item), "lenient": False, "strict": False})
-        elif prompt_type == "nl":
-            scored.append({**record, **score_plan(item, record["raw"])})
-        elif record.get("feedback"):
-            rounds = [record["raw"], *record.get("feedback_raw", [])]
-            chat = record.get("sent_as") == "turns"
-            scored.append({**record, **score_rounds(item, rounds, objects, record["feedback"], chat)})
-        else:
-            scored.append(
-                {
-                    **record,
-                    **score_translation(item, record["raw"], objects, record.get("sent_as") == "turns"),
-                }
-            )
-    if len(scored) < len(records):
-        log.info(
-            "%d results rows are for prompts not in this run (changed since, or beyond --limit); not scored",
-            len(records) - len(scored),
-        )
-    return scored
 
 
 def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:
@@ -500,19 +250,13 @@ def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFra
 
 
 def rescore_report(
-    results_path: str | Path,
-    items: Sequence[dict[str, Any]],
-    prompt_type: str,
-    objects: str = "true",
-    scores_csv: str | Path | None = None,
-) -> str:
-    """Return the printed summary of a results file, re-scored for ``items`` (``rescore``): its
-    name, then ``format_summary``. With ``scores_csv`` the re-scored rows are written there too."""
+    results_path: str | Path, items: Sequence[dict[str, Any]], prompt_type: str, objects: str = "true"
+) -> tuple[str, list[dict[str, Any]]]:
+    """Return the printed summary of a results file re-scored for ``items`` (``rescore``): its
+    name, then ``format_summary``; and the re-scored records (for ``write_scores``)."""
     records = rescore(read_results(results_path), items, prompt_type, objects)
-    if scores_csv:
-        write_scores(scores_csv, records)
     header = f"{paths.shown(results_path)}: {len(records)} problems\n"
-    return header + (format_summary(summarise(records, prompt_type)) if records else "")
+    return header + (format_summary(summarise(records, prompt_type)) if records else ""), records
 
 
 def format_summary(table: pd.DataFrame) -> str:
@@ -535,65 +279,71 @@ def _cell(value: Any) -> str:
     return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
-# ---- what the two scripts share ---------------------------------------------------------------
 RESULTS_ROOT = paths.RESULTS / "blocks"
+TESTSET_HELP = (
+    "the blocks set: data/blocks/<set> (or its name), holding prompts/ from generate_prompts.py "
+    "(data/blocks/released: the paper's prompts; give --problem-path)"
+)
 
 
-def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``lm_plan.py`` and ``codex_translate.py``: prompts, problems, model, output."""
+def set_dir(name_or_dir: str) -> Path:
+    """Return the directory of the blocks set ``-t`` names (one with a ``prompts/`` directory)."""
+    return paths.set_dir("blocks", name_or_dir, "prompts", "build one with `make blocks/<set>`")
+
+
+def add_options(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``lm_plan.py`` and ``codex_translate.py`` beyond the shared ones
+    (``cli.add_model_options``): views, problems, a CSV of scores."""
     parser.add_argument(
-        "--prompts",
-        required=True,
-        help="prompts file from generate_prompts.py (data/blocks/<set>/prompts/...jsonl)",
-    )
-    parser.add_argument(
-        "--problem-path",
-        default=None,
-        help="directory of the problem files (default: problems/ beside prompts/)",
-    )
-    parser.add_argument(
-        "--model", required=True, help="a built-in, a config name in configs/models/, or a .yaml path"
-    )
-    parser.add_argument(
-        "--set",
+        "--view",
         action="append",
         default=[],
-        metavar="KEY=VALUE",
-        help="override a model config setting (repeatable), e.g. --set max_tokens=300",
+        metavar="VIEW",
+        help="ask only this view (repeatable; default: every view the set has prompts for)",
     )
-    parser.add_argument("--limit", type=int, default=None, help="only the first N problems")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the built-in random planner")
     parser.add_argument(
-        "--results-dir",
-        default=None,
-        help="where the results file goes (default: results/blocks/<set>/<type>___<view>)",
+        "--problem-path", default=None, help="directory of the problem files (default: <set>/problems)"
     )
     parser.add_argument("--scores", metavar="CSV", help="also write every re-scored row as CSV")
-    parser.add_argument(
-        "--retry-errors",
-        action="store_true",
-        help="ask again the problems the server refused in an earlier run (e.g. too long)",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    parser.add_argument("--cache-file", type=Path, default=CACHE_FILE, help="SQLite response cache")
 
 
-def load_run_items(args: argparse.Namespace, prompt_type: str) -> list[dict[str, Any]]:
-    """Return the items of ``args.prompts`` (``load_items``), the first ``args.limit`` of them."""
-    if args.limit is not None and args.limit < 0:
-        raise UserError("--limit must be 0 or more")
-    if not Path(args.prompts).is_file():
-        raise UserError(
-            f"--prompts {args.prompts}: no such prompts file (write it with "
-            "scripts/generate_prompts.py, or `make blocks/<set>` for a set of configs/blocks/)"
+def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Sequence[str] = ()) -> list[Path]:
+    """Return the prompts files ``<prompting>___<type>___<view>.jsonl`` of a set, views in the
+    order of the set's manifest (else the paper's one, two, all, then by name); only ``views``
+    when given. Raises UserError naming what exists when a view (or every file) is missing."""
+    found = {
+        path.name.removesuffix(".jsonl").split(SEPARATOR)[2]: path
+        for path in sorted(
+            (directory / "prompts").glob(f"{prompting}{SEPARATOR}{prompt_type}{SEPARATOR}*.jsonl")
         )
-    problems = problems_path(args.prompts, args.problem_path)
+    }
+    manifest = directory / "problems" / "manifest.json"
+    listed = json.loads(manifest.read_text(encoding="utf-8")).get("views", []) if manifest.is_file() else []
+    order = [v for v in [*listed, "one", "two", "all"] if v in found]
+    order = list(dict.fromkeys(order + sorted(found)))
+    missing = [view for view in views if view not in found]
+    if missing or not found:
+        raise UserError(
+            f"{paths.shown(directory / 'prompts')}: no {prompting}{SEPARATOR}{prompt_type}{SEPARATOR}"
+            f"<view>.jsonl for view {', '.join(missing) or '(any)'}; views there: "
+            f"{', '.join(order) or 'none'} "
+            "(write prompts with scripts/generate_prompts.py or `make blocks/<set>`)"
+        )
+    return [found[view] for view in order if not views or view in views]
+
+
+def load_run_items(
+    prompts: Path, problem_path: str | None, prompt_type: str, limit: int | None
+) -> list[dict[str, Any]]:
+    """Return the first ``limit`` items of a prompts file (``load_items``), its problems from
+    ``problem_path`` (default: ``problems/`` beside ``prompts/``); UserError when they are missing."""
+    problems = problems_path(prompts, problem_path)
     if not problems.is_dir():
         raise UserError(
             f"{problems}: no such problem directory (the prompts' set has none there: "
             "give it with --problem-path)"
         )
-    return load_items(args.prompts, problems, prompt_type)[: args.limit]
+    return load_items(prompts, problems, prompt_type)[:limit]
 
 
 def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -> Path:
@@ -602,65 +352,43 @@ def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -
     return Path(problem_path) if problem_path else Path(prompts).parent.parent / "problems"
 
 
-def run_labels(args: argparse.Namespace, prompting: str, model: Model, **more: Any) -> dict[str, Any]:
+def run_labels(
+    prompts: Path, problem_path: str | None, prompting: str, model: Model, **more: Any
+) -> dict[str, Any]:
     """Return the labels a run records in its metadata: prompting, model name, and the prompts
     file and problems directory (so the analysis can re-score the file with the current scorer)."""
     return {
         "prompting": prompting,
         "modelname": model.name,
-        "prompts": str(args.prompts),
-        "problems": str(problems_path(args.prompts, args.problem_path)),
+        "prompts": str(prompts),
+        "problems": str(problems_path(prompts, problem_path)),
         **more,
     }
 
 
-def resolve_run_model(args: argparse.Namespace, prompt_type: str, counters: Counters) -> Model:
-    """Return the model of ``args.model``: a built-in of this prompt type (only those: the
-    WorldSense ``random`` and ``oracle`` answer options, not blocks), or an HTTP model that
-    gets the prompt type's stop sequence unless ``--set stop=...`` gives one."""
-    builtins = PLANNER_MODELS if prompt_type == "nl" else TRANSLATOR_MODELS
-    overrides = parse_overrides(args.set)
-    if args.model not in builtins:
-        overrides.setdefault("stop", STOPS[prompt_type])
-    return resolve_model(
-        args.model,
-        overrides=overrides,
-        seed=args.seed,
-        use_cache=not args.no_cache,
-        cache_file=args.cache_file,
-        counters=counters,
-        builtins=builtins,
-    )
-
-
 def results_path(
-    args: argparse.Namespace,
+    prompts: Path,
     items: Sequence[dict[str, Any]],
     prompt_type: str,
     model: Model,
+    results_root: Path | None = None,
     feedback: int = 0,
 ) -> tuple[Path, str]:
-    """Return ``(path, prompting)``: ``<results dir>/<prompting>___<modelname>___results.jsonl``
-    for this run, and its prompting label (``conversation.prompting_label``: the prompts file's,
-    plus ``-turns`` for a chat endpoint and ``-feedback<N>`` with feedback rounds).
-
-    The default directory is ``results/blocks/<set>/<type>___<view>``, the set being the
-    directory above the prompts file's ``prompts/``. Raises DataError for an empty prompts
-    file or one mixing views or prompt styles.
-    """
+    """Return ``(path, prompting)``: the results file of this run,
+    ``<results_root>/<set>/<type>___<view>/<prompting>___<modelname>___results.jsonl`` (the set
+    being the directory above the prompts file's ``prompts/``), and its
+    prompting label (``conversation.prompting_label``: the prompts file's, plus ``-turns`` for a
+    chat endpoint and ``-feedback<N>`` with feedback rounds). Raises DataError for an empty
+    prompts file or one mixing views or prompt styles."""
     views = sorted({item["view"] for item in items})
     promptings = sorted({item["prompting"] for item in items})
     if len(views) != 1 or len(promptings) != 1:
         raise DataError(
-            f"{args.prompts}: expected the prompts of one view and one prompting, "
+            f"{prompts}: expected the prompts of one view and one prompting, "
             f"found views {views} and promptings {promptings}"
         )
-    set_name = Path(args.prompts).resolve().parent.parent.name
-    directory = (
-        Path(args.results_dir)
-        if args.results_dir
-        else RESULTS_ROOT / set_name / f"{prompt_type}___{views[0]}"
-    )
+    set_name = Path(prompts).resolve().parent.parent.name
+    directory = (results_root or RESULTS_ROOT) / set_name / f"{prompt_type}___{views[0]}"
     prompting = prompting_label(promptings[0], uses_chat(model), feedback)
     try:
         return directory / results_filename(prompting, model.name), prompting
@@ -669,7 +397,8 @@ def results_path(
 
 
 def write_scores(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
-    """Write re-scored rows as CSV (lists and dicts as JSON text), atomically."""
+    """Write re-scored rows (of every model and view a script asked) as CSV, lists and dicts
+    as JSON text, atomically."""
     frame = pd.DataFrame(records).drop(columns=["raw"], errors="ignore")
     for name in frame.columns:
         if frame[name].map(lambda v: isinstance(v, (list, dict))).any():

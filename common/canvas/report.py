@@ -21,8 +21,10 @@ from typing import Any
 import pandas as pd
 
 from common.analysis import Section
-from common.canvas.baselines import SHORTCUTS, chance
+from common.canvas.baselines import BASELINES
+from common.canvas.run import results_dir
 from common.canvas.scoring import score_rows
+from common.canvas.shortcuts import SHORTCUTS, chance
 from common.errors import DataError, UserError
 from common.jsonl import atomic_write
 from common.results import find_results_files, parse_results_filename, read_results
@@ -71,12 +73,13 @@ def section(
     summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
     trials = load_trials(path)
     files = []
-    for directory in [path / RESULTS_DIR, *map(Path, extra_results)]:
-        files += [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
+    for directory in [results_dir(path), path / RESULTS_DIR, *map(Path, extra_results)]:
+        found = [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
+        files += sorted(found, key=lambda f: parse_results_filename(f)[1] not in BASELINES)  # built-ins first
     if not files:
         raise DataError(
-            f"no results files in {path / RESULTS_DIR}: run scripts/ask_model.py -t {path} "
-            "--model ... first (or `make canvas-baselines`)"
+            f"no results files in {results_dir(path)}: run scripts/ask_model.py -t {path} "
+            "--model ... first (or `make canvas/<set>`)"
         )
     scored, notes = score_files(trials, files)
     shortcuts = shortcut_table(scored, trials)

@@ -1,21 +1,21 @@
 """Model access: built-in baselines and any OpenAI-compatible server behind one interface.
 
-``resolve_model(name_or_config)`` returns a Model (``complete(messages, item) -> Reply``);
-``run_items`` asks it every item of a set, by default with the WorldSense answering protocol
-(a suite passes its own, as the blocks scripts do), and appends the records to a results file.
-Modules: config (settings), client (HTTP, retries, timeouts), cache (SQLite), builtin (registry
-of offline models), answering (protocol), runner (thread pool, resume, metadata), stub_server
-(a local OpenAI-compatible server for tests and benchmarks).
+``resolve_model(name_or_config, builtins=<suite>.baselines.BASELINES)`` returns a Model
+(``complete(messages, item) -> Reply``); ``run_items`` asks it every item of a set with the
+suite's protocol (``common/<suite>/run.py: answer``) and appends the records to a results file.
+Modules: config (settings), client (HTTP, retries, timeouts), cache (SQLite), builtin (the base
+of every suite's built-in models), resolve (names and configs to models), runner (thread pool,
+resume, metadata), stub_server (a local OpenAI-compatible server for tests and benchmarks).
 """
 
 from common.models.base import Counters, Model, ModelError, Reply, RequestFailed
-from common.models.builtin import BUILTINS, register_builtin
+from common.models.builtin import BuiltinModel, baseline_names
 from common.models.config import ModelConfig, load_model_config
-from common.models.resolve import resolve_model
-from common.models.runner import RunSummary, metadata_path, run_items
+from common.models.resolve import models_of, resolve_model
+from common.models.runner import RunSummary, exit_code, metadata_path, run_items
 
 __all__ = [
-    "BUILTINS",
+    "BuiltinModel",
     "Counters",
     "Model",
     "ModelConfig",
@@ -23,9 +23,11 @@ __all__ = [
     "Reply",
     "RequestFailed",
     "RunSummary",
+    "baseline_names",
+    "exit_code",
     "load_model_config",
     "metadata_path",
-    "register_builtin",
+    "models_of",
     "resolve_model",
     "run_items",
 ]

@@ -93,6 +93,11 @@ class Counters:
             for name, amount in amounts.items():
                 setattr(self, name, getattr(self, name) + amount)
 
+    def since(self, start: dict[str, int]) -> dict[str, int]:
+        """Return what the counters added since ``start`` (an earlier ``as_dict``): one run's share
+        when a model's counters serve several runs (e.g. every view of a blocks set)."""
+        return {name: value - start.get(name, 0) for name, value in self.as_dict().items()}
+
     def as_dict(self) -> dict[str, int]:
         """Return the counters as a plain dict."""
         with self._lock:

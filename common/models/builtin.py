@@ -1,74 +1,60 @@
-"""Built-in offline models: baselines with the real model interface, so pipelines run with no network.
+"""The base of every built-in model: a baseline that answers offline, at once, from the item.
 
-``BUILTINS`` is the registry: name -> factory taking the run's seed. Another suite adds its own
-baseline with one line, e.g. ``register_builtin("noop", NoopPlanner)`` in its module, and
-``--model noop`` then works in every runner that imports that module. A suite whose baselines
-reuse a taken name (a blocks ``random`` planner) passes its own dict instead:
-``resolve_model(name, builtins={**BUILTINS, "random": RandomPlanner})``.
+Each suite exports its built-ins as one registry, ``common/<suite>/baselines.py: BASELINES``
+(name -> a callable taking the run's seed and returning the model, usually the class). The
+scripts resolve ``--model NAME`` in their suite's registry (``resolve.resolve_model``) and
+``--baselines`` asks every entry marked ``default`` (``baseline_names``), which is what the
+Makefile runs on every set: nothing else lists them.
 """
 
-import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from common.models.base import Message, Model, Reply
+from common.models.base import Counters, Message, Model, Reply
 
 
-class RandomModel:
-    """Answers with a random option of the trial's ``expectedresp``, seeded per (seed, Key).
+class BuiltinModel:
+    """A built-in baseline with the model interface; subclasses set ``name`` and write ``complete``.
 
-    Gives exactly the answers of ``scripts/test_random_model.py`` with the same seed, and the
-    same answer to a trial however often or in whatever order it is asked.
+    ``concurrency`` is 1 (it answers at once: threads would only add overhead), ``close``
+    releases nothing, and ``settings`` records the name and, for a model whose answers depend
+    on the seed (``seeded``), the seed.
     """
 
-    name = "random"
+    name = ""
     concurrency = 1
+    seeded = False  # whether its answers depend on the seed (drawn per item, so any order gives the same)
+    default = True  # asked by --baselines (what `make` runs on every set); False: asked by name only
+    task: str | None = None  # the suite's task it answers (blocks: "nl" plans, "pddl" facts); None: any
 
     def __init__(self, seed: int = 0):
         self.seed = seed
+        self.counters = Counters()  # the runner's totals (requests stay 0: nothing goes over the network)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name}>"
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return one of ``item["expectedresp"]`` chosen by ``random.Random(f"{seed}:{Key}")``."""
-        rng = random.Random(f"{self.seed}:{item['Key']}")
-        return Reply(rng.choice(list(item["expectedresp"])), attempts=0)
+        """Return the answer to the conversation ``messages`` about ``item``."""
+        raise NotImplementedError
 
     def settings(self) -> dict[str, Any]:
-        """Return the seed."""
-        return {"name": self.name, "builtin": True, "seed": self.seed}
+        """Return what the run metadata records: the name, that it is built in, and the seed if used."""
+        return {"name": self.name, "builtin": True, **({"seed": self.seed} if self.seeded else {})}
 
     def close(self) -> None:
         """Nothing to release."""
 
 
-class OracleModel:
-    """Answers with the trial's gold answer (``goldresp``): the ceiling every score is compared with."""
-
-    name = "oracle"
-    concurrency = 1
-
-    def __init__(self, seed: int = 0):
-        self.seed = seed
-
-    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return ``item["goldresp"]``."""
-        return Reply(str(item["goldresp"]), attempts=0)
-
-    def settings(self) -> dict[str, Any]:
-        """Return the name."""
-        return {"name": self.name, "builtin": True}
-
-    def close(self) -> None:
-        """Nothing to release."""
+Registry = Mapping[str, Callable[[int], Model]]
 
 
-BUILTINS: dict[str, Callable[[int], Model]] = {
-    "random": RandomModel,
-    "oracle": OracleModel,
-}
-
-
-def register_builtin(name: str, factory: Callable[[int], Model]) -> None:
-    """Add ``factory`` (called with the seed, returns a Model) to BUILTINS; a taken name raises ValueError."""
-    if name in BUILTINS and BUILTINS[name] is not factory:
-        raise ValueError(f"a built-in model named {name!r} is already registered")
-    BUILTINS[name] = factory
+def baseline_names(registry: Registry, task: str | None = None) -> list[str]:
+    """Return the names ``--baselines`` asks, in registry order: the ``default`` entries that
+    answer ``task`` (every default entry when ``task`` is None or the model takes any task)."""
+    names = []
+    for name, factory in registry.items():
+        model = factory(0)
+        if getattr(model, "default", True) and (task is None or getattr(model, "task", None) in (None, task)):
+            names.append(name)
+    return names

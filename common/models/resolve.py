@@ -1,78 +1,92 @@
-"""Turn ``--model NAME_OR_CONFIG`` into a Model: a built-in name, a config path, or a config name.
+"""Turn ``--model NAME_OR_CONFIG`` into a Model: a built-in of the suite, a config path, or a config name.
 
-Looked up in this order: a name in ``BUILTINS``; an existing ``.yaml`` file; ``configs/models/<name>.yaml``.
-Suites whose baselines are built-in models register them on import; the modules in
-``BUILTIN_MODULES`` are imported before every lookup, so their names work in every runner.
+Looked up in this order: a name in the suite's ``BASELINES`` registry (passed in by the script:
+the models layer knows no suite); an existing ``.yaml`` file; ``configs/models/<name>.yaml``.
+``models_of`` does it for a script's options (``cli.add_model_options``): the one ``--model``,
+or with ``--baselines`` every default built-in of the suite.
 """
 
-import importlib
-from collections.abc import Callable, Mapping
+import argparse
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from common import paths
+from common.config import parse_overrides
 from common.errors import ConfigError, UserError
 from common.models.base import Counters, Model
-from common.models.builtin import BUILTINS
+from common.models.builtin import Registry, baseline_names
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.config import load_model_config
 
 MODEL_CONFIGS = paths.CONFIGS / "models"
-BUILTIN_MODULES = ("common.canvas.baselines",)  # suites' modules calling register_builtin on import
 CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
+BUILTIN_SETTINGS = ("concurrency",)  # the only settings a built-in model takes from --set
 
 
 def resolve_model(
     name_or_path: str,
     *,
+    builtins: Registry,
     overrides: dict[str, Any] | None = None,
     seed: int = 0,
     use_cache: bool = True,
     cache_file: str | Path = CACHE_FILE,
     counters: Counters | None = None,
-    builtins: Mapping[str, Callable[[int], Model]] = BUILTINS,
 ) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
-    Built-ins come from ``builtins`` (a suite whose baselines differ, e.g. planners named
-    ``random`` and ``oracle``, passes its own dict, such as ``{**BUILTINS, **PLANNER_MODELS}``)
-    and get ``seed``. HTTP models get ``overrides`` applied to their config, the shared response
-    cache (unless ``use_cache`` is False) and ``counters``. Raises UserError listing what exists
-    when nothing matches, ConfigError for a bad config or a missing key variable.
+    Built-ins come from ``builtins`` (the suite's ``BASELINES``) and get ``seed`` and, of the
+    ``overrides``, only ``concurrency``. HTTP models get ``overrides`` applied to their config,
+    the shared response cache (unless ``use_cache`` is False) and ``counters``. Raises UserError
+    listing what exists when nothing matches, ConfigError for a bad config, a setting a
+    built-in does not take, or a missing key variable.
     """
-    load_builtin_modules()
+    overrides = dict(overrides or {})
     if name_or_path in builtins:
-        if overrides:
-            raise ConfigError(
-                f"built-in model {name_or_path!r} takes no settings (got {', '.join(overrides)})"
-            )
-        return builtins[name_or_path](seed)
-    path = config_path(name_or_path, builtins)
-    config = load_model_config(path, overrides)
+        model = builtins[name_or_path](seed)
+        _apply_builtin_settings(model, overrides)
+        return model
+    config = load_model_config(config_path(name_or_path, builtins), overrides)
     cache = ResponseCache(cache_file) if use_cache else None
     return HTTPModel(config, cache=cache, counters=counters)
 
 
-def config_path(name_or_path: str, builtins: Mapping[str, Any] = BUILTINS) -> Path:
+def _apply_builtin_settings(model: Model, overrides: dict[str, Any]) -> None:
+    """Set the ``--set`` settings a built-in takes (``BUILTIN_SETTINGS``) on ``model``; raise
+    ConfigError naming any other, or a concurrency that is not a positive integer."""
+    unknown = [key for key in overrides if key not in BUILTIN_SETTINGS]
+    if unknown:
+        raise ConfigError(
+            f"built-in model {model.name!r} takes no setting {', '.join(unknown)} "
+            f"(of --set it takes only {', '.join(BUILTIN_SETTINGS)})"
+        )
+    if "concurrency" in overrides:
+        value = overrides["concurrency"]
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigError(f"--set concurrency={value!r}: needs a whole number of 1 or more")
+        try:
+            model.concurrency = value
+        except AttributeError:  # e.g. a person at a terminal answers one turn at a time
+            raise ConfigError(f"built-in model {model.name!r} answers one item at a time") from None
+
+
+def config_path(name_or_path: str, builtins: Mapping[str, Any]) -> Path:
     """Return the config file ``name_or_path`` refers to; raise UserError listing the choices if none."""
     candidate = Path(name_or_path)
+    choices = (
+        f"a config name from {paths.shown(MODEL_CONFIGS)} ({', '.join(available_configs()) or 'none'}) "
+        f"or a built-in of this suite ({', '.join(builtins) or 'none'})"
+    )
     if candidate.suffix in (".yaml", ".yml"):
         if candidate.is_file():
             return candidate
-        raise UserError(
-            f"no model config file {name_or_path}: check the path, or use a config name "
-            f"from {paths.shown(MODEL_CONFIGS)} ({', '.join(available_configs()) or 'none'}) "
-            f"or a built-in ({', '.join(sorted(builtins))})"
-        )
+        raise UserError(f"no model config file {name_or_path}: check the path, or use {choices}")
     named = MODEL_CONFIGS / f"{name_or_path}.yaml"
-    if "/" not in name_or_path and named.is_file():
+    if name_or_path and "/" not in name_or_path and named.is_file():
         return named
-    raise UserError(
-        f"unknown model {name_or_path!r}: not a built-in ({', '.join(sorted(builtins))}), "
-        f"and not a config in {paths.shown(MODEL_CONFIGS)} "
-        f"({', '.join(available_configs()) or 'none'}); a config file path ends in .yaml"
-    )
+    raise UserError(f"unknown model {name_or_path!r}: use {choices}; a config file path ends in .yaml")
 
 
 def available_configs() -> list[str]:
@@ -80,7 +94,37 @@ def available_configs() -> list[str]:
     return sorted(path.stem for path in MODEL_CONFIGS.glob("*.yaml"))
 
 
-def load_builtin_modules() -> None:
-    """Import the suites' modules that register built-in models (``BUILTIN_MODULES``), once."""
-    for module in BUILTIN_MODULES:
-        importlib.import_module(module)
+def models_of(
+    args: argparse.Namespace,
+    builtins: Registry,
+    *,
+    task: str | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Iterator[Model]:
+    """Yield the models a script's options ask for (``cli.add_model_options``): ``args.model``,
+    or with ``args.baselines`` each default built-in of ``builtins`` answering ``task`` in turn
+    (``builtin.baseline_names``). Each is resolved when the one before is done (the caller closes
+    it). ``overrides`` are settings for HTTP models that ``--set`` may change (e.g. a suite's stop
+    sequence); ``--set`` applies on top. Every model gets its own ``counters``. Raises UserError
+    for a built-in of another task (blocks: a planner asked to translate)."""
+    names = baseline_names(builtins, task) if args.baselines else [args.model]
+    settings = parse_overrides(args.set)
+    for name in names:
+        extra = {} if name in builtins else dict(overrides or {})
+        model = resolve_model(
+            name,
+            builtins=builtins,
+            overrides={**extra, **settings},
+            seed=args.seed,
+            use_cache=not args.no_cache,
+            cache_file=args.cache_file,
+            counters=Counters(),
+        )
+        own = getattr(model, "task", None)
+        if task is not None and own not in (None, task):
+            others = [n for n in builtins if getattr(builtins[n](0), "task", None) in (None, task)]
+            raise UserError(
+                f"built-in {name!r} answers {own} items, not the {task} items this script asks; "
+                f"the built-ins for these: {', '.join(others)}"
+            )
+        yield model

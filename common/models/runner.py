@@ -1,6 +1,6 @@
 """Ask a model every trial of a set, in parallel, appending each answer to a results file as it comes.
 
-A thread pool of ``model.concurrency`` workers answers items with the answering protocol and
+A thread pool of ``model.concurrency`` workers answers items with the suite's protocol and
 appends each record (flushed) through ``ResultsWriter``, which holds the file's lock for the
 run (a second run on the same file is refused at once): Keys already in the file are skipped,
 a Key is never written twice, and a killed run loses at most the items in flight.
@@ -18,7 +18,6 @@ and cost when the model has a price. It is written when the run starts and every
 such an entry ``killed`` and sets its ``answered`` from the file (only one run writes at a time).
 """
 
-import functools
 import json
 import logging
 import queue
@@ -32,7 +31,6 @@ from typing import Any
 
 from common import cli, paths
 from common.jsonl import write_json
-from common.models.answering import answer_item
 from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused, ServerUnreachable
 from common.results import ResultsWriter
 
@@ -57,19 +55,32 @@ class RunSummary:
     elapsed_s: float = 0.0
     failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
     failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
+    counts: dict[str, int] = field(default_factory=dict)  # this run's requests, retries, tokens, ...
 
-    def describe(self, results_path: str | Path, counters: Counters) -> str:
+    def describe(self, results_path: str | Path) -> str:
         """Return the one-line account of the run that scripts log: what was written and how
         (answers, invalid answers, refused items kept apart), what was skipped or failed, and
         the requests it took."""
+        counts = self.counts
         answers = self.answered - self.invalid - self.refused
         return (
             f"{paths.shown(results_path)}: {self.answered:,} written ({answers:,} answers, "
             f"{self.invalid:,} invalid, {self.refused:,} refused by the server), "
             f"{self.already_done:,} already there, {self.failed:,} failed after retries; "
-            f"{counters.requests:,} requests, {counters.retries:,} retries, {counters.cache_hits:,} "
-            f"cache hits, {counters.prompt_tokens + counters.completion_tokens:,} tokens"
+            f"{counts.get('requests', 0):,} requests, {counts.get('retries', 0):,} retries, "
+            f"{counts.get('cache_hits', 0):,} cache hits, "
+            f"{counts.get('prompt_tokens', 0) + counts.get('completion_tokens', 0):,} tokens"
         )
+
+
+def exit_code(summaries: Iterable[RunSummary], unit: str = "items") -> int:
+    """Return a script's exit code after its runs: 1 when some ``unit`` failed after their retries
+    (logging how many and that the same command asks them again), else 0."""
+    failed = sum(summary.failed for summary in summaries)
+    if failed:
+        log.error("%s %s failed after retries; run the same command again to ask them", f"{failed:,}", unit)
+        return 1
+    return 0
 
 
 def metadata_path(results_path: str | Path) -> Path:
@@ -83,20 +94,21 @@ def run_items(
     items: Iterable[dict[str, Any]],
     results_path: str | Path,
     *,
-    reprompts: int = 1,
-    answer: Callable[[Model, dict[str, Any]], dict[str, Any]] | None = None,
+    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
     counters: Counters | None = None,
     labels: dict[str, Any] | None = None,
     show_progress: bool = True,
     retry_refused: bool = False,
+    fresh: bool = False,
 ) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
 
     ``answer(model, item)`` returns the record of one item (with its ``Key``; a true ``error``
-    field counts it as invalid). The default is the WorldSense protocol (``answer_item`` with
-    ``reprompts``); another suite passes its own (the blocks planning and translation runs).
-    When it raises RequestRefused the runner writes ``refused_record`` instead. With
-    ``retry_refused`` the refused records already in the file are dropped and asked again.
+    field counts it as invalid): the suite's protocol, ``common/<suite>/run.py``. When it
+    raises RequestRefused the runner writes ``refused_record`` instead. With ``retry_refused``
+    the refused records already in the file are dropped and asked again; with ``fresh`` the
+    run's files are removed first and every item is asked anew (for built-in baselines, whose
+    answers cost nothing and must follow the current code).
     ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items`` is read
     only once the file's lock is held, so a lazy iterable (a large test set loaded by a
     generator) costs a second writer nothing before it is refused. Raises UserError when
@@ -107,10 +119,9 @@ def run_items(
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
     summary = RunSummary()
     started = time.time()
-    with ResultsWriter(results_path, drop_refused=retry_refused) as writer:
+    with ResultsWriter(results_path, drop_refused=retry_refused, fresh=fresh) as writer:
         summary.retried_refused = writer.dropped
-        settings = {**(labels or {}), **({} if answer else {"reprompts": reprompts})}
-        meta = _RunMetadata(model, results_path, settings, started, keys_at_start=len(writer.done))
+        meta = _RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
         todo = [item for item in items if item["Key"] not in writer.done]
         summary.total, summary.already_done = len(items), len(items) - len(todo)
@@ -138,12 +149,11 @@ def run_items(
             )
         try:
             meta.save(summary, counters)
-            protocol = answer or functools.partial(answer_item, reprompts=reprompts)
             _run_pool(
                 model,
                 todo,
                 writer,
-                protocol,
+                answer,
                 counters,
                 summary,
                 show_progress,
@@ -155,6 +165,7 @@ def run_items(
             raise
         finally:
             summary.elapsed_s = round(time.time() - started, 3)
+            summary.counts = counters.since(meta.start)
             if writer.untouched and not meta.runs:  # nothing answered into a new file: no trace left
                 meta.path.unlink(missing_ok=True)
             else:
@@ -338,10 +349,12 @@ class _RunMetadata:
         labels: dict[str, Any],
         started: float,
         keys_at_start: int,
+        counters: Counters,
     ):
         self.model, self.results_path, self.labels = model, Path(results_path), labels
         self.path = metadata_path(results_path)
         self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
+        self.start = counters.as_dict()  # the model's counters may serve several runs: count this one's
         self.runs: list[dict[str, Any]] = []
         if self.path.is_file():
             try:
@@ -360,7 +373,7 @@ class _RunMetadata:
         if every and now - self.last_saved < every:
             return
         self.last_saved = now
-        totals = counters.as_dict()
+        totals = counters.since(self.start)
         settings = self.model.settings()
         elapsed = summary.elapsed_s or round(now - self.started, 3)
         entry = {

@@ -1,11 +1,14 @@
 """Helpers for the model-access tests: configs pointing at the stub server, tiny trial sets."""
 
+import functools
 from pathlib import Path
 from typing import Any
 
 from common.jsonl import write_jsonl
+from common.models import runner
 from common.models.config import ModelConfig, config_from_mapping
 from common.models.stub_server import StubServer
+from common.worldsense.run import answer
 
 SENTINEL_KEY = "sk-SENTINEL-do-not-leak-4f1c9a7e2b"
 
@@ -39,3 +42,10 @@ def write_testset(directory: Path, n: int) -> Path:
         [{**item, "problemname": "stub", "tuple_ID": item["Key"]} for item in make_items(n)],
     )
     return directory
+
+
+def run_items(model: Any, items: Any, path: Path, reprompts: int = 1, **options: Any) -> runner.RunSummary:
+    """Return ``runner.run_items`` of ``model`` on ``items`` with the WorldSense protocol (``reprompts``)."""
+    return runner.run_items(
+        model, items, path, answer=functools.partial(answer, reprompts=reprompts), **options
+    )

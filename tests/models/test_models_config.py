@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 from common.errors import ConfigError, UserError
-from common.models import BUILTINS, register_builtin, resolve_model
-from common.models.builtin import OracleModel, RandomModel
+from common.models import resolve_model
 from common.models.client import HTTPModel
 from common.models.config import ModelConfig, load_model_config
 from common.models.resolve import MODEL_CONFIGS
+from common.worldsense.baselines import BASELINES, OracleAnswer, RandomAnswer
 
 
 def write(tmp_path: Path, text: str, name: str = "mine.yaml") -> Path:
@@ -59,7 +59,7 @@ def test_shipped_configs_load(path, monkeypatch):
     assert config.name == path.stem and config.model
     if config.api_key_env:
         monkeypatch.setenv(config.api_key_env, "test-key")
-    model = resolve_model(path.stem, use_cache=False)
+    model = resolve_model(path.stem, builtins={}, use_cache=False)
     assert isinstance(model, HTTPModel) and model.url.startswith(config.base_url.rstrip("/"))
 
 
@@ -68,37 +68,34 @@ def test_shipped_configs_cover_the_usual_servers():
     assert {"openai-gpt-4o-mini", "vllm", "llamacpp", "ollama"} <= names
 
 
-def test_builtins_need_no_file():
-    assert isinstance(resolve_model("random", seed=3), RandomModel)
-    assert isinstance(resolve_model("oracle"), OracleModel)
-    with pytest.raises(ConfigError, match="takes no settings"):
-        resolve_model("oracle", overrides={"concurrency": 2})
+def test_builtins_need_no_file_and_take_only_concurrency():
+    assert isinstance(resolve_model("random", builtins=BASELINES, seed=3), RandomAnswer)
+    oracle = resolve_model("oracle", builtins=BASELINES, overrides={"concurrency": 2})
+    assert isinstance(oracle, OracleAnswer) and oracle.concurrency == 2
+    with pytest.raises(ConfigError, match="takes no setting max_tokens"):
+        resolve_model("oracle", builtins=BASELINES, overrides={"max_tokens": 2})
+    with pytest.raises(ConfigError, match="concurrency=0"):
+        resolve_model("oracle", builtins=BASELINES, overrides={"concurrency": 0})
 
 
 def test_resolving_a_config_path_and_an_unknown_name(tmp_path):
     path = write(tmp_path, "model: m\n", name="server.yaml")
-    assert resolve_model(str(path), use_cache=False).name == "server"
-    with pytest.raises(UserError, match=r"unknown model 'nope': not a built-in \(.*oracle.*\)"):
-        resolve_model("nope")
+    assert resolve_model(str(path), builtins=BASELINES, use_cache=False).name == "server"
+    with pytest.raises(
+        UserError,
+        match=r"unknown model 'nope': use a config name .* built-in of this suite \(random, oracle\)",
+    ):
+        resolve_model("nope", builtins=BASELINES)
+    for bad in ("", "x/y", "a___b.yml"):
+        with pytest.raises(UserError):
+            resolve_model(bad, builtins=BASELINES)
 
 
-def test_other_suites_register_builtins_with_one_line():
-    class Noop(RandomModel):
-        name = "noop-test"
+def test_a_name_resolves_in_the_registry_it_is_given_only():
+    from common.blocks.baselines import BASELINES as BLOCKS
+    from common.blocks.baselines import RandomPlanner
 
-    register_builtin("noop-test", Noop)
-    try:
-        assert isinstance(resolve_model("noop-test"), Noop)
-        with pytest.raises(ValueError, match="already registered"):
-            register_builtin("noop-test", OracleModel)
-    finally:
-        del BUILTINS["noop-test"]
-
-
-def test_a_suite_can_bring_its_own_builtins_under_taken_names():
-    class Planner(OracleModel):
-        name = "random"
-
-    suite_builtins = {**BUILTINS, "random": Planner}
-    assert isinstance(resolve_model("random", builtins=suite_builtins), Planner)
-    assert isinstance(resolve_model("random"), RandomModel)  # the shared registry is unchanged
+    assert isinstance(resolve_model("random", builtins=BLOCKS), RandomPlanner)
+    assert isinstance(resolve_model("random", builtins=BASELINES), RandomAnswer)
+    with pytest.raises(UserError, match="unknown model 'noop'"):
+        resolve_model("noop", builtins=BASELINES)

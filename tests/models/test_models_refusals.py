@@ -7,12 +7,12 @@ servers do (HTTP 400, an OpenAI-style error body with code ``context_length_exce
 import json
 
 import pytest
-from model_helpers import make_config, make_items
+from model_helpers import make_config, make_items, run_items
 from test_ask_model import ask, results_of, write_config
 
 from common.models.base import ModelError, RequestRefused
 from common.models.client import HTTPModel, classify_refusal
-from common.models.runner import metadata_path, run_items
+from common.models.runner import metadata_path
 from common.models.stub_server import StubServer
 from common.results import read_results
 

@@ -4,15 +4,15 @@ import json
 import time
 
 import pytest
-from model_helpers import SENTINEL_KEY, make_config, make_items
+from model_helpers import SENTINEL_KEY, make_config, make_items, run_items
 
 from common import cli
 from common.models.base import Counters, ModelError
-from common.models.builtin import OracleModel
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
-from common.models.runner import metadata_path, run_items
+from common.models.runner import metadata_path
 from common.results import read_results
+from common.worldsense.baselines import OracleAnswer
 
 
 def keys_in(path):
@@ -100,7 +100,7 @@ def test_progress_bar_shows_retries_errors_and_tokens(server, tmp_path, capsys, 
 def test_builtin_models_run_through_the_same_runner(tmp_path):
     out = tmp_path / "basic___oracle___results.jsonl"
     items = make_items(5)
-    run_items(OracleModel(), items, out)
+    run_items(OracleAnswer(), items, out)
     assert [record["resp"] for record in read_results(out)] == ["FALSE"] * 5
 
 

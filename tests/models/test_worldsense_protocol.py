@@ -3,8 +3,8 @@
 import pytest
 from model_helpers import make_config, make_items
 
-from common.models.answering import answer_item, extract_answer, reprompt_text
 from common.models.client import HTTPModel
+from common.worldsense.run import answer, extract_answer, reprompt_text
 
 OPTIONS = ["TRUE", "FALSE", "POSSIBLE", "IMPOSSIBLE"]
 
@@ -46,7 +46,7 @@ def reluctant(prompt: str) -> str:
 
 def test_a_reprompt_rescues_the_answer(server):
     server.answer = reluctant
-    record = answer_item(HTTPModel(make_config(server)), make_items(1)[0], reprompts=1)
+    record = answer(HTTPModel(make_config(server)), make_items(1)[0], reprompts=1)
     assert record["resp"] == "FALSE" and record["raw"] == ["Let me think.", "FALSE"]
     assert record["attempts"] == 2 and record["error"] is None
     second = server.requests[1]["body"]["messages"]
@@ -59,6 +59,6 @@ def test_a_reprompt_rescues_the_answer(server):
 @pytest.mark.parametrize("reprompts", [0, 2])
 def test_no_valid_option_records_an_empty_answer(server, reprompts):
     server.answer = lambda prompt: "I cannot say."
-    record = answer_item(HTTPModel(make_config(server)), make_items(1)[0], reprompts=reprompts)
+    record = answer(HTTPModel(make_config(server)), make_items(1)[0], reprompts=reprompts)
     assert record["resp"] == "" and len(record["raw"]) == reprompts + 1 == len(server.requests)
     assert record["error"] == f"no valid option after {reprompts} re-prompt(s)"

@@ -1,16 +1,20 @@
-"""The WorldSense answering protocol, for any trial with ``text`` and ``expectedresp``.
+"""Asking a model WorldSense trials: the items of a test set and the answering protocol.
 
-Ask ``text``; extract the answer; when it is not one of ``expectedresp``, re-prompt in the same
-conversation with "Only respond with one of these options: ..." (``reprompts`` times at most);
-when it still is not, the answer is "" (the release README's rule, which scoring counts as wrong).
+``answer`` is the release README's protocol, for any trial with ``text`` and ``expectedresp``
+(the canvas sets use it too): ask ``text``; extract the answer; when it is not one of
+``expectedresp``, re-prompt in the same conversation with "Only respond with one of these
+options: ..." (``reprompts`` times at most); when it still is not, the answer is "" (which
+scoring counts as wrong). ``items`` reads what the runner asks.
 """
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from common.models.base import Message, Model, RequestRefused
+from common.worldsense.data import RESULTS_DIR, load_testset
 
 REPROMPT = "Only respond with one of these options: {options}"
 _TRIM = " \t\r\n.,;:!?\"'`*()[]"
@@ -40,7 +44,7 @@ def reprompt_text(options: Sequence[str]) -> str:
     return REPROMPT.format(options=", ".join(map(str, options)))
 
 
-def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
+def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
 
     ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every completion, in
@@ -102,3 +106,19 @@ def answer_item(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[
         "latency_s": round(time.monotonic() - start, 4),
         "error": error,
     }
+
+
+def results_dir(testset: str | Path, root: Path | None = None) -> Path:
+    """Return where answers to the test set go: its ``results/`` directory, as in the release
+    (with ``root``, from ``--results-dir``: ``root/<set name>/``)."""
+    return root / Path(testset).resolve().name if root else Path(testset) / RESULTS_DIR
+
+
+ASKED_FIELDS = ["Key", "text", "expectedresp", "goldresp"]  # what the protocol and the built-ins read
+
+
+def items(testset: str | Path, limit: int | None = None) -> Iterator[dict[str, Any]]:
+    """Yield the first ``limit`` trials of a test set (all when None) as the runner's items, with
+    the fields the protocol and the built-in models read. A generator: the runner reads it only
+    once it holds the results file's lock, so a second run is refused before the set loads."""
+    yield from load_testset(testset)[ASKED_FIELDS].head(limit).to_dict("records")

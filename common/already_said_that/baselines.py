@@ -1,4 +1,4 @@
-"""The built-in solvers of Already Said That, with the model interface (``complete(messages, item)``).
+"""The built-in models of Already Said That (``BASELINES``): random, oracle, and a person (human).
 
 The runner asks them turn by turn like any model; ``item`` is the turn's context (see
 ``run.turn_item``): ``Key`` (the sample), ``turn``, ``kind`` ("main" or "distractor"),
@@ -16,20 +16,17 @@ The runner asks them turn by turn like any model; ``item`` is the turn's context
 
 import random
 import sys
-from collections.abc import Callable
 from typing import IO, Any
 
-from common.models.base import Message, Model, ModelError, Reply
+from common.models.base import Message, ModelError, Reply
+from common.models.builtin import BuiltinModel
 
 
-class RandomSolver:
+class RandomSolver(BuiltinModel):
     """Answers yes or no at random (main task) or a random option (distractors), seeded per turn."""
 
     name = "random"
-    concurrency = 1
-
-    def __init__(self, seed: int = 0):
-        self.seed = seed
+    seeded = True
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return ``[answer: <choice>]`` drawn by ``random.Random(f"{seed}:{Key}:{turn}")``."""
@@ -37,48 +34,38 @@ class RandomSolver:
         options = ["yes", "no"] if item["kind"] == "main" else list(item.get("options") or ["yes", "no"])
         return Reply(f"[answer: {rng.choice(options)}]", attempts=0)
 
-    def settings(self) -> dict[str, Any]:
-        """Return the name and seed."""
-        return {"name": self.name, "builtin": True, "seed": self.seed}
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-class OracleSolver:
+class OracleSolver(BuiltinModel):
     """Answers every turn correctly from the turn's gold answer."""
 
     name = "oracle"
-    concurrency = 1
-
-    def __init__(self, seed: int = 0):
-        self.seed = seed
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return ``[answer: <gold>]``."""
         return Reply(f"[answer: {item['gold']}]", attempts=0)
 
-    def settings(self) -> dict[str, Any]:
-        """Return the name."""
-        return {"name": self.name, "builtin": True}
-
-    def close(self) -> None:
-        """Nothing to release."""
-
 
 SHORT_ANSWERS = {"y": "yes", "1": "yes", "n": "no", "0": "no"}  # what a person may type for yes/no
 
 
-class HumanSolver:
-    """A person typing plain answers: reads ``stdin``, writes the conversation to ``stdout``."""
+class HumanSolver(BuiltinModel):
+    """A person typing plain answers: reads ``stdin``, writes the conversation to ``stdout``.
+
+    Asked by name only (``default`` False: never by ``--baselines`` or make), one conversation
+    at a time, in order (``concurrency`` cannot be changed)."""
 
     name = "human"
-    concurrency = 1  # one conversation at a time, in order
+    default = False
 
     def __init__(self, seed: int = 0, stdin: IO[str] | None = None, stdout: IO[str] | None = None):
-        self.seed = seed
+        super().__init__(seed)
         self.stdin = stdin
         self.stdout = stdout
+
+    @property
+    def concurrency(self) -> int:
+        """One conversation at a time (a property: ``--set concurrency=...`` is refused)."""
+        return 1
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Show the new messages (the task at a conversation's first turn), read one line, and
@@ -104,15 +91,8 @@ class HumanSolver:
             return Reply(typed, attempts=0)
         return Reply(f"[answer: {SHORT_ANSWERS.get(typed.lower(), typed)}]", attempts=0)
 
-    def settings(self) -> dict[str, Any]:
-        """Return the name."""
-        return {"name": self.name, "builtin": True}
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-
-SOLVERS: dict[str, Callable[[int], Model]] = {
+BASELINES = {
     "random": RandomSolver,
     "oracle": OracleSolver,
     "human": HumanSolver,
