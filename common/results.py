@@ -93,6 +93,12 @@ def run_files(path: str | Path) -> list[Path]:
     return sorted(p for p in path.parent.iterdir() if p.name.startswith(stem) and p.is_file())
 
 
+def metadata_path(results_path: str | Path) -> Path:
+    """Return the run metadata file of a results file: ``<name without .jsonl>.meta.json`` beside it."""
+    results_path = Path(results_path)
+    return results_path.with_name(results_path.name.removesuffix(".jsonl") + ".meta.json")
+
+
 def lock_path(path: str | Path) -> Path:
     """Return the lock file of a results file: ``.<name>.lock`` in the same directory."""
     path = Path(path)

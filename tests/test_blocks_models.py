@@ -588,7 +588,7 @@ def test_turns_keep_every_example_and_the_test_problem():
 def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, hand_set, tmp_path):
     from common import analysis
     from common.jsonl import read_jsonl
-    from common.models.runner import metadata_path
+    from common.results import metadata_path
 
     with StubServer(answer=scripted) as server:
         result = run_here(

@@ -125,7 +125,7 @@ def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, i
     root); the number of problems of that prompts file; the number of rows left out because
     their prompt is no longer in it. None when the prompts or problems are not at hand."""
     from common.blocks import run
-    from common.models.runner import metadata_path
+    from common.results import metadata_path
 
     meta = metadata_path(file)
     try:

@@ -37,7 +37,7 @@ from common.blocks.scoring import (
 )
 from common.errors import DataError, UserError
 from common.jsonl import dumps, read_jsonl, write_text
-from common.models.base import Model, Reply, RequestRefused
+from common.models.base import Model, Reply, RequestRefused, request_totals
 from common.models.runner import refused_record
 from common.results import SEPARATOR, read_results, results_filename
 from common.stats import wilson_interval
@@ -120,7 +120,7 @@ def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
         "sent_as": sent_as(uses_chat(model)),
         "raw": reply.text,
         "finish_reason": reply.finish_reason,
-        **_transport([reply], start),
+        **request_totals([reply], start),
         **score_plan(item, reply.text),
     }
 
@@ -173,7 +173,7 @@ def translation_record(
         "sent_as": sent_as(chat),
         "raw": rounds[0],
         "finish_reason": finish if feedback else finish[0],
-        **_transport(replies, start),
+        **request_totals(replies, start),
     }
     if not feedback:
         return {**record, **score_translation(item, rounds[0], objects, chat)}
@@ -196,17 +196,6 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     kind, ``error`` the server's message) with the problem's own facts (``problem_facts``), so
     the analysis pairs it and counts it as a failure in every split."""
     return {**refused_record(item, refusal), **problem_facts(item)}
-
-
-def _transport(replies: Sequence[Reply], start: float) -> dict[str, Any]:
-    """Return the summed request diagnostics of ``replies``."""
-    return {
-        "attempts": sum(r.attempts for r in replies),
-        "cached": all(r.cached for r in replies),
-        "latency_s": round(time.monotonic() - start, 4),
-        "prompt_tokens": sum(r.prompt_tokens for r in replies),
-        "completion_tokens": sum(r.completion_tokens for r in replies),
-    }
 
 
 def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:

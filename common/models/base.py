@@ -5,6 +5,8 @@ trial being answered (built-in baselines such as ``oracle`` read it; HTTP models
 """
 
 import threading
+import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -24,6 +26,19 @@ class Reply:
     cached: bool = False
     latency_s: float = 0.0  # wall time of the successful request (0 from the cache)
     finish_reason: str = ""  # the server's: "stop", "length" (cut at max_tokens), ...; "" if unknown
+
+
+def request_totals(replies: Sequence[Reply], started: float) -> dict[str, Any]:
+    """Return what a results record keeps of the requests behind it: ``attempts`` (HTTP requests),
+    ``cached`` (every reply from the cache), ``latency_s`` since ``started`` (a
+    ``time.monotonic()``), ``prompt_tokens`` and ``completion_tokens`` summed."""
+    return {
+        "attempts": sum(reply.attempts for reply in replies),
+        "cached": all(reply.cached for reply in replies),
+        "latency_s": round(time.monotonic() - started, 4),
+        "prompt_tokens": sum(reply.prompt_tokens for reply in replies),
+        "completion_tokens": sum(reply.completion_tokens for reply in replies),
+    }
 
 
 class Model(Protocol):

@@ -13,7 +13,6 @@ reported in seconds instead of after every item's backoff. The API key is sent i
 Authorization header only and is masked out of every message this module produces.
 """
 
-import email.utils
 import logging
 import random
 import re
@@ -35,50 +34,14 @@ from common.models.base import (
 )
 from common.models.cache import ResponseCache, request_key
 from common.models.config import ModelConfig
+from common.models.responses import classify_refusal, json_or_none, retry_after
 
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never retried
 RETRY_AFTER_MAX_S = 600.0  # a server's Retry-After is obeyed as given, up to this (guards against nonsense)
-REFUSAL_STATUSES = frozenset({400, 413, 422})  # statuses a per-request refusal comes with (422: TGI)
-# llama-cpp-python answers 500 "llama_decode returned 1" (no room left in the KV cache) when a chat
-# prompt fits the context but prompt + max_tokens does not: the same request always fails the same way.
-_LLAMA_CONTEXT_FULL = re.compile(r"llama_decode returned 1\b")
 CHECK_TIMEOUT_S = (5.0, 30.0)  # (connect, read) of the one reachability check before the first request
 CHECK_ATTEMPTS = 2  # a server that is just starting gets a second chance, one second later
-
-# What servers say when one request is refused for itself (OpenAI, vLLM, llama.cpp, TGI, LM Studio,
-# Azure); matched against the error's code and type first, then its message.
-_REFUSAL_CODES = {
-    "context_length_exceeded": "context_length_exceeded",
-    "exceed_context_size_error": "context_length_exceeded",  # llama.cpp's own server
-    "string_above_max_length": "context_length_exceeded",
-    "content_filter": "content_filter",
-    "content_policy_violation": "content_filter",
-    "invalid_prompt": "invalid_prompt",
-}
-_REFUSAL_MESSAGES = (
-    (
-        "context_length_exceeded",
-        re.compile(
-            r"maximum context length|context (?:length|size|window)|exceeds? the (?:available )?context"
-            r"|too many (?:input )?tokens|(?:prompt|input) is too long|must be <= \d+",
-            re.IGNORECASE,
-        ),
-    ),
-    (
-        "content_filter",
-        re.compile(r"content (?:management )?polic|content filter|safety system", re.IGNORECASE),
-    ),
-    (
-        "invalid_prompt",
-        re.compile(
-            r"tokeni[sz]|could not (?:be )?(?:de|en)code|invalid (?:utf|unicode)"
-            r"|surrogates not allowed",
-            re.IGNORECASE,
-        ),
-    ),
-)
 
 
 class _Transient(Exception):
@@ -223,7 +186,7 @@ class HTTPModel:
         when it lists several (the name picks one, so a typo matters), only INFO when it lists one
         (llama.cpp serves the model it loaded whatever the name; vLLM refuses a wrong name with a
         404, which stops the run with its message)."""
-        listed = (_json_or_none(response) or {}).get("data") if response.ok else None
+        listed = (json_or_none(response) or {}).get("data") if response.ok else None
         if isinstance(listed, list):
             ids = [str(entry.get("id")) for entry in listed if isinstance(entry, dict)]
             if ids and self.config.model not in ids:
@@ -287,11 +250,11 @@ class HTTPModel:
         if status in RETRY_STATUSES or status >= 500:
             raise _Transient(
                 f"HTTP {status}: {self._server_message(response)}",
-                _retry_after(response.headers.get("Retry-After")),
+                retry_after(response.headers.get("Retry-After")),
             )
         if status >= 400:
             message = self._server_message(response)
-            kind = classify_refusal(status, _json_or_none(response), message)
+            kind = classify_refusal(status, json_or_none(response), message)
             if kind is not None:
                 raise RequestRefused(kind, f"HTTP {status}: {message}")
             raise ModelError(
@@ -362,33 +325,6 @@ class HTTPModel:
         return re.sub(r"[A-Za-z0-9_\-]{8,}", lambda m: "***" if m.group(0) in self._key else m.group(0), text)
 
 
-def classify_refusal(status: int, body: Any, message: str) -> str | None:
-    """Return the kind of refusal (one of base.REFUSAL_KINDS) when an error response concerns
-    only the request it answers, else None (the error concerns the whole run).
-
-    Only 400, 413 and 422 can be per-request. The OpenAI error object's ``code`` and ``type``
-    decide first (``context_length_exceeded``, llama.cpp's ``exceed_context_size_error``,
-    ``content_filter``, ``invalid_prompt``), then the message (vLLM: "This model's maximum
-    context length is ...", TGI: "... must be <= 2048", "... could not be tokenized"). A 413
-    (request body too large) is taken as too long for the context, and so is llama-cpp-python's
-    500 "llama_decode returned 1" (a chat prompt that fits but leaves no room for max_tokens).
-    """
-    if status == 500:  # llama-cpp-python's chat endpoint: prompt + max_tokens overflow the KV cache
-        return "context_length_exceeded" if _LLAMA_CONTEXT_FULL.search(message) else None
-    if status not in REFUSAL_STATUSES:
-        return None
-    error = body.get("error", body) if isinstance(body, dict) else {}
-    if isinstance(error, dict):
-        for field in ("code", "type"):
-            kind = _REFUSAL_CODES.get(str(error.get(field, "")).lower())
-            if kind:
-                return kind
-    for kind, pattern in _REFUSAL_MESSAGES:
-        if pattern.search(message):
-            return kind
-    return "context_length_exceeded" if status == 413 else None
-
-
 def _reason(exc: requests.RequestException) -> str:
     """Return why a request could not be sent, without urllib3's wrapping, e.g. "Failed to
     establish a new connection: [Errno 111] Connection refused" (at most 200 characters)."""
@@ -396,26 +332,3 @@ def _reason(exc: requests.RequestException) -> str:
     cause = getattr(cause, "reason", None) or cause  # urllib3's MaxRetryError holds the real error
     text = re.sub(r"^\w+\(host=[^)]*\): ", "", str(cause))
     return f"{type(exc).__name__}: {text}"[:200]
-
-
-def _json_or_none(response: requests.Response) -> Any:
-    """Return the response body parsed as JSON, or None when it is not JSON."""
-    try:
-        return response.json()
-    except ValueError:
-        return None
-
-
-def _retry_after(value: str | None) -> float | None:
-    """Return the seconds a Retry-After header asks for (a number or an HTTP date), or None."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())

@@ -18,7 +18,6 @@ and cost when the model has a price. It is written when the run starts and every
 such an entry ``killed`` and sets its ``answered`` from the file (only one run writes at a time).
 """
 
-import json
 import logging
 import queue
 import threading
@@ -30,8 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from common import cli, paths
-from common.jsonl import write_json
 from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused, ServerUnreachable
+from common.models.metadata import RunMetadata
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
@@ -83,12 +82,6 @@ def exit_code(summaries: Iterable[RunSummary], unit: str = "items") -> int:
     return 0
 
 
-def metadata_path(results_path: str | Path) -> Path:
-    """Return the run metadata file of a results file: ``<name without .jsonl>.meta.json`` beside it."""
-    results_path = Path(results_path)
-    return results_path.with_name(results_path.name.removesuffix(".jsonl") + ".meta.json")
-
-
 def run_items(
     model: Model,
     items: Iterable[dict[str, Any]],
@@ -121,44 +114,15 @@ def run_items(
     started = time.time()
     with ResultsWriter(results_path, drop_refused=retry_refused, fresh=fresh) as writer:
         summary.retried_refused = writer.dropped
-        meta = _RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
+        meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
         todo = [item for item in items if item["Key"] not in writer.done]
         summary.total, summary.already_done = len(items), len(items) - len(todo)
-        log.info(
-            "%s: %s items, %s already answered, %s to ask %s with %d worker(s)",
-            Path(results_path).name,
-            f"{len(items):,}",
-            f"{summary.already_done:,}",
-            f"{len(todo):,}",
-            model.name,
-            model.concurrency,
-        )
-        if items and not todo:
-            # a plain rerun (same model, same settings) is fine; anything else most likely needed a new file
-            same = any(run.get("model") == model.settings() for run in meta.runs)
-            log.log(
-                logging.INFO if same else logging.WARNING,
-                "every item is already answered in %s: nothing to ask%s",
-                paths.shown(results_path),
-                ""
-                if same
-                else " (an earlier run with other model settings, or another program, wrote "
-                "it: a new model or prompt needs a new results file, i.e. another model name or "
-                "prompting label)",
-            )
+        _log_plan(model, results_path, summary, meta.runs)
         try:
             meta.save(summary, counters)
-            _run_pool(
-                model,
-                todo,
-                writer,
-                answer,
-                counters,
-                summary,
-                show_progress,
-                lambda: meta.save(summary, counters, every=METADATA_EVERY_S),
-            )
+            tick = lambda: meta.save(summary, counters, every=METADATA_EVERY_S)  # noqa: E731
+            _run_pool(model, todo, writer, answer, counters, summary, show_progress, tick)
             summary.status = "complete" if not summary.failed else "incomplete"
         except BaseException as exc:
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
@@ -171,6 +135,34 @@ def run_items(
             else:
                 meta.save(summary, counters)
     return summary
+
+
+def _log_plan(
+    model: Model, results_path: str | Path, summary: RunSummary, runs: list[dict[str, Any]]
+) -> None:
+    """Log what the run will do; when every item is already answered, say so, as a warning unless
+    an earlier run of the same model settings wrote the file (a plain rerun)."""
+    log.info(
+        "%s: %s items, %s already answered, %s to ask %s with %d worker(s)",
+        Path(results_path).name,
+        f"{summary.total:,}",
+        f"{summary.already_done:,}",
+        f"{summary.total - summary.already_done:,}",
+        model.name,
+        model.concurrency,
+    )
+    if summary.total and summary.total == summary.already_done:
+        same = any(run.get("model") == model.settings() for run in runs)
+        other = (
+            " (an earlier run with other model settings, or another program, wrote it: a new model or "
+            "prompt needs a new results file, i.e. another model name or prompting label)"
+        )
+        log.log(
+            logging.INFO if same else logging.WARNING,
+            "every item is already answered in %s: nothing to ask%s",
+            paths.shown(results_path),
+            "" if same else other,
+        )
 
 
 def refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, Any]:
@@ -222,20 +214,6 @@ def _run_pool(
     """
     stop = threading.Event()
     outcomes: queue.SimpleQueue = queue.SimpleQueue()
-
-    def work(item: dict[str, Any]) -> None:
-        try:
-            record = None
-            if not stop.is_set():
-                try:
-                    record = answer(model, item)
-                except RequestRefused as refusal:
-                    record = refused_record(item, refusal)
-                record = record if writer.append(record) else None  # None: its Key was already written
-            outcomes.put((item, record, None))
-        except BaseException as exc:  # handed to the main thread, which decides
-            outcomes.put((item, None, exc))
-
     bar = cli.progress(
         None, total=len(todo), desc=f"ask {model.name}", unit="item", disable=not show_progress
     )
@@ -254,7 +232,7 @@ def _run_pool(
                     bar.set_postfix_str(_postfix(counters, summary), refresh=False)
                     tick()
             if item is not None:
-                pool.submit(work, item)
+                pool.submit(_answer_and_write, item, model, answer, writer, stop, outcomes)
                 in_flight += 1
         bar.set_postfix_str(_postfix(counters, summary), refresh=False)
     except BaseException:
@@ -266,6 +244,30 @@ def _run_pool(
     finally:
         pool.shutdown(wait=True)
         bar.close()
+
+
+def _answer_and_write(
+    item: dict[str, Any],
+    model: Model,
+    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
+    writer: ResultsWriter,
+    stop: threading.Event,
+    outcomes: queue.SimpleQueue,
+) -> None:
+    """A worker's job: answer ``item`` (a refused request as its ``refused_record``) and append the
+    record, unless ``stop`` is set; put ``(item, record or None, exception or None)`` on
+    ``outcomes`` for the main thread, which decides what an exception means."""
+    try:
+        record = None
+        if not stop.is_set():
+            try:
+                record = answer(model, item)
+            except RequestRefused as refusal:
+                record = refused_record(item, refusal)
+            record = record if writer.append(record) else None  # None: its Key was already written
+        outcomes.put((item, record, None))
+    except BaseException as exc:  # handed to the main thread
+        outcomes.put((item, None, exc))
 
 
 def _postfix(counters: Counters, summary: RunSummary) -> str:
@@ -331,66 +333,3 @@ def _count_quietly(
         summary.refused += 1
     else:
         summary.invalid += bool(record.get("error"))
-
-
-class _RunMetadata:
-    """This run's entry in the metadata JSON beside the results file (rewritten atomically).
-
-    Created when the run starts (the caller holds the results file's lock, so no other run
-    writes it meanwhile). An earlier entry still marked ``running`` belongs to a run that was
-    killed: it becomes ``killed`` with ``answered`` set from the Keys that appeared in the file
-    since it started.
-    """
-
-    def __init__(
-        self,
-        model: Model,
-        results_path: str | Path,
-        labels: dict[str, Any],
-        started: float,
-        keys_at_start: int,
-        counters: Counters,
-    ):
-        self.model, self.results_path, self.labels = model, Path(results_path), labels
-        self.path = metadata_path(results_path)
-        self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
-        self.start = counters.as_dict()  # the model's counters may serve several runs: count this one's
-        self.runs: list[dict[str, Any]] = []
-        if self.path.is_file():
-            try:
-                self.runs = json.loads(self.path.read_text(encoding="utf-8"))["runs"]
-            except (ValueError, KeyError, TypeError):
-                log.warning("%s: not a run metadata file; starting it afresh", self.path)
-        for run in self.runs:
-            if run.get("status") == "running":
-                run["status"] = "killed"
-                if isinstance(run.get("keys_at_start"), int):
-                    run["answered"] = keys_at_start - run["keys_at_start"]
-
-    def save(self, summary: RunSummary, counters: Counters, every: float = 0.0) -> None:
-        """Write the entry with the current counts (unless saved less than ``every`` seconds ago)."""
-        now = time.time()
-        if every and now - self.last_saved < every:
-            return
-        self.last_saved = now
-        totals = counters.since(self.start)
-        settings = self.model.settings()
-        elapsed = summary.elapsed_s or round(now - self.started, 3)
-        entry = {
-            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
-            **self.labels,
-            "model": settings,
-            **{name: value for name, value in vars(summary).items() if name != "failed_in_a_row"},
-            "elapsed_s": elapsed,
-            "keys_at_start": self.keys_at_start,
-            **totals,
-            "items_per_s": round(summary.answered / elapsed, 2) if elapsed else None,
-        }
-        price = settings.get("price_per_1k_tokens")
-        if price:  # tokens of cached answers cost nothing and are not in the counters
-            entry["cost_usd"] = round(
-                (totals["prompt_tokens"] * price["input"] + totals["completion_tokens"] * price["output"])
-                / 1000,
-                6,
-            )
-        write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})

@@ -108,85 +108,88 @@ class _Server(ThreadingHTTPServer):
 
 def _handler_for(server: StubServer) -> type[BaseHTTPRequestHandler]:
     """Return a request handler class bound to ``server``."""
+    return type("Handler", (_Handler,), {"stub": server})
 
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
-        disable_nagle_algorithm = True  # else headers and body as two packets wait for a delayed ACK
 
-        def log_message(self, format: str, *args: Any) -> None:
-            """Stay quiet."""
+class _Handler(BaseHTTPRequestHandler):
+    """Answers the OpenAI routes for the ``StubServer`` in ``stub`` (set by ``_handler_for``)."""
 
-        def do_GET(self) -> None:
-            if self.path.rstrip("/").endswith("/models"):
-                return self._send(
-                    200,
-                    json.dumps(
-                        {
-                            "object": "list",
-                            "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}],
-                        }
-                    ).encode(),
-                )
-            self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
+    stub: StubServer
+    protocol_version = "HTTP/1.1"  # keep-alive, as real servers do
+    disable_nagle_algorithm = True  # else headers and body as two packets wait for a delayed ACK
 
-        def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
-            if server.record:
-                with server._lock:
-                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                    peer = self.client_address
-                    server.connections[peer] = server.connections.get(peer, 0) + 1
-            behaviour, _, arg = server.next_behaviour().partition(":")
-            if behaviour == "drop":
-                self.close_connection = True
-                self.connection.close()
-                return
-            if behaviour == "slow":
-                time.sleep(float(arg))
-            if behaviour == "malformed":
-                return self._send(200, b'{"choices": [ {"text": "TRU')
-            if behaviour.isdigit():
-                return self._error(int(behaviour), arg)
-            prompt = _prompt_of(body)
-            asked = _words_of(body) + int(body.get("max_tokens") or 0)
-            if server.max_context is not None and asked > server.max_context:
-                return self._send(
-                    400,
-                    json.dumps(
-                        {
-                            "error": {
-                                "message": f"This model's maximum context length is {server.max_context} "
-                                f"tokens. However, you requested {asked} tokens. Please reduce the length.",
-                                "type": "invalid_request_error",
-                                "param": "messages",
-                                "code": "context_length_exceeded",
-                            }
-                        }
-                    ).encode(),
-                )
-            text = "" if behaviour == "empty" else server.answer(prompt)
-            self._send(200, json.dumps(_completion(body, self.path, text, prompt)).encode())
+    def log_message(self, format: str, *args: Any) -> None:
+        """Stay quiet."""
 
-        def _error(self, status: int, retry_after: str) -> None:
-            message = {
-                401: f"Incorrect API key provided: {self.headers.get('Authorization', '')}",
-                404: "The model does not exist",
-                400: "Bad request: max_tokens is too large",
-            }
-            payload = {"error": {"message": message.get(status, f"stub error {status}"), "code": status}}
-            headers = {"Retry-After": retry_after or "0"} if status == 429 else {}
-            self._send(status, json.dumps(payload).encode(), headers)
+    def do_GET(self) -> None:
+        """Answer ``GET .../models`` with the one model ``stub-model``; anything else with a 404."""
+        if self.path.rstrip("/").endswith("/models"):
+            listed = {"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]}
+            return self._send(200, json.dumps(listed).encode())
+        self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
 
-        def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            for name, value in (headers or {}).items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(data)
+    def do_POST(self) -> None:
+        """Answer a completion request with the next scripted behaviour (module docstring)."""
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        self._record(body)
+        behaviour, _, arg = self.stub.next_behaviour().partition(":")
+        if behaviour == "drop":
+            self.close_connection = True
+            self.connection.close()
+            return
+        if behaviour == "slow":
+            time.sleep(float(arg))
+        if behaviour == "malformed":
+            return self._send(200, b'{"choices": [ {"text": "TRU')
+        if behaviour.isdigit():
+            return self._error(int(behaviour), arg)
+        prompt = _prompt_of(body)
+        asked = _words_of(body) + int(body.get("max_tokens") or 0)
+        if self.stub.max_context is not None and asked > self.stub.max_context:
+            return self._context_error(asked)
+        text = "" if behaviour == "empty" else self.stub.answer(prompt)
+        self._send(200, json.dumps(_completion(body, self.path, text, prompt)).encode())
 
-    return Handler
+    def _record(self, body: dict[str, Any]) -> None:
+        """Keep the request (path, headers, body) and count it per client connection, if asked to."""
+        if self.stub.record:
+            with self.stub._lock:
+                self.stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                peer = self.client_address
+                self.stub.connections[peer] = self.stub.connections.get(peer, 0) + 1
+
+    def _context_error(self, asked: int) -> None:
+        """Refuse a request longer than ``max_context`` words as vLLM does (HTTP 400, OpenAI error)."""
+        limit = self.stub.max_context
+        error = {
+            "message": f"This model's maximum context length is {limit} tokens. However, you requested "
+            f"{asked} tokens. Please reduce the length.",
+            "type": "invalid_request_error",
+            "param": "messages",
+            "code": "context_length_exceeded",
+        }
+        self._send(400, json.dumps({"error": error}).encode())
+
+    def _error(self, status: int, retry_after: str) -> None:
+        """Send an OpenAI-style error of ``status`` (429 with ``Retry-After``; 401 echoes the key)."""
+        message = {
+            401: f"Incorrect API key provided: {self.headers.get('Authorization', '')}",
+            404: "The model does not exist",
+            400: "Bad request: max_tokens is too large",
+        }
+        payload = {"error": {"message": message.get(status, f"stub error {status}"), "code": status}}
+        headers = {"Retry-After": retry_after or "0"} if status == 429 else {}
+        self._send(status, json.dumps(payload).encode(), headers)
+
+    def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
+        """Send ``data`` as a JSON response with ``status`` and extra ``headers``."""
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
 
 
 def _prompt_of(body: dict[str, Any]) -> str:

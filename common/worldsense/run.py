@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from common.models.base import Message, Model, RequestRefused
+from common.models.base import Message, Model, Reply, RequestRefused, request_totals
 from common.worldsense.data import RESULTS_DIR, load_testset
 
 REPROMPT = "Only respond with one of these options: {options}"
@@ -58,53 +58,38 @@ def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, 
     """
     options = list(item["expectedresp"])
     messages: list[Message] = [{"role": "user", "content": item["text"]}]
-    raw: list[str] = []
-    finish: list[str] = []
-    totals = {"attempts": 0, "prompt_tokens": 0, "completion_tokens": 0}
-    cached = True
+    replies: list[Reply] = []
     start = time.monotonic()
-    resp = None
+    resp, refused = None, None
     for turn in range(reprompts + 1):
         if turn:
             messages += [
-                {"role": "assistant", "content": raw[-1]},
+                {"role": "assistant", "content": replies[-1].text},
                 {"role": "user", "content": reprompt_text(options)},
             ]
         try:
-            reply = model.complete(messages, item)
+            replies.append(model.complete(messages, item))
         except RequestRefused as refusal:
             if not turn:
                 raise  # nothing answered: the runner records the refused item
-            return {
-                "Key": item["Key"],
-                "resp": "",
-                "raw": raw,
-                "finish_reason": finish,
-                **totals,
-                "cached": False,
-                "latency_s": round(time.monotonic() - start, 4),
-                "refused": refusal.kind,
-                "error": f"the re-prompt was refused: {refusal.message}",
-            }
-        raw.append(reply.text)
-        finish.append(reply.finish_reason)
-        cached = cached and reply.cached
-        totals["attempts"] += reply.attempts
-        totals["prompt_tokens"] += reply.prompt_tokens
-        totals["completion_tokens"] += reply.completion_tokens
-        resp = extract_answer(reply.text, options)
+            refused = refusal
+            break
+        resp = extract_answer(replies[-1].text, options)
         if resp is not None:
             break
-    error = None if resp is not None else f"no valid option after {reprompts} re-prompt(s)"
-    return {
+    record = {
         "Key": item["Key"],
         "resp": resp or "",
-        "raw": raw,
-        "finish_reason": finish,
-        **totals,
-        "cached": cached,
-        "latency_s": round(time.monotonic() - start, 4),
-        "error": error,
+        "raw": [reply.text for reply in replies],
+        "finish_reason": [reply.finish_reason for reply in replies],
+        **request_totals(replies, start),
+    }
+    if refused is not None:
+        error = f"the re-prompt was refused: {refused.message}"
+        return {**record, "cached": False, "refused": refused.kind, "error": error}
+    return {
+        **record,
+        "error": None if resp is not None else f"no valid option after {reprompts} re-prompt(s)",
     }
 
 

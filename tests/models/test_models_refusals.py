@@ -11,10 +11,10 @@ from model_helpers import make_config, make_items, run_items
 from test_ask_model import ask, results_of, write_config
 
 from common.models.base import ModelError, RequestRefused
-from common.models.client import HTTPModel, classify_refusal
-from common.models.runner import metadata_path
+from common.models.client import HTTPModel
+from common.models.responses import classify_refusal
 from common.models.stub_server import StubServer
-from common.results import read_results
+from common.results import metadata_path, read_results
 
 LONG = [3, 7, 8]  # the items whose question is too long for the stub's context
 

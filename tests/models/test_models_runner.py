@@ -10,8 +10,7 @@ from common import cli
 from common.models.base import Counters, ModelError
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
-from common.models.runner import metadata_path
-from common.results import read_results
+from common.results import metadata_path, read_results
 from common.worldsense.baselines import OracleAnswer
 
 
