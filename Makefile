@@ -181,7 +181,7 @@ results/worldsense/other_tests/%/report.txt: $(WS_OTHER) $(WS_CODE)
 
 ## Time the WorldSense analysis, cold and cached, against the release's script (WS_ANCHOR=<dir>).
 bench-worldsense: $(WS_CORE)
-	$(PYTHON) scripts/bench_worldsense.py -t $(WS_TEST) $(if $(WS_ANCHOR),--anchor $(WS_ANCHOR),)
+	$(PYTHON) bench/bench_worldsense.py -t $(WS_TEST) $(if $(WS_ANCHOR),--anchor $(WS_ANCHOR),)
 
 # ---- blocks ----------------------------------------------------------------------------------
 # Problem sets: data/blocks/<set>/problems/ from configs/blocks/<set>.yaml (manifest.json is the
@@ -260,7 +260,7 @@ analyse-blocks: $(ENV_OK)
 
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).
 bench-blocks: $(VENV)/.bench-ok
-	$(PYTHON) scripts/bench_blocks.py
+	$(PYTHON) bench/bench_blocks.py
 
 ## Delete the generated blocks-world problems, prompts and analysis figures (never the release or model results).
 clean-blocks:
@@ -314,7 +314,7 @@ test-engine: $(ENGINE_OK) $(WS_CORE) $(BLOCKS_DATA)
 
 ## Benchmark the model runner against bare requests.post loops on a local server (prints rates).
 bench-models: $(ENV_OK)
-	$(PYTHON) scripts/bench_runner.py
+	$(PYTHON) bench/bench_runner.py
 
 # llama-cpp-python builds from source; GGML_NATIVE=OFF makes a build that runs on any x86-64 CPU.
 $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
@@ -445,7 +445,7 @@ asat-model: $(call MODEL_RUN,already_said_that)
 
 ## Time the Already Said That runner: built-in solvers on every set, and over HTTP against a bare loop.
 bench-asat: $(foreach s,$(ASAT_RUN_SETS),data/already_said_that/$(s)/manifest.json) | $(ENV_OK)
-	$(PYTHON) scripts/bench_already_said_that.py
+	$(PYTHON) bench/bench_already_said_that.py
 
 ## Delete the built-in solvers' Already Said That runs and the analysis (never a model's runs).
 clean-asat-runs:

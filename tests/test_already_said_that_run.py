@@ -635,7 +635,7 @@ def test_benchmark_script_runs(tmp_path):
     result = subprocess.run(
         [
             sys.executable,
-            "scripts/bench_already_said_that.py",
+            "bench/bench_already_said_that.py",
             "--sets",
             str(set_dir),
             "--conversations",

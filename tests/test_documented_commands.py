@@ -28,9 +28,9 @@ EXCLUDED = {
     "WS_ANCHOR=<dir>": "placeholder: a copy of the WorldSense release's own code, not in the repository",
     "--anchor /tmp/worldsense-release": "needs a copy of the WorldSense release's own code",
     "make bench-blocks": "benchmark (minutes) that installs pyperplan into .venv",
-    "scripts/bench_blocks.py": "benchmark (minutes; needs pyperplan from `make bench-blocks`)",
-    "scripts/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
-    "scripts/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
+    "bench/bench_blocks.py": "benchmark (minutes; needs pyperplan from `make bench-blocks`)",
+    "bench/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
+    "bench/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
     "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
     "-t data/worldsense/test_set --model vllm": "asks all 87,048 WorldSense trials (minutes)",
     "--model configs/models/vllm.yaml --set concurrency=32": "asks all 87,048 WorldSense trials (as above)",
@@ -89,7 +89,7 @@ def help_commands() -> list[tuple[str, str]]:
                 current.append(line)
             else:
                 current = None
-        assert examples, f"{script}: no `$ python scripts/...` example in --help"
+        assert examples, f"{script}: no `$ python {script} ...` example in --help"
         found += [(script, command) for example in examples for command in logical_lines("\n".join(example))]
     return found
 
