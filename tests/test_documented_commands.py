@@ -1,7 +1,9 @@
-"""Every command of the README and of every script's --help examples runs as shown.
+"""Every command of the README, of the pages of docs/ and of every script's --help examples runs
+as shown.
 
-The commands are extracted (README ```bash blocks in order, then the `$ ...` lines of each
-script's help) and run one by one, in that order, in one sandbox copy of the repository
+The commands are extracted (the ```bash blocks of README.md and docs/*.md, the documents in
+tests/test_docs.py's DOCUMENTS order, then the `$ ...` lines of each script's help) and run one
+by one, in that order, in one sandbox copy of the repository
 (tests/sandbox.py) with .venv/bin first on PATH (`python` is the project's interpreter, as after
 `source .venv/bin/activate`) and DATA_MIRROR=../shared when the offline mirror is there. A few
 cannot run here; EXCLUDED says why for each, and a fast test checks every exclusion still
@@ -20,6 +22,7 @@ import pytest
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from tests.sandbox import make_sandbox, run
+from tests.test_docs import DOCUMENTS
 from tests.test_scripts import SCRIPTS
 
 # documented command (a fragment of it) -> why it is not run by the tests
@@ -64,12 +67,13 @@ def logical_lines(text: str) -> list[str]:
     return commands
 
 
-def readme_commands() -> list[tuple[str, str]]:
-    """Return (where, command) for every command of the README's ```bash blocks, in order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def document_commands() -> list[tuple[str, str]]:
+    """Return (document, command) for every command of the ```bash blocks of README.md and
+    docs/*.md, the documents in DOCUMENTS order, each document's commands in order."""
     return [
-        ("README.md", command)
-        for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
+        (document, command)
+        for document in DOCUMENTS
+        for block in re.findall(r"```bash\n(.*?)```", (ROOT / document).read_text(encoding="utf-8"), re.S)
         for command in logical_lines(block)
     ]
 
@@ -94,7 +98,7 @@ def help_commands() -> list[tuple[str, str]]:
     return found
 
 
-COMMANDS = readme_commands() + help_commands()
+COMMANDS = document_commands() + help_commands()
 
 
 def exclusion(command: str) -> str | None:
