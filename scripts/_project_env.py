@@ -21,12 +21,13 @@ def _missing_module_hint(kind, exc, tb) -> None:
         _default_hook(kind, exc, tb)
         return
     venv = ROOT / ".venv" / "bin" / "python"
-    script = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else "<script>.py"
+    script = Path(sys.argv[0]) if sys.argv and sys.argv[0] else Path("scripts/<script>.py")
+    script = f"{script.resolve().parent.name}/{script.name}"  # scripts/ or bench/
     in_venv = Path(sys.prefix).resolve() == (ROOT / ".venv").resolve()
     if not in_venv:
         fix = (
             f"this script needs the project's environment: run `make env` in {ROOT}, then "
-            f"`.venv/bin/python scripts/{script} ...` there (or `source .venv/bin/activate` first)"
+            f"`.venv/bin/python {script} ...` there (or `source .venv/bin/activate` first)"
         )
         if not venv.exists():
             fix += "; .venv does not exist yet"

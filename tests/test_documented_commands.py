@@ -1,7 +1,9 @@
-"""Every command of the README and of every script's --help examples runs as shown.
+"""Every command of the README, of the pages of docs/ and of every script's --help examples runs
+as shown.
 
-The commands are extracted (README ```bash blocks in order, then the `$ ...` lines of each
-script's help) and run one by one, in that order, in one sandbox copy of the repository
+The commands are extracted (the ```bash blocks of README.md and docs/*.md, the documents in
+tests/test_docs.py's DOCUMENTS order, then the `$ ...` lines of each script's help) and run one
+by one, in that order, in one sandbox copy of the repository
 (tests/sandbox.py) with .venv/bin first on PATH (`python` is the project's interpreter, as after
 `source .venv/bin/activate`) and DATA_MIRROR=../shared when the offline mirror is there. A few
 cannot run here; EXCLUDED says why for each, and a fast test checks every exclusion still
@@ -20,6 +22,7 @@ import pytest
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from tests.sandbox import make_sandbox, run
+from tests.test_docs import DOCUMENTS
 from tests.test_scripts import SCRIPTS
 
 # documented command (a fragment of it) -> why it is not run by the tests
@@ -28,9 +31,9 @@ EXCLUDED = {
     "WS_ANCHOR=<dir>": "placeholder: a copy of the WorldSense release's own code, not in the repository",
     "--anchor /tmp/worldsense-release": "needs a copy of the WorldSense release's own code",
     "make bench-blocks": "benchmark (minutes) that installs pyperplan into .venv",
-    "scripts/bench_blocks.py": "benchmark (minutes; needs pyperplan from `make bench-blocks`)",
-    "scripts/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
-    "scripts/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
+    "bench/bench_blocks.py": "benchmark (minutes; needs pyperplan from `make bench-blocks`)",
+    "bench/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
+    "bench/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
     "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
     "-t data/worldsense/test_set --model vllm": "asks all 87,048 WorldSense trials (minutes)",
     "--model configs/models/vllm.yaml --set concurrency=32": "asks all 87,048 WorldSense trials (as above)",
@@ -64,12 +67,13 @@ def logical_lines(text: str) -> list[str]:
     return commands
 
 
-def readme_commands() -> list[tuple[str, str]]:
-    """Return (where, command) for every command of the README's ```bash blocks, in order."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def document_commands() -> list[tuple[str, str]]:
+    """Return (document, command) for every command of the ```bash blocks of README.md and
+    docs/*.md, the documents in DOCUMENTS order, each document's commands in order."""
     return [
-        ("README.md", command)
-        for block in re.findall(r"```bash\n(.*?)```", readme, re.S)
+        (document, command)
+        for document in DOCUMENTS
+        for block in re.findall(r"```bash\n(.*?)```", (ROOT / document).read_text(encoding="utf-8"), re.S)
         for command in logical_lines(block)
     ]
 
@@ -89,12 +93,12 @@ def help_commands() -> list[tuple[str, str]]:
                 current.append(line)
             else:
                 current = None
-        assert examples, f"{script}: no `$ python scripts/...` example in --help"
+        assert examples, f"{script}: no `$ python {script} ...` example in --help"
         found += [(script, command) for example in examples for command in logical_lines("\n".join(example))]
     return found
 
 
-COMMANDS = readme_commands() + help_commands()
+COMMANDS = document_commands() + help_commands()
 
 
 def exclusion(command: str) -> str | None:

@@ -15,15 +15,17 @@ import pytest
 
 from common.paths import ROOT
 from tests.sandbox import make_sandbox, run
+from tests.test_docs import DOCUMENTS
 
 MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 
 
-def readme_commands(paragraph_start: str) -> str:
-    """Return the first ```bash block after the README paragraph starting with ``paragraph_start``."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    after = readme[readme.index(paragraph_start) :]
-    return re.search(r"```bash\n(.*?)```", after, re.S).group(1)
+def documented_commands(paragraph_start: str) -> str:
+    """Return the first ```bash block after the paragraph starting with ``paragraph_start`` in the
+    first of README.md and docs/*.md (tests/test_docs.py's order) that has one."""
+    document = next(d for d in DOCUMENTS if paragraph_start in (ROOT / d).read_text(encoding="utf-8"))
+    text = (ROOT / document).read_text(encoding="utf-8")
+    return re.search(r"```bash\n(.*?)```", text[text.index(paragraph_start) :], re.S).group(1)
 
 
 def recipes(makefile: str) -> list[str]:
@@ -142,8 +144,8 @@ def test_worldsense_report_goes_stale_when_a_results_file_is_added(sandbox):
 
 # ---- building new sets ---------------------------------------------------------------------------
 @pytest.mark.slow
-def test_readme_new_blocks_set_builds_through_its_baselines(sandbox):
-    commands = readme_commands("**A new problem set.**")
+def test_documented_new_blocks_set_builds_through_its_baselines(sandbox):
+    commands = documented_commands("**A new problem set.**")
     assert "make blocks/mine" in commands
     result = run(sandbox, commands)
     assert result.returncode == 0, result.stderr[-3000:]
@@ -183,8 +185,8 @@ def test_readme_new_blocks_set_builds_through_its_baselines(sandbox):
 
 
 @pytest.mark.slow
-def test_readme_new_canvas_set_builds_through_its_baselines(sandbox):
-    commands = readme_commands("**Make a new set.**")
+def test_documented_new_canvas_set_builds_through_its_baselines(sandbox):
+    commands = documented_commands("**Make a new set.**")
     assert "make canvas/mine" in commands
     result = run(sandbox, commands)
     assert result.returncode == 0, result.stderr[-3000:]

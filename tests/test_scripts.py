@@ -14,14 +14,18 @@ from common.paths import ROOT
 from tests.conftest import run_script, write_unreachable_source
 from tests.test_cli_help import check_help_defaults
 
-SCRIPTS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "scripts").glob("[!_]*.py"))
+# the pipeline's scripts, then the benchmarks (bench/bench_*.py; bench/ also holds their helpers)
+SCRIPTS = [
+    p.relative_to(ROOT).as_posix()
+    for p in sorted((ROOT / "scripts").glob("[!_]*.py")) + sorted((ROOT / "bench").glob("bench_*.py"))
+]
 
 
 @pytest.mark.parametrize("script", SCRIPTS)
 def test_help(script):
     result = run_script(script, "--help")
     assert result.returncode == 0, result.stderr
-    assert "usage:" in result.stdout and "$ python scripts/" in result.stdout  # docstring examples
+    assert "usage:" in result.stdout and f"$ python {script}" in result.stdout  # docstring examples
     check_help_defaults(result.stdout)  # each useful default once, none on required options
 
 

@@ -18,17 +18,22 @@ and vLLM's servers do: HTTP 400 with an OpenAI-style error whose code is
 ``context_length_exceeded``. A reply longer than the request's ``max_tokens`` words is cut there
 with ``finish_reason`` "length". ``GET .../models`` lists the one model ``stub-model``.
 
-Run it alone (e.g. for scripts/bench_runner.py): ``python -m common.models.stub_server --port 0``
-prints ``listening on http://127.0.0.1:<port>/v1`` and serves until killed.
+Run it alone: ``python -m common.models.stub_server --port 0`` prints ``listening on
+http://127.0.0.1:<port>/v1`` and serves until killed; ``server_process`` does that for the
+benchmarks (bench/), which need the server in a process of its own.
 """
 
 import argparse
 import collections
+import contextlib
 import json
+import subprocess
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 
@@ -228,6 +233,30 @@ def _completion(body: dict[str, Any], path: str, text: str, prompt: str) -> dict
         "choices": [choice],
         "usage": usage,
     }
+
+
+@contextlib.contextmanager
+def server_process(answer: str = "TRUE") -> Iterator[str]:
+    """Yield the base URL of a stub server running in a process of its own (``main`` below),
+    answering ``answer`` to every request; kill the process on exit.
+
+    A process and not a thread: a benchmark's clients would otherwise share one interpreter
+    lock with the server they measure. Raises RuntimeError when the server does not start."""
+    server = subprocess.Popen(
+        [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", answer],
+        cwd=Path(__file__).resolve().parents[2],  # the project root, where `common` is found
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = server.stdout.readline()
+        if not line.startswith("listening on "):
+            raise RuntimeError(f"stub server did not start: {line!r}")
+        yield line.split()[-1]
+    finally:
+        server.kill()
+        server.wait()
+        server.stdout.close()
 
 
 def main() -> None:

@@ -1,18 +1,30 @@
-"""scripts/bench_runner.py runs end to end on a few requests and prints the three rates and ratios."""
+"""The benchmarks' stub server in its own process (common.models.stub_server.server_process), and
+bench/bench_runner.py end to end on a few requests, printing the three rates and ratios."""
 
 import subprocess
 import sys
 
 import pytest
+import requests
 
+from common.models.stub_server import server_process
 from common.paths import ROOT
+
+
+def test_server_process_answers_then_is_gone():
+    body = {"model": "stub", "messages": [{"role": "user", "content": "hi"}]}
+    with server_process(answer="[answer: no]") as base_url:
+        reply = requests.post(base_url + "/chat/completions", json=body, timeout=10).json()
+        assert reply["choices"][0]["message"]["content"] == "[answer: no]"
+    with pytest.raises(requests.ConnectionError):  # killed on leaving the block
+        requests.post(base_url + "/chat/completions", json=body, timeout=10)
 
 
 @pytest.mark.slow
 def test_bench_runner_smoke():
     command = [
         sys.executable,
-        str(ROOT / "scripts" / "bench_runner.py"),
+        str(ROOT / "bench" / "bench_runner.py"),
         "--requests",
         "60",
         "--repetitions",

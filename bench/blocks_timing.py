@@ -1,4 +1,4 @@
-"""Timing of the planners and the generator, and of pyperplan's breadth-first search beside them.
+"""Timing for bench/bench_blocks.py: the planners and the generator, and pyperplan's BFS beside them.
 
 Each measure runs several times; a run's figure is the mean time per problem (or the total
 for the generator) and the reported figure is the median over runs, which shrugs off the

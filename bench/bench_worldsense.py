@@ -11,13 +11,13 @@ analyse_results.py and the worldsense/ package), which is not part of this repos
 directory holding a copy with --anchor. Its tables and ours must be identical (compared line
 by line).
 
-$ python scripts/bench_worldsense.py -t data/worldsense/test_set --anchor /tmp/worldsense-release
-$ python scripts/bench_worldsense.py --runs 3          # ours only, cold vs warm
+$ python bench/bench_worldsense.py -t data/worldsense/test_set --anchor /tmp/worldsense-release
+$ python bench/bench_worldsense.py --runs 3          # ours only, cold vs warm
 """
 
-try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
     import _project_env  # noqa: F401
-except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
 import argparse

@@ -10,21 +10,21 @@ full-goal method and for A* (the method before it), as median / p90 / max over t
 target: every 20-item problem under 1 s. A* stops after --limit expansions; the ratio is
 taken on the problems it finishes, and the time it spent giving up is shown apart.
 
-$ python scripts/bench_blocks.py
-$ python scripts/bench_blocks.py --runs 3 --pyperplan-full 0 --sizes 16 20 --scaling-problems 30
+$ python bench/bench_blocks.py
+$ python bench/bench_blocks.py --runs 3 --pyperplan-full 0 --sizes 16 20 --scaling-problems 30
 """
 
-try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
     import _project_env  # noqa: F401
-except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
 import logging
 import statistics
 import sys
 
+from bench import blocks_timing as timing
 from common import cli
-from common.blocks import bench
 from common.blocks.planner import optimal_plan
 from common.blocks.release import RELEASE
 
@@ -66,18 +66,18 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     def problems(n, constraints=None, count=args.problems):
-        return bench.random_problems(n, count, constraints, args.seed)
+        return timing.random_problems(n, count, constraints, args.seed)
 
     runs = args.runs
     rows = [
-        ("optimal, 8 items, full goal", bench.time_optimal(problems(8), runs), "well under 0.1 s"),
-        ("  exact full-goal method alone", bench.time_optimal(problems(8), runs, False), ""),
-        ("  A* alone (the method before)", bench.time_optimal(problems(8), runs, False, "astar"), ""),
-        ("optimal, 10 items, full goal", bench.time_optimal(problems(10), runs), "about 1 s"),
-        ("  exact full-goal method alone", bench.time_optimal(problems(10), runs, False), ""),
-        ("  A* alone (the method before)", bench.time_optimal(problems(10), runs, False, "astar"), ""),
-        ("near-optimal, 100 items, full goal", bench.time_near_optimal(problems(100), runs), "under 1 s"),
-        ("generate 10,000 4-item problems (total)", bench.time_generation(10_000, runs), "a few seconds"),
+        ("optimal, 8 items, full goal", timing.time_optimal(problems(8), runs), "well under 0.1 s"),
+        ("  exact full-goal method alone", timing.time_optimal(problems(8), runs, False), ""),
+        ("  A* alone (the method before)", timing.time_optimal(problems(8), runs, False, "astar"), ""),
+        ("optimal, 10 items, full goal", timing.time_optimal(problems(10), runs), "about 1 s"),
+        ("  exact full-goal method alone", timing.time_optimal(problems(10), runs, False), ""),
+        ("  A* alone (the method before)", timing.time_optimal(problems(10), runs, False, "astar"), ""),
+        ("near-optimal, 100 items, full goal", timing.time_near_optimal(problems(100), runs), "under 1 s"),
+        ("generate 10,000 4-item problems (total)", timing.time_generation(10_000, runs), "a few seconds"),
     ]
     print(f"{'measure':<44}{'median s':>12}  target")
     for name, seconds, target in rows:
@@ -98,11 +98,11 @@ def main(argv: list[str] | None = None) -> int:
             continue
         same = problems(8, constraints, count)
         try:
-            theirs, lengths = bench.time_pyperplan(same, domain)
+            theirs, lengths = timing.time_pyperplan(same, domain)
         except ImportError:
             log.warning("pyperplan is not installed: `make bench-blocks` installs requirements-bench.txt")
             return 0
-        ours, search = bench.time_optimal(same, runs), bench.time_optimal(same, runs, greedy_first=False)
+        ours, search = timing.time_optimal(same, runs), timing.time_optimal(same, runs, greedy_first=False)
         if lengths != [len(optimal_plan(b, g)) for b, g in same]:
             log.error("pyperplan's plan lengths %s differ from ours: a planner bug", lengths)
             return 1
@@ -127,15 +127,15 @@ def full_goal_table(sizes: list[int], count: int, runs: int, limit: int, seed: i
         f"{'p90':>8} {'max':>8} | {'A*/exact (median, total)':>24} | A* gave up after"
     )
     for n in sizes:
-        result = bench.compare_full_goals(bench.random_problems(n, count, None, seed), runs, limit)
+        result = timing.compare_full_goals(timing.random_problems(n, count, None, seed), runs, limit)
         if not result["lengths_agree"]:
             log.error("%d items: A*'s plan lengths differ from the exact method's: a planner bug", n)
             return False
         exact, astar = result["exact"], result["astar"]
         pairs = [(a, e) for a, e in zip(astar, exact, strict=True) if a is not None]
-        ms = " ".join(f"{1e3 * x:{w}.2f}" for x, w in zip(bench.spread(exact), (13, 7, 8), strict=True))
+        ms = " ".join(f"{1e3 * x:{w}.2f}" for x, w in zip(timing.spread(exact), (13, 7, 8), strict=True))
         theirs = [a for a, _e in pairs]
-        a_ms = " ".join(f"{1e3 * x:8.2f}" for x in bench.spread(theirs)) if theirs else f"{'-':>26}"
+        a_ms = " ".join(f"{1e3 * x:8.2f}" for x in timing.spread(theirs)) if theirs else f"{'-':>26}"
         ratios = (
             (
                 f"{statistics.median(a / e for a, e in pairs):9.0f}x "

@@ -9,18 +9,17 @@ every request is a miss and a cache write), results appended and flushed, metada
 progress bar on.
 Target: the runner reaches at least 90% of the bare requests.post loop's rate.
 
-$ python scripts/bench_runner.py
-$ python scripts/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
+$ python bench/bench_runner.py
+$ python bench/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
 """
 
-try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
     import _project_env  # noqa: F401
-except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
 import logging
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -37,6 +36,7 @@ from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.models.runner import run_items
+from common.models.stub_server import server_process
 
 log = logging.getLogger("bench_runner")
 
@@ -84,18 +84,6 @@ def timed(function: Callable[[], None]) -> float:
     return time.perf_counter() - start
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
-    """Start the stub server in its own process; return it and its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "common.models.stub_server", "--port", "0"], stdout=subprocess.PIPE, text=True
-    )
-    line = server.stdout.readline()
-    if not line.startswith("listening on "):
-        server.kill()
-        raise RuntimeError(f"stub server did not start: {line!r}")
-    return server, line.split()[-1]
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--requests", type=int, default=1500, help="requests per measurement")
@@ -105,10 +93,9 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
     logging.getLogger("common.models.runner").setLevel(logging.WARNING)
 
-    server, base_url = start_server()
-    url = base_url + "/chat/completions"
     rates: dict[str, list[float]] = {"runner": [], "bare requests.post": [], "bare Session.post": []}
-    try:
+    with server_process() as base_url:
+        url = base_url + "/chat/completions"
         for rep in range(args.repetitions):
             # fresh prompts each repetition: no cache hits anywhere
             items = [
@@ -133,9 +120,6 @@ def main(argv: list[str] | None = None) -> int:
                 for name in order:
                     rates[name].append(args.requests / timed(clients[name]))
             log.info("repetition %d: %s", rep + 1, ", ".join(f"{n} {r[-1]:,.0f}/s" for n, r in rates.items()))
-    finally:
-        server.kill()
-        server.wait()
     medians = {name: statistics.median(values) for name, values in rates.items()}
     print(
         f"requests per second, median of {args.repetitions} x {args.requests:,} requests "

@@ -11,19 +11,18 @@
    requests.Session per thread. Alternating, several repetitions; median turns (requests) per
    second. The HTTP set is distractorless when built (no two conversations send the same request).
 
-$ python scripts/bench_already_said_that.py
-$ python scripts/bench_already_said_that.py --sets data/already_said_that/mixed --repetitions 5
+$ python bench/bench_already_said_that.py
+$ python bench/bench_already_said_that.py --sets data/already_said_that/mixed --repetitions 5
 """
 
-try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
+try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
     import _project_env  # noqa: F401
-except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
+except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
 import json
 import logging
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -42,6 +41,7 @@ from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.models.runner import run_items
+from common.models.stub_server import server_process
 
 log = logging.getLogger("bench_already_said_that")
 
@@ -64,20 +64,6 @@ def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, 
             )
             rows.append((data.name, name, len(data.samples), time.perf_counter() - start))
     return rows
-
-
-def start_server() -> tuple[subprocess.Popen, str]:
-    """Start the stub server (answering "[answer: no]") in its own process; return it and its base URL."""
-    server = subprocess.Popen(
-        [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", "[answer: no]"],
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    line = server.stdout.readline()
-    if not line.startswith("listening on "):
-        server.kill()
-        raise RuntimeError(f"stub server did not start: {line!r}")
-    return server, line.split()[-1]
 
 
 def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -> tuple[int, float]:
@@ -166,9 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  total {total:.1f} s")
 
     data = load_set(next((s for s in sets if s.name == "distractorless"), sets[0]))
-    server, base_url = start_server()
     rates: dict[str, list[float]] = {"runner": [], "bare Session loop": []}
-    try:
+    with server_process(answer="[answer: no]") as base_url:
         for rep in range(args.repetitions):
             with tempfile.TemporaryDirectory() as scratch:
                 sent, seconds = run_http(base_url, data, args.conversations, args.concurrency, Path(scratch))
@@ -189,9 +174,6 @@ def main(argv: list[str] | None = None) -> int:
                 sent,
                 ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
             )
-    finally:
-        server.kill()
-        server.wait()
     print(
         f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
         f"median of {args.repetitions}):"
