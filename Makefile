@@ -1,18 +1,16 @@
 # The map of the pipeline. Every step is a file target with real dependencies, so `make -n all`
 # shows what would run and finished steps are skipped. Plain `make` lists the targets.
 #
-#   suite x stage   set data (configs/<suite>/<set>.yaml)     baselines + analysis of a set        report section
-#   worldsense      data/worldsense/test_set (fetched)         results/worldsense/test_set/report.txt  sections/worldsense.json
-#   blocks          data/blocks/<set>/{problems,prompts}/      results/blocks/<set>/report.txt          sections/blocks*.json
-#   canvas          data/canvas/<set>/trials.jsonl.bz2         results/canvas/<set>/report.txt          sections/canvas.json
-#   already_said_that data/already_said_that/<set>/           results/already_said_that/<set>/report.txt sections/already_said_that.json
-#
-# A set's report.txt is its analysis (every run on the set), rebuilt when a results file of the
-# set changes, after its built-in baselines ran afresh (`--baselines`: each suite's BASELINES
-# registry, read by the scripts; the hidden stamp results/<suite>/<set>/.baselines). The report
-# (results/report.html, .md) gathers the sections. `make all MODEL=<m> [LIMIT=N]` adds that
-# model's runs (results/runs/<suite>/<m>[.limit<N>].done stamps); model results are raw data,
-# appended to and resumed, never deleted by make.
+# Every suite (worldsense, blocks, canvas, already_said_that) goes through the same stages, set by
+# set (a set is configs/<suite>/<set>.yaml; WorldSense's one set is the fetched test_set):
+#   data       data/<suite>/<set>/                        generated from the config (or fetched)
+#   runs       results/<suite>/<set>/**/*___results.jsonl  the built-in baselines (--baselines, the
+#              suite's BASELINES registry) run afresh; model runs are appended to and resumed
+#   analysis   results/<suite>/<set>/report.txt           every run on the set: `make <suite>/<set>`
+#   report     results/sections/*.json -> results/report.html and .md (the default sets)
+# WorldSense keeps its results in the test set (data/worldsense/test_set/results/), as released.
+# `make all MODEL=<m> [LIMIT=N]` adds a model's runs (stamps results/runs/<suite>/<m>[.limit<N>].done);
+# model results are raw data, never deleted by make.
 
 .DEFAULT_GOAL := help
 .DELETE_ON_ERROR:
