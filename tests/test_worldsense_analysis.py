@@ -9,7 +9,7 @@ import pytest
 import scipy.stats
 
 from common.errors import DataError, UserError
-from common.worldsense import analysis, report
+from common.worldsense import report, scoring
 from common.worldsense.analysis import (
     accuracy_by_group,
     analyse_results_in_testset_dir,
@@ -79,8 +79,8 @@ def test_three_option_weighting_and_bias(tmp_path):
     assert tuples.loc["c1", "bias"] == pytest.approx(-0.5)
     assert tuples.loc["c2", "acc"] == pytest.approx(0.5)
     assert tuples.loc["c2", "bias"] == pytest.approx(1.0)
-    assert analysis.GOLD_WEIGHT["1"] == analysis.GOLD_WEIGHT["2"] == 0.25
-    assert analysis.GOLD_WEIGHT["3"] == 0.5
+    assert scoring.GOLD_WEIGHT["1"] == scoring.GOLD_WEIGHT["2"] == 0.25
+    assert scoring.GOLD_WEIGHT["3"] == 0.5
 
 
 def test_the_summary_says_first_which_results_files_are_partial(tmp_path):
