@@ -10,7 +10,6 @@ The HTML embeds its images (base64) and needs no network; the Markdown links the
 
 import base64
 import datetime
-import hashlib
 import html
 import json
 import os
@@ -25,7 +24,7 @@ import pandas as pd
 from common import paths
 from common.analysis import Section
 from common.errors import DataError
-from common.jsonl import write_json
+from common.jsonl import sha256_file, write_json
 
 SCHEMA = 1  # version of the saved section format
 
@@ -50,7 +49,7 @@ def save_section(section: Section, path: str | Path) -> None:
                 {"caption": caption, "path": _relative(figure)} for caption, figure in section.figures
             ],
             "inputs": [
-                {"path": _relative(p), "sha256": file_sha256(p), "bytes": Path(p).stat().st_size}
+                {"path": _relative(p), "sha256": sha256_file(p), "bytes": Path(p).stat().st_size}
                 for p in section.inputs
             ],
         },
@@ -69,15 +68,6 @@ def load_section(path: str | Path) -> dict[str, Any]:
             "rebuild it with scripts/analyse_results.py --section"
         )
     return data
-
-
-def file_sha256(path: str | Path) -> str:
-    """Return the SHA-256 hex digest of a file, read in 1 MB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def _flat(table: pd.DataFrame) -> dict[str, Any]:
@@ -115,7 +105,7 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": commit,
         "uncommitted_changes": dirty,
-        "configs": [{"path": _relative(p), "sha256": file_sha256(p)} for p in configs],
+        "configs": [{"path": _relative(p), "sha256": sha256_file(p)} for p in configs],
         "pinned_data": [
             {
                 "list": _relative(p),

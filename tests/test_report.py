@@ -9,7 +9,7 @@ import pytest
 from common import report
 from common.analysis import Section
 from common.errors import DataError
-from common.jsonl import write_json
+from common.jsonl import sha256_file, write_json
 from tests.conftest import run_script
 from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
 
@@ -55,7 +55,7 @@ def test_a_saved_section_loads_with_flat_tables_and_input_hashes(tmp_path):
     loaded = report.load_section(tmp_path / "s.json")
     rows = [["random", "50.0 [40.0, 60.0]"], ["oracle | x", "75.0 [65.1, 82.8]"]]
     assert loaded["tables"][0] == {"title": "Accuracy", "columns": ["model", "acc"], "rows": rows}
-    assert loaded["inputs"][0]["sha256"] == report.file_sha256(results) and loaded["inputs"][0]["bytes"] == 24
+    assert loaded["inputs"][0]["sha256"] == sha256_file(results) and loaded["inputs"][0]["bytes"] == 24
     assert loaded["paper"]["rows"] == [["one", "99 ✓"]]
 
 
