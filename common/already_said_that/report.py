@@ -19,6 +19,7 @@ from common.already_said_that.run import RESULTS_DIR, read_turns
 from common.analysis import Section
 from common.jsonl import atomic_write
 from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
+from common.stats import share_interval
 
 VARIANT_ORDER = (
     "which_is_heavier",
@@ -203,7 +204,7 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     rows = []
     for run in runs:
         m = analysis.seed_metrics(run["frame"])
-        share, lo, hi = analysis.share_interval(m["violations_all_turns"], m["turns_asked"])
+        share, lo, hi = share_interval(m["violations_all_turns"], m["turns_asked"])
         rows.append(
             {
                 "set": run["set"],
