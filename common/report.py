@@ -3,18 +3,16 @@
 Each suite's analysis (``common.analysis.Section``) is saved as JSON by
 ``scripts/analyse_results.py --section`` (tables as display strings, figures as PNG paths, the
 SHA-256 of every input file); ``scripts/build_report.py`` assembles the saved sections with
-the provenance: commit, date, configs, pinned external data and the settings of every model
-that wrote a results file (never a key: the run metadata holds only the variable's name).
+the provenance (``common.provenance``): commit, date, configs, pinned external data and the
+settings of every model that wrote a results file (never a key).
 The HTML embeds its images (base64) and needs no network; the Markdown links them.
 """
 
 import base64
-import datetime
 import html
 import json
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from common import paths
 from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
+from common.provenance import provenance_line, provenance_tables
 
 SCHEMA = 1  # version of the saved section format
 
@@ -93,88 +92,6 @@ def _relative(path: str | Path) -> str:
         return str(path)
 
 
-# ---- provenance ---------------------------------------------------------------------------------
-def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Return where the report comes from: date, commit (and whether the tree had changes), the
-    configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
-    section, and the models that wrote its results files (settings from their run metadata)."""
-    commit, dirty = _git_state()
-    configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
-    pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
-    return {
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit,
-        "uncommitted_changes": dirty,
-        "configs": [{"path": _relative(p), "sha256": sha256_file(p)} for p in configs],
-        "pinned_data": [
-            {
-                "list": _relative(p),
-                "files": sum(
-                    1 for line in p.read_text().splitlines() if line.strip() and not line.startswith("#")
-                ),
-            }
-            for p in pinned
-        ],
-        "inputs": [
-            {**entry, "suite": section["suite"]} for section in sections for entry in section["inputs"]
-        ],
-        "models": _models(sections),
-    }
-
-
-def _git_state() -> tuple[str, bool | None]:
-    """Return (commit hash, whether tracked files differ from it); ("unknown", None) outside git."""
-    try:
-        run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], **run).stdout.strip()
-        changes = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **run).stdout
-        return commit, bool(changes.strip())
-    except (OSError, subprocess.SubprocessError):
-        return "unknown", None
-
-
-def _models(sections: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return one entry per results file among the sections' inputs that has run metadata: the
-    file, the model's settings of its last run (as recorded: never a key), runs, tokens, cost."""
-    models = []
-    for section in sections:
-        for entry in section["inputs"]:
-            results = paths.ROOT / entry["path"]
-            meta = results.with_name(results.name.removesuffix(".jsonl") + ".meta.json")
-            if not entry["path"].endswith("___results.jsonl"):
-                continue
-            try:
-                runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
-            except (OSError, ValueError, KeyError, TypeError):  # released with a paper, or a template script
-                models.append(
-                    {
-                        "suite": section["suite"],
-                        "results": entry["path"],
-                        "runs": 0,
-                        "settings": {"no_metadata": True},
-                        "tokens": 0,
-                        "cost_usd": 0.0,
-                    }
-                )
-                continue
-            settings = dict(runs[-1].get("model") or {})
-            models.append(
-                {
-                    "suite": section["suite"],
-                    "results": entry["path"],
-                    "runs": len(runs),
-                    "settings": {
-                        k: v for k, v in settings.items() if v is not None
-                    },  # never a key: see models
-                    "tokens": sum(
-                        int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in runs
-                    ),
-                    "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
-                }
-            )
-    return models
-
-
 # ---- rendering ----------------------------------------------------------------------------------
 def summary_lines(sections: Sequence[dict[str, Any]], per_section: int = 4) -> list[str]:
     """Return the short terminal summary: one line per section with its first summary lines."""
@@ -232,59 +149,12 @@ def _markdown_table(table: dict[str, Any]) -> str:
     )
 
 
-def _provenance_tables(prov: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Return the provenance's tables, titled: models (settings, runs, tokens, cost), inputs, configs."""
-    models = {
-        "columns": ["suite", "results file", "settings (no keys)", "runs", "tokens", "cost (USD)"],
-        "rows": [
-            [
-                m["suite"],
-                m["results"],
-                _settings_text(m["settings"]),
-                str(m["runs"]),
-                f"{m['tokens']:,}",
-                f"{m['cost_usd']:g}",
-            ]
-            for m in prov["models"]
-        ],
-    }
-    inputs = {
-        "columns": ["suite", "file", "bytes", "SHA-256"],
-        "rows": [[i["suite"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in prov["inputs"]],
-    }
-    configs = {"columns": ["config", "SHA-256"], "rows": [[c["path"], c["sha256"]] for c in prov["configs"]]}
-    return [("Models", models), ("Inputs", inputs), ("Configs", configs)]
-
-
-def _provenance_line(prov: dict[str, Any]) -> str:
-    """Return the provenance's first sentence: commit, date and the pinned external data."""
-    pinned = ", ".join(f"{p['list']} ({p['files']} files)" for p in prov["pinned_data"])
-    dirty = " (with uncommitted changes)" if prov["uncommitted_changes"] else ""
-    return (
-        f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
-        f"against a pinned SHA-256 when fetched: {pinned}."
-    )
-
-
 def _markdown_provenance(prov: dict[str, Any]) -> str:
     """Return the provenance as Markdown: its first sentence, then its tables."""
-    parts = [_provenance_line(prov), ""]
-    for title, table in _provenance_tables(prov):
+    parts = [provenance_line(prov), ""]
+    for title, table in provenance_tables(prov):
         parts += [f"### {title}\n", _markdown_table(table), ""]
     return "\n".join(parts)
-
-
-def _settings_text(settings: dict[str, Any]) -> str:
-    """Return model settings as one short line: ``name=value`` pairs, built-ins marked."""
-    if settings.get("no_metadata"):
-        return (
-            "no run metadata: results released with a paper, or written by a script that does not "
-            "use the shared runner (e.g. test_random_model.py)"
-        )
-    if settings.get("builtin"):
-        return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
-    keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")
-    return ", ".join(f"{k}={settings[k]}" for k in keep if k in settings)
 
 
 CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1200px;margin:2em auto;
@@ -363,8 +233,8 @@ def _html_table(table: dict[str, Any]) -> str:
 
 def _html_provenance(prov: dict[str, Any]) -> str:
     """Return the provenance as HTML: its first sentence, then its tables."""
-    parts = [f"<p>{html.escape(_provenance_line(prov))}</p>"]
-    for title, table in _provenance_tables(prov):
+    parts = [f"<p>{html.escape(provenance_line(prov))}</p>"]
+    for title, table in provenance_tables(prov):
         parts += [f"<h3>{html.escape(title)}</h3>", _html_table(table)]
     return "\n".join(parts)
 

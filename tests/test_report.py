@@ -10,6 +10,7 @@ from common import report
 from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
+from common.provenance import provenance
 from tests.conftest import run_script
 from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
 
@@ -91,7 +92,7 @@ def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     )
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
-    prov = report.provenance(sections)
+    prov = provenance(sections)
     page = report.render_html(sections, prov)
     assert page.count("<table>") == 2 + 3  # the section's table and paper table, three provenance tables
     assert page.count('src="data:image/png;base64,') == 1
