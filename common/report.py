@@ -5,7 +5,10 @@ Each suite's analysis (``common.analysis.Section``) is saved as JSON by
 SHA-256 of every input file); ``scripts/build_report.py`` assembles the saved sections with
 the provenance (``common.provenance``): commit, date, configs, pinned external data and the
 settings of every model that wrote a results file (never a key).
-The HTML embeds its images (base64) and needs no network; the Markdown links them.
+The HTML embeds its images (base64) and needs no network; the Markdown links them. The suites
+write their table cells with the helpers here, so that every suite shows a p-value with two
+significant digits (``p_text``) and an exact paired test as the same three columns
+(``paired_cells``).
 """
 
 import base64
@@ -26,6 +29,38 @@ from common.jsonl import sha256_file, write_json
 from common.provenance import provenance_line, provenance_tables
 
 SCHEMA = 1  # version of the saved section format
+
+
+# ---- table cells --------------------------------------------------------------------------------
+def interval_text(
+    value: float, lo: float, hi: float, scale: float = 1.0, digits: int = 1, width: int = 0
+) -> str:
+    """Return ``"value [lo, hi]"``, each multiplied by ``scale`` with ``digits`` decimals (and
+    right-aligned in ``width`` characters), or ``"-"`` for a missing value."""
+    if value is None or pd.isna(value):
+        return "-"
+
+    def number(x: float) -> str:
+        return f"{scale * x:{width}.{digits}f}"
+
+    return f"{number(value)} [{number(lo)}, {number(hi)}]"
+
+
+def p_text(p: float) -> str:
+    """Return a p-value for display: two significant digits, "< 1e-300" when it underflowed to
+    0, "-" when there is none (NaN)."""
+    return "-" if pd.isna(p) else "< 1e-300" if p == 0 else f"{p:.2g}"
+
+
+def paired_cells(tests: pd.DataFrame, prefix: str = "", label: str = "") -> dict[str, list[Any]]:
+    """Return the display columns of exact paired tests (``common.stats.pairwise_exact_tests``
+    columns, read as ``<prefix>a_better`` etc.): ``<label>a better``, ``<label>b better`` and
+    ``<label>p`` (``p_text``)."""
+    return {
+        f"{label}a better": tests[f"{prefix}a_better"].tolist(),
+        f"{label}b better": tests[f"{prefix}b_better"].tolist(),
+        f"{label}p": [p_text(p) for p in tests[f"{prefix}p"]],
+    }
 
 
 # ---- saving and loading sections ------------------------------------------------------------------

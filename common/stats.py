@@ -154,34 +154,6 @@ def pairwise_exact_tests(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 @dataclass(frozen=True)
-class McNemarResult:
-    """An exact McNemar test of two paired binary outcomes."""
-
-    only_a: int  # pairs where A succeeded and B failed
-    only_b: int  # pairs where B succeeded and A failed
-    p_value: float  # two-sided exact binomial p on the discordant pairs (1.0 when there are none)
-
-
-def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
-    """Return the exact (binomial) McNemar test of paired outcomes ``a`` and ``b``.
-
-    Under the null hypothesis both methods have the same success rate, so each discordant pair
-    is A-only with probability 1/2: p = binomtest(only_a, only_a + only_b, 0.5), two-sided.
-    Concordant pairs carry no information and are ignored.
-    """
-    import scipy.stats
-
-    if len(a) != len(b):
-        raise ValueError(f"paired outcomes need equal lengths, got {len(a)} and {len(b)}")
-    only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
-    only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
-    if only_a + only_b == 0:
-        return McNemarResult(0, 0, 1.0)
-    p = scipy.stats.binomtest(only_a, only_a + only_b, 0.5, alternative="two-sided").pvalue
-    return McNemarResult(only_a, only_b, float(p))
-
-
-@dataclass(frozen=True)
 class PairedMeans:
     """A paired t-test of two runs' scores on the same units."""
 

@@ -9,6 +9,7 @@ import scipy.stats
 
 from common import stats
 from common.stats import (
+    clustered_wilson_interval,
     collapse_equal_weight,
     group_stats,
     kaplan_meier,
@@ -18,12 +19,28 @@ from common.stats import (
     paired_t_test,
     pairwise_exact_tests,
     share_interval,
+    wilson_interval,
 )
 
 Z = 1.959964
 
 
 # ---- proportions ------------------------------------------------------------------------------------
+def test_wilson_matches_the_closed_form():
+    lo, hi = wilson_interval(0, 10)
+    assert lo == 0.0 and hi == pytest.approx(Z**2 / (10 + Z**2), rel=1e-6)
+    lo, hi = wilson_interval(40, 100)
+    assert (round(lo, 4), round(hi, 4)) == (0.3094, 0.4980)
+    assert wilson_interval(5, 5)[1] == 1.0 and wilson_interval(0, 0) == (0.0, 1.0)
+    lo90, hi90 = wilson_interval(40, 100, confidence=0.90)
+    assert lo < lo90 < hi90 < hi
+
+
+def test_wilson_rejects_impossible_counts():
+    with pytest.raises(ValueError):
+        wilson_interval(11, 10)
+
+
 def test_share_interval_is_the_share_with_its_wilson_interval():
     # 3 of 10 by hand: centre (0.3 + z^2/20) / (1 + z^2/10), half-width z sqrt(0.021 + z^2/400) / (1 + z^2/10)
     centre = (0.3 + Z**2 / 20) / (1 + Z**2 / 10)
@@ -32,6 +49,28 @@ def test_share_interval_is_the_share_with_its_wilson_interval():
     assert [round(x, 4) for x in share_interval(3, 10)] == [0.3, 0.1078, 0.6032]
     share, lo, hi = share_interval(0, 0)
     assert math.isnan(share) and (lo, hi) == (0.0, 1.0)
+
+
+def test_clustered_wilson_equals_wilson_for_clusters_of_one():
+    outcomes = [1] * 40 + [0] * 60
+    p, lo, hi = clustered_wilson_interval(outcomes, [1] * 100)
+    # cluster-robust variance of singletons is k/(k-1) times the binomial one: n_eff = 99
+    assert p == 0.4
+    assert (lo, hi) == pytest.approx(wilson_interval(40, 100), abs=0.002)
+    assert hi - lo > wilson_interval(40, 100)[1] - wilson_interval(40, 100)[0]
+
+
+def test_clustered_wilson_counts_identical_variants_once():
+    # 20 items answered the same way in all 9 variants: as wide as 20 independent trials, not 180
+    p, lo, hi = clustered_wilson_interval([9] * 8 + [0] * 12, [9] * 20)
+    assert p == 0.4
+    assert (lo, hi) == pytest.approx(wilson_interval(8, 20), abs=0.01)  # n_eff = 19 (k / (k - 1))
+    assert hi - lo > 2 * (wilson_interval(72, 180)[1] - wilson_interval(72, 180)[0]) * 0.9
+    # all correct: the effective size is the number of clusters
+    assert clustered_wilson_interval([3] * 10, [3] * 10)[1:] == pytest.approx(wilson_interval(10, 10))
+    assert math.isnan(clustered_wilson_interval([], [])[0])
+    with pytest.raises(ValueError):
+        clustered_wilson_interval([4], [3])
 
 
 # ---- means --------------------------------------------------------------------------------------------

@@ -249,9 +249,11 @@ def test_paired_tests_compare_two_models_on_the_tuples_both_answered():
     rows.append({"prompting": "basic", "modelname": "b", "tuple_ID": 99, "acc": 1.0})  # a did not answer it
     [test] = paired_tests(pd.DataFrame(rows)).to_dict("records")
     diffs = [x - y for x, y in zip(acc_a, acc_b, strict=True)]
-    assert (test["a"], test["b"], test["tuples"]) == ("a (basic)", "b (basic)", 6)
+    assert (test["a"], test["b"], test["n"]) == ("a (basic)", "b (basic)", 6)
     assert test["diff"] == pytest.approx(sum(diffs) / 6)
     assert test["diff_low"] < test["diff"] < test["diff_high"]
-    assert test["p"] == pytest.approx(scipy.stats.ttest_rel(acc_a, acc_b).pvalue)
+    assert test["t_p"] == pytest.approx(scipy.stats.ttest_rel(acc_a, acc_b).pvalue)
+    # the exact test of every suite: a is better on 4 tuples, b on none, 2 ties
+    assert (test["a_better"], test["b_better"], test["p"]) == (4, 0, pytest.approx(2 * 0.5**4))
     one = pd.DataFrame([r for r in rows if r["modelname"] == "a"])
     assert paired_tests(one).empty

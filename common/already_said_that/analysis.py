@@ -133,10 +133,10 @@ def logrank(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
 
 
 def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
-    """Return the paired sign test of two runs over the samples both played (same ``Key``: the same
-    word schedule): ``shared``, ``a_longer`` / ``b_longer`` (samples where that run lasted strictly
-    longer, as far as censoring lets one tell) and ``p`` (exact two-sided binomial test of the
-    decided samples, ``stats.paired_exact_test``; NaN when none is decided).
+    """Return the exact paired test of two runs over the samples both played (same ``Key``: the
+    same word schedule): ``n`` (those samples), ``a_better`` / ``b_better`` (samples where that
+    run lasted strictly longer, as far as censoring lets one tell) and ``p``
+    (``stats.paired_exact_test``: exact two-sided binomial p; 1.0 when no sample is decided).
 
     Unlike the log-rank test, which takes the two runs as independent samples, this uses the
     pairing: a sample counts for ``a`` when ``b`` failed at a turn ``a`` passed (``a`` failed later
@@ -151,13 +151,7 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
     a_longer = both["failed_b"] & (both["turns_a"] > both["turns_b"])
     b_longer = both["failed_a"] & (both["turns_b"] > both["turns_a"])
     test = stats.paired_exact_test(a_longer.tolist(), b_longer.tolist())
-    decided = test.a_better + test.b_better
-    return {
-        "shared": len(both),
-        "a_longer": test.a_better,
-        "b_longer": test.b_better,
-        "p": test.p if decided else math.nan,
-    }
+    return {"n": len(both), "a_better": test.a_better, "b_better": test.b_better, "p": test.p}
 
 
 def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:

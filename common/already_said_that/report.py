@@ -18,6 +18,7 @@ from common.already_said_that import analysis
 from common.already_said_that.run import RESULTS_DIR, read_turns
 from common.analysis import Section
 from common.jsonl import atomic_write
+from common.report import p_text, paired_cells
 from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
 from common.stats import share_interval
 
@@ -218,78 +219,57 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
 
 
+TEST_COLUMNS = ["comparison", "a", "b", "z", "logrank_p", "survives longer", "n", "a_better", "b_better", "p"]
+
+
 def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return survival tests for display and tidy: every pair of models on the same set, and on
     every set each model against itself on distractorless (the variants share their word
-    schedules). Columns: ``comparison``, ``z`` (the log-rank test, scipy's signed statistic,
-    observed minus expected failures of the first over their standard deviation: negative when
-    the first survives longer), ``p`` (two-sided) and ``survives longer`` (the name of that one);
-    NaN (shown "-") where neither run has a failure. Then the paired sign test on the samples both
-    played (``analysis.paired_survival``): ``paired``, ``first longer``, ``second longer``,
-    ``paired p``."""
+    schedules). Columns: ``comparison`` ("<set>: <a> vs <b>" or "<model>: <a> vs <b>"), ``a``,
+    ``b``, ``z`` (the log-rank test, scipy's signed statistic, observed minus expected failures
+    of a over their standard deviation: negative when a survives longer), ``logrank_p``
+    (two-sided) and ``survives longer`` (the name of that one), NaN (shown "-") where neither run
+    has a failure; then the exact paired test on the samples both played
+    (``analysis.paired_survival``): ``n``, ``a_better``, ``b_better`` (samples where that run
+    lasted longer) and ``p``."""
     rows = []
     by_set: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         by_set.setdefault(run["set"], []).append(run)
     for set_name, group in by_set.items():
         for a, b in itertools.combinations(group, 2):
-            names = (a["model"], b["model"])
-            rows.append(_test_row(f"{set_name}: {names[0]} vs {names[1]}", a, b, names))
+            rows.append(_test_row(set_name, a, b, (a["model"], b["model"])))
     baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
     for run in runs:
         if run["set"] != "distractorless" and run["model"] in baseline:
-            rows.append(
-                _test_row(
-                    f"{run['model']}: {run['set']} vs distractorless",
-                    run,
-                    baseline[run["model"]],
-                    (run["set"], "distractorless"),
-                )
-            )
-    tidy = pd.DataFrame(
-        rows,
-        columns=[
-            "comparison",
-            "z",
-            "p",
-            "survives longer",
-            "paired",
-            "first longer",
-            "second longer",
-            "paired p",
-        ],
-    )
-    display = tidy.assign(
-        z=["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
-        p=["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["p"]],
-        **{"paired p": ["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["paired p"]]},
+            rows.append(_test_row(run["model"], run, baseline[run["model"]], (run["set"], "distractorless")))
+    tidy = pd.DataFrame(rows, columns=TEST_COLUMNS)
+    display = pd.DataFrame(
+        {
+            "comparison": tidy["comparison"],
+            "z": ["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
+            "log-rank p": tidy["logrank_p"].map(p_text),
+            "survives longer": tidy["survives longer"],
+            "n": tidy["n"],
+            **paired_cells(tidy),
+        }
     )
     return display.set_index("comparison"), tidy
 
 
 def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
-    """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``)."""
+    """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``), the
+    comparison named "<label>: <a> vs <b>"."""
     statistic, p = analysis.logrank(a["frame"], b["frame"])
-    longer = (
-        "-"
-        if math.isnan(statistic)
-        else names[0]
-        if statistic < 0
-        else names[1]
-        if statistic > 0
-        else "neither"
-    )
+    if math.isnan(statistic):
+        longer = "-"
+    elif statistic == 0:
+        longer = "neither"
+    else:
+        longer = names[0] if statistic < 0 else names[1]
     paired = analysis.paired_survival(a["frame"], b["frame"])
-    return {
-        "comparison": label,
-        "z": statistic,
-        "p": p,
-        "survives longer": longer,
-        "paired": paired["shared"],
-        "first longer": paired["a_longer"],
-        "second longer": paired["b_longer"],
-        "paired p": paired["p"],
-    }
+    comparison = {"comparison": f"{label}: {names[0]} vs {names[1]}", "a": names[0], "b": names[1]}
+    return {**comparison, "z": statistic, "logrank_p": p, "survives longer": longer, **paired}
 
 
 def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
@@ -358,8 +338,9 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
             (
                 (
                     "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes "
-                    "the runs as independent samples) and the paired sign test on the samples both played "
-                    "(the same word schedule: which lasted longer; exact two-sided p)"
+                    "the runs as independent samples) and the exact paired test on the samples both played "
+                    "(the same word schedule; a better: the samples where the first named lasted longer; "
+                    "two-sided p)"
                 ),
                 tests,
             )

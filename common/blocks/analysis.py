@@ -14,13 +14,12 @@ every row; the other functions are pure functions of that frame:
   a small-context model, whose refusals are the longest, hardest problems);
 - the same on the problems that need at least one move, and by optimal plan length;
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
-- ``paired_tests``: the exact McNemar test between every two runs of a view, on the
-  problems both results files hold (a refused problem is a failure);
+- ``paired_tests``: the exact paired (McNemar) test between every two runs of a view, on
+  the problems both results files hold (a refused problem is a failure);
 - ``paper_comparison``: the published table (configs/papers/blocks.yaml) next to the
   re-scored release.
 """
 
-import itertools
 import json
 import re
 from pathlib import Path
@@ -32,7 +31,7 @@ from common import paths
 from common.config import load_yaml
 from common.errors import DataError
 from common.results import find_results_files, parse_results_filename, read_results
-from common.stats import mcnemar_exact, wilson_interval
+from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
 
 METHODS = {"nl": "plan", "pddl": "LLM+planner"}  # results directory prefix -> method shown
 RUN = ["method", "prompting", "model"]
@@ -251,36 +250,25 @@ def fact_accuracy(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
-    """Return the exact McNemar test between every two runs of each view, paired by problem id
-    on the problems both results files hold (a refused problem counts as a failure, as in the
-    success rates): ``view, a, b, n, a_only, b_only, p`` for the lenient rule and
-    ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
-    rows = []
+    """Return the exact paired test (McNemar's, ``stats.pairwise_exact_tests``) between every two
+    runs of each view, paired by problem id on the problems both results files hold (a refused
+    problem counts as a failure, as in the success rates): ``view, a, b, n, a_better, b_better,
+    p`` for the lenient rule and ``strict_a_better, strict_b_better, strict_p`` for the strict
+    one. Runs are named by ``run_label``, in their order of appearance; a run's first row of a
+    problem counts."""
+    tables = []
     for view, part in df[df["id"].notna()].groupby("view", sort=False):
-        runs = list(dict.fromkeys(zip(part["method"], part["prompting"], part["model"], strict=True)))
-        indexed = {
-            run: part[(part["method"] == run[0]) & (part["prompting"] == run[1]) & (part["model"] == run[2])]
-            .drop_duplicates("id")
-            .set_index("id")
-            for run in runs
-        }
-        for a, b in itertools.combinations(runs, 2):
-            shared = [i for i in indexed[a].index if i in indexed[b].index]
-            row = {"view": view, "a": run_label(*a), "b": run_label(*b), "n": len(shared)}
-            for rule, prefix in (("lenient", ""), ("strict", "strict_")):
-                test = mcnemar_exact(
-                    [bool(indexed[a].at[i, rule]) for i in shared],
-                    [bool(indexed[b].at[i, rule]) for i in shared],
-                )
-                row.update(
-                    {
-                        f"{prefix}a_only": test.only_a,
-                        f"{prefix}b_only": test.only_b,
-                        f"{prefix}p": test.p_value,
-                    }
-                )
-            rows.append(row)
-    return pd.DataFrame(rows)
+        part = part.drop_duplicates([*RUN, "id"])
+        part = part.assign(run=[run_label(*run) for run in zip(*(part[c] for c in RUN), strict=True)])
+        runs = list(dict.fromkeys(part["run"]))
+        lenient, strict = (
+            pairwise_exact_tests(part.pivot(index="id", columns="run", values=rule)[runs])
+            for rule in ("lenient", "strict")
+        )
+        strict = strict[["a_better", "b_better", "p"]].add_prefix("strict_")
+        tables.append(pd.concat([lenient, strict], axis=1).assign(view=view))
+    columns = ["view", *PAIRED_COLUMNS, "strict_a_better", "strict_b_better", "strict_p"]
+    return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
 
 
 def run_label(method: str, prompting: str, model: str) -> str:

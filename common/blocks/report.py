@@ -17,6 +17,7 @@ from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.analysis import RUN, run_label
 from common.jsonl import atomic_write
+from common.report import paired_cells
 
 RULE = "-" * 78
 ABOUT = """Blocks world (Collins et al., CogSci 2022): from an initial board of stacked household items,
@@ -95,12 +96,11 @@ def section(
             )
         )
     if not tests.empty:
-        tables.append(
-            (
-                "PAIRED: exact McNemar test between runs, paired by problem (refused = failed)",
-                tests_table(tests),
-            )
+        title = (
+            "PAIRED: exact McNemar test between runs, paired by problem (refused = failed; "
+            "a better: the problems only a solved), lenient and strict rules"
         )
+        tables.append((title, tests_table(tests)))
     figures = []
     if figures_dir is not None:
         figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
@@ -196,16 +196,11 @@ def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
 
 
 def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
-    """Return the paired tests for display: counts of discordant problems and p, both rules."""
-    shown = tests[["view", "a", "b", "n"]].copy()
-    shown["lenient: a only / b only"] = [
-        f"{x} / {y}" for x, y in zip(tests["a_only"], tests["b_only"], strict=True)
-    ]
-    shown["p"] = tests["p"].map(lambda p: f"{p:.2g}")
-    shown["strict: a only / b only"] = [
-        f"{x} / {y}" for x, y in zip(tests["strict_a_only"], tests["strict_b_only"], strict=True)
-    ]
-    shown["strict p"] = tests["strict_p"].map(lambda p: f"{p:.2g}")
+    """Return the paired tests for display: problems compared, then the exact test's three
+    columns for the lenient rule and for the strict one (``common.report.paired_cells``)."""
+    shown = tests[["view", "a", "b", "n"]].assign(
+        **paired_cells(tests, label="lenient: "), **paired_cells(tests, "strict_", "strict: ")
+    )
     return shown.set_index(["view", "a", "b"])
 
 

@@ -12,7 +12,6 @@ every model is scored over the same trials (as WorldSense scores them). Everythi
 pure function of the trials and the scored rows; ``common.canvas.report`` displays it.
 """
 
-import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from common.canvas.baselines import SHORTCUTS, chance
 from common.canvas.scoring import score_rows
 from common.errors import DataError, UserError
 from common.results import find_results_files, parse_results_filename, read_results
-from common.stats import clustered_wilson_interval, mcnemar_exact
+from common.stats import clustered_wilson_interval, pairwise_exact_tests
 from common.worldsense.data import RESULTS_DIR, load_testset
 
 MANIFEST = "manifest.json"
@@ -164,26 +163,10 @@ def chance_by_size(trials: pd.DataFrame) -> pd.Series:
 
 
 def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:
-    """Return an exact McNemar (sign) test for each pair of models other than shortcuts, on the
-    items both answered: an item favours a model when it answered more of the item's variants
-    correctly (strict; a refused variant scores 0); ties carry no information."""
+    """Return the exact paired test (``stats.pairwise_exact_tests``, here a sign test) between every
+    two models other than the shortcuts, on the items both answered: an item favours a model when
+    it answered more of the item's variants correctly (strict; a refused variant scores 0); ties
+    carry no information. Columns ``a, b, n`` (items), ``a_better, b_better, p``."""
     models = [m for m in dict.fromkeys(scored["model"]) if m not in SHORTCUT_TASKS]
-    rates = scored.groupby(["model", "item"])["strict"].mean()
-    rows = []
-    for a, b in itertools.combinations(models, 2):
-        shared = sorted(set(rates[a].index) & set(rates[b].index))
-        if not shared:
-            continue
-        ra, rb = rates[a].loc[shared], rates[b].loc[shared]
-        test = mcnemar_exact(list(ra > rb), list(rb > ra))
-        rows.append(
-            {
-                "model_a": a,
-                "model_b": b,
-                "items": len(shared),
-                "a_better": test.only_a,
-                "b_better": test.only_b,
-                "p_value": test.p_value,
-            }
-        )
-    return pd.DataFrame(rows)
+    rates = scored[scored["model"].isin(models)].groupby(["item", "model"])["strict"].mean()
+    return pairwise_exact_tests(rates.unstack("model").reindex(columns=models))

@@ -3,7 +3,7 @@
 ``section`` assembles what ``common.canvas.analysis`` computes from a canvas set and its results
 files (``make canvas-baselines`` builds one under ``results/canvas/standard``): accuracy per task
 and per number of shapes with intervals clustered by item, invalid and refused answers apart,
-the shortcut baselines against chance, paired McNemar tests between models, and the accuracy
+the shortcut baselines against chance, exact paired tests between models, and the accuracy
 figure.
 """
 
@@ -27,6 +27,7 @@ from common.canvas.analysis import (
     shortcut_table,
 )
 from common.jsonl import atomic_write
+from common.report import paired_cells
 from common.worldsense.data import trials_path
 
 ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
@@ -63,7 +64,7 @@ def section(
     """Return the canvas Section of the set ``path`` (its ``results/`` files, and those of the
     ``extra_results`` directories: answers to the same trials kept elsewhere; a file name already
     seen is skipped): accuracy tables per task and per number of shapes with clustered 95%
-    intervals (models other than the shortcuts), the shortcut table, paired McNemar tests,
+    intervals (models other than the shortcuts), the shortcut table, exact paired tests,
     summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
     trials = load_trials(path)
     files = results_files(path, extra_results)
@@ -82,7 +83,10 @@ def section(
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
     if not tests.empty:
-        tables.append(("Paired exact McNemar tests on shared items", tests_display(tests)))
+        title = (
+            "Paired exact tests on shared items (a better: the items where a answered more variants right)"
+        )
+        tables.append((title, tests_display(tests)))
     figures = []
     if figures_dir is not None:
         figure = figures_dir / "canvas_accuracy.png"
@@ -93,7 +97,7 @@ def section(
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
     if not tests.empty:
-        data["mcnemar"] = tests
+        data["paired"] = tests
     return Section(
         suite="canvas",
         title="Canvas",
@@ -144,10 +148,8 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def tests_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the paired tests for display."""
-    shown = table.copy()
-    shown["p_value"] = [f"{p:.3g}" for p in table["p_value"]]
-    return shown.set_index(["model_a", "model_b"])
+    """Return the paired tests for display: items compared, then ``common.report.paired_cells``."""
+    return table[["a", "b", "n"]].assign(**paired_cells(table)).set_index(["a", "b"])
 
 
 def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:

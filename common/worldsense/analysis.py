@@ -1,4 +1,4 @@
-"""Score WorldSense answers: per-tuple accuracy and bias, grouped means with 95% intervals.
+"""WorldSense numbers: per-tuple accuracy and bias, grouped means with 95% intervals, paired tests.
 
 The steps follow the release (Benchekroun et al. 2023), which this reproduces exactly:
 
@@ -239,45 +239,27 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 
 
 def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
-    """Return a paired comparison of every two (prompting, model) runs on the tuples both answered:
-    columns a, b, tuples, mean accuracy of each on those tuples, the mean difference a - b with its
-    95% interval, and the two-sided p of a paired t-test (scipy.stats.ttest_rel).
+    """Return a paired comparison of every two (prompting, model) runs on the tuples both answered.
 
     ``tuples`` is a ``compute_acc_table`` result. The tuple is the unit (its trials share a
     description, so they are not independent), and the tuples are weighted equally here, not
     rebalanced by problem and size as the published averages are: a test of "same accuracy on the
-    same items", which the separate intervals of two models cannot give. Empty with fewer than two runs.
+    same items", which the separate intervals of two models cannot give. Columns: the exact
+    paired test of every suite (``stats.pairwise_exact_tests``: ``a, b, n`` tuples,
+    ``a_better``/``b_better`` the tuples where that run's accuracy is higher, ``p``), then the
+    paired t-test (``stats.paired_t_test``): the mean accuracies ``acc_a``/``acc_b``, the mean
+    difference a - b ``diff`` with its 95% interval ``diff_low``/``diff_high`` and its two-sided
+    p ``t_p``. Runs are named "<model> (<prompting>)"; pairs sharing fewer than two tuples are
+    left out. Empty with fewer than two runs.
     """
-    from scipy import stats as scipy_stats
-
     runs = list(dict.fromkeys(zip(tuples["prompting"], tuples["modelname"], strict=True)))
     wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
-    rows = []
-    for i, a in enumerate(runs):
-        for b in runs[i + 1 :]:
-            both = wide[[a, b]].dropna()
-            if len(both) < 2:
-                continue
-            diff = both[a] - both[b]
-            if diff.std() > 1e-9:  # identical answers: no test (scipy would warn of lost precision)
-                test = scipy_stats.ttest_rel(both[a], both[b])
-                (low, high), p = test.confidence_interval(0.95), float(test.pvalue)
-            else:
-                low = high = diff.mean()
-                p = float("nan")
-            rows.append(
-                {
-                    "a": f"{a[1]} ({a[0]})",
-                    "b": f"{b[1]} ({b[0]})",
-                    "tuples": len(both),
-                    "acc_a": both[a].mean(),
-                    "acc_b": both[b].mean(),
-                    "diff": diff.mean(),
-                    "diff_low": low,
-                    "diff_high": high,
-                    "p": p,
-                }
-            )
-    return pd.DataFrame(
-        rows, columns=["a", "b", "tuples", "acc_a", "acc_b", "diff", "diff_low", "diff_high", "p"]
+    wide = pd.DataFrame({f"{model} ({prompting})": wide[(prompting, model)] for prompting, model in runs})
+    table = stats.pairwise_exact_tests(wide)
+    table = table[table["n"] >= 2].reset_index(drop=True)
+    pairs = zip(table["a"], table["b"], strict=True)
+    ttests = [stats.paired_t_test(*wide[[a, b]].dropna().to_numpy().T) for a, b in pairs]
+    fields = {"acc_a": "mean_a", "acc_b": "mean_b", "diff": "diff", "diff_low": "low", "diff_high": "high"}
+    return table.assign(
+        **{name: [getattr(t, f) for t in ttests] for name, f in {**fields, "t_p": "p"}.items()}
     )

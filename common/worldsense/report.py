@@ -15,6 +15,7 @@ from common import paths
 from common.analysis import Section, markdown_table
 from common.config import load_yaml
 from common.jsonl import atomic_write, write_text
+from common.report import p_text, paired_cells
 from common.results import find_results_files
 from common.worldsense import cache
 from common.worldsense.analysis import (
@@ -99,7 +100,10 @@ def section(
     tables, data = report_tables(result), {"stats": tidy_stats(result)}
     paired = paired_tests(result.tuples)
     if not paired.empty:
-        title = "PAIRED: t-test between models on the tuples both answered (accuracy %; tuples equal)"
+        title = (
+            "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
+            "t-test of the mean difference; exact test of the tuples where one is better"
+        )
         tables.append((title, paired_display(paired)))
     return Section(
         suite="worldsense",
@@ -117,7 +121,8 @@ def section(
 
 
 def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
-    """Return ``paired_tests`` as a display table: accuracies and the difference in %, p in 2 digits."""
+    """Return ``paired_tests`` as a display table: accuracies and the difference in % with its
+    interval, the t-test's p, then the exact test's columns (``common.report.paired_cells``)."""
 
     def pct(x: float) -> str:
         return f"{100 * x:.1f}"
@@ -126,21 +131,17 @@ def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
         {
             "a": paired["a"],
             "b": paired["b"],
-            "tuples": paired["tuples"].map(lambda n: f"{n:,}"),
+            "n": paired["n"].map(lambda n: f"{n:,}"),
             "acc a": paired["acc_a"].map(pct),
             "acc b": paired["acc_b"].map(pct),
             "a - b [95% CI]": [
                 f"{pct(d)} [{pct(lo)}, {pct(hi)}]"
                 for d, lo, hi in zip(paired["diff"], paired["diff_low"], paired["diff_high"], strict=True)
             ],
-            "p": paired["p"].map(_p_text),
+            "t-test p": paired["t_p"].map(p_text),
+            **paired_cells(paired),
         }
     ).set_index(["a", "b"])
-
-
-def _p_text(p: float) -> str:
-    """Return a p-value for display: 2 significant digits, "< 1e-300" when it underflowed to 0."""
-    return "-" if p != p else "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
 def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
