@@ -11,6 +11,7 @@ from common.blocks import report
 from common.blocks.analysis import paper_comparison, published
 from common.blocks.reproduce import rescore, summary
 from common.jsonl import write_jsonl
+from common.report import section_text
 from common.stats import paired_exact_test, wilson_interval
 from tests.conftest import run_script
 
@@ -178,5 +179,5 @@ def test_the_paper_sets_carry_the_paper_table(results_set, release, tmp_path):
     paper_set = results_set.rename(tmp_path / "cogsci_problems")
     section = analysis.analyse(paper_set)
     assert section.paper is not None and section.summary[0].startswith("blocks paper table: 6 of 6 published")
-    assert "PAPER: published" in section.text
+    assert "Paper vs reproduced" in section_text(section)
     assert any(path.name == "collated.json" for path in section.inputs)

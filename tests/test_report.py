@@ -39,7 +39,7 @@ def _section(tmp_path, results=None) -> Section:
         suite="toy",
         title="Toy suite",
         about=about,
-        text="T\n",
+        heading="TOY RESULTS",
         tables=[("Accuracy", table)],
         figures=[("A line", figure)],
         summary=["oracle: 75.0%"],
@@ -141,3 +141,29 @@ def test_build_report_writes_html_and_markdown_and_prints_a_short_summary(tmp_pa
 def test_section_without_figures_dir_is_a_usage_error(tmp_path):
     run = run_script("scripts/analyse_results.py", "--section", str(tmp_path / "s.json"))
     assert run.returncode == 2 and "--section needs --figures" in run.stderr
+
+
+def test_every_section_prints_the_same_way_banner_notes_paper_tables(tmp_path):
+    text = report.section_text(_section(tmp_path))
+    lines = text.splitlines()
+    assert lines[:5] == ["*" * 74, "*", "*  TOY RESULTS", "*", "*" * 74]
+    assert all(len(line) == 74 for line in lines if line and set(line) == {"-"})  # the release's rules
+    assert text.index("NOTES") < text.index("Paper vs reproduced") < text.index("    Accuracy")
+    assert "\n  1 trial refused by the server\n" in text and "oracle | x  75.0 [65.1, 82.8]" in text
+    assert not any(line != line.rstrip() for line in lines)
+
+
+def test_one_section_as_markdown_has_the_report_layout(tmp_path):
+    markdown = report.section_markdown(_section(tmp_path))
+    assert markdown.startswith("# Toy suite\n") and "> 1 trial refused by the server" in markdown
+    assert markdown.index("## Paper vs reproduced") < markdown.index("## Accuracy")
+    assert "| model | acc |\n|---|---|\n| random | 50.0 [40.0, 60.0] |" in markdown
+
+
+def test_cells_share_one_interval_format_and_one_p_format():
+    assert report.interval_text(0.571, 0.45, 0.684, scale=100) == "57.1 [45.0, 68.4]"
+    assert report.interval_text(43.0, 33.7, 52.8, width=5) == " 43.0 [ 33.7,  52.8]"
+    assert report.interval_text(3, 1, 4, digits=0) == "3 [1, 4]" and report.interval_text(None, 0, 1) == "-"
+    assert [report.p_text(p) for p in (0.01234, 0.0, float("nan"), 1.0)] == ["0.012", "< 1e-300", "-", "1"]
+    tests = pd.DataFrame({"a_better": [3], "b_better": [0], "p": [0.25], "strict_a_better": [1]})
+    assert report.paired_cells(tests) == {"a better": [3], "b better": [0], "p": ["0.25"]}

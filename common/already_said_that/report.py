@@ -17,8 +17,8 @@ import pandas as pd
 from common.already_said_that import analysis
 from common.already_said_that.run import RESULTS_DIR, read_turns
 from common.analysis import Section
-from common.jsonl import atomic_write
-from common.report import p_text, paired_cells
+from common.figures import pyplot, run_colour, save_png
+from common.report import interval_text, p_text, paired_cells
 from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
 from common.stats import share_interval
 
@@ -32,7 +32,6 @@ VARIANT_ORDER = (
 )
 MODEL_ORDER = ("oracle", "random", "human")
 SURVIVAL_AT = (10, 25, 50, 75, 100)
-RULE = "-" * 78
 
 ABOUT = """Already Said That (after OpenAI's evals suite of that name) measures memory over a long
 conversation with distractions. The model sees up to 100 turns: either "MAIN TASK - <word>", where it
@@ -109,11 +108,10 @@ def _rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
     return (order.index(name) if name in order else len(order), name)
 
 
-def _cell(value: float, lo: float, hi: float, scale: float = 1.0, digits: int = 1) -> str:
-    """Return "value (lo-hi)" scaled and rounded, or "-" for a missing value."""
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{scale * value:.{digits}f} ({scale * lo:.{digits}f}-{scale * hi:.{digits}f})"
+def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
+    """Return metric ``name`` of ``seed_metrics`` with its interval (``<name>_lo``/``_hi``) as
+    "value [lo, hi]" (``common.report.interval_text``, one decimal), or "-"."""
+    return interval_text(metrics[name], metrics[f"{name}_lo"], metrics[f"{name}_hi"], scale)
 
 
 def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -128,34 +126,21 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
                 "model": run["model"],
                 "conversations": m["n"],
                 "refused": m["refused"],
-                "avg turns": _cell(m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
+                "avg turns": _metric(m, "avg_num_turns"),
                 "sd": f"{m['stddev_num_turns']:.1f}",
                 "median": f"{m['median_num_turns']:g}",
                 "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
-                "avg distractors": _cell(
-                    m["avg_num_distractors"], m["avg_num_distractors_lo"], m["avg_num_distractors_hi"]
-                ),
+                "avg distractors": _metric(m, "avg_num_distractors"),
                 "distractors sd / median / min-max": (
                     f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
                     f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}"
                     if m["n"]
                     else "-"
                 ),
-                "distractor acc. %": _cell(
-                    m["avg_distractor_accuracy"],
-                    m["avg_distractor_accuracy_lo"],
-                    m["avg_distractor_accuracy_hi"],
-                    100,
-                ),
-                "false pos. %": _cell(
-                    m["false_positive_rate"], m["false_positive_rate_lo"], m["false_positive_rate_hi"], 100
-                ),
-                "false neg. %": _cell(
-                    m["false_negative_rate"], m["false_negative_rate_lo"], m["false_negative_rate_hi"], 100
-                ),
-                "violation %": _cell(
-                    m["violation_rate"], m["violation_rate_lo"], m["violation_rate_hi"], 100
-                ),
+                "distractor acc. %": _metric(m, "avg_distractor_accuracy", 100),
+                "false pos. %": _metric(m, "false_positive_rate", 100),
+                "false neg. %": _metric(m, "false_negative_rate", 100),
+                "violation %": _metric(m, "violation_rate", 100),
             }
         )
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
@@ -173,7 +158,7 @@ def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
                 "set": run["set"],
                 "model": run["model"],
                 **{
-                    f"after {t}": _cell(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
+                    f"after {t}": interval_text(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
                     for t in SURVIVAL_AT
                 },
             }
@@ -193,14 +178,8 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
         if tidy
         else pd.DataFrame(columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
     )
-    display = frame.assign(
-        **{
-            "error %": [
-                _cell(r, lo, hi, 100)
-                for r, lo, hi in zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
-            ]
-        }
-    )
+    cells = zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
+    display = frame.assign(**{"error %": [interval_text(r, lo, hi, 100) for r, lo, hi in cells]})
     display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
     rows = []
     for run in runs:
@@ -212,7 +191,7 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
                 "model": run["model"],
                 "turns asked": m["turns_asked"],
                 "format violations": m["violations_all_turns"],
-                "violation % of turns": _cell(share, lo, hi, 100, 2),
+                "violation % of turns": interval_text(share, lo, hi, 100, 2),
                 "refused (context)": m["refused"],
             }
         )
@@ -272,28 +251,22 @@ def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str
     return {**comparison, "z": statistic, "logrank_p": p, "survives longer": longer, **paired}
 
 
-def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
-    """Write a PNG of the survival curves with 95% bands: one panel per value of ``panel``
-    ("set" or "model"), one line per value of ``line``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_survival(curves: pd.DataFrame, panel: str, line: str, directory: Path) -> tuple[str, Path]:
+    """Write ``already_said_that_survival_by_<panel>.png`` in ``directory``: the survival curves with
+    95% bands, one panel per value of ``panel`` ("set" or "model"), one line per value of ``line``
+    (its colour the same in every panel). Return (caption, path)."""
+    plt = pyplot()
     panels = list(dict.fromkeys(curves[panel]))
+    lines = list(dict.fromkeys(curves[line]))
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False, sharey=True)
     for ax, name in zip(axes.flat, panels, strict=False):
         for label, curve in curves[curves[panel] == name].groupby(line, sort=False):
-            drawn = ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label))
+            colour = run_colour(lines.index(label), len(lines))
+            ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label), color=colour)
             ax.fill_between(
-                curve["turn"],
-                100 * curve["lo"],
-                100 * curve["hi"],
-                step="post",
-                alpha=0.2,
-                color=drawn[0].get_color(),
+                curve["turn"], 100 * curve["lo"], 100 * curve["hi"], step="post", alpha=0.2, color=colour
             )
         ax.set_title(str(name), fontsize="medium")
         ax.set_xlim(0, 100)
@@ -305,9 +278,9 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> No
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.tight_layout()
-    with atomic_write(path, binary=True) as handle:
-        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    path = directory / f"already_said_that_survival_by_{panel}.png"
+    save_png(fig, path, dpi=110)
+    return f"Already Said That: share of conversations alive after each turn, one panel per {panel}", path
 
 
 def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
@@ -315,13 +288,11 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     rates per question, violations over all turns, log-rank and paired tests, survival PNGs (with
     ``figures_dir``), and a summary line per model."""
     runs = load_runs(Path(path))
+    heading = f"ALREADY SAID THAT: {path}"
     if not runs:
+        notes = [f"no runs under {path}"]
         return Section(
-            suite="already_said_that",
-            title="Already Said That",
-            about=ABOUT,
-            text=f"no Already Said That runs under {path}\n",
-            notes=[f"no runs under {path}"],
+            suite="already_said_that", title="Already Said That", about=ABOUT, heading=heading, notes=notes
         )
     metrics, metrics_tidy = metrics_table(runs)
     alive, curves = survival_tables(runs)
@@ -334,41 +305,29 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         ("Format violations over all turns; conversations refused by the server", violations),
     ]
     if not tests.empty:
-        tables.append(
-            (
-                (
-                    "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes "
-                    "the runs as independent samples) and the exact paired test on the samples both played "
-                    "(the same word schedule; a better: the samples where the first named lasted longer; "
-                    "two-sided p)"
-                ),
-                tests,
-            )
+        title = (
+            "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes the "
+            "runs as independent samples) and the exact paired test on the samples both played (the same "
+            "word schedule; a better: the samples where the first named lasted longer; two-sided p)"
         )
+        tables.append((title, tests))
     figures = []
     if figures_dir is not None:
-        figures_dir.mkdir(parents=True, exist_ok=True)
-        for panel, line in (("set", "model"), ("model", "set")):
-            target = figures_dir / f"already_said_that_survival_by_{panel}.png"
-            plot_survival(curves, panel, line, target)
-            figures.append(
-                (
-                    f"Already Said That: share of conversations alive after each turn, one panel per {panel}",
-                    target,
-                )
-            )
+        figures = [
+            plot_survival(curves, panel, line, figures_dir)
+            for panel, line in (("set", "model"), ("model", "set"))
+        ]
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
         "refused by the server (context too long), left out of the metrics, censored in the curves"
         for r in runs
         if r["frame"]["refused"].any()
     ]
-    text = "".join(f"{RULE}\n    {title}\n{RULE}\n{table.to_string()}\n\n" for title, table in tables)
     return Section(
         suite="already_said_that",
         title="Already Said That",
         about=ABOUT,
-        text=f"ALREADY SAID THAT: {path}\n\n{text}",
+        heading=heading,
         tables=tables,
         figures=figures,
         data={

@@ -26,8 +26,8 @@ from common.canvas.analysis import (
     score_files,
     shortcut_table,
 )
-from common.jsonl import atomic_write
-from common.report import paired_cells
+from common.figures import pyplot, run_colour, save_png
+from common.report import interval_text, paired_cells
 from common.worldsense.data import trials_path
 
 ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
@@ -102,7 +102,7 @@ def section(
         suite="canvas",
         title="Canvas",
         about=ABOUT,
-        text=format_text(path, tables, notes),
+        heading=f"CANVAS RESULTS OF {path}",
         tables=tables,
         figures=figures,
         data=data,
@@ -114,7 +114,7 @@ def section(
 
 def _cell(p: float, lo: float, hi: float) -> str:
     """Return ``"57.1 [45.0, 68.4]"`` (percent), or ``"-"`` without answers."""
-    return "-" if pd.isna(p) else f"{100 * p:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return interval_text(p, lo, hi, scale=100)
 
 
 def task_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -169,28 +169,14 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:
     return lines
 
 
-def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], notes: list[str]) -> str:
-    """Return the terminal report: a banner naming the set, the notes, then each table."""
-    rule = "-" * 74
-    parts = [f"{'*' * 74}\n*\n*  CANVAS RESULTS OF {path}\n*\n{'*' * 74}\n"]
-    parts += [f"NOTE: {note}\n" for note in notes]
-    for title, table in tables:
-        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
-        parts.append(f"{rule}\n    {title}\n{rule}\n{rows}\n")
-    return "\n".join(parts)
-
-
 def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None:
     """Write a PNG: one panel per task, strict accuracy (%) against the number of shapes, one line
     per model with clustered 95% interval bars, the chance rate (``chances`` by task and number of
     shapes: the mean of ``baselines.chance``) dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     table = by_size
     tasks = list(dict.fromkeys(table["task"]))
+    models = list(dict.fromkeys(table["model"]))
     cols = min(3, len(tasks))
     rows_ = -(-len(tasks) // cols)
     fig, axes = plt.subplots(rows_, cols, figsize=(3.0 * cols + 1.6, 3.0 * rows_), sharey=True, squeeze=False)
@@ -201,8 +187,15 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
         for model in dict.fromkeys(rows["model"]):
             line = rows[rows["model"] == model].sort_values("num_shapes")
             errors = [100 * (line["strict"] - line["lo"]), 100 * (line["hi"] - line["strict"])]
+            colour = run_colour(models.index(model), len(models))
             ax.errorbar(
-                line["num_shapes"], 100 * line["strict"], yerr=errors, marker="o", capsize=2, label=model
+                line["num_shapes"],
+                100 * line["strict"],
+                yerr=errors,
+                marker="o",
+                capsize=2,
+                label=model,
+                color=colour,
             )
         sizes = sorted(set(rows["num_shapes"]))
         ax.plot(sizes, [100 * chances[(task, n)] for n in sizes], "k--", linewidth=1, label="chance")
@@ -215,7 +208,4 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize="small", loc="center right")
     fig.tight_layout(rect=(0, 0, 1 - 1.5 / (3.0 * cols + 1.6), 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, binary=True) as handle:
-        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    save_png(fig, path, dpi=110)
