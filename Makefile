@@ -36,8 +36,8 @@ BROWSER_OK := $(VENV)/.browser-ok
 BENCH_OK := $(VENV)/.bench-ok
 CODE_DIRS := common scripts tests $(wildcard bench)
 MODELS_CODE := $(wildcard common/models/*.py) common/results.py common/cli.py
-REPORT_CODE := scripts/analyse_results.py scripts/build_report.py $(wildcard common/analysis.py common/report.py \
-	common/figures.py common/stats.py common/results.py)
+REPORT_CODE := scripts/analyse_results.py scripts/build_report.py $(addprefix common/,analysis.py report.py \
+	provenance.py figures.py stats.py results.py jsonl.py)
 
 # Every configs/<suite>/<set>.yaml is a set: `make <suite>/<set>` builds its report.txt and prints it.
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))

@@ -8,7 +8,8 @@ through here. Each suite contributes one module (registered in ``SUITES``) with 
   intervals, figures written under ``figures_dir`` (none when it is None), and summary lines.
   Options a suite does not know are ignored, so one command line serves every suite.
 
-Computation stays in the suite's own modules; the section only assembles what they return.
+Computation stays in the suite's own modules; the section only assembles what they return, and
+``common.report`` renders every section the same way (terminal text, Markdown, HTML).
 """
 
 import importlib
@@ -37,7 +38,7 @@ class Section:
     suite: str  # a key of SUITES
     title: str  # heading, e.g. "WorldSense"
     about: str  # what it measures and how it is scored (Markdown, a paragraph or two)
-    text: str  # the terminal report, as analyse_results.py prints it
+    heading: str = ""  # the terminal banner, e.g. "ANALYSING RESULTS OF TESTSET <path>" (default: title)
     tables: list[tuple[str, pd.DataFrame]] = field(default_factory=list)  # (title, display table)
     figures: list[tuple[str, Path]] = field(default_factory=list)  # (caption, PNG written by section())
     data: dict[str, pd.DataFrame] = field(default_factory=dict)  # tidy statistics by name, for CSV
@@ -97,43 +98,9 @@ def _check_suite(path: Path, suite: str) -> None:
         )
 
 
-def markdown_table(table: pd.DataFrame) -> str:
-    """Return ``table`` as a Markdown table; index levels become the first columns."""
-    flat = table.reset_index() if _has_named_index(table) else table
-    names = [" / ".join(map(str, c)) if isinstance(c, tuple) else str(c) for c in flat.columns]
-    names = [n.strip(" /") or "value" for n in names]
-    lines = ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
-    lines += ["| " + " | ".join(_cell(v) for v in row) + " |" for row in flat.itertuples(index=False)]
-    return "\n".join(lines)
-
-
-def section_markdown(section: Section, level: int = 1) -> str:
-    """Return ``section`` as Markdown: its title, what it measures, notes, tables and figures
-    (figures as image links relative to where the Markdown is written is the caller's business:
-    their paths are used as given)."""
-    hashes = "#" * level
-    parts = [f"{hashes} {section.title}\n", section.about.strip() + "\n"]
-    parts += [f"> {note}\n" for note in section.notes]
-    for title, table in section.tables:
-        parts.append(f"{hashes}# {title}\n\n{markdown_table(table)}\n")
-    for caption, path in section.figures:
-        parts.append(f"![{caption}]({path.as_posix()})\n\n*{caption}*\n")
-    return "\n".join(parts)
-
-
 def tidy_data(section: Section) -> pd.DataFrame:
     """Return the section's statistics as one frame: the only table as it is, several ones stacked
     with a ``table`` column naming each."""
     if len(section.data) == 1:
         return next(iter(section.data.values()))
     return pd.concat([frame.assign(table=name) for name, frame in section.data.items()], ignore_index=True)
-
-
-def _has_named_index(table: pd.DataFrame) -> bool:
-    """Return whether the index carries information (named levels), not just 0..n-1."""
-    return any(name is not None for name in table.index.names)
-
-
-def _cell(value: Any) -> str:
-    """Return a table value as Markdown text (pipes escaped)."""
-    return str(value).replace("|", "\\|")

@@ -20,7 +20,7 @@ from urllib3.util.retry import Retry
 
 from common import cli, config
 from common.errors import ConfigError, FetchError, OfflineError
-from common.jsonl import atomic_write
+from common.jsonl import atomic_write, sha256_file
 from common.paths import ROOT
 
 log = logging.getLogger(__name__)
@@ -75,15 +75,6 @@ def read_checksums(path: str | Path) -> dict[str, str]:
 def select(pinned: dict[str, str], prefixes: list[str]) -> dict[str, str]:
     """Return the pinned files whose path starts with one of ``prefixes`` (all if none given)."""
     return {p: h for p, h in pinned.items() if not prefixes or p.startswith(tuple(prefixes))}
-
-
-def sha256_file(path: str | Path) -> str:
-    """Return the hex SHA-256 of a file, read in 1 MiB chunks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for chunk in iter(lambda: handle.read(CHUNK), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def fetch(

@@ -1,4 +1,4 @@
-"""JSON lines on disk: read and write plain or bzip2 files, and write any file atomically.
+"""JSON lines on disk: read and write plain or bzip2 files, write any file atomically, hash a file.
 
 Readers name the file and line of a malformed record. Writers go through ``atomic_write``,
 so a crash never leaves a half-written output where a finished one is expected.
@@ -6,6 +6,7 @@ so a crash never leaves a half-written output where a finished one is expected.
 
 import bz2
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -120,3 +121,13 @@ def write_text(path: str | Path, text: str) -> None:
 def write_json(path: str | Path, obj: Any) -> None:
     """Write ``obj`` as indented JSON (keys in insertion order, trailing newline) atomically."""
     write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+def sha256_file(path: str | Path) -> str:
+    """Return the hex SHA-256 of a file, read in 1 MiB blocks (the pinned hashes of external data,
+    the input hashes of the report)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

@@ -1,21 +1,27 @@
-"""The one report of every suite: ``results/report.html`` (self-contained) and ``results/report.md``.
+"""The one renderer of every suite's analysis, and the one report (``results/report.html`` / ``.md``).
 
-Each suite's analysis (``common.analysis.Section``) is saved as JSON by
-``scripts/analyse_results.py --section`` (tables as display strings, figures as PNG paths, the
-SHA-256 of every input file); ``scripts/build_report.py`` assembles the saved sections with
-the provenance: commit, date, configs, pinned external data and the settings of every model
-that wrote a results file (never a key: the run metadata holds only the variable's name).
-The HTML embeds its images (base64) and needs no network; the Markdown links them.
+A suite's analysis is a ``common.analysis.Section``; this module turns it into text three ways,
+the same for every suite:
+
+- terminal text (``section_text``; what ``scripts/analyse_results.py`` prints): a banner with the
+  section's heading, its notes, the paper's table if any, then every table under its title
+  between 74-wide rules (the layout of the WorldSense release's script);
+- Markdown and HTML, from the section's record (``section_record``: tables as rows of display
+  strings), which ``scripts/analyse_results.py --section`` saves as JSON (with the SHA-256 of
+  every input file) and ``scripts/build_report.py`` assembles with the provenance
+  (``common.provenance``). The HTML embeds its images (base64) and needs no network; the
+  Markdown links them.
+
+Table cells are written by the suites with the helpers here, so that every suite shows an
+interval as ``x [lo, hi]`` (``interval_text``), a p-value with two significant digits
+(``p_text``) and an exact paired test as the same three columns (``paired_cells``).
 """
 
 import base64
-import datetime
-import hashlib
 import html
 import json
 import os
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -25,36 +31,95 @@ import pandas as pd
 from common import paths
 from common.analysis import Section
 from common.errors import DataError
-from common.jsonl import write_json
+from common.jsonl import sha256_file, write_json
+from common.provenance import provenance_line, provenance_tables
 
 SCHEMA = 1  # version of the saved section format
+WIDTH = 74  # of the banner and the rules, as in the WorldSense release's report
+RULE = "-" * WIDTH
+PAPER_TITLE = "Paper vs reproduced"
 
 
-# ---- saving and loading sections ------------------------------------------------------------------
+# ---- table cells --------------------------------------------------------------------------------
+def interval_text(
+    value: float, lo: float, hi: float, scale: float = 1.0, digits: int = 1, width: int = 0
+) -> str:
+    """Return ``"value [lo, hi]"``, each multiplied by ``scale`` with ``digits`` decimals (and
+    right-aligned in ``width`` characters), or ``"-"`` for a missing value."""
+    if value is None or pd.isna(value):
+        return "-"
+
+    def number(x: float) -> str:
+        return f"{scale * x:{width}.{digits}f}"
+
+    return f"{number(value)} [{number(lo)}, {number(hi)}]"
+
+
+def p_text(p: float) -> str:
+    """Return a p-value for display: two significant digits, "< 1e-300" when it underflowed to
+    0, "-" when there is none (NaN)."""
+    return "-" if pd.isna(p) else "< 1e-300" if p == 0 else f"{p:.2g}"
+
+
+def paired_cells(tests: pd.DataFrame, prefix: str = "", label: str = "") -> dict[str, list[Any]]:
+    """Return the display columns of exact paired tests (``common.stats.pairwise_exact_tests``
+    columns, read as ``<prefix>a_better`` etc.): ``<label>a better``, ``<label>b better`` and
+    ``<label>p`` (``p_text``)."""
+    return {
+        f"{label}a better": tests[f"{prefix}a_better"].tolist(),
+        f"{label}b better": tests[f"{prefix}b_better"].tolist(),
+        f"{label}p": [p_text(p) for p in tests[f"{prefix}p"]],
+    }
+
+
+# ---- terminal text --------------------------------------------------------------------------------
+def section_text(section: Section) -> str:
+    """Return the terminal text of ``section``: a banner with its heading (default: the title in
+    capitals), its notes, the paper's table if any, then every table under its title."""
+    tables = [(PAPER_TITLE, section.paper)] if section.paper is not None else []
+    return render_text(section.heading or section.title.upper(), [*tables, *section.tables], section.notes)
+
+
+def render_text(heading: str, tables: Sequence[tuple[str, pd.DataFrame]], notes: Sequence[str] = ()) -> str:
+    """Return a banner naming ``heading``, then a NOTES block when there are ``notes``, then each
+    (title, table) between rules, the table as pandas prints it (trailing spaces removed)."""
+    stars = "*" * WIDTH
+    parts = [f"{stars}\n*\n*  {heading}\n*\n{stars}\n"]
+    if notes:
+        parts.append(f"{RULE}\n    NOTES\n{RULE}\n" + "".join(f"  {note}\n" for note in notes))
+    for title, table in tables:
+        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
+        parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")
+    return "\n".join(parts)
+
+
+# ---- the section record: what is saved, and what Markdown and HTML are made of ---------------------
+def section_record(section: Section) -> dict[str, Any]:
+    """Return ``section`` as plain data: its texts, display tables as rows of strings (``_flat``),
+    figure paths relative to the project root, and the terminal text. Its inputs are left to
+    ``save_section`` (hashing them takes a while)."""
+    return {
+        "schema": SCHEMA,
+        "suite": section.suite,
+        "title": section.title,
+        "about": section.about,
+        "text": section_text(section),
+        "summary": section.summary,
+        "notes": section.notes,
+        "tables": [{"title": title, **_flat(table)} for title, table in section.tables],
+        "paper": _flat(section.paper) if section.paper is not None else None,
+        "figures": [{"caption": caption, "path": paths.shown(figure)} for caption, figure in section.figures],
+    }
+
+
 def save_section(section: Section, path: str | Path) -> None:
-    """Write ``section`` as JSON to ``path`` (atomically): display tables as rows of strings,
-    figure paths relative to the project root, and the SHA-256 and size of every input file."""
-    write_json(
-        path,
-        {
-            "schema": SCHEMA,
-            "suite": section.suite,
-            "title": section.title,
-            "about": section.about,
-            "text": section.text,
-            "summary": section.summary,
-            "notes": section.notes,
-            "tables": [{"title": title, **_flat(table)} for title, table in section.tables],
-            "paper": _flat(section.paper) if section.paper is not None else None,
-            "figures": [
-                {"caption": caption, "path": _relative(figure)} for caption, figure in section.figures
-            ],
-            "inputs": [
-                {"path": _relative(p), "sha256": file_sha256(p), "bytes": Path(p).stat().st_size}
-                for p in section.inputs
-            ],
-        },
-    )
+    """Write ``section_record(section)`` as JSON to ``path`` (atomically), with the SHA-256 and
+    size of every input file."""
+    inputs = [
+        {"path": paths.shown(p), "sha256": sha256_file(p), "bytes": Path(p).stat().st_size}
+        for p in section.inputs
+    ]
+    write_json(path, {**section_record(section), "inputs": inputs})
 
 
 def load_section(path: str | Path) -> dict[str, Any]:
@@ -71,130 +136,24 @@ def load_section(path: str | Path) -> dict[str, Any]:
     return data
 
 
-def file_sha256(path: str | Path) -> str:
-    """Return the SHA-256 hex digest of a file, read in 1 MB blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _flat(table: pd.DataFrame) -> dict[str, Any]:
     """Return a display table as ``{"columns": [...], "rows": [[str, ...], ...]}``: named index
-    levels become the first columns, multi-level column names are joined with " / "."""
+    levels become the first columns, multi-level column names are joined with " / ", empty
+    cells (None, NaN) are ""."""
     flat = table.reset_index() if any(name is not None for name in table.index.names) else table
     columns = [" / ".join(map(str, c)).strip(" /") if isinstance(c, tuple) else str(c) for c in flat.columns]
-    rows = [["" if _missing(v) else str(v) for v in row] for row in flat.itertuples(index=False)]
+    rows = [
+        ["" if value is None or value != value else str(value) for value in row]
+        for row in flat.itertuples(index=False)
+    ]
     return {"columns": [c or "value" for c in columns], "rows": rows}
 
 
-def _missing(value: Any) -> bool:
-    """Return whether a table cell is empty (None or NaN)."""
-    return value is None or (isinstance(value, float) and value != value)
-
-
-def _relative(path: str | Path) -> str:
-    """Return ``path`` relative to the project root when it lies inside it, else as given."""
-    resolved = Path(path).resolve()
-    try:
-        return resolved.relative_to(paths.ROOT).as_posix()
-    except ValueError:
-        return str(path)
-
-
-# ---- provenance ---------------------------------------------------------------------------------
-def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Return where the report comes from: date, commit (and whether the tree had changes), the
-    configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
-    section, and the models that wrote its results files (settings from their run metadata)."""
-    commit, dirty = _git_state()
-    configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
-    pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
-    return {
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "commit": commit,
-        "uncommitted_changes": dirty,
-        "configs": [{"path": _relative(p), "sha256": file_sha256(p)} for p in configs],
-        "pinned_data": [
-            {
-                "list": _relative(p),
-                "files": sum(
-                    1 for line in p.read_text().splitlines() if line.strip() and not line.startswith("#")
-                ),
-            }
-            for p in pinned
-        ],
-        "inputs": [
-            {**entry, "suite": section["suite"]} for section in sections for entry in section["inputs"]
-        ],
-        "models": _models(sections),
-    }
-
-
-def _git_state() -> tuple[str, bool | None]:
-    """Return (commit hash, whether tracked files differ from it); ("unknown", None) outside git."""
-    try:
-        run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], **run).stdout.strip()
-        changes = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **run).stdout
-        return commit, bool(changes.strip())
-    except (OSError, subprocess.SubprocessError):
-        return "unknown", None
-
-
-def _models(sections: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Return one entry per results file among the sections' inputs that has run metadata: the
-    file, the model's settings of its last run (as recorded: never a key), runs, tokens, cost."""
-    models = []
-    for section in sections:
-        for entry in section["inputs"]:
-            results = paths.ROOT / entry["path"]
-            meta = results.with_name(results.name.removesuffix(".jsonl") + ".meta.json")
-            if not entry["path"].endswith("___results.jsonl"):
-                continue
-            try:
-                runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
-            except (OSError, ValueError, KeyError, TypeError):  # released with a paper, or a template script
-                models.append(
-                    {
-                        "suite": section["suite"],
-                        "results": entry["path"],
-                        "runs": 0,
-                        "settings": {"no_metadata": True},
-                        "tokens": 0,
-                        "cost_usd": 0.0,
-                    }
-                )
-                continue
-            settings = dict(runs[-1].get("model") or {})
-            models.append(
-                {
-                    "suite": section["suite"],
-                    "results": entry["path"],
-                    "runs": len(runs),
-                    "settings": {
-                        k: v for k, v in settings.items() if v is not None
-                    },  # never a key: see models
-                    "tokens": sum(
-                        int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in runs
-                    ),
-                    "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
-                }
-            )
-    return models
-
-
-# ---- rendering ----------------------------------------------------------------------------------
-def summary_lines(sections: Sequence[dict[str, Any]], per_section: int = 4) -> list[str]:
-    """Return the short terminal summary: one line per section with its first summary lines."""
-    lines = []
-    for section in sections:
-        shown = section["summary"][:per_section]
-        more = len(section["summary"]) - len(shown)
-        tail = f"; ... ({more} more)" if more > 0 else ""
-        lines.append(f"{section['title']}: " + "; ".join(shown) + tail)
-    return lines
+# ---- Markdown ---------------------------------------------------------------------------------------
+def section_markdown(section: Section) -> str:
+    """Return one section as a Markdown document (``scripts/analyse_results.py --markdown``): as in
+    the report, with its figures linked by their paths relative to the project root."""
+    return "\n".join(_markdown_section(section_record(section), 1, {})) + "\n"
 
 
 def render_markdown(
@@ -214,89 +173,41 @@ def render_markdown(
         "",
     ]
     for section in sections:
-        parts += [f"## {section['title']}\n", section["about"].strip() + "\n"]
-        parts += [f"> {note}\n" for note in section["notes"]]
-        if section["paper"]:
-            parts += ["### Paper vs reproduced\n", _markdown_table(section["paper"]), ""]
-        for table in section["tables"]:
-            parts += [f"### {table['title']}\n", _markdown_table(table), ""]
-        for figure in section["figures"]:
-            link = figure_links.get(figure["path"], figure["path"])
-            parts += [f"![{figure['caption']}]({link})\n", f"*{figure['caption']}*\n"]
-    parts += ["## Provenance\n", _markdown_provenance(prov)]
+        parts += _markdown_section(section, 2, figure_links)
+    parts += ["## Provenance\n", provenance_line(prov), ""]
+    for table_title, table in provenance_tables(prov):
+        parts += [f"### {table_title}\n", _markdown_table(table), ""]
     return "\n".join(parts) + "\n"
 
 
+def _markdown_section(section: dict[str, Any], level: int, figure_links: dict[str, str]) -> list[str]:
+    """Return the Markdown lines of a section record under a heading of ``level``: what it
+    measures, notes as quotes, the paper's table, every table, the figures (``figure_links``
+    maps a figure's path to its link; the path itself otherwise)."""
+    hashes = "#" * level
+    parts = [f"{hashes} {section['title']}\n", section["about"].strip() + "\n"]
+    parts += [f"> {note}\n" for note in section["notes"]]
+    titled = [{"title": PAPER_TITLE, **section["paper"]}] if section["paper"] else []
+    for table in [*titled, *section["tables"]]:
+        parts += [f"{hashes}# {table['title']}\n", _markdown_table(table), ""]
+    for figure in section["figures"]:
+        link = figure_links.get(figure["path"], figure["path"])
+        parts += [f"![{figure['caption']}]({link})\n", f"*{figure['caption']}*\n"]
+    return parts
+
+
 def _markdown_table(table: dict[str, Any]) -> str:
-    """Return a flat table as Markdown (pipes in cells escaped)."""
+    """Return a flat table (``{"columns", "rows"}``) as Markdown, pipes in cells escaped."""
 
     def cells(values: Sequence[str]) -> str:
         return "| " + " | ".join(str(v).replace("|", "\\|") for v in values) + " |"
 
     return "\n".join(
-        [
-            cells(table["columns"]),
-            "|" + "---|" * len(table["columns"]),
-            *[cells(row) for row in table["rows"]],
-        ]
+        [cells(table["columns"]), "|" + "---|" * len(table["columns"]), *map(cells, table["rows"])]
     )
 
 
-def _provenance_tables(prov: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """Return the provenance's tables, titled: models (settings, runs, tokens, cost), inputs, configs."""
-    models = {
-        "columns": ["suite", "results file", "settings (no keys)", "runs", "tokens", "cost (USD)"],
-        "rows": [
-            [
-                m["suite"],
-                m["results"],
-                _settings_text(m["settings"]),
-                str(m["runs"]),
-                f"{m['tokens']:,}",
-                f"{m['cost_usd']:g}",
-            ]
-            for m in prov["models"]
-        ],
-    }
-    inputs = {
-        "columns": ["suite", "file", "bytes", "SHA-256"],
-        "rows": [[i["suite"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in prov["inputs"]],
-    }
-    configs = {"columns": ["config", "SHA-256"], "rows": [[c["path"], c["sha256"]] for c in prov["configs"]]}
-    return [("Models", models), ("Inputs", inputs), ("Configs", configs)]
-
-
-def _provenance_line(prov: dict[str, Any]) -> str:
-    """Return the provenance's first sentence: commit, date and the pinned external data."""
-    pinned = ", ".join(f"{p['list']} ({p['files']} files)" for p in prov["pinned_data"])
-    dirty = " (with uncommitted changes)" if prov["uncommitted_changes"] else ""
-    return (
-        f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
-        f"against a pinned SHA-256 when fetched: {pinned}."
-    )
-
-
-def _markdown_provenance(prov: dict[str, Any]) -> str:
-    """Return the provenance as Markdown: its first sentence, then its tables."""
-    parts = [_provenance_line(prov), ""]
-    for title, table in _provenance_tables(prov):
-        parts += [f"### {title}\n", _markdown_table(table), ""]
-    return "\n".join(parts)
-
-
-def _settings_text(settings: dict[str, Any]) -> str:
-    """Return model settings as one short line: ``name=value`` pairs, built-ins marked."""
-    if settings.get("no_metadata"):
-        return (
-            "no run metadata: results released with a paper, or written by a script that does not "
-            "use the shared runner (e.g. test_random_model.py)"
-        )
-    if settings.get("builtin"):
-        return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
-    keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")
-    return ", ".join(f"{k}={settings[k]}" for k in keep if k in settings)
-
-
+# ---- HTML -------------------------------------------------------------------------------------------
 CSS = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:1200px;margin:2em auto;
 padding:0 1em;color:#222;line-height:1.45}h1{border-bottom:2px solid #444}h2{border-bottom:1px solid #bbb;
 margin-top:2em}table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.86em}th,td{border:1px solid #ccc;
@@ -328,26 +239,35 @@ def render_html(
         + "</ul>",
     ]
     for section in sections:
-        body.append(f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>')
-        body.append(f"<p>{_inline_markdown(section['about'])}</p>")
-        body += [f"<blockquote>{esc(note)}</blockquote>" for note in section["notes"]]
-        if section["paper"]:
-            body += ["<h3>Paper vs reproduced</h3>", _html_table(section["paper"])]
-        for table in section["tables"]:
-            body += [f"<h3>{esc(table['title'])}</h3>", _html_table(table)]
-        for figure in section["figures"]:
-            data = base64.b64encode((paths.ROOT / figure["path"]).read_bytes()).decode("ascii")
-            body.append(
-                f'<figure><img alt="{esc(figure["caption"])}" src="data:image/png;base64,{data}">'
-                f"<figcaption>{esc(figure['caption'])}</figcaption></figure>"
-            )
-    body += ['<h2 id="provenance">Provenance</h2>', _html_provenance(prov)]
+        body += _html_section(section)
+    body += ['<h2 id="provenance">Provenance</h2>', f"<p>{esc(provenance_line(prov))}</p>"]
+    for table_title, table in provenance_tables(prov):
+        body += [f"<h3>{esc(table_title)}</h3>", _html_table(table)]
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{esc(title)}</title><style>{CSS}</style></head>\n<body>\n"
         + "\n".join(body)
         + "\n</body></html>\n"
     )
+
+
+def _html_section(section: dict[str, Any]) -> list[str]:
+    """Return the HTML of a section record: heading, what it measures, notes, the paper's table,
+    every table, the figures embedded."""
+    esc = html.escape
+    body = [f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>']
+    body.append(f"<p>{_inline_markdown(section['about'])}</p>")
+    body += [f"<blockquote>{esc(note)}</blockquote>" for note in section["notes"]]
+    titled = [{"title": PAPER_TITLE, **section["paper"]}] if section["paper"] else []
+    for table in [*titled, *section["tables"]]:
+        body += [f"<h3>{esc(table['title'])}</h3>", _html_table(table)]
+    for figure in section["figures"]:
+        data = base64.b64encode((paths.ROOT / figure["path"]).read_bytes()).decode("ascii")
+        body.append(
+            f'<figure><img alt="{esc(figure["caption"])}" src="data:image/png;base64,{data}">'
+            f"<figcaption>{esc(figure['caption'])}</figcaption></figure>"
+        )
+    return body
 
 
 def _anchor(section: dict[str, Any]) -> str:
@@ -371,14 +291,6 @@ def _html_table(table: dict[str, Any]) -> str:
     return f'<div class="wide"><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>'
 
 
-def _html_provenance(prov: dict[str, Any]) -> str:
-    """Return the provenance as HTML: its first sentence, then its tables."""
-    parts = [f"<p>{html.escape(_provenance_line(prov))}</p>"]
-    for title, table in _provenance_tables(prov):
-        parts += [f"<h3>{html.escape(title)}</h3>", _html_table(table)]
-    return "\n".join(parts)
-
-
 def _inline_markdown(text: str) -> str:
     """Return a paragraph of Markdown as HTML: escaped, with `code`, **bold** and *italic* spans
     (no emphasis is read inside a code span)."""
@@ -391,6 +303,18 @@ def _inline_markdown(text: str) -> str:
         part = re.sub(r"\*\*(.+?)\*\*", r"<strong>\1</strong>", html.escape(part))
         out.append(re.sub(r"(?<![\w*])\*(?!\s)(.+?)(?<!\s)\*(?![\w*])", r"<em>\1</em>", part))
     return "".join(out)
+
+
+# ---- the rest of the report ---------------------------------------------------------------------------
+def summary_lines(sections: Sequence[dict[str, Any]], per_section: int = 4) -> list[str]:
+    """Return the short terminal summary: one line per section with its first summary lines."""
+    lines = []
+    for section in sections:
+        shown = section["summary"][:per_section]
+        more = len(section["summary"]) - len(shown)
+        tail = f"; ... ({more} more)" if more > 0 else ""
+        lines.append(f"{section['title']}: " + "; ".join(shown) + tail)
+    return lines
 
 
 def figure_copies(sections: Sequence[dict[str, Any]], directory: str | Path) -> dict[str, str]:

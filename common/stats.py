@@ -1,14 +1,16 @@
 """Statistics shared by every suite; each section names its estimators in the docstrings."""
 
+import itertools
 import math
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 
-# ---- proportions: Wilson interval, exact McNemar ----
+# ---- proportions -----------------------------------------------------------------------------------
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
     """Return the Wilson score interval ``(lo, hi)`` for ``successes`` out of ``n`` trials.
 
@@ -68,32 +70,120 @@ def clustered_wilson_interval(
     return (p, *_wilson(p, n_eff, float(scipy.stats.norm.ppf(0.5 + confidence / 2))))
 
 
+def share_interval(hits: int, n: int) -> tuple[float, float, float]:
+    """Return ``(share, lo, hi)`` of ``hits`` out of ``n`` with the Wilson 95% interval
+    (``wilson_interval``); the share is NaN when ``n`` is 0 (the interval then (0, 1))."""
+    lo, hi = wilson_interval(hits, n)
+    return (hits / n if n else math.nan), lo, hi
+
+
+# ---- means -----------------------------------------------------------------------------------------
+Z95 = 1.959964  # two-sided 95% normal quantile
+
+
+def mean_interval(
+    values: Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf)
+) -> tuple[float, float, float]:
+    """Return ``(mean, lo, hi)``: the mean with mean +- 1.959964 standard errors (sample standard
+    deviation, ddof 1, over sqrt(n)), clipped to the values' possible range ``bounds``. NaN
+    values are dropped; all three are NaN when no value is left, and the interval collapses to
+    the mean for a single value (no spread to estimate)."""
+    data = np.array([v for v in values if not (isinstance(v, float) and math.isnan(v))], dtype=float)
+    if data.size == 0:
+        return math.nan, math.nan, math.nan
+    mean = float(data.mean())
+    half = Z95 * float(data.std(ddof=1)) / math.sqrt(data.size) if data.size > 1 else 0.0
+    return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
+
+
+# ---- the paired exact test: two runs, paired by unit -------------------------------------------------
+PAIRED_COLUMNS = ["a", "b", "n", "a_better", "b_better", "p"]
+
+
 @dataclass(frozen=True)
-class McNemarResult:
-    """An exact McNemar test of two paired binary outcomes."""
+class PairedTest:
+    """The exact paired test of two runs: how many units favour each, and the two-sided p."""
 
-    only_a: int  # pairs where A succeeded and B failed
-    only_b: int  # pairs where B succeeded and A failed
-    p_value: float  # two-sided exact binomial p on the discordant pairs (1.0 when there are none)
+    a_better: int  # units where run a scored higher than run b
+    b_better: int  # units where run b scored higher than run a
+    p: float  # exact two-sided binomial p on those units; 1.0 when there are none
 
 
-def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
-    """Return the exact (binomial) McNemar test of paired outcomes ``a`` and ``b``.
+def paired_exact_test(a: Sequence[float], b: Sequence[float]) -> PairedTest:
+    """Return the exact paired test of two runs scored on the same units (``a[i]`` and ``b[i]``
+    are unit i's scores).
 
-    Under the null hypothesis both methods have the same success rate, so each discordant pair
-    is A-only with probability 1/2: p = binomtest(only_a, only_a + only_b, 0.5), two-sided.
-    Concordant pairs carry no information and are ignored.
+    A unit favours a when ``a[i] > b[i]``, b when ``b[i] > a[i]``; ties carry no information and
+    are left out. Under the null hypothesis (both runs equally good) each untied unit favours a
+    with probability 1/2, so p = scipy.stats.binomtest(a_better, a_better + b_better, 0.5),
+    two-sided: the probability of a split at most as likely as the one observed. With binary
+    outcomes (True = success) this is McNemar's exact test on the discordant pairs; with
+    per-unit scores (e.g. the share of a unit's variants answered right) it is the sign test.
+    **No untied unit gives p = 1.0**: the only possible split (0 against 0) has probability 1,
+    so nothing speaks against the null hypothesis (a number, not NaN, so tables sort and read
+    the same in every suite).
     """
     import scipy.stats
 
     if len(a) != len(b):
-        raise ValueError(f"paired outcomes need equal lengths, got {len(a)} and {len(b)}")
-    only_a = sum(1 for x, y in zip(a, b, strict=True) if x and not y)
-    only_b = sum(1 for x, y in zip(a, b, strict=True) if y and not x)
-    if only_a + only_b == 0:
-        return McNemarResult(0, 0, 1.0)
-    p = scipy.stats.binomtest(only_a, only_a + only_b, 0.5, alternative="two-sided").pvalue
-    return McNemarResult(only_a, only_b, float(p))
+        raise ValueError(f"paired scores need equal lengths, got {len(a)} and {len(b)}")
+    a_better = sum(1 for x, y in zip(a, b, strict=True) if x > y)
+    b_better = sum(1 for x, y in zip(a, b, strict=True) if y > x)
+    if a_better + b_better == 0:
+        return PairedTest(0, 0, 1.0)
+    p = scipy.stats.binomtest(a_better, a_better + b_better, 0.5, alternative="two-sided").pvalue
+    return PairedTest(a_better, b_better, float(p))
+
+
+def pairwise_exact_tests(scores: pd.DataFrame) -> pd.DataFrame:
+    """Return ``paired_exact_test`` between every two runs of ``scores`` (one row per unit, one
+    column per run, missing where a run has no score for the unit; booleans or numbers).
+
+    One row per pair (a, b) of columns, a before b in column order, on the units both scored:
+    ``a, b, n`` (those units), ``a_better, b_better, p``. Pairs sharing no unit are left out.
+    ``scores`` is not modified.
+    """
+    rows = []
+    for a, b in itertools.combinations(scores.columns, 2):
+        both = scores[[a, b]].dropna()
+        if both.empty:
+            continue
+        test = paired_exact_test(both[a].tolist(), both[b].tolist())
+        rows.append((a, b, len(both), test.a_better, test.b_better, test.p))
+    return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
+
+
+@dataclass(frozen=True)
+class PairedMeans:
+    """A paired t-test of two runs' scores on the same units."""
+
+    mean_a: float  # mean score of run a
+    mean_b: float  # mean score of run b
+    diff: float  # mean of the per-unit differences a - b
+    low: float  # 95% confidence interval of diff
+    high: float
+    p: float  # two-sided p; NaN when every difference is the same (no spread to test)
+
+
+def paired_t_test(a: Sequence[float], b: Sequence[float]) -> PairedMeans:
+    """Return the paired t-test of the scores ``a`` and ``b`` of the same units (scipy.stats.ttest_rel):
+    the two means, the mean difference d = mean(a - b) with its 95% interval d +- t(0.975, n-1)
+    sd(a - b) / sqrt(n), and the two-sided p. When every difference is the same (standard
+    deviation under 1e-9) there is no test: the interval collapses to d and p is NaN (scipy would
+    warn of a catastrophic loss of precision). Needs at least two units."""
+    import scipy.stats
+
+    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(x) != len(y) or len(x) < 2:
+        raise ValueError(
+            f"a paired t-test needs two equal-length samples of 2 or more, got {len(x)} and {len(y)}"
+        )
+    diff = float((x - y).mean())
+    if (x - y).std(ddof=1) <= 1e-9:
+        return PairedMeans(float(x.mean()), float(y.mean()), diff, diff, diff, math.nan)
+    test = scipy.stats.ttest_rel(x, y)
+    low, high = test.confidence_interval(0.95)
+    return PairedMeans(float(x.mean()), float(y.mean()), diff, float(low), float(high), float(test.pvalue))
 
 
 # ---- grouped means with equal re-weighting (WorldSense) ----
@@ -145,3 +235,60 @@ def collapse_equal_weight(stats: pd.DataFrame, by: list[str], rebalance: bool = 
     out["std"] = np.sqrt(out["var"])
     out["sem"] = out["std"] / np.sqrt(out["count"])
     return out
+
+
+# ---- survival: Kaplan-Meier and the log-rank test ------------------------------------------------
+def kaplan_meier(events: Sequence[float], censored: Sequence[float], times: Sequence[float]) -> pd.DataFrame:
+    """Return the Kaplan-Meier survival curve at ``times``: columns ``time``, ``survival`` (the
+    share still alive after that time) and its 95% band ``lo``/``hi``.
+
+    ``events`` are the times at which a subject failed, ``censored`` the times at which one was
+    last seen alive (right-censored). With d_i failures among the n_i subjects still at risk at
+    failure time t_i, S(t) = prod over t_i <= t of (1 - d_i / n_i) (scipy.stats.ecdf on
+    CensoredData); the band is the log-log (exponential Greenwood) one, and where it is undefined
+    (nobody left at risk) it is the estimate itself. Past the last time observed, when that time
+    is a censoring, nobody is followed any more and S is undefined: NaN there, not the last value
+    carried on. No subject at all gives NaN everywhere.
+    """
+    import scipy.stats
+
+    times = np.asarray(times, dtype=float)
+    failures, right = np.asarray(events, dtype=float), np.asarray(censored, dtype=float)
+    if failures.size + right.size == 0:
+        return pd.DataFrame({"time": times, "survival": math.nan, "lo": math.nan, "hi": math.nan})
+    result = scipy.stats.ecdf(scipy.stats.CensoredData(uncensored=failures, right=right))
+    alive = result.sf.evaluate(times)
+    with warnings.catch_warnings():  # undefined where no one is at risk any more: shown as the estimate
+        warnings.simplefilter("ignore", RuntimeWarning)
+        band = result.sf.confidence_interval(0.95, method="log-log")
+    lo = np.where(np.isnan(low := band.low.evaluate(times)), alive, low)
+    hi = np.where(np.isnan(high := band.high.evaluate(times)), alive, high)
+    last = max(failures.max(initial=0), right.max(initial=0))
+    if right.size and right.max() == last:
+        for values in (alive, lo, hi):
+            values[times > last] = math.nan
+    return pd.DataFrame({"time": times, "survival": alive, "lo": lo, "hi": hi})
+
+
+def logrank(
+    events_a: Sequence[float],
+    censored_a: Sequence[float],
+    events_b: Sequence[float],
+    censored_b: Sequence[float],
+) -> tuple[float, float]:
+    """Return the log-rank test's ``(statistic, p)`` of survival in group a against group b, each
+    given as failure and right-censoring times (as ``kaplan_meier`` takes them).
+
+    At every failure time the observed failures of a are compared with those expected if both
+    groups shared one hazard; the statistic is scipy.stats.logrank's signed z, (observed -
+    expected failures of a) / its standard deviation: negative when a survives longer. p is
+    two-sided. Both NaN when neither group has a failure (nothing to compare).
+    """
+    import scipy.stats
+
+    if len(events_a) + len(events_b) == 0:
+        return math.nan, math.nan
+    x = scipy.stats.CensoredData(uncensored=np.asarray(events_a, float), right=np.asarray(censored_a, float))
+    y = scipy.stats.CensoredData(uncensored=np.asarray(events_b, float), right=np.asarray(censored_b, float))
+    result = scipy.stats.logrank(x, y)
+    return float(result.statistic), float(result.pvalue)

@@ -1,17 +1,18 @@
 """Analyse the results of any suite: tables with 95% intervals, figures, tidy statistics.
 
-The suite is recognised from the directory (or named with --suite); each suite's analysis lives
-in common/<suite>/report.py. WorldSense: the release's three tables (average accuracy, accuracy
-per problem, bias per problem) and the answers per model; each tuple of dependent trials counts
-once, problem sizes and problems weigh equally; partial results files are analysed with a
-warning (incomplete tuples are left out); parsed columns are cached under .cache/worldsense.
-Blocks (results/blocks/<set>): success by view and run with Wilson intervals, lenient and strict,
-needs-a-move and optimal-length splits, invalid and refused counts, exact McNemar tests between
-runs, and for the paper's sets the published table next to the re-scored release. Canvas
-(a set with manifest.json): strict accuracy per task and number of shapes, intervals clustered
-by item, the shortcut baselines against chance, McNemar tests. Already Said That
-(results/already_said_that[/<set>]): the original's metrics with intervals, Kaplan-Meier
-survival, log-rank and paired tests, error rates per question type.
+The suite is recognised from the directory (or named with --suite); each suite's section comes
+from common/<suite>/report.py (its numbers from common/<suite>/analysis.py). WorldSense: the
+release's three tables (average accuracy, accuracy per problem, bias per problem) and the
+answers per model; each tuple of dependent trials counts once, problem sizes and problems weigh
+equally; partial results files are analysed with a warning (incomplete tuples are left out);
+parsed columns are cached under .cache/worldsense. Blocks (results/blocks/<set>): success by
+view and run with Wilson intervals, lenient and strict, needs-a-move and optimal-length splits,
+invalid and refused counts, exact paired (McNemar) tests between runs, and for the paper's sets
+the published table next to the re-scored release. Canvas (a set with manifest.json): strict
+accuracy per task and number of shapes, intervals clustered by item, the shortcut baselines
+against chance, exact paired tests. Already Said That (results/already_said_that[/<set>]): the
+original's metrics with intervals, Kaplan-Meier survival, log-rank and paired tests, error rates
+per question type.
 
 $ python scripts/analyse_results.py -t data/worldsense/test_set
 $ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown /tmp/report.md
@@ -26,6 +27,7 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
+import argparse
 import logging
 import shutil
 import sys
@@ -38,7 +40,8 @@ from common.jsonl import write_text
 log = logging.getLogger("analyse_results")
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """Return the command line: the path, the outputs, and the options some suites read."""
     parser = cli.make_parser(__doc__)
     parser.add_argument("path", nargs="?", help="a suite's test set or results directory (as -t)")
     parser.add_argument(
@@ -85,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         default=".cache/worldsense",
         help="where parsed columns are cached (relative to the project root)",
     )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     if args.path:
@@ -106,16 +114,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(section.figures[0][1], args.plot)
+    text = report.section_text(section)
     if not args.quiet:
-        print(section.text, end="")
+        print(text, end="")
     if args.section:
         report.save_section(section, args.section)
     if args.out:
-        write_text(args.out, section.text)
+        write_text(args.out, text)
     if args.csv:
         write_text(args.csv, analysis.tidy_data(section).to_csv(index=False, lineterminator="\n"))
     if args.markdown:
-        write_text(args.markdown, analysis.section_markdown(section))
+        write_text(args.markdown, report.section_markdown(section))
     for note in section.notes:
         log.warning("%s", note)
     log.info("analysed %s: %s", args.testset, "; ".join(section.summary) or section.title)

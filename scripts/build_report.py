@@ -20,6 +20,7 @@ from pathlib import Path
 
 from common import cli, paths, report
 from common.jsonl import write_text
+from common.provenance import provenance
 
 log = logging.getLogger("build_report")
 
@@ -38,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     sections = [report.load_section(path) for path in args.sections]
-    prov = report.provenance(sections)
+    prov = provenance(sections)
     links = report.figure_copies(sections, args.markdown.resolve().parent)
     write_text(args.markdown, report.render_markdown(sections, prov, links))
     write_text(args.html, report.render_html(sections, prov))

@@ -179,9 +179,9 @@ def test_the_paired_test_compares_two_runs_sample_by_sample_as_far_as_censoring_
         ]
     )
     paired = analysis.paired_survival(a, b)
-    assert (paired["shared"], paired["a_longer"], paired["b_longer"]) == (5, 2, 1)
+    assert (paired["n"], paired["a_better"], paired["b_better"]) == (5, 2, 1)
     assert paired["p"] == pytest.approx(1.0)  # 2 against 1 of 3 decided: exact binomial
-    assert analysis.paired_survival(a, a)["a_longer"] == 0 and math.isnan(analysis.paired_survival(a, a)["p"])
+    assert analysis.paired_survival(a, a)["a_better"] == 0 and analysis.paired_survival(a, a)["p"] == 1.0
 
 
 def test_conversation_ends_on_main_task_failure_not_on_distractor_failure(tmp_path):

@@ -11,7 +11,8 @@ from common.blocks import report
 from common.blocks.analysis import paper_comparison, published
 from common.blocks.reproduce import rescore, summary
 from common.jsonl import write_jsonl
-from common.stats import mcnemar_exact, wilson_interval
+from common.report import section_text
+from common.stats import paired_exact_test, wilson_interval
 from tests.conftest import run_script
 
 
@@ -122,14 +123,14 @@ def test_success_counts_refused_as_failures_and_in_a_column_of_their_own(results
     assert section.figures[0][1].read_bytes()[:4] == b"\x89PNG"
 
 
-def test_mcnemar_between_every_two_runs_on_the_problems_both_files_hold(results_set):
+def test_the_exact_paired_test_between_every_two_runs_on_the_problems_both_files_hold(results_set):
     tests = analysis.analyse(results_set).data["paired"].set_index(["view", "a", "b"])
     pair = tests.loc[("one", "alpha (plan, paper)", "beta (plan, paper)")]
     # alpha LLLLlxxxir, beta LxxxxxxxLL: 10 shared, alpha's refused 9 a failure where beta succeeded;
     # lenient alpha only 4 (1-4), beta only 2 (8, 9)
-    assert (pair.n, pair.a_only, pair.b_only) == (10, 4, 2)
-    expected = mcnemar_exact([True] * 5 + [False] * 5, [True] + [False] * 7 + [True, True])
-    assert pair.p == pytest.approx(expected.p_value) and (pair.strict_a_only, pair.strict_b_only) == (3, 2)
+    assert (pair.n, pair.a_better, pair.b_better) == (10, 4, 2)
+    expected = paired_exact_test([True] * 5 + [False] * 5, [True] + [False] * 7 + [True, True])
+    assert pair.p == pytest.approx(expected.p) and (pair.strict_a_better, pair.strict_b_better) == (3, 2)
     assert ("one", "alpha (plan, paper)", "gamma (LLM+planner, paper-feedback1)") in tests.index
     assert len(tests) == 3  # view all has one run: no pair
 
@@ -178,5 +179,5 @@ def test_the_paper_sets_carry_the_paper_table(results_set, release, tmp_path):
     paper_set = results_set.rename(tmp_path / "cogsci_problems")
     section = analysis.analyse(paper_set)
     assert section.paper is not None and section.summary[0].startswith("blocks paper table: 6 of 6 published")
-    assert "PAPER: published" in section.text
+    assert "Paper vs reproduced" in section_text(section)
     assert any(path.name == "collated.json" for path in section.inputs)

@@ -50,10 +50,11 @@ def test_wilson_intervals_and_paired_tests(rows):
     assert table.loc[("lenient", "codex", "one"), bounds].round(4).tolist() == [0.9455, 0.9982]
     assert table.loc[("strict", "gpt", "one"), bounds].round(4).tolist() == [0.0481, 0.1623]
     tests = paired_tests(rows).set_index("view")
-    assert tests.loc["one", ["only_codex", "only_gpt"]].tolist() == [59, 0]
-    assert tests.loc["two", ["only_codex", "only_gpt"]].tolist() == [73, 0]
-    assert tests.loc["all", ["only_codex", "only_gpt"]].tolist() == [72, 0]
-    assert tests.loc["one", "p_value"] == pytest.approx(2 * 0.5**59)
+    assert tests.loc["one", ["a", "b", "n"]].tolist() == ["codex", "gpt", 100]
+    assert tests.loc["one", ["a_better", "b_better"]].tolist() == [59, 0]
+    assert tests.loc["two", ["a_better", "b_better"]].tolist() == [73, 0]
+    assert tests.loc["all", ["a_better", "b_better"]].tolist() == [72, 0]
+    assert tests.loc["one", "p"] == pytest.approx(2 * 0.5**59)
 
 
 def test_report_prints_the_published_table_exactly(rows):

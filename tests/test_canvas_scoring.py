@@ -172,7 +172,7 @@ def test_score_rows_count_invalid_and_refused_apart():
 
 
 def test_refused_trials_count_as_wrong_in_accuracy_so_every_model_has_the_same_denominator():
-    from common.canvas.report import accuracy
+    from common.canvas.analysis import accuracy
 
     scored = pd.DataFrame(
         {

@@ -88,7 +88,7 @@ def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, 
     assert done.returncode == 0, done.stderr
     assert "CANVAS RESULTS" in done.stdout and "incomplete tuples" not in done.stdout + done.stderr
     assert "Shortcut baselines on their task vs chance" in done.stdout
-    assert "Paired exact McNemar tests" in done.stdout
+    assert "Paired exact tests on shared items" in done.stdout
     assert (tmp_path / "figures" / "canvas_accuracy.png").read_bytes()[:4] == b"\x89PNG"
     stats = pd.read_csv(csv)
     by_task = stats[stats["table"] == "accuracy_by_task"]

@@ -9,7 +9,8 @@ import pytest
 from common import report
 from common.analysis import Section
 from common.errors import DataError
-from common.jsonl import write_json
+from common.jsonl import sha256_file, write_json
+from common.provenance import provenance
 from tests.conftest import run_script
 from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
 
@@ -38,7 +39,7 @@ def _section(tmp_path, results=None) -> Section:
         suite="toy",
         title="Toy suite",
         about=about,
-        text="T\n",
+        heading="TOY RESULTS",
         tables=[("Accuracy", table)],
         figures=[("A line", figure)],
         summary=["oracle: 75.0%"],
@@ -55,7 +56,7 @@ def test_a_saved_section_loads_with_flat_tables_and_input_hashes(tmp_path):
     loaded = report.load_section(tmp_path / "s.json")
     rows = [["random", "50.0 [40.0, 60.0]"], ["oracle | x", "75.0 [65.1, 82.8]"]]
     assert loaded["tables"][0] == {"title": "Accuracy", "columns": ["model", "acc"], "rows": rows}
-    assert loaded["inputs"][0]["sha256"] == report.file_sha256(results) and loaded["inputs"][0]["bytes"] == 24
+    assert loaded["inputs"][0]["sha256"] == sha256_file(results) and loaded["inputs"][0]["bytes"] == 24
     assert loaded["paper"]["rows"] == [["one", "99 ✓"]]
 
 
@@ -91,7 +92,7 @@ def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     )
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
-    prov = report.provenance(sections)
+    prov = provenance(sections)
     page = report.render_html(sections, prov)
     assert page.count("<table>") == 2 + 3  # the section's table and paper table, three provenance tables
     assert page.count('src="data:image/png;base64,') == 1
@@ -140,3 +141,29 @@ def test_build_report_writes_html_and_markdown_and_prints_a_short_summary(tmp_pa
 def test_section_without_figures_dir_is_a_usage_error(tmp_path):
     run = run_script("scripts/analyse_results.py", "--section", str(tmp_path / "s.json"))
     assert run.returncode == 2 and "--section needs --figures" in run.stderr
+
+
+def test_every_section_prints_the_same_way_banner_notes_paper_tables(tmp_path):
+    text = report.section_text(_section(tmp_path))
+    lines = text.splitlines()
+    assert lines[:5] == ["*" * 74, "*", "*  TOY RESULTS", "*", "*" * 74]
+    assert all(len(line) == 74 for line in lines if line and set(line) == {"-"})  # the release's rules
+    assert text.index("NOTES") < text.index("Paper vs reproduced") < text.index("    Accuracy")
+    assert "\n  1 trial refused by the server\n" in text and "oracle | x  75.0 [65.1, 82.8]" in text
+    assert not any(line != line.rstrip() for line in lines)
+
+
+def test_one_section_as_markdown_has_the_report_layout(tmp_path):
+    markdown = report.section_markdown(_section(tmp_path))
+    assert markdown.startswith("# Toy suite\n") and "> 1 trial refused by the server" in markdown
+    assert markdown.index("## Paper vs reproduced") < markdown.index("## Accuracy")
+    assert "| model | acc |\n|---|---|\n| random | 50.0 [40.0, 60.0] |" in markdown
+
+
+def test_cells_share_one_interval_format_and_one_p_format():
+    assert report.interval_text(0.571, 0.45, 0.684, scale=100) == "57.1 [45.0, 68.4]"
+    assert report.interval_text(43.0, 33.7, 52.8, width=5) == " 43.0 [ 33.7,  52.8]"
+    assert report.interval_text(3, 1, 4, digits=0) == "3 [1, 4]" and report.interval_text(None, 0, 1) == "-"
+    assert [report.p_text(p) for p in (0.01234, 0.0, float("nan"), 1.0)] == ["0.012", "< 1e-300", "-", "1"]
+    tests = pd.DataFrame({"a_better": [3], "b_better": [0], "p": [0.25], "strict_a_better": [1]})
+    assert report.paired_cells(tests) == {"a better": [3], "b better": [0], "p": ["0.25"]}

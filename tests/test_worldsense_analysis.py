@@ -9,7 +9,8 @@ import pytest
 import scipy.stats
 
 from common.errors import DataError, UserError
-from common.worldsense import analysis, report
+from common.report import section_text
+from common.worldsense import report, scoring
 from common.worldsense.analysis import (
     accuracy_by_group,
     analyse_results_in_testset_dir,
@@ -79,8 +80,8 @@ def test_three_option_weighting_and_bias(tmp_path):
     assert tuples.loc["c1", "bias"] == pytest.approx(-0.5)
     assert tuples.loc["c2", "acc"] == pytest.approx(0.5)
     assert tuples.loc["c2", "bias"] == pytest.approx(1.0)
-    assert analysis.GOLD_WEIGHT["1"] == analysis.GOLD_WEIGHT["2"] == 0.25
-    assert analysis.GOLD_WEIGHT["3"] == 0.5
+    assert scoring.GOLD_WEIGHT["1"] == scoring.GOLD_WEIGHT["2"] == 0.25
+    assert scoring.GOLD_WEIGHT["3"] == 0.5
 
 
 def test_the_summary_says_first_which_results_files_are_partial(tmp_path):
@@ -135,7 +136,8 @@ def test_refused_trials_are_scored_wrong_and_counted_apart(tmp_path):
     assert coverage.to_dict() == {"trials": 4, "answered": 4, "invalid": 1, "refused": 1}
     assert result.accuracy.loc[("basic", "A", "Infer.trivial"), "mean"] == 0.0  # both wrong
     assert result.accuracy.loc[("basic", "A", "Infer.normal"), "mean"] == 1.0
-    assert "refused" in report.format_report(result, "ts")
+    assert "refused" in section_text(report.section(directory, cache_dir=None))
+    assert "refused" not in report.format_report(result, "ts")  # the release's tables only
 
 
 def test_a_results_file_without_answers_adds_no_row(tmp_path):
@@ -220,8 +222,8 @@ def test_published_table_is_reproduced_exactly(worldsense_test_set):
     assert comparison["same"].all(), comparison[~comparison["same"]].to_string()
     first = ["average accuracy", "GPT3.5", "all", "55.6 (0.4)", "55.6 (0.4)", True]
     assert comparison.iloc[0].tolist() == first
-    tables = dict(report.report_tables(result))
-    _, accuracy, _, answers = (tables[t] for t in tables)
+    _, accuracy, _ = (table for _, table in report.release_tables(result))
+    [(_, answers)] = report.coverage_table(result)
     assert set(answers["answered"]) == {"87,048"} and set(answers["refused"]) == {"0"}
     assert list(accuracy.columns) == PROBLEMS
     published_models = ["GPT3.5", "GPT4", "Llama2-chat", "Llama2-FT+1M"]
@@ -249,9 +251,11 @@ def test_paired_tests_compare_two_models_on_the_tuples_both_answered():
     rows.append({"prompting": "basic", "modelname": "b", "tuple_ID": 99, "acc": 1.0})  # a did not answer it
     [test] = paired_tests(pd.DataFrame(rows)).to_dict("records")
     diffs = [x - y for x, y in zip(acc_a, acc_b, strict=True)]
-    assert (test["a"], test["b"], test["tuples"]) == ("a (basic)", "b (basic)", 6)
+    assert (test["a"], test["b"], test["n"]) == ("a (basic)", "b (basic)", 6)
     assert test["diff"] == pytest.approx(sum(diffs) / 6)
     assert test["diff_low"] < test["diff"] < test["diff_high"]
-    assert test["p"] == pytest.approx(scipy.stats.ttest_rel(acc_a, acc_b).pvalue)
+    assert test["t_p"] == pytest.approx(scipy.stats.ttest_rel(acc_a, acc_b).pvalue)
+    # the exact test of every suite: a is better on 4 tuples, b on none, 2 ties
+    assert (test["a_better"], test["b_better"], test["p"]) == (4, 0, pytest.approx(2 * 0.5**4))
     one = pd.DataFrame([r for r in rows if r["modelname"] == "a"])
     assert paired_tests(one).empty

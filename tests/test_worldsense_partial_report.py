@@ -1,5 +1,6 @@
 """The WorldSense report says plainly when a partial results file is in the test set."""
 
+from common.report import section_text
 from common.worldsense.report import section
 from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
 
@@ -10,9 +11,10 @@ def test_report_text_names_a_partial_results_file(tmp_path):
     partial = full[:5] + [None] * 3
     directory = write_testset(tmp_path / "ts", trials, {"Full": full, "Half": partial})
     result = section(directory, cache_dir=None)
-    assert "WARNING: 1 partial results file(s) in this test set" in result.text
-    assert "Half (basic): PARTIAL results, 5 of 8 trials answered" in result.text
-    assert "Full (basic): PARTIAL" not in result.text
+    text = section_text(result)
+    assert "    NOTES\n" in text and text.index("NOTES") < text.index("ACCURACY")  # before the tables
+    assert "Half (basic): PARTIAL results, 5 of 8 trials answered" in text
+    assert "Full (basic): PARTIAL" not in text
     assert any("5 of 8 trials answered" in note for note in result.notes)  # the section API keeps it too
 
 
@@ -20,4 +22,4 @@ def test_complete_results_print_no_warning(tmp_path):
     trials = [t for i in range(2) for t in tf_tuple(f"t{i}", "Infer.normal", 3)]
     directory = write_testset(tmp_path / "ts", trials, {"Full": answers_for(trials, [1, 0])})
     result = section(directory, cache_dir=None)
-    assert "PARTIAL" not in result.text and not result.notes
+    assert "PARTIAL" not in section_text(result) and not result.notes

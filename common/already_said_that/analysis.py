@@ -15,24 +15,23 @@ account (a conversation the server refused, context too long, is counted apart i
   share of distractor questions answered correctly.
 
 Every average has a 95% interval: means mean +- 1.96 standard errors (sample standard
-deviation), shares the Wilson interval (common.stats). Survival: the share of conversations
-still alive after turn t is a Kaplan-Meier estimate (scipy.stats.ecdf on CensoredData; a
-conversation failing at turn t is an event at t = turns + 1, one reaching the last turn is
-censored there, a refused one is censored at the turns it passed) with log-log 95% bands;
-two curves are compared with the log-rank test (scipy.stats.logrank).
+deviation, ``stats.mean_interval``), shares the Wilson interval (``stats.share_interval``).
+Survival: a conversation failing at turn t is an event at t = turns + 1, one reaching the last
+turn is censored there, a refused one is censored at the turns it passed (``_times``); the share
+still alive after turn t is the Kaplan-Meier estimate with its log-log 95% band
+(``stats.kaplan_meier``), two runs are compared with the log-rank test (``stats.logrank``) and,
+paired by sample, with the exact paired test (``stats.paired_exact_test``).
 """
 
 import math
-import warnings
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from common.stats import wilson_interval
+from common import stats
 
-Z95 = 1.959964
 FAILURES = ("false_positive", "false_negative", "violation")
 
 
@@ -67,26 +66,6 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     return frame
 
 
-def mean_interval(
-    values: Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf)
-) -> tuple[float, float, float]:
-    """Return ``(mean, lo, hi)``: the mean with mean +- 1.96 standard errors, clipped to the values'
-    possible range ``bounds`` (NaN values dropped; all NaN when there is none, the interval
-    collapsed for a single value)."""
-    data = np.array([v for v in values if not (isinstance(v, float) and math.isnan(v))], dtype=float)
-    if data.size == 0:
-        return math.nan, math.nan, math.nan
-    mean = float(data.mean())
-    half = Z95 * float(data.std(ddof=1)) / math.sqrt(data.size) if data.size > 1 else 0.0
-    return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
-
-
-def share_interval(hits: int, n: int) -> tuple[float, float, float]:
-    """Return ``(share, lo, hi)`` of ``hits`` out of ``n``, Wilson 95% interval (NaN share if n is 0)."""
-    lo, hi = wilson_interval(hits, n)
-    return (hits / n if n else math.nan), lo, hi
-
-
 def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     """Return the original's metrics (module docstring) over the non-refused conversations, each
     average with ``<name>_lo``/``<name>_hi`` (95%), plus ``n`` (those conversations), ``refused``
@@ -97,7 +76,7 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     out: dict[str, Any] = {"n": n, "refused": int(frame["refused"].sum())}
     for name, column in (("num_turns", "turns"), ("num_distractors", "distractors")):
         values = kept[column].to_numpy(dtype=float)
-        mean, lo, hi = mean_interval(values, (0.0, math.inf))
+        mean, lo, hi = stats.mean_interval(values, (0.0, math.inf))
         out.update(
             {
                 f"avg_{name}": mean,
@@ -111,9 +90,9 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
         )
     for ending in FAILURES:
         name = "violation_rate" if ending == "violation" else f"{ending}_rate"
-        share, lo, hi = share_interval(int((kept["ended"] == ending).sum()), n)
+        share, lo, hi = stats.share_interval(int((kept["ended"] == ending).sum()), n)
         out.update({name: share, f"{name}_lo": lo, f"{name}_hi": hi})
-    mean, lo, hi = mean_interval(kept["distractor_accuracy"].dropna(), (0.0, 1.0))
+    mean, lo, hi = stats.mean_interval(kept["distractor_accuracy"].dropna(), (0.0, 1.0))
     out.update(
         {"avg_distractor_accuracy": mean, "avg_distractor_accuracy_lo": lo, "avg_distractor_accuracy_hi": hi}
     )
@@ -137,65 +116,32 @@ def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return failures, frame.loc[~failed, "turns"].to_numpy(dtype=float)
 
 
-def censored(frame: pd.DataFrame) -> Any:
-    """Return the conversations as scipy CensoredData (times as ``_times`` gives them)."""
-    from scipy.stats import CensoredData
-
-    failures, right = _times(frame)
-    return CensoredData(uncensored=failures, right=right)
-
-
 def survival(frame: pd.DataFrame, max_turns: int = 100) -> pd.DataFrame:
-    """Return the Kaplan-Meier survival curve: for t = 0..max_turns, ``alive`` (share of
-    conversations still going after turn t) and its 95% band ``lo``/``hi`` (log-log).
-
-    Past the last time observed, when that time is a censoring (conversations refused by the
-    server, or a set of fewer turns), nobody is followed any more and the estimate is undefined:
-    NaN there, not the last value carried on (scipy's ``evaluate`` would carry it)."""
-    from scipy.stats import ecdf
-
-    turns = np.arange(max_turns + 1)
-    if frame.empty:
-        return pd.DataFrame({"turn": turns, "alive": math.nan, "lo": math.nan, "hi": math.nan})
-    result = ecdf(censored(frame))
-    alive = result.sf.evaluate(turns)
-    with warnings.catch_warnings():  # undefined where no one is at risk any more: shown as the estimate
-        warnings.simplefilter("ignore", RuntimeWarning)
-        band = result.sf.confidence_interval(0.95, method="log-log")
-    lo = np.where(np.isnan(low := band.low.evaluate(turns)), alive, low)
-    hi = np.where(np.isnan(high := band.high.evaluate(turns)), alive, high)
-    failures, right = _times(frame)
-    last = max(failures.max(initial=0), right.max(initial=0))
-    if right.size and right.max() == last:
-        for values in (alive, lo, hi):
-            values[turns > last] = math.nan
-    return pd.DataFrame({"turn": turns, "alive": alive, "lo": lo, "hi": hi})
+    """Return the Kaplan-Meier survival curve of the conversations (``stats.kaplan_meier`` of
+    ``_times``): for t = 0..max_turns, ``alive`` (share of conversations still going after turn
+    t) and its 95% band ``lo``/``hi``; NaN past the last turn observed when that is a censoring
+    (conversations refused by the server, or a set of fewer turns)."""
+    curve = stats.kaplan_meier(*_times(frame), np.arange(max_turns + 1))
+    return curve.rename(columns={"time": "turn", "survival": "alive"}).astype({"turn": int})
 
 
 def logrank(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
-    """Return the log-rank test's ``(statistic, p)`` of survival in ``a`` against ``b`` (two-sided;
-    NaN when neither has a failure, since then there is nothing to compare)."""
-    from scipy.stats import logrank as scipy_logrank
-
-    x, y = censored(a), censored(b)
-    if x.num_censored() == len(x) and y.num_censored() == len(y):
-        return math.nan, math.nan
-    result = scipy_logrank(x, y)
-    return float(result.statistic), float(result.pvalue)
+    """Return the log-rank test's ``(statistic, p)`` of survival in ``a`` against ``b``
+    (``stats.logrank`` of their ``_times``: two-sided; z < 0 when ``a`` survives longer; NaN when
+    neither has a failure)."""
+    return stats.logrank(*_times(a), *_times(b))
 
 
 def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
-    """Return the paired sign test of two runs over the samples both played (same ``Key``: the same
-    word schedule): ``shared``, ``a_longer`` / ``b_longer`` (samples where that run lasted strictly
-    longer, as far as censoring lets one tell) and ``p`` (exact two-sided binomial test of the
-    decided samples, ``stats.mcnemar_exact``; NaN when none is decided).
+    """Return the exact paired test of two runs over the samples both played (same ``Key``: the
+    same word schedule): ``n`` (those samples), ``a_better`` / ``b_better`` (samples where that
+    run lasted strictly longer, as far as censoring lets one tell) and ``p``
+    (``stats.paired_exact_test``: exact two-sided binomial p; 1.0 when no sample is decided).
 
     Unlike the log-rank test, which takes the two runs as independent samples, this uses the
     pairing: a sample counts for ``a`` when ``b`` failed at a turn ``a`` passed (``a`` failed later
     or was censored, reaching the end or refused, after it). Equal failure turns are ties; a
     censored run that stopped before the other failed leaves the sample undecided."""
-    from common.stats import mcnemar_exact
-
     both = pd.merge(
         a.assign(failed=_failed(a))[["Key", "turns", "failed"]],
         b.assign(failed=_failed(b))[["Key", "turns", "failed"]],
@@ -204,14 +150,8 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
     )
     a_longer = both["failed_b"] & (both["turns_a"] > both["turns_b"])
     b_longer = both["failed_a"] & (both["turns_b"] > both["turns_a"])
-    test = mcnemar_exact(a_longer.tolist(), b_longer.tolist())
-    decided = test.only_a + test.only_b
-    return {
-        "shared": len(both),
-        "a_longer": test.only_a,
-        "b_longer": test.only_b,
-        "p": test.p_value if decided else math.nan,
-    }
+    test = stats.paired_exact_test(a_longer.tolist(), b_longer.tolist())
+    return {"n": len(both), "a_better": test.a_better, "b_better": test.b_better, "p": test.p}
 
 
 def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
@@ -231,7 +171,9 @@ def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
         rows.append((question, not turn["correct"]))
     frame = pd.DataFrame(rows, columns=["question", "error"])
     table = frame.groupby("question", sort=True)["error"].agg(asked="size", errors="sum").reset_index()
-    shares = [share_interval(int(e), int(a)) for e, a in zip(table["errors"], table["asked"], strict=True)]
+    shares = [
+        stats.share_interval(int(e), int(a)) for e, a in zip(table["errors"], table["asked"], strict=True)
+    ]
     table["error_rate"] = [s[0] for s in shares]
     table["lo"] = [s[1] for s in shares]
     table["hi"] = [s[2] for s in shares]

@@ -17,8 +17,10 @@ import pandas as pd
 from common.already_said_that import analysis
 from common.already_said_that.run import RESULTS_DIR, read_turns
 from common.analysis import Section
-from common.jsonl import atomic_write
+from common.figures import pyplot, run_colour, save_png
+from common.report import interval_text, p_text, paired_cells
 from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
+from common.stats import share_interval
 
 VARIANT_ORDER = (
     "which_is_heavier",
@@ -30,7 +32,6 @@ VARIANT_ORDER = (
 )
 MODEL_ORDER = ("oracle", "random", "human")
 SURVIVAL_AT = (10, 25, 50, 75, 100)
-RULE = "-" * 78
 
 ABOUT = """Already Said That (after OpenAI's evals suite of that name) measures memory over a long
 conversation with distractions. The model sees up to 100 turns: either "MAIN TASK - <word>", where it
@@ -107,11 +108,10 @@ def _rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
     return (order.index(name) if name in order else len(order), name)
 
 
-def _cell(value: float, lo: float, hi: float, scale: float = 1.0, digits: int = 1) -> str:
-    """Return "value (lo-hi)" scaled and rounded, or "-" for a missing value."""
-    if value is None or math.isnan(value):
-        return "-"
-    return f"{scale * value:.{digits}f} ({scale * lo:.{digits}f}-{scale * hi:.{digits}f})"
+def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
+    """Return metric ``name`` of ``seed_metrics`` with its interval (``<name>_lo``/``_hi``) as
+    "value [lo, hi]" (``common.report.interval_text``, one decimal), or "-"."""
+    return interval_text(metrics[name], metrics[f"{name}_lo"], metrics[f"{name}_hi"], scale)
 
 
 def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -126,34 +126,21 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
                 "model": run["model"],
                 "conversations": m["n"],
                 "refused": m["refused"],
-                "avg turns": _cell(m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
+                "avg turns": _metric(m, "avg_num_turns"),
                 "sd": f"{m['stddev_num_turns']:.1f}",
                 "median": f"{m['median_num_turns']:g}",
                 "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
-                "avg distractors": _cell(
-                    m["avg_num_distractors"], m["avg_num_distractors_lo"], m["avg_num_distractors_hi"]
-                ),
+                "avg distractors": _metric(m, "avg_num_distractors"),
                 "distractors sd / median / min-max": (
                     f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
                     f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}"
                     if m["n"]
                     else "-"
                 ),
-                "distractor acc. %": _cell(
-                    m["avg_distractor_accuracy"],
-                    m["avg_distractor_accuracy_lo"],
-                    m["avg_distractor_accuracy_hi"],
-                    100,
-                ),
-                "false pos. %": _cell(
-                    m["false_positive_rate"], m["false_positive_rate_lo"], m["false_positive_rate_hi"], 100
-                ),
-                "false neg. %": _cell(
-                    m["false_negative_rate"], m["false_negative_rate_lo"], m["false_negative_rate_hi"], 100
-                ),
-                "violation %": _cell(
-                    m["violation_rate"], m["violation_rate_lo"], m["violation_rate_hi"], 100
-                ),
+                "distractor acc. %": _metric(m, "avg_distractor_accuracy", 100),
+                "false pos. %": _metric(m, "false_positive_rate", 100),
+                "false neg. %": _metric(m, "false_negative_rate", 100),
+                "violation %": _metric(m, "violation_rate", 100),
             }
         )
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
@@ -171,7 +158,7 @@ def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
                 "set": run["set"],
                 "model": run["model"],
                 **{
-                    f"after {t}": _cell(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
+                    f"after {t}": interval_text(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
                     for t in SURVIVAL_AT
                 },
             }
@@ -191,128 +178,95 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
         if tidy
         else pd.DataFrame(columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
     )
-    display = frame.assign(
-        **{
-            "error %": [
-                _cell(r, lo, hi, 100)
-                for r, lo, hi in zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
-            ]
-        }
-    )
+    cells = zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
+    display = frame.assign(**{"error %": [interval_text(r, lo, hi, 100) for r, lo, hi in cells]})
     display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
     rows = []
     for run in runs:
         m = analysis.seed_metrics(run["frame"])
-        share, lo, hi = analysis.share_interval(m["violations_all_turns"], m["turns_asked"])
+        share, lo, hi = share_interval(m["violations_all_turns"], m["turns_asked"])
         rows.append(
             {
                 "set": run["set"],
                 "model": run["model"],
                 "turns asked": m["turns_asked"],
                 "format violations": m["violations_all_turns"],
-                "violation % of turns": _cell(share, lo, hi, 100, 2),
+                "violation % of turns": interval_text(share, lo, hi, 100, 2),
                 "refused (context)": m["refused"],
             }
         )
     return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
 
 
+TEST_COLUMNS = ["comparison", "a", "b", "z", "logrank_p", "survives longer", "n", "a_better", "b_better", "p"]
+
+
 def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return survival tests for display and tidy: every pair of models on the same set, and on
     every set each model against itself on distractorless (the variants share their word
-    schedules). Columns: ``comparison``, ``z`` (the log-rank test, scipy's signed statistic,
-    observed minus expected failures of the first over their standard deviation: negative when
-    the first survives longer), ``p`` (two-sided) and ``survives longer`` (the name of that one);
-    NaN (shown "-") where neither run has a failure. Then the paired sign test on the samples both
-    played (``analysis.paired_survival``): ``paired``, ``first longer``, ``second longer``,
-    ``paired p``."""
+    schedules). Columns: ``comparison`` ("<set>: <a> vs <b>" or "<model>: <a> vs <b>"), ``a``,
+    ``b``, ``z`` (the log-rank test, scipy's signed statistic, observed minus expected failures
+    of a over their standard deviation: negative when a survives longer), ``logrank_p``
+    (two-sided) and ``survives longer`` (the name of that one), NaN (shown "-") where neither run
+    has a failure; then the exact paired test on the samples both played
+    (``analysis.paired_survival``): ``n``, ``a_better``, ``b_better`` (samples where that run
+    lasted longer) and ``p``."""
     rows = []
     by_set: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         by_set.setdefault(run["set"], []).append(run)
     for set_name, group in by_set.items():
         for a, b in itertools.combinations(group, 2):
-            names = (a["model"], b["model"])
-            rows.append(_test_row(f"{set_name}: {names[0]} vs {names[1]}", a, b, names))
+            rows.append(_test_row(set_name, a, b, (a["model"], b["model"])))
     baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
     for run in runs:
         if run["set"] != "distractorless" and run["model"] in baseline:
-            rows.append(
-                _test_row(
-                    f"{run['model']}: {run['set']} vs distractorless",
-                    run,
-                    baseline[run["model"]],
-                    (run["set"], "distractorless"),
-                )
-            )
-    tidy = pd.DataFrame(
-        rows,
-        columns=[
-            "comparison",
-            "z",
-            "p",
-            "survives longer",
-            "paired",
-            "first longer",
-            "second longer",
-            "paired p",
-        ],
-    )
-    display = tidy.assign(
-        z=["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
-        p=["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["p"]],
-        **{"paired p": ["-" if math.isnan(p) else f"{p:.3g}" for p in tidy["paired p"]]},
+            rows.append(_test_row(run["model"], run, baseline[run["model"]], (run["set"], "distractorless")))
+    tidy = pd.DataFrame(rows, columns=TEST_COLUMNS)
+    display = pd.DataFrame(
+        {
+            "comparison": tidy["comparison"],
+            "z": ["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
+            "log-rank p": tidy["logrank_p"].map(p_text),
+            "survives longer": tidy["survives longer"],
+            "n": tidy["n"],
+            **paired_cells(tidy),
+        }
     )
     return display.set_index("comparison"), tidy
 
 
 def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
-    """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``)."""
+    """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``), the
+    comparison named "<label>: <a> vs <b>"."""
     statistic, p = analysis.logrank(a["frame"], b["frame"])
-    longer = (
-        "-"
-        if math.isnan(statistic)
-        else names[0]
-        if statistic < 0
-        else names[1]
-        if statistic > 0
-        else "neither"
-    )
+    if math.isnan(statistic):
+        longer = "-"
+    elif statistic == 0:
+        longer = "neither"
+    else:
+        longer = names[0] if statistic < 0 else names[1]
     paired = analysis.paired_survival(a["frame"], b["frame"])
-    return {
-        "comparison": label,
-        "z": statistic,
-        "p": p,
-        "survives longer": longer,
-        "paired": paired["shared"],
-        "first longer": paired["a_longer"],
-        "second longer": paired["b_longer"],
-        "paired p": paired["p"],
-    }
+    comparison = {"comparison": f"{label}: {names[0]} vs {names[1]}", "a": names[0], "b": names[1]}
+    return {**comparison, "z": statistic, "logrank_p": p, "survives longer": longer, **paired}
 
 
-def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> None:
-    """Write a PNG of the survival curves with 95% bands: one panel per value of ``panel``
-    ("set" or "model"), one line per value of ``line``."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_survival(curves: pd.DataFrame, panel: str, line: str, directory: Path) -> tuple[str, Path]:
+    """Write ``already_said_that_survival_by_<panel>.png`` in ``directory``: the survival curves with
+    95% bands, one panel per value of ``panel`` ("set" or "model"), one line per value of ``line``
+    (its colour the same in every panel). Return (caption, path)."""
+    plt = pyplot()
     panels = list(dict.fromkeys(curves[panel]))
+    lines = list(dict.fromkeys(curves[line]))
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False, sharey=True)
     for ax, name in zip(axes.flat, panels, strict=False):
         for label, curve in curves[curves[panel] == name].groupby(line, sort=False):
-            drawn = ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label))
+            colour = run_colour(lines.index(label), len(lines))
+            ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label), color=colour)
             ax.fill_between(
-                curve["turn"],
-                100 * curve["lo"],
-                100 * curve["hi"],
-                step="post",
-                alpha=0.2,
-                color=drawn[0].get_color(),
+                curve["turn"], 100 * curve["lo"], 100 * curve["hi"], step="post", alpha=0.2, color=colour
             )
         ax.set_title(str(name), fontsize="medium")
         ax.set_xlim(0, 100)
@@ -324,9 +278,9 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, path: Path) -> No
     for ax in list(axes.flat)[len(panels) :]:
         ax.set_visible(False)
     fig.tight_layout()
-    with atomic_write(path, binary=True) as handle:
-        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    path = directory / f"already_said_that_survival_by_{panel}.png"
+    save_png(fig, path, dpi=110)
+    return f"Already Said That: share of conversations alive after each turn, one panel per {panel}", path
 
 
 def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
@@ -334,13 +288,11 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     rates per question, violations over all turns, log-rank and paired tests, survival PNGs (with
     ``figures_dir``), and a summary line per model."""
     runs = load_runs(Path(path))
+    heading = f"ALREADY SAID THAT: {path}"
     if not runs:
+        notes = [f"no runs under {path}"]
         return Section(
-            suite="already_said_that",
-            title="Already Said That",
-            about=ABOUT,
-            text=f"no Already Said That runs under {path}\n",
-            notes=[f"no runs under {path}"],
+            suite="already_said_that", title="Already Said That", about=ABOUT, heading=heading, notes=notes
         )
     metrics, metrics_tidy = metrics_table(runs)
     alive, curves = survival_tables(runs)
@@ -353,40 +305,29 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         ("Format violations over all turns; conversations refused by the server", violations),
     ]
     if not tests.empty:
-        tables.append(
-            (
-                (
-                    "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes "
-                    "the runs as independent samples) and the paired sign test on the samples both played "
-                    "(the same word schedule: which lasted longer; exact two-sided p)"
-                ),
-                tests,
-            )
+        title = (
+            "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes the "
+            "runs as independent samples) and the exact paired test on the samples both played (the same "
+            "word schedule; a better: the samples where the first named lasted longer; two-sided p)"
         )
+        tables.append((title, tests))
     figures = []
     if figures_dir is not None:
-        figures_dir.mkdir(parents=True, exist_ok=True)
-        for panel, line in (("set", "model"), ("model", "set")):
-            target = figures_dir / f"already_said_that_survival_by_{panel}.png"
-            plot_survival(curves, panel, line, target)
-            figures.append(
-                (
-                    f"Already Said That: share of conversations alive after each turn, one panel per {panel}",
-                    target,
-                )
-            )
+        figures = [
+            plot_survival(curves, panel, line, figures_dir)
+            for panel, line in (("set", "model"), ("model", "set"))
+        ]
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
         "refused by the server (context too long), left out of the metrics, censored in the curves"
         for r in runs
         if r["frame"]["refused"].any()
     ]
-    text = "".join(f"{RULE}\n    {title}\n{RULE}\n{table.to_string()}\n\n" for title, table in tables)
     return Section(
         suite="already_said_that",
         title="Already Said That",
         about=ABOUT,
-        text=f"ALREADY SAID THAT: {path}\n\n{text}",
+        heading=heading,
         tables=tables,
         figures=figures,
         data={

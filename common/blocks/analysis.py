@@ -14,15 +14,15 @@ every row; the other functions are pure functions of that frame:
   a small-context model, whose refusals are the longest, hardest problems);
 - the same on the problems that need at least one move, and by optimal plan length;
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
-- ``paired_tests``: the exact McNemar test between every two runs of a view, on the
-  problems both results files hold (a refused problem is a failure);
+- ``paired_tests``: the exact paired (McNemar) test between every two runs of a view, on
+  the problems both results files hold (a refused problem is a failure);
 - ``paper_comparison``: the published table (configs/papers/blocks.yaml) next to the
   re-scored release.
 """
 
-import itertools
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +31,12 @@ import pandas as pd
 from common import paths
 from common.config import load_yaml
 from common.errors import DataError
-from common.results import find_results_files, parse_results_filename, read_results
-from common.stats import mcnemar_exact, wilson_interval
+from common.results import find_results_files, metadata_path, parse_results_filename, read_results
+from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
 
 METHODS = {"nl": "plan", "pddl": "LLM+planner"}  # results directory prefix -> method shown
 RUN = ["method", "prompting", "model"]
+FACT_FIELDS = ("init_precision", "init_recall", "goal_precision", "goal_recall")
 PUBLISHED = paths.CONFIGS / "papers" / "blocks.yaml"
 _DIRECTORY = re.compile(r"^(nl|pddl)___(.+)$")
 
@@ -54,7 +55,7 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
     """Return ``(rows, files, notes)``: one row per results record under ``path`` (see the module
     docstring), the files read, and caveats.
 
-    Each file is re-scored with the current scorer from its raw answers (``run.rescore``) when
+    Each file is re-scored with the current scorer from its raw answers (``scoring.rescore``) when
     its run metadata names a prompts file and problems directory that are still at hand, so a
     fixed scorer never needs a new request; otherwise its recorded scores are used, with a note.
     A re-scored file that answers fewer problems than its prompts file has (``--limit``, or a
@@ -120,12 +121,11 @@ def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
 
 def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, int] | None:
     """Return ``(records, items, stale)``: the records of a results file re-scored from their raw
-    answers (``run.rescore``), with the prompts file, problems (default: beside the prompts) and
+    answers (``scoring.rescore``), with the prompts file, problems (default: beside the prompts) and
     ``objects`` protocol its last run recorded in the metadata (paths relative to the project
     root); the number of problems of that prompts file; the number of rows left out because
     their prompt is no longer in it. None when the prompts or problems are not at hand."""
-    from common.blocks import run
-    from common.results import metadata_path
+    from common.blocks import run, scoring  # run imports this module's callers' items
 
     meta = metadata_path(file)
     try:
@@ -141,7 +141,7 @@ def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, i
     except (DataError, OSError):
         return None
     raw = read_results(file)
-    records = run.rescore(raw, items, prompt_type, last.get("objects", "true"))
+    records = scoring.rescore(raw, items, prompt_type, last.get("objects", "true"))
     return records, len(items), len({record["Key"] for record in raw}) - len(records)
 
 
@@ -175,6 +175,30 @@ def _row(
         if field in record:
             row[field] = record[field]
     return row
+
+
+def run_summary(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:
+    """Return one row per view of one run's re-scored records (what ``lm_plan.py`` and
+    ``codex_translate.py`` print): the columns of ``success`` (every problem the denominator, a
+    refused one a failure), the goals that already held, and over the answered problems the mean
+    parse rate and gap to optimal (planning) or fact precision and recall (translation); with
+    feedback rounds, ``by_round``: the lenient success after round 0, 1, ... (a refused problem
+    fails every round)."""
+    frame = pd.DataFrame(records)
+    rows = pd.DataFrame([_row(r, METHODS[prompt_type], r["view"], "", "", Path()) for r in records])
+    table = success(rows, ["view"]).set_index("view")
+    held = rows["goal_held_initially"].fillna(False).astype(bool)
+    table["goal_held_initially"] = held.groupby(rows["view"], sort=False).sum().astype(int)
+    answered = frame[rows["refused"] == ""]
+    means = ["parse_rate", "optimality_gap"] if prompt_type == "nl" else list(FACT_FIELDS)
+    for field in means:
+        if field in answered:
+            table[field] = answered.groupby("view", sort=False)[field].mean()
+    rounds = feedback_rounds(rows.assign(prompting="", model=""))
+    if not rounds.empty:
+        lenient = rounds.pivot_table(index="view", columns="round", values="lenient_rate", sort=False)
+        table["by_round"] = lenient.apply(lambda rates: " / ".join(f"{r:.1f}" for r in rates), axis=1)
+    return table.reset_index()
 
 
 def view_order(df: pd.DataFrame, set_name: str | None = None) -> list[str]:
@@ -251,36 +275,25 @@ def fact_accuracy(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
-    """Return the exact McNemar test between every two runs of each view, paired by problem id
-    on the problems both results files hold (a refused problem counts as a failure, as in the
-    success rates): ``view, a, b, n, a_only, b_only, p`` for the lenient rule and
-    ``strict_a_only, strict_b_only, strict_p`` for the strict one."""
-    rows = []
+    """Return the exact paired test (McNemar's, ``stats.pairwise_exact_tests``) between every two
+    runs of each view, paired by problem id on the problems both results files hold (a refused
+    problem counts as a failure, as in the success rates): ``view, a, b, n, a_better, b_better,
+    p`` for the lenient rule and ``strict_a_better, strict_b_better, strict_p`` for the strict
+    one. Runs are named by ``run_label``, in their order of appearance; a run's first row of a
+    problem counts."""
+    tables = []
     for view, part in df[df["id"].notna()].groupby("view", sort=False):
-        runs = list(dict.fromkeys(zip(part["method"], part["prompting"], part["model"], strict=True)))
-        indexed = {
-            run: part[(part["method"] == run[0]) & (part["prompting"] == run[1]) & (part["model"] == run[2])]
-            .drop_duplicates("id")
-            .set_index("id")
-            for run in runs
-        }
-        for a, b in itertools.combinations(runs, 2):
-            shared = [i for i in indexed[a].index if i in indexed[b].index]
-            row = {"view": view, "a": run_label(*a), "b": run_label(*b), "n": len(shared)}
-            for rule, prefix in (("lenient", ""), ("strict", "strict_")):
-                test = mcnemar_exact(
-                    [bool(indexed[a].at[i, rule]) for i in shared],
-                    [bool(indexed[b].at[i, rule]) for i in shared],
-                )
-                row.update(
-                    {
-                        f"{prefix}a_only": test.only_a,
-                        f"{prefix}b_only": test.only_b,
-                        f"{prefix}p": test.p_value,
-                    }
-                )
-            rows.append(row)
-    return pd.DataFrame(rows)
+        part = part.drop_duplicates([*RUN, "id"])
+        part = part.assign(run=[run_label(*run) for run in zip(*(part[c] for c in RUN), strict=True)])
+        runs = list(dict.fromkeys(part["run"]))
+        lenient, strict = (
+            pairwise_exact_tests(part.pivot(index="id", columns="run", values=rule)[runs])
+            for rule in ("lenient", "strict")
+        )
+        strict = strict[["a_better", "b_better", "p"]].add_prefix("strict_")
+        tables.append(pd.concat([lenient, strict], axis=1).assign(view=view))
+    columns = ["view", *PAIRED_COLUMNS, "strict_a_better", "strict_b_better", "strict_p"]
+    return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
 
 
 def run_label(method: str, prompting: str, model: str) -> str:

@@ -3,9 +3,9 @@
 ``section(results/blocks/<set>)`` assembles what ``common.blocks.analysis`` computes from the
 results files: success by view and run (lenient and strict side by side, 95% Wilson
 intervals, invalid and refused counts), the same on the problems that need a move and by
-optimal plan length, success after each feedback round, fact accuracy, the exact McNemar test
-between every two runs of a view, two PNG figures, and for the paper's sets the published
-table next to the re-scored release.
+optimal plan length, success after each feedback round, fact accuracy, the exact paired
+(McNemar) test between every two runs of a view, two PNG figures, and for the paper's sets the
+published table next to the re-scored release.
 """
 
 from pathlib import Path
@@ -16,9 +16,9 @@ import pandas as pd
 from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.analysis import RUN, run_label
-from common.jsonl import atomic_write
+from common.figures import pyplot, run_colour, save_png
+from common.report import interval_text, paired_cells
 
-RULE = "-" * 78
 ABOUT = """Blocks world (Collins et al., CogSci 2022): from an initial board of stacked household items,
 reach goal constraints by moving top items. A model either **plans** in English from a few-shot
 prompt, or translates the description into PDDL facts that our optimal planner solves
@@ -64,61 +64,17 @@ def section(
         sort_by_run(lengths, runs, ["_run", "optimal_length"]), [*RUN, "optimal_length"]
     )
     rounds = analysis.feedback_rounds(df)
-    accuracy = analysis.fact_accuracy(df)
     tests = analysis.paired_tests(df)
-
-    tables = [
-        (
-            "SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)",
-            success_table(by_view, ["view", *RUN]),
-        )
-    ]
-    if len(analysis.needs_a_move(df)) < len(df):  # else the same table again (e.g. the scaling set)
-        tables.append(
-            (
-                "SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)",
-                success_table(hard, ["view", *RUN]),
-            )
-        )
-    tables.append(
-        ("SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)", length_table(by_length))
-    )
-    if not rounds.empty:
-        tables.append(
-            ("FEEDBACK: success after round k (lenient | strict, %, 95% interval)", rounds_table(rounds))
-        )
-    if not accuracy.empty:
-        tables.append(
-            (
-                "TRANSLATION ACCURACY (mean precision and recall of the facts)",
-                accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}"),
-            )
-        )
-    if not tests.empty:
-        tables.append(
-            (
-                "PAIRED: exact McNemar test between runs, paired by problem (refused = failed)",
-                tests_table(tests),
-            )
-        )
+    hard_shown = hard if len(analysis.needs_a_move(df)) < len(df) else None  # else the same table again
+    tables = _tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests)
     figures = []
     if figures_dir is not None:
-        figure = figures_dir / f"blocks_{set_name}_success_by_view.png"
-        plot_by_view(by_view, views, runs, figure)
-        caption = f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)"
-        figures.append((caption, figure))
+        figures.append(plot_by_view(by_view, views, runs, figures_dir, set_name))
         if lengths["optimal_length"].nunique() > 1:
-            figure = figures_dir / f"blocks_{set_name}_success_by_length.png"
-            plot_by_length(by_length, runs, figure)
-            caption = (
-                f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
-                "strict, all views pooled (95% Wilson intervals; problems per length below)"
-            )
-            figures.append((caption, figure))
+            figures.append(plot_by_length(by_length, runs, figures_dir, set_name))
     paper, paper_lines, inputs = _paper(set_name, release)
     notes += _notes(by_view)
     summary = paper_lines + _summary(by_view, set_name)
-    text = format_text(path, tables, paper)
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
     if not rounds.empty:
         data["feedback"] = rounds
@@ -126,7 +82,7 @@ def section(
         suite="blocks",
         title=f"Blocks world: {set_name}",
         about=ABOUT,
-        text=text,
+        heading=f"BLOCKS WORLD RESULTS IN {path}",
         tables=tables,
         figures=figures,
         data=data,
@@ -137,10 +93,71 @@ def section(
     )
 
 
+def _tables(
+    by_view: pd.DataFrame,
+    hard: pd.DataFrame | None,
+    by_length: pd.DataFrame,
+    rounds: pd.DataFrame,
+    accuracy: pd.DataFrame,
+    tests: pd.DataFrame,
+) -> list[tuple[str, pd.DataFrame]]:
+    """Return the section's (title, display table) pairs; the needs-a-move table unless ``hard``
+    is None, the feedback, translation and paired tables when they have rows."""
+    tables = [
+        (
+            "SUCCESS by view and run (%, 95% Wilson interval; a refused problem is a failure)",
+            success_table(by_view, ["view", *RUN]),
+        )
+    ]
+    if hard is not None:
+        title = "SUCCESS on the problems that NEED A MOVE (the goal did not hold at the start)"
+        tables.append((title, success_table(hard, ["view", *RUN])))
+    title = "SUCCESS by OPTIMAL PLAN LENGTH (%, 95% Wilson interval; all views pooled)"
+    tables.append((title, length_table(by_length)))
+    if not rounds.empty:
+        title = "FEEDBACK: success after round k (lenient | strict, %, 95% interval)"
+        tables.append((title, rounds_table(rounds)))
+    if not accuracy.empty:
+        title = "TRANSLATION ACCURACY (mean precision and recall of the facts)"
+        tables.append((title, accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
+    if not tests.empty:
+        title = (
+            "PAIRED: exact McNemar test between runs, paired by problem (refused = failed; "
+            "a better: the problems only a solved), lenient and strict rules"
+        )
+        tables.append((title, tests_table(tests)))
+    return tables
+
+
 # ---- display tables -------------------------------------------------------------------------------
 def cell(rate: float, lo: float, hi: float) -> str:
-    """Return "rate [lo, hi]" with one decimal, or "-" for a group without problems."""
-    return "-" if pd.isna(rate) else f"{rate:5.1f} [{lo:5.1f}, {hi:5.1f}]"
+    """Return "rate [lo, hi]" (percent, one decimal, aligned in 5 characters), or "-" for a group
+    without problems."""
+    return interval_text(rate, lo, hi, width=5)
+
+
+def run_summary_text(records: list[dict[str, Any]], prompt_type: str) -> str:
+    """Return ``analysis.run_summary`` of one run as text (what ``lm_plan.py`` and
+    ``codex_translate.py`` print): success as ``cell``, other means with 2 decimals, "-" where
+    there is nothing."""
+    table = analysis.run_summary(records, prompt_type)
+    shown = table[["view", "problems"]].copy()
+    for rule in ("lenient", "strict"):
+        shown[rule] = [
+            cell(*v) for v in zip(*(table[f"{rule}_{k}"] for k in ("rate", "lo", "hi")), strict=True)
+        ]
+    for name in [c for c in table.columns if c not in shown and not c.startswith(("lenient", "strict"))]:
+        shown[name] = [
+            ("-" if pd.isna(v) else f"{v:.2f}" if isinstance(v, float) else str(v)) for v in table[name]
+        ]
+    return shown.rename(columns={"optimality_gap": "mean_gap"}).to_string(index=False) + "\n"
+
+
+def _mean_text(value: Any) -> str:
+    """Return a summary value as text: "-" for missing, 2 decimals for floats."""
+    if value is None or (isinstance(value, float) and pd.isna(value)):
+        return "-"
+    return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
 def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:
@@ -196,16 +213,11 @@ def rounds_table(rounds: pd.DataFrame) -> pd.DataFrame:
 
 
 def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
-    """Return the paired tests for display: counts of discordant problems and p, both rules."""
-    shown = tests[["view", "a", "b", "n"]].copy()
-    shown["lenient: a only / b only"] = [
-        f"{x} / {y}" for x, y in zip(tests["a_only"], tests["b_only"], strict=True)
-    ]
-    shown["p"] = tests["p"].map(lambda p: f"{p:.2g}")
-    shown["strict: a only / b only"] = [
-        f"{x} / {y}" for x, y in zip(tests["strict_a_only"], tests["strict_b_only"], strict=True)
-    ]
-    shown["strict p"] = tests["strict_p"].map(lambda p: f"{p:.2g}")
+    """Return the paired tests for display: problems compared, then the exact test's three
+    columns for the lenient rule and for the strict one (``common.report.paired_cells``)."""
+    shown = tests[["view", "a", "b", "n"]].assign(
+        **paired_cells(tests, label="lenient: "), **paired_cells(tests, "strict_", "strict: ")
+    )
     return shown.set_index(["view", "a", "b"])
 
 
@@ -224,51 +236,17 @@ def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
     return table.reindex(index=rows, columns=views).fillna("")
 
 
-def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], paper: pd.DataFrame | None) -> str:
-    """Return the terminal report: a banner naming ``path``, each table with its title, the paper's."""
-    stars = "*" * 78
-    parts = [f"{stars}\n*\n*  BLOCKS WORLD RESULTS IN {path}\n*\n{stars}\n"]
-    if paper is not None:
-        tables = [
-            ("PAPER: published (and measured on the release) vs re-scored from the released outputs", paper),
-            *tables,
-        ]
-    for title, table in tables:
-        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
-        parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")
-    return "\n".join(parts)
-
-
 # ---- figures ----------------------------------------------------------------------------------------
-def _pyplot():
-    """Return matplotlib.pyplot on the Agg backend (files only)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _save(fig, path: Path) -> None:
-    """Write ``fig`` as a PNG (no timestamp metadata, so reruns give the same bytes) and close it."""
-    with atomic_write(Path(path), binary=True) as handle:
-        fig.savefig(handle, format="png", dpi=120, metadata={"Software": None})
-    _pyplot().close(fig)
-
-
-def _colour(index: int, count: int) -> Any:
-    """Return the colour of run ``index`` of ``count``: tab10, or tab20 beyond ten runs (no repeats)."""
-    return _pyplot().get_cmap("tab10" if count <= 10 else "tab20")(index % 20)
-
-
 MARKERS = "osD^vP*Xhp"  # per run in the length figure, so runs with equal rates stay apart
 
 
-def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, str, str]], path: Path) -> None:
-    """Write bars of success (%) by view, one bar per run of ``runs`` (their order and colours),
-    lenient and strict side by side, with the Wilson intervals as error bars."""
-    plt = _pyplot()
+def plot_by_view(
+    stats: pd.DataFrame, views: list[str], runs: list[tuple[str, str, str]], directory: Path, set_name: str
+) -> tuple[str, Path]:
+    """Write ``blocks_<set>_success_by_view.png`` in ``directory``: bars of success (%) by view, one
+    bar per run of ``runs`` (their order and colours), lenient and strict side by side, with the
+    Wilson intervals as error bars. Return (caption, path)."""
+    plt = pyplot()
     views = [v for v in views if v in set(stats["view"])]
     width = 0.8 / max(1, len(runs))
     width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
@@ -292,7 +270,7 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, st
                 yerr=errors,
                 capsize=2,
                 label=run_label(*run),
-                color=_colour(i, len(runs)),
+                color=run_colour(i, len(runs)),
             )
         ax.set_xticks(range(len(views)), views)
         ax.set_title(rule)
@@ -301,16 +279,20 @@ def plot_by_view(stats: pd.DataFrame, views: list[str], runs: list[tuple[str, st
     axes[0].set_ylabel("success (%), 95% interval")
     axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    _save(fig, path)
+    path = directory / f"blocks_{set_name}_success_by_view.png"
+    save_png(fig, path)
+    return f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)", path
 
 
-def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: Path) -> None:
-    """Write lines of success (%) against the optimal plan length, lenient and strict side by
-    side, one line per run of ``runs`` (the colours of ``plot_by_view``, a marker each, shifted
-    apart so that equal rates stay visible), with the Wilson intervals as error bars; below
-    each, bars of the number of problems of each length (the most of any run), which says how
-    wide an interval must be."""
-    plt = _pyplot()
+def plot_by_length(
+    stats: pd.DataFrame, runs: list[tuple[str, str, str]], directory: Path, set_name: str
+) -> tuple[str, Path]:
+    """Write ``blocks_<set>_success_by_length.png`` in ``directory``: lines of success (%) against
+    the optimal plan length, lenient and strict side by side, one line per run of ``runs`` (the
+    colours of ``plot_by_view``, a marker each, shifted apart so that equal rates stay visible),
+    with the Wilson intervals as error bars; below each, bars of the number of problems of each
+    length (the most of any run), which says how wide an interval must be. Return (caption, path)."""
+    plt = pyplot()
     fig, axes = plt.subplots(
         2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row", gridspec_kw={"height_ratios": [4, 1]}
     )
@@ -331,7 +313,7 @@ def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: 
                 part["optimal_length"] + shift,
                 rate,
                 yerr=errors,
-                color=_colour(i, len(runs)),
+                color=run_colour(i, len(runs)),
                 marker=MARKERS[i % len(MARKERS)],
                 markersize=5,
                 capsize=2,
@@ -348,7 +330,13 @@ def plot_by_length(stats: pd.DataFrame, runs: list[tuple[str, str, str]], path: 
     axes[1][0].set_ylabel("problems")
     axes[0][1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    _save(fig, path)
+    path = directory / f"blocks_{set_name}_success_by_length.png"
+    save_png(fig, path)
+    caption = (
+        f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
+        "strict, all views pooled (95% Wilson intervals; problems per length below)"
+    )
+    return caption, path
 
 
 # ---- paper, notes, summary ------------------------------------------------------------------------

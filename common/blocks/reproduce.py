@@ -3,7 +3,7 @@
 ``rescore`` never trusts the recorded flags: GPT-Neo completions are parsed and checked under
 both rules; Codex facts are read, planned with our optimal planner and the plan checked on
 the true problem. The recorded flag and (for Codex) the recorded plan are kept beside for
-comparison. ``summary`` adds 95% Wilson intervals, ``paired_tests`` the exact McNemar test,
+comparison. ``summary`` adds 95% Wilson intervals, ``paired_tests`` the exact paired (McNemar) test,
 ``format_report`` the printed report.
 """
 
@@ -17,7 +17,8 @@ from common.blocks.problems import load_problems
 from common.blocks.release import RELEASE, VIEWS, load_records, planner_steps, problems_dir
 from common.blocks.translate import solve_from_facts
 from common.errors import DataError
-from common.stats import mcnemar_exact, wilson_interval
+from common.report import p_text
+from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
 
 METHODS = ("codex", "gpt")
 COLUMNS = ["method", "view", "id", "recorded", "lenient", "strict", "trivial", "reason", "recorded_plan_ok"]
@@ -123,24 +124,15 @@ def summary(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def paired_tests(df: pd.DataFrame, a: str = "codex", b: str = "gpt") -> pd.DataFrame:
-    """Return per view the exact McNemar test of ``a`` vs ``b`` on the lenient verdicts, paired
-    by problem: ``view, only_a, only_b, p_value``. ``df`` is not modified."""
-    rows = []
+    """Return per view the exact paired (McNemar) test of method ``a`` against method ``b`` on the
+    lenient verdicts, paired by problem: ``view`` and the columns of ``stats.pairwise_exact_tests``
+    (``a, b, n, a_better, b_better, p``). ``df`` is not modified."""
+    tables = []
     for view in VIEWS:
-        left = df[(df.method == a) & (df.view == view)].set_index("id").lenient
-        right = df[(df.method == b) & (df.view == view)].set_index("id").lenient
-        ids = sorted(set(left.index) & set(right.index))
-        result = mcnemar_exact([bool(left[i]) for i in ids], [bool(right[i]) for i in ids])
-        rows.append(
-            {
-                "view": view,
-                "n": len(ids),
-                f"only_{a}": result.only_a,
-                f"only_{b}": result.only_b,
-                "p_value": result.p_value,
-            }
-        )
-    return pd.DataFrame(rows)
+        part = df[df.view == view]
+        wide = part.pivot(index="id", columns="method", values="lenient").reindex(columns=[a, b])
+        tables.append(pairwise_exact_tests(wide).assign(view=view))
+    return pd.concat(tables, ignore_index=True)[["view", *PAIRED_COLUMNS]]
 
 
 def disagreements(df: pd.DataFrame) -> pd.DataFrame:
@@ -176,10 +168,8 @@ def format_report(df: pd.DataFrame) -> str:
         lines.append(f"{measure:<14}{method:<7}{row}".rstrip())
     lines += ["", "Exact McNemar test, codex vs gpt (lenient, paired by problem):"]
     for row in paired_tests(df).itertuples(index=False):
-        lines.append(
-            f"  {row.view:<4} codex only {row.only_codex:>3}, gpt only {row.only_gpt:>3}, "
-            f"p = {row.p_value:.2g}"
-        )
+        counts = f"{row.a} only {row.a_better:>3}, {row.b} only {row.b_better:>3}"
+        lines.append(f"  {row.view:<4} {counts}, p = {p_text(row.p)}")
     bad = disagreements(df)
     lines += ["", f"Re-scored verdicts equal to the recorded flags: {len(df) - len(bad)}/{len(df)}"]
     lines.extend(_known_failure(df))

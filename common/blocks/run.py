@@ -40,7 +40,6 @@ from common.jsonl import dumps, read_jsonl, write_text
 from common.models.base import Model, Reply, RequestRefused, request_totals
 from common.models.runner import refused_record
 from common.results import SEPARATOR, read_results, results_filename
-from common.stats import wilson_interval
 
 STOPS = {"nl": [STOP_MARKER], "pddl": [";"]}  # default stop sequences sent to HTTP models
 
@@ -198,74 +197,16 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     return {**refused_record(item, refusal), **problem_facts(item)}
 
 
-def summarise(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:
-    """Return one row per view: ``problems`` (every problem of the run: the denominator), lenient
-    and strict success (%, with 95% Wilson intervals), ``invalid`` (answers with an error: no
-    move, or facts that give no plan) and ``refused`` (requests the server refused, e.g. longer
-    than the context: failures under both rules, as WorldSense scores them, so every model of a
-    set has the same denominator); the goals that already held; and, over the answered problems,
-    the mean parse rate and gap to optimal (planning) or fact precision and recall
-    (translation). With feedback rounds, ``by_round`` gives the lenient success after round
-    0, 1, ... (a refused problem fails every round)."""
-    df = pd.DataFrame(records)
-    if "refused" not in df:
-        df["refused"] = None
-    rows = []
-    for view, group in df.groupby("view", sort=False):
-        refused = group["refused"].fillna(False).astype(bool)
-        answered = group[~refused]
-        row: dict[str, Any] = {"view": view, "problems": len(group)}
-        for rule in ("lenient", "strict"):
-            wins = int(group[rule].fillna(False).astype(bool).sum())
-            low, high = wilson_interval(wins, len(group))
-            row.update({rule: 100 * wins / len(group), f"{rule}_lo": 100 * low, f"{rule}_hi": 100 * high})
-        row["invalid"] = int(answered["error"].notna().sum())
-        row["refused"] = int(refused.sum())
-        row["goal_held_initially"] = int(group["goal_held_initially"].fillna(False).astype(bool).sum())
-        if prompt_type == "nl":
-            row["parse_rate"] = answered["parse_rate"].mean() if len(answered) else None
-            solved = answered["optimality_gap"].dropna() if len(answered) else []
-            row["mean_gap"] = solved.mean() if len(solved) else None
-        else:
-            for field in ("init_precision", "init_recall", "goal_precision", "goal_recall"):
-                row[field] = answered[field].mean() if len(answered) else None
-            if "lenient_by_round" in group and group["lenient_by_round"].notna().any():
-                rounds = len(group["lenient_by_round"].dropna().iloc[0])
-                by_round = [r if isinstance(r, list) else [False] * rounds for r in group["lenient_by_round"]]
-                rates = pd.DataFrame(by_round).mean()
-                row["by_round"] = " / ".join(f"{100 * rate:.1f}" for rate in rates)
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
 def rescore_report(
     results_path: str | Path, items: Sequence[dict[str, Any]], prompt_type: str, objects: str = "true"
 ) -> tuple[str, list[dict[str, Any]]]:
-    """Return the printed summary of a results file re-scored for ``items`` (``rescore``): its
-    name, then ``format_summary``; and the re-scored records (for ``write_scores``)."""
+    """Return the printed summary of a results file re-scored for ``items`` (``scoring.rescore``):
+    its name, then ``report.run_summary_text``; and the re-scored records (for ``write_scores``)."""
+    from common.blocks.report import run_summary_text  # the analysis reads prompts through this module
+
     records = rescore(read_results(results_path), items, prompt_type, objects)
     header = f"{paths.shown(results_path)}: {len(records)} problems\n"
-    return header + (format_summary(summarise(records, prompt_type)) if records else ""), records
-
-
-def format_summary(table: pd.DataFrame) -> str:
-    """Return the summary as text: success as "rate [lo, hi]" ("-" for a view without problems),
-    other fields with 2 decimals."""
-    shown = pd.DataFrame({"view": table["view"], "problems": table["problems"]})
-    for rule in ("lenient", "strict"):
-        bounds = zip(table[rule], table[f"{rule}_lo"], table[f"{rule}_hi"], strict=True)
-        shown[rule] = ["-" if pd.isna(v) else f"{v:5.1f} [{lo:5.1f}, {hi:5.1f}]" for v, lo, hi in bounds]
-    for name in table.columns:
-        if name not in shown.columns and not name.endswith(("_lo", "_hi")):
-            shown[name] = table[name].map(_cell)
-    return shown.to_string(index=False) + "\n"
-
-
-def _cell(value: Any) -> str:
-    """Return a summary value as text: "-" for missing, 2 decimals for floats."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "-"
-    return f"{value:.2f}" if isinstance(value, float) else str(value)
+    return header + (run_summary_text(records, prompt_type) if records else ""), records
 
 
 RESULTS_ROOT = paths.RESULTS / "blocks"

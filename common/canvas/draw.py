@@ -3,14 +3,10 @@
 import math
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
 from matplotlib import patches
 
 from common.canvas.shapes import Geometry, Shape, circumradius
-from common.jsonl import atomic_write
+from common.figures import pyplot, save_png
 
 COLOURS = {"red": "#d62728", "blue": "#1f77b4", "yellow": "#e6c229", "green": "#2ca02c"}
 
@@ -31,7 +27,7 @@ def _patch(shape: Shape, geometry: Geometry) -> patches.Patch:
 
 def draw_canvas(shapes: list[Shape], geometry: Geometry, path: str | Path, title: str = "") -> None:
     """Write a PNG of the canvas to ``path`` (atomically): shapes, their names, the border and a grid."""
-    fig, ax = plt.subplots(figsize=(6, 6), dpi=100)
+    fig, ax = pyplot().subplots(figsize=(6, 6), dpi=100)
     half = geometry.half
     ax.set_xlim(-half, half)
     ax.set_ylim(-half, half)
@@ -45,6 +41,4 @@ def draw_canvas(shapes: list[Shape], geometry: Geometry, path: str | Path, title
         ax.set_title(title if len(title) < 90 else title[:87] + "...", fontsize=8)
     ax.set_xticks(range(-half, half + 1, max(1, math.ceil(half / 4))))
     ax.set_yticks(range(-half, half + 1, max(1, math.ceil(half / 4))))
-    with atomic_write(path, binary=True) as handle:
-        fig.savefig(handle, format="png")
-    plt.close(fig)
+    save_png(fig, path, dpi=100)

@@ -1,19 +1,12 @@
-"""The canvas suite's analysis section: accuracy per task and number of shapes with intervals
-clustered by item, invalid and refused answers apart, the shortcut table, a figure and paired
-McNemar tests between models.
+"""The canvas section of the one analysis (``common.analysis``): display tables, a figure, summary.
 
-A canvas set directory holds ``manifest.json``, ``trials.jsonl.bz2`` and ``results/`` (one file per
-model, written by ``scripts/ask_model.py``); ``make canvas-baselines`` builds one under
-``results/canvas/standard``. Accuracy is the strict reader's (``scoring.extract``); the seed's
-``contains`` rule is shown beside it for comparison. The variants of one item (descriptions,
-few-shot styles) share a canvas and a question, so the item is the cluster of every interval
-(``stats.clustered_wilson_interval``) and the unit of the paired tests. Refused requests (the
-server refused the item, e.g. too long for the context) and invalid answers (no single answer
-found) both count as wrong, each in a column of its own, so every model is scored over the same
-trials (as WorldSense scores them).
+``section`` assembles what ``common.canvas.analysis`` computes from a canvas set and its results
+files (``make canvas-baselines`` builds one under ``results/canvas/standard``): accuracy per task
+and per number of shapes with intervals clustered by item, invalid and refused answers apart,
+the shortcut baselines against chance, exact paired tests between models, and the accuracy
+figure.
 """
 
-import itertools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -21,19 +14,21 @@ from typing import Any
 import pandas as pd
 
 from common.analysis import Section
-from common.canvas.baselines import BASELINES
-from common.canvas.run import results_dir
-from common.canvas.scoring import score_rows
-from common.canvas.shortcuts import SHORTCUTS, chance
-from common.errors import DataError, UserError
-from common.jsonl import atomic_write
-from common.results import find_results_files, parse_results_filename, read_results
-from common.stats import clustered_wilson_interval, mcnemar_exact
-from common.worldsense.data import RESULTS_DIR, load_testset, trials_path
-
-MANIFEST = "manifest.json"
-TASK_ORDER = ["existence", "count", "coordinate", "transitivity", "existence_tracking", "shuffle_tracking"]
-SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}
+from common.canvas.analysis import (
+    MANIFEST,
+    SHORTCUT_TASKS,
+    accuracy,
+    chance_by_size,
+    interval,
+    load_trials,
+    paired_tests,
+    results_files,
+    score_files,
+    shortcut_table,
+)
+from common.figures import pyplot, run_colour, save_png
+from common.report import interval_text, paired_cells
+from common.worldsense.data import trials_path
 
 ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
 square/circle/triangle). **Relation rule**: B is right of A when B's centre x exceeds A's by more
@@ -69,18 +64,10 @@ def section(
     """Return the canvas Section of the set ``path`` (its ``results/`` files, and those of the
     ``extra_results`` directories: answers to the same trials kept elsewhere; a file name already
     seen is skipped): accuracy tables per task and per number of shapes with clustered 95%
-    intervals (models other than the shortcuts), the shortcut table, paired McNemar tests,
+    intervals (models other than the shortcuts), the shortcut table, exact paired tests,
     summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
     trials = load_trials(path)
-    files = []
-    for directory in [results_dir(path), path / RESULTS_DIR, *map(Path, extra_results)]:
-        found = [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
-        files += sorted(found, key=lambda f: parse_results_filename(f)[1] not in BASELINES)  # built-ins first
-    if not files:
-        raise DataError(
-            f"no results files in {results_dir(path)}: run scripts/ask_model.py -t {path} "
-            "--model ... first (or `make canvas/<set>`)"
-        )
+    files = results_files(path, extra_results)
     scored, notes = score_files(trials, files)
     shortcuts = shortcut_table(scored, trials)
     models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
@@ -96,29 +83,26 @@ def section(
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
     if not tests.empty:
-        tables.append(("Paired exact McNemar tests on shared items", tests_display(tests)))
+        title = (
+            "Paired exact tests on shared items (a better: the items where a answered more variants right)"
+        )
+        tables.append((title, tests_display(tests)))
     figures = []
     if figures_dir is not None:
         figure = figures_dir / "canvas_accuracy.png"
-        rates = trial_chance(trials).rename("chance").reset_index()
-        chances = (
-            rates.merge(trials[["Key", "task", "num_shapes"]], on="Key")
-            .groupby(["task", "num_shapes"])["chance"]
-            .mean()
-        )
-        plot_accuracy(by_size, chances, figure)
+        plot_accuracy(by_size, chance_by_size(trials), figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
     data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
     if not tests.empty:
-        data["mcnemar"] = tests
+        data["paired"] = tests
     return Section(
         suite="canvas",
         title="Canvas",
         about=ABOUT,
-        text=format_text(path, tables, notes),
+        heading=f"CANVAS RESULTS OF {path}",
         tables=tables,
         figures=figures,
         data=data,
@@ -128,76 +112,9 @@ def section(
     )
 
 
-def load_trials(path: Path) -> pd.DataFrame:
-    """Return the trials of a canvas set; raise UserError when ``path`` is not one (a WorldSense
-    set has no manifest and no ``task`` field), saying which analysis fits it."""
-    trials = load_testset(path)
-    if not (path / MANIFEST).is_file() or "task" not in trials.columns or "item" not in trials.columns:
-        raise UserError(
-            f"{path}: not a canvas set (no {MANIFEST} beside the trials, or trials without "
-            "'task' and 'item'); a WorldSense set is analysed with "
-            f"`scripts/analyse_results.py -t {path}` (without --suite canvas)"
-        )
-    return trials
-
-
-def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, list[str]]:
-    """Return the scored rows of every results file (``model`` column added) and notes on
-    partial files and refused items."""
-    frames, notes = [], []
-    for file in files:
-        prompting, model = parse_results_filename(file)
-        label = model if prompting == "basic" else f"{model} ({prompting})"
-        scored = score_rows(trials, read_results(file))
-        missing = len(trials) - len(scored)
-        if missing:
-            notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
-        refused = int(scored["refused"].sum())
-        if refused:
-            notes.append(
-                f"{label}: {refused:,} trials refused by the server "
-                "(scored wrong, counted in the refused column)"
-            )
-        frames.append(scored.assign(model=label))
-    return pd.concat(frames, ignore_index=True), notes
-
-
-def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:
-    """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item."""
-    per_item = rows.groupby("item", sort=True)[field].agg(["sum", "count"])
-    return clustered_wilson_interval(per_item["sum"].tolist(), per_item["count"].tolist())
-
-
-def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Return per group of ``by``: trials, items, strict accuracy with its clustered 95% interval,
-    the ``contains`` accuracy, and the invalid and refused counts (tidy, proportions in [0, 1])."""
-    rows = []
-    for key, group in scored.groupby(by, sort=False):
-        p, lo, hi = interval(group)
-        rows.append(
-            dict(zip(by, key, strict=True))
-            | {
-                "trials": len(group),
-                "items": group["item"].nunique(),
-                "strict": p,
-                "lo": lo,
-                "hi": hi,
-                "contains": interval(group, "contains")[0],
-                "invalid": int(group["invalid"].sum()),
-                "refused": int(group["refused"].sum()),
-            }
-        )
-    table = pd.DataFrame(rows)
-    table["task"] = pd.Categorical(
-        table["task"],
-        [t for t in TASK_ORDER if t in set(table["task"])] + sorted(set(table["task"]) - set(TASK_ORDER)),
-    )
-    return table.sort_values(by, kind="stable").reset_index(drop=True).astype({"task": str})
-
-
 def _cell(p: float, lo: float, hi: float) -> str:
     """Return ``"57.1 [45.0, 68.4]"`` (percent), or ``"-"`` without answers."""
-    return "-" if pd.isna(p) else f"{100 * p:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
+    return interval_text(p, lo, hi, scale=100)
 
 
 def task_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -220,47 +137,6 @@ def size_display(table: pd.DataFrame) -> pd.DataFrame:
     return pivot
 
 
-def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
-    """Return, for each shortcut model in the results, its strict score on its own task with the
-    clustered 95% interval, the share of those trials its rule reads (``reads``; the others it
-    answers at random), the task's chance rate (mean over the trials of ``baselines.chance``) and
-    whether the interval holds chance."""
-    rates = trial_chance(trials)
-    rows = []
-    for shortcut in SHORTCUTS:
-        rows_of = scored[(scored["model"] == shortcut.name) & (scored["task"] == shortcut.task)]
-        if rows_of.empty:
-            continue
-        p, lo, hi = interval(rows_of)
-        rate = float(rates.loc[rows_of["Key"]].mean())
-        texts = trials.set_index("Key").loc[rows_of["Key"], "text"]
-        reads = sum(shortcut.rule(str(text)) is not None for text in texts) / len(texts)
-        rows.append(
-            {
-                "shortcut": shortcut.name,
-                "task": shortcut.task,
-                "rule": shortcut.about,
-                "items": rows_of["item"].nunique(),
-                "reads": reads,
-                "score": p,
-                "lo": lo,
-                "hi": hi,
-                "chance": rate,
-                "at_chance": bool(lo <= rate <= hi),
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def trial_chance(trials: pd.DataFrame) -> pd.Series:
-    """Return each trial's chance rate (``baselines.chance``), indexed by Key."""
-    values = [
-        chance(task, len(options), text)
-        for task, options, text in zip(trials["task"], trials["expectedresp"], trials["text"], strict=True)
-    ]
-    return pd.Series(values, index=trials["Key"])
-
-
 def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     """Return the shortcut table for display (percent)."""
     shown = table[["shortcut", "task", "rule", "items"]].copy()
@@ -271,37 +147,9 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     return shown.set_index("shortcut")
 
 
-def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:
-    """Return an exact McNemar (sign) test for each pair of models other than shortcuts, on the
-    items both answered: an item favours a model when it answered more of the item's variants
-    correctly (strict; a refused variant scores 0); ties carry no information."""
-    models = [m for m in dict.fromkeys(scored["model"]) if m not in SHORTCUT_TASKS]
-    rates = scored.groupby(["model", "item"])["strict"].mean()
-    rows = []
-    for a, b in itertools.combinations(models, 2):
-        shared = sorted(set(rates[a].index) & set(rates[b].index))
-        if not shared:
-            continue
-        ra, rb = rates[a].loc[shared], rates[b].loc[shared]
-        test = mcnemar_exact(list(ra > rb), list(rb > ra))
-        rows.append(
-            {
-                "model_a": a,
-                "model_b": b,
-                "items": len(shared),
-                "a_better": test.only_a,
-                "b_better": test.only_b,
-                "p_value": test.p_value,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
 def tests_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the paired tests for display."""
-    shown = table.copy()
-    shown["p_value"] = [f"{p:.3g}" for p in table["p_value"]]
-    return shown.set_index(["model_a", "model_b"])
+    """Return the paired tests for display: items compared, then ``common.report.paired_cells``."""
+    return table[["a", "b", "n"]].assign(**paired_cells(table)).set_index(["a", "b"])
 
 
 def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:
@@ -321,28 +169,14 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:
     return lines
 
 
-def format_text(path: Path, tables: list[tuple[str, pd.DataFrame]], notes: list[str]) -> str:
-    """Return the terminal report: a banner naming the set, the notes, then each table."""
-    rule = "-" * 74
-    parts = [f"{'*' * 74}\n*\n*  CANVAS RESULTS OF {path}\n*\n{'*' * 74}\n"]
-    parts += [f"NOTE: {note}\n" for note in notes]
-    for title, table in tables:
-        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
-        parts.append(f"{rule}\n    {title}\n{rule}\n{rows}\n")
-    return "\n".join(parts)
-
-
 def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None:
     """Write a PNG: one panel per task, strict accuracy (%) against the number of shapes, one line
     per model with clustered 95% interval bars, the chance rate (``chances`` by task and number of
     shapes: the mean of ``baselines.chance``) dashed."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display
-    import matplotlib.pyplot as plt
-
+    plt = pyplot()
     table = by_size
     tasks = list(dict.fromkeys(table["task"]))
+    models = list(dict.fromkeys(table["model"]))
     cols = min(3, len(tasks))
     rows_ = -(-len(tasks) // cols)
     fig, axes = plt.subplots(rows_, cols, figsize=(3.0 * cols + 1.6, 3.0 * rows_), sharey=True, squeeze=False)
@@ -353,8 +187,15 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
         for model in dict.fromkeys(rows["model"]):
             line = rows[rows["model"] == model].sort_values("num_shapes")
             errors = [100 * (line["strict"] - line["lo"]), 100 * (line["hi"] - line["strict"])]
+            colour = run_colour(models.index(model), len(models))
             ax.errorbar(
-                line["num_shapes"], 100 * line["strict"], yerr=errors, marker="o", capsize=2, label=model
+                line["num_shapes"],
+                100 * line["strict"],
+                yerr=errors,
+                marker="o",
+                capsize=2,
+                label=model,
+                color=colour,
             )
         sizes = sorted(set(rows["num_shapes"]))
         ax.plot(sizes, [100 * chances[(task, n)] for n in sizes], "k--", linewidth=1, label="chance")
@@ -367,7 +208,4 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize="small", loc="center right")
     fig.tight_layout(rect=(0, 0, 1 - 1.5 / (3.0 * cols + 1.6), 1))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_write(path, binary=True) as handle:
-        fig.savefig(handle, format="png", dpi=110, metadata={"Software": None})
-    plt.close(fig)
+    save_png(fig, path, dpi=110)

@@ -1,5 +1,5 @@
-"""The WorldSense suite: the official test set's format, loading (``data``), scoring (``analysis``)
-and rendering (``report``).
+"""The WorldSense suite: the official test set's format, loading (``data``), scoring (``scoring``),
+statistics (``analysis``) and its section of the report (``report``).
 
 Names follow the release's ``worldsense.benchmark`` module so its users feel at home.
 """
@@ -9,11 +9,11 @@ from common.worldsense.analysis import (
     analyse_results_df,
     analyse_results_in_testset_dir,
     bias_by_group,
-    compute_acc_table,
     format_cell,
     pivot_pretty,
 )
 from common.worldsense.data import load_testset, load_trainset
+from common.worldsense.scoring import compute_acc_table
 
 __all__ = [
     "accuracy_by_group",

@@ -1,10 +1,10 @@
-"""Score WorldSense answers: per-tuple accuracy and bias, grouped means with 95% intervals.
+"""WorldSense numbers: per-tuple accuracy and bias, grouped means with 95% intervals, paired tests.
 
 The steps follow the release (Benchekroun et al. 2023), which this reproduces exactly:
 
-1. ``compute_acc_table``: drop incomplete tuples, score each answer, and reduce each
-   (prompting, model, tuple) to one row with weighted means ``acc`` and ``bias``.
-   The trials of a tuple are not independent, so the tuple is the unit of statistics.
+1. ``compute_acc_table`` (``common.worldsense.scoring``): drop incomplete tuples, score each
+   answer, and reduce each (prompting, model, tuple) to one row with weighted means ``acc``
+   and ``bias``. The trials of a tuple are not independent, so the tuple is the unit of statistics.
 2. ``accuracy_by_group`` / ``bias_by_group``: means per group with equal re-weighting of
    problem sizes, then of problems (``common.stats.collapse_equal_weight``).
 3. ``pivot_pretty`` / ``format_cell``: a display table of "mean (95% interval)" cells.
@@ -13,7 +13,6 @@ The steps follow the release (Benchekroun et al. 2023), which this reproduces ex
 prints (see ``common.worldsense.report``).
 """
 
-import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -27,30 +26,11 @@ from common import stats
 from common.errors import DataError, UserError
 from common.worldsense import cache
 from common.worldsense.data import load_results_in_testset_dir
+from common.worldsense.scoring import ANSWER_CLASS, compute_acc_table
 
-log = logging.getLogger(__name__)
-
-TUPLE_KEYS = ("prompting", "modelname", "tuple_ID")
 MODEL_KEYS = ("prompting", "modelname")
 REBALANCED = ("problemsize", "problemname")  # collapsed in this order when not grouped by
 Z95 = 1.96  # two-sided 95% normal quantile: conf95 = 1.96 * sem
-
-# An answer is right when it falls in the gold answer's class. For the 3-option
-# (completeness) problems "1" and "2" both say the answer can be known.
-ANSWER_CLASS = {
-    "TRUE": "TRUE",
-    "FALSE": "FALSE",
-    "POSSIBLE": "POSSIBLE",
-    "IMPOSSIBLE": "IMPOSSIBLE",
-    "1": "KNOW",
-    "2": "KNOW",
-    "3": "UNKNOWN",
-}
-# Bias: +1 for the affirmative answers, -1 for the negative ones; anything else (e.g. "") is missing.
-BIAS = {"TRUE": 1.0, "POSSIBLE": 1.0, "1": 1.0, "2": 1.0, "FALSE": -1.0, "IMPOSSIBLE": -1.0, "3": -1.0}
-# Weight by gold answer, so that each answer class weighs equally within a tuple:
-# "1" and "2" share the KNOW class, hence half the weight of "3".
-GOLD_WEIGHT = {"TRUE": 0.5, "FALSE": 0.5, "POSSIBLE": 0.5, "IMPOSSIBLE": 0.5, "1": 0.25, "2": 0.25, "3": 0.5}
 
 # Display order of known values; unknown ones follow, sorted.
 ORDER_PREFS: dict[str, list[Any]] = {
@@ -83,51 +63,6 @@ class Analysis:
 
     def __repr__(self) -> str:
         return f"<Analysis {len(self.tuples):,} tuples, by {self.by}>"
-
-
-def compute_acc_table(
-    df: pd.DataFrame, filter_incomplete_tuples: bool = True, require_complete: bool = False
-) -> pd.DataFrame:
-    """Return one row per (prompting, modelname, tuple_ID) with the tuple's ``acc`` and ``bias``.
-
-    ``df`` holds one row per answered trial with ``resp``, ``goldresp``, ``tuple_ID``,
-    ``modelname`` (``prompting`` optional) and ``n_options`` or ``expectedresp``. With
-    ``filter_incomplete_tuples``, rows of a tuple whose number of answers differs from its
-    number of options are dropped, with a warning (a DataError with ``require_complete``).
-    Per row, ``acc`` is 1 when the answer is in the gold answer's class (``ANSWER_CLASS``)
-    and ``bias`` follows ``BIAS``; the tuple's values are means weighted by ``GOLD_WEIGHT``
-    of the gold answers, over the weight of the whole tuple (a missing bias counts as 0).
-    The other columns keep the tuple's first row; ``resp``, ``goldresp`` and ``text`` are
-    dropped. ``df`` is not modified.
-    """
-    keys = [k for k in TUPLE_KEYS if k in df.columns]
-    missing = [c for c in ("resp", "goldresp", "tuple_ID", "modelname") if c not in df.columns]
-    if missing:
-        raise DataError(f"results table lacks the column(s) {', '.join(missing)}")
-    first, group = _group_ids(df, keys)
-    if filter_incomplete_tuples:
-        complete = np.bincount(group)[group] == _n_options(df)
-        if not complete.all():
-            dropped = len(np.unique(group[~complete]))
-            message = f"{dropped:,} incomplete tuples ({int((~complete).sum()):,} answers)"
-            if require_complete:
-                raise DataError(f"{message}: some results files are partial")
-            log.warning("dropping %s: normal for partial results files", message)
-            df = df.loc[complete]
-            first, group = _group_ids(df, keys)
-    weight = _lookup(df["goldresp"], GOLD_WEIGHT, np.nan)
-    if np.isnan(weight).any():
-        unknown = sorted({str(g) for g in df["goldresp"][np.isnan(weight)]})
-        raise DataError(f"unknown gold answer(s) {unknown}: known are {list(GOLD_WEIGHT)}")
-    resp_class = _lookup(df["resp"], _CLASS_CODE, -1.0)
-    gold_class = _lookup(df["goldresp"], _CLASS_CODE, -2.0)
-    bias = np.nan_to_num(_lookup(df["resp"], BIAS, np.nan))
-    weight_sum = np.bincount(group, weights=weight)
-    out = df.iloc[first].drop(columns=[c for c in ("resp", "goldresp", "text") if c in df.columns])
-    out = out.reset_index(drop=True)
-    out["acc"] = np.bincount(group, weights=weight * (resp_class == gold_class)) / weight_sum
-    out["bias"] = np.bincount(group, weights=weight * bias) / weight_sum
-    return out
 
 
 def accuracy_by_group(
@@ -296,47 +231,6 @@ def analyse_results_in_testset_dir(
     return analyse_results_df(results, by, require_complete)
 
 
-_CLASSES = list(dict.fromkeys(ANSWER_CLASS.values()))
-_CLASS_CODE = {answer: float(_CLASSES.index(cls)) for answer, cls in ANSWER_CLASS.items()}
-
-
-def _lookup(column: pd.Series, table: dict[str, float], default: float) -> np.ndarray:
-    """Return ``table[value]`` (``default`` when absent) for each value of ``column``, as floats."""
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        per_category = np.array([table.get(str(c), default) for c in column.cat.categories] + [default])
-        return per_category[column.cat.codes.to_numpy()]  # code -1 (missing) picks the default
-    return np.array([table.get(str(v), default) for v in column], dtype=float)
-
-
-def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """Return (first row of each group, group number of each row) for the groups of ``keys``.
-
-    Groups are numbered in the sorted order of the keys' codes (a missing key is a group of
-    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals.
-    """
-    ids = np.zeros(len(df), dtype=np.int64)
-    for key in keys:
-        column = df[key]
-        codes = (
-            column.cat.codes.to_numpy()
-            if isinstance(column.dtype, pd.CategoricalDtype)
-            else pd.factorize(column, use_na_sentinel=True)[0]
-        )
-        ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
-        _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
-    _, first, group = np.unique(ids, return_index=True, return_inverse=True)
-    return first, group
-
-
-def _n_options(df: pd.DataFrame) -> np.ndarray:
-    """Return each row's number of options: ``n_options`` or ``len(expectedresp)``."""
-    if "n_options" in df.columns:
-        return df["n_options"].to_numpy()
-    if "expectedresp" in df.columns:
-        return np.array([len(x) for x in df["expectedresp"]])
-    raise DataError("results table lacks 'expectedresp' (or 'n_options'): tuple sizes are unknown")
-
-
 def _sort_key(value: Any) -> tuple[int, Any]:
     """Sort numbers numerically before strings; missing values last."""
     if isinstance(value, int | float | np.number):
@@ -345,45 +239,27 @@ def _sort_key(value: Any) -> tuple[int, Any]:
 
 
 def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
-    """Return a paired comparison of every two (prompting, model) runs on the tuples both answered:
-    columns a, b, tuples, mean accuracy of each on those tuples, the mean difference a - b with its
-    95% interval, and the two-sided p of a paired t-test (scipy.stats.ttest_rel).
+    """Return a paired comparison of every two (prompting, model) runs on the tuples both answered.
 
     ``tuples`` is a ``compute_acc_table`` result. The tuple is the unit (its trials share a
     description, so they are not independent), and the tuples are weighted equally here, not
     rebalanced by problem and size as the published averages are: a test of "same accuracy on the
-    same items", which the separate intervals of two models cannot give. Empty with fewer than two runs.
+    same items", which the separate intervals of two models cannot give. Columns: the exact
+    paired test of every suite (``stats.pairwise_exact_tests``: ``a, b, n`` tuples,
+    ``a_better``/``b_better`` the tuples where that run's accuracy is higher, ``p``), then the
+    paired t-test (``stats.paired_t_test``): the mean accuracies ``acc_a``/``acc_b``, the mean
+    difference a - b ``diff`` with its 95% interval ``diff_low``/``diff_high`` and its two-sided
+    p ``t_p``. Runs are named "<model> (<prompting>)"; pairs sharing fewer than two tuples are
+    left out. Empty with fewer than two runs.
     """
-    from scipy import stats as scipy_stats
-
     runs = list(dict.fromkeys(zip(tuples["prompting"], tuples["modelname"], strict=True)))
     wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
-    rows = []
-    for i, a in enumerate(runs):
-        for b in runs[i + 1 :]:
-            both = wide[[a, b]].dropna()
-            if len(both) < 2:
-                continue
-            diff = both[a] - both[b]
-            if diff.std() > 1e-9:  # identical answers: no test (scipy would warn of lost precision)
-                test = scipy_stats.ttest_rel(both[a], both[b])
-                (low, high), p = test.confidence_interval(0.95), float(test.pvalue)
-            else:
-                low = high = diff.mean()
-                p = float("nan")
-            rows.append(
-                {
-                    "a": f"{a[1]} ({a[0]})",
-                    "b": f"{b[1]} ({b[0]})",
-                    "tuples": len(both),
-                    "acc_a": both[a].mean(),
-                    "acc_b": both[b].mean(),
-                    "diff": diff.mean(),
-                    "diff_low": low,
-                    "diff_high": high,
-                    "p": p,
-                }
-            )
-    return pd.DataFrame(
-        rows, columns=["a", "b", "tuples", "acc_a", "acc_b", "diff", "diff_low", "diff_high", "p"]
+    wide = pd.DataFrame({f"{model} ({prompting})": wide[(prompting, model)] for prompting, model in runs})
+    table = stats.pairwise_exact_tests(wide)
+    table = table[table["n"] >= 2].reset_index(drop=True)
+    pairs = zip(table["a"], table["b"], strict=True)
+    ttests = [stats.paired_t_test(*wide[[a, b]].dropna().to_numpy().T) for a, b in pairs]
+    fields = {"acc_a": "mean_a", "acc_b": "mean_b", "diff": "diff", "diff_low": "low", "diff_high": "high"}
+    return table.assign(
+        **{name: [getattr(t, f) for t in ttests] for name, f in {**fields, "t_p": "p"}.items()}
     )

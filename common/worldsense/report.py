@@ -1,10 +1,10 @@
-"""Render a WorldSense ``Analysis``: the terminal report, Markdown, a tidy CSV, and a bar plot.
+"""The WorldSense section: the release's tables, the paper's table, paired tests, a bar plot.
 
-The terminal report has the release's layout (banners, then pandas tables of "mean (95%
-interval)" cells); accuracy is in %, one decimal; bias in [-1, 1], two decimals.
+The release's tables (``release_tables``) are pandas tables of "mean (95% half-width)" cells,
+as the release's script prints them (``format_report``, through the one renderer of
+``common.report``); accuracy is in %, one decimal; bias in [-1, 1], two decimals.
 """
 
-import io
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,10 @@ from typing import Any
 import pandas as pd
 
 from common import paths
-from common.analysis import Section, markdown_table
+from common.analysis import Section
 from common.config import load_yaml
-from common.jsonl import atomic_write, write_text
+from common.figures import pyplot, run_colour, save_png
+from common.report import interval_text, p_text, paired_cells, render_text
 from common.results import find_results_files
 from common.worldsense import cache
 from common.worldsense.analysis import (
@@ -26,7 +27,6 @@ from common.worldsense.analysis import (
 )
 from common.worldsense.data import RESULTS_DIR, trials_path
 
-RULE = "-" * 74
 MODEL_ROWS = ["prompting", "modelname"]
 PUBLISHED = paths.CONFIGS / "papers" / "worldsense.yaml"
 
@@ -64,60 +64,56 @@ def section(
     result = analyse_results_in_testset_dir(
         path, by=by, cache_dir=cache_dir, require_complete=require_complete
     )
-    figures = []
-    if figures_dir is not None:
-        plot_accuracy(result, figures_dir / "worldsense_accuracy.png")
-        figures.append(
-            (
-                "WorldSense accuracy per problem and model (95% intervals; chance 50%)",
-                figures_dir / "worldsense_accuracy.png",
-            )
-        )
-    summary = []
-    partial = partial_files(result)
-    if result.average is not None:
-        for (prompting, model), row in (
-            _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(MODEL_ROWS).iterrows()
-        ):
-            share = f" (PARTIAL: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
-            summary.append(
-                f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}" + share
-            )
-    notes = coverage_notes(result)
+    figures = [plot_accuracy(result, figures_dir)] if figures_dir is not None else []
     comparison = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
-    paper = None
-    if comparison is not None:
-        same = int(comparison["same"].sum())
-        summary.insert(0, f"published table: {same} of {len(comparison)} cells reproduced exactly")
-        paper = paper_table(comparison)
-    if partial:  # first, so that the few lines `make all` prints always show it
-        summary.insert(
-            0,
-            "PARTIAL results in the test set: "
-            + "; ".join(f"{model} ({prompting}) {share}" for (prompting, model), share in partial.items()),
-        )
-    tables, data = report_tables(result), {"stats": tidy_stats(result)}
+    tables = [*release_tables(result), *coverage_table(result)]
     paired = paired_tests(result.tuples)
     if not paired.empty:
-        title = "PAIRED: t-test between models on the tuples both answered (accuracy %; tuples equal)"
+        title = (
+            "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
+            "t-test of the mean difference; exact test of the tuples where one is better"
+        )
         tables.append((title, paired_display(paired)))
     return Section(
         suite="worldsense",
         title="WorldSense",
         about=ABOUT,
-        text=format_report(result, path),
+        heading=f"ANALYSING RESULTS OF TESTSET {path}",
         tables=tables,
         figures=figures,
-        data=data,
-        summary=summary,
-        notes=notes,
-        paper=paper,
+        data={"stats": tidy_stats(result)},
+        summary=summary_lines(result, comparison),
+        notes=coverage_notes(result),
+        paper=paper_table(comparison) if comparison is not None else None,
         inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)],
     )
 
 
+def summary_lines(result: Analysis, comparison: pd.DataFrame | None) -> list[str]:
+    """Return the section's summary: which results files are partial (first, so that the few
+    lines `make all` prints always show it), how much of the published table was reproduced,
+    then each model's average accuracy with its 95% half-width."""
+    partial = partial_files(result)
+    summary = []
+    if partial:
+        shares = "; ".join(f"{model} ({prompting}) {share}" for (prompting, model), share in partial.items())
+        summary.append(f"PARTIAL results in the test set: {shares}")
+    if comparison is not None:
+        same = int(comparison["same"].sum())
+        summary.append(f"published table: {same} of {len(comparison)} cells reproduced exactly")
+    if result.average is not None:
+        average = _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(MODEL_ROWS)
+        for (prompting, model), row in average.iterrows():
+            share = f" (PARTIAL: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
+            summary.append(
+                f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}{share}"
+            )
+    return summary
+
+
 def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
-    """Return ``paired_tests`` as a display table: accuracies and the difference in %, p in 2 digits."""
+    """Return ``paired_tests`` as a display table: accuracies and the difference in % with its
+    interval, the t-test's p, then the exact test's columns (``common.report.paired_cells``)."""
 
     def pct(x: float) -> str:
         return f"{100 * x:.1f}"
@@ -126,21 +122,17 @@ def paired_display(paired: pd.DataFrame) -> pd.DataFrame:
         {
             "a": paired["a"],
             "b": paired["b"],
-            "tuples": paired["tuples"].map(lambda n: f"{n:,}"),
+            "n": paired["n"].map(lambda n: f"{n:,}"),
             "acc a": paired["acc_a"].map(pct),
             "acc b": paired["acc_b"].map(pct),
             "a - b [95% CI]": [
-                f"{pct(d)} [{pct(lo)}, {pct(hi)}]"
+                interval_text(d, lo, hi, scale=100)
                 for d, lo, hi in zip(paired["diff"], paired["diff_low"], paired["diff_high"], strict=True)
             ],
-            "p": paired["p"].map(_p_text),
+            "t-test p": paired["t_p"].map(p_text),
+            **paired_cells(paired),
         }
     ).set_index(["a", "b"])
-
-
-def _p_text(p: float) -> str:
-    """Return a p-value for display: 2 significant digits, "< 1e-300" when it underflowed to 0."""
-    return "-" if p != p else "< 1e-300" if p == 0 else f"{p:.2g}"
 
 
 def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
@@ -189,8 +181,8 @@ def paper_comparison(analysis: Analysis) -> pd.DataFrame | None:
     return frame
 
 
-def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
-    """Return the report's (title, display table) pairs: average accuracy (if any), accuracy, bias."""
+def release_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
+    """Return the release's (title, display table) pairs: average accuracy (if any), accuracy, bias."""
     by_what = "for each of the problems" if analysis.by == ["problemname"] else "by " + ", ".join(analysis.by)
     tables = []
     if analysis.average is not None:
@@ -212,11 +204,15 @@ def report_tables(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
             pivot_pretty(analysis.bias, index=MODEL_ROWS, columns=analysis.by, scale=1.0),
         )
     )
-    if analysis.coverage is not None:
-        shown = analysis.coverage.map(lambda n: f"{n:,}")
-        title = "ANSWERS per model (invalid: no valid option; refused: by the server; both scored wrong)"
-        tables.append((title, shown))
     return tables
+
+
+def coverage_table(analysis: Analysis) -> list[tuple[str, pd.DataFrame]]:
+    """Return the answers per model, titled, as a list of one pair (none without coverage)."""
+    if analysis.coverage is None:
+        return []
+    title = "ANSWERS per model (invalid: no valid option; refused: by the server; both scored wrong)"
+    return [(title, analysis.coverage.map(lambda n: f"{n:,}"))]
 
 
 def partial_files(analysis: Analysis) -> dict[tuple[str, str], str]:
@@ -253,35 +249,10 @@ def coverage_notes(analysis: Analysis) -> list[str]:
 
 
 def format_report(analysis: Analysis, testset: str | Path) -> str:
-    """Return the terminal report: a banner naming ``testset``, a warning block when a results
-    file is partial, then the tables with titles."""
-    stars = "*" * 74
-    parts = [f"{stars}\n*\n*  ANALYSING RESULTS OF TESTSET {testset}\n*\n{stars}\n"]
-    partial = [note for note in coverage_notes(analysis) if "PARTIAL" in note]
-    if partial:
-        lines = "\n".join(f"  {note}" for note in partial)
-        parts.append(
-            f"{RULE}\n    WARNING: {len(partial)} partial results file(s) in this test set\n{RULE}\n{lines}\n"
-        )
-    for title, table in report_tables(analysis):
-        rows = "\n".join(line.rstrip() for line in table.to_string().splitlines())
-        parts.append(f"{RULE}\n    {title}\n{RULE}\n{rows}\n")
-    return "\n".join(parts)
-
-
-def write_markdown(analysis: Analysis, testset: str | Path, path: str | Path) -> None:
-    """Write the report's tables as Markdown (one section per table) to ``path``, atomically."""
-    parts = [f"# WorldSense results: {testset}\n"]
-    for title, table in report_tables(analysis):
-        parts.append(f"## {title}\n\n{markdown_table(table)}\n")
-    write_text(path, "\n".join(parts))
-
-
-def write_csv(analysis: Analysis, path: str | Path) -> None:
-    """Write every statistic (``tidy_stats``) as CSV to ``path`` atomically."""
-    buffer = io.StringIO()
-    tidy_stats(analysis).to_csv(buffer, index=False, lineterminator="\n")
-    write_text(path, buffer.getvalue())
+    """Return the release's report of ``analysis``: a banner naming ``testset``, then the
+    release's tables (``release_tables``) with their titles, as ``common.report`` renders every
+    section (scripts/bench_worldsense.py compares it line by line with the release's output)."""
+    return render_text(f"ANALYSING RESULTS OF TESTSET {testset}", release_tables(analysis))
 
 
 def tidy_stats(analysis: Analysis) -> pd.DataFrame:
@@ -302,13 +273,10 @@ def tidy_stats(analysis: Analysis) -> pd.DataFrame:
     return tidy[["metric", *MODEL_ROWS, *analysis.by, "mean", "conf95", "sem", "count"]]
 
 
-def plot_accuracy(analysis: Analysis, path: str | Path) -> None:
-    """Write a PNG bar plot of accuracy (%) per group and model with 95% interval error bars."""
-    import matplotlib
-
-    matplotlib.use("Agg")  # files only, no display
-    import matplotlib.pyplot as plt
-
+def plot_accuracy(analysis: Analysis, directory: Path) -> tuple[str, Path]:
+    """Write ``worldsense_accuracy.png`` in ``directory``: bars of accuracy (%) per group and model
+    with 95% interval error bars. Return (caption, path)."""
+    plt = pyplot()
     st = analysis.accuracy.reset_index()
     st["group"] = st[analysis.by].astype(str).agg(" / ".join, axis=1)
     st["model"] = st["modelname"].astype(str)
@@ -322,16 +290,17 @@ def plot_accuracy(analysis: Analysis, path: str | Path) -> None:
     for i, model in enumerate(models):
         rows = st[st["model"] == model].set_index("group").reindex(groups)
         xs = [g + (i - (len(models) - 1) / 2) * width for g in range(len(groups))]
-        ax.bar(xs, 100 * rows["mean"], width, yerr=100 * rows["conf95"], capsize=2, label=model)
+        colour = run_colour(i, len(models))
+        ax.bar(xs, 100 * rows["mean"], width, yerr=100 * rows["conf95"], capsize=2, label=model, color=colour)
     ax.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance")
     ax.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
     ax.set_ylabel("accuracy (%), 95% interval")
     ax.set_ylim(0, 100)
     ax.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
-    with atomic_write(Path(path), binary=True) as handle:
-        fig.savefig(handle, format="png", dpi=120, metadata={"Software": None})
-    plt.close(fig)
+    path = directory / "worldsense_accuracy.png"
+    save_png(fig, path)
+    return "WorldSense accuracy per problem and model (95% intervals; chance 50%)", path
 
 
 def _in_display_order(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:

@@ -1,0 +1,178 @@
+"""The numbers of the canvas suite: scored results files, accuracy with intervals clustered by
+item, the shortcut baselines against chance, exact paired tests between models.
+
+A canvas set directory holds ``manifest.json``, ``trials.jsonl.bz2`` and ``results/`` (one file
+per model, written by ``scripts/ask_model.py``). Accuracy is the strict reader's
+(``scoring.extract``); the seed's ``contains`` rule is kept beside it for comparison. The
+variants of one item (descriptions, few-shot styles) share a canvas and a question, so the item
+is the cluster of every interval (``stats.clustered_wilson_interval``) and the unit of the
+paired tests. Refused requests (the server refused the item, e.g. too long for the context) and
+invalid answers (no single answer found) both count as wrong, each in a column of its own, so
+every model is scored over the same trials (as WorldSense scores them). Everything here is a
+pure function of the trials and the scored rows; ``common.canvas.report`` displays it.
+"""
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from common import paths
+from common.canvas.baselines import BASELINES
+from common.canvas.run import results_dir
+from common.canvas.scoring import score_rows
+from common.canvas.shortcuts import SHORTCUTS, chance
+from common.errors import DataError, UserError
+from common.results import find_results_files, parse_results_filename, read_results
+from common.stats import clustered_wilson_interval, pairwise_exact_tests
+from common.worldsense.data import RESULTS_DIR, load_testset
+
+MANIFEST = "manifest.json"
+TASK_ORDER = ["existence", "count", "coordinate", "transitivity", "existence_tracking", "shuffle_tracking"]
+SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}
+
+
+def results_files(path: Path, extra_results: Sequence[Path] = ()) -> list[Path]:
+    """Return the results files of the set ``path``: those in ``results/canvas/<set>/``
+    (``run.results_dir``), the built-in models' first; then those left in the set's own
+    ``results/`` by earlier versions, and those of the ``extra_results`` directories (answers to
+    the same trials kept elsewhere); a file name already seen is skipped. Raises DataError
+    when there is none."""
+    files: list[Path] = []
+    for directory in [results_dir(path), path / RESULTS_DIR, *map(Path, extra_results)]:
+        found = [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
+        files += sorted(found, key=lambda f: parse_results_filename(f)[1] not in BASELINES)
+    if not files:
+        raise DataError(
+            f"no results files in {paths.shown(results_dir(path))}: run scripts/ask_model.py -t {path} "
+            "--model ... first (or `make canvas/<set>`)"
+        )
+    return files
+
+
+def load_trials(path: Path) -> pd.DataFrame:
+    """Return the trials of a canvas set; raise UserError when ``path`` is not one (a WorldSense
+    set has no manifest and no ``task`` field), saying which analysis fits it."""
+    trials = load_testset(path)
+    if not (path / MANIFEST).is_file() or "task" not in trials.columns or "item" not in trials.columns:
+        raise UserError(
+            f"{path}: not a canvas set (no {MANIFEST} beside the trials, or trials without "
+            "'task' and 'item'); a WorldSense set is analysed with "
+            f"`scripts/analyse_results.py -t {path}` (without --suite canvas)"
+        )
+    return trials
+
+
+def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, list[str]]:
+    """Return the scored rows of every results file (``model`` column added) and notes on
+    partial files and refused items."""
+    frames, notes = [], []
+    for file in files:
+        prompting, model = parse_results_filename(file)
+        label = model if prompting == "basic" else f"{model} ({prompting})"
+        scored = score_rows(trials, read_results(file))
+        missing = len(trials) - len(scored)
+        if missing:
+            notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
+        refused = int(scored["refused"].sum())
+        if refused:
+            notes.append(
+                f"{label}: {refused:,} trials refused by the server "
+                "(scored wrong, counted in the refused column)"
+            )
+        frames.append(scored.assign(model=label))
+    return pd.concat(frames, ignore_index=True), notes
+
+
+def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:
+    """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item."""
+    per_item = rows.groupby("item", sort=True)[field].agg(["sum", "count"])
+    return clustered_wilson_interval(per_item["sum"].tolist(), per_item["count"].tolist())
+
+
+def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Return per group of ``by``: trials, items, strict accuracy with its clustered 95% interval,
+    the ``contains`` accuracy, and the invalid and refused counts (tidy, proportions in [0, 1])."""
+    rows = []
+    for key, group in scored.groupby(by, sort=False):
+        p, lo, hi = interval(group)
+        rows.append(
+            dict(zip(by, key, strict=True))
+            | {
+                "trials": len(group),
+                "items": group["item"].nunique(),
+                "strict": p,
+                "lo": lo,
+                "hi": hi,
+                "contains": interval(group, "contains")[0],
+                "invalid": int(group["invalid"].sum()),
+                "refused": int(group["refused"].sum()),
+            }
+        )
+    table = pd.DataFrame(rows)
+    table["task"] = pd.Categorical(
+        table["task"],
+        [t for t in TASK_ORDER if t in set(table["task"])] + sorted(set(table["task"]) - set(TASK_ORDER)),
+    )
+    return table.sort_values(by, kind="stable").reset_index(drop=True).astype({"task": str})
+
+
+def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
+    """Return, for each shortcut model in the results, its strict score on its own task with the
+    clustered 95% interval, the share of those trials its rule reads (``reads``; the others it
+    answers at random), the task's chance rate (mean over the trials of ``baselines.chance``) and
+    whether the interval holds chance."""
+    rates = trial_chance(trials)
+    rows = []
+    for shortcut in SHORTCUTS:
+        rows_of = scored[(scored["model"] == shortcut.name) & (scored["task"] == shortcut.task)]
+        if rows_of.empty:
+            continue
+        p, lo, hi = interval(rows_of)
+        rate = float(rates.loc[rows_of["Key"]].mean())
+        texts = trials.set_index("Key").loc[rows_of["Key"], "text"]
+        reads = sum(shortcut.rule(str(text)) is not None for text in texts) / len(texts)
+        rows.append(
+            {
+                "shortcut": shortcut.name,
+                "task": shortcut.task,
+                "rule": shortcut.about,
+                "items": rows_of["item"].nunique(),
+                "reads": reads,
+                "score": p,
+                "lo": lo,
+                "hi": hi,
+                "chance": rate,
+                "at_chance": bool(lo <= rate <= hi),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def trial_chance(trials: pd.DataFrame) -> pd.Series:
+    """Return each trial's chance rate (``baselines.chance``), indexed by Key."""
+    values = [
+        chance(task, len(options), text)
+        for task, options, text in zip(trials["task"], trials["expectedresp"], trials["text"], strict=True)
+    ]
+    return pd.Series(values, index=trials["Key"])
+
+
+def chance_by_size(trials: pd.DataFrame) -> pd.Series:
+    """Return the mean chance rate (``trial_chance``) per (task, num_shapes)."""
+    rates = trial_chance(trials).rename("chance").reset_index()
+    return (
+        rates.merge(trials[["Key", "task", "num_shapes"]], on="Key")
+        .groupby(["task", "num_shapes"])["chance"]
+        .mean()
+    )
+
+
+def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return the exact paired test (``stats.pairwise_exact_tests``, here a sign test) between every
+    two models other than the shortcuts, on the items both answered: an item favours a model when
+    it answered more of the item's variants correctly (strict; a refused variant scores 0); ties
+    carry no information. Columns ``a, b, n`` (items), ``a_better, b_better, p``."""
+    models = [m for m in dict.fromkeys(scored["model"]) if m not in SHORTCUT_TASKS]
+    rates = scored[scored["model"].isin(models)].groupby(["item", "model"])["strict"].mean()
+    return pairwise_exact_tests(rates.unstack("model").reindex(columns=models))

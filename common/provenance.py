@@ -1,0 +1,135 @@
+"""Where the report comes from: commit, date, configs, pinned external data, inputs and models.
+
+``provenance`` gathers it from the saved sections (``common.report``) and the tree;
+``provenance_line`` and ``provenance_tables`` give it as a sentence and flat tables, which the
+report renders as Markdown and HTML. Model settings come from the run metadata beside each
+results file and never hold a key (the metadata records only the variable's name).
+"""
+
+import datetime
+import json
+import subprocess
+from collections.abc import Sequence
+from typing import Any
+
+from common import paths
+from common.jsonl import sha256_file
+
+
+def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Return where the report comes from: date, commit (and whether the tree had changes), the
+    configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
+    section, and the models that wrote its results files (settings from their run metadata)."""
+    commit, dirty = _git_state()
+    configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
+    pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
+    return {
+        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "commit": commit,
+        "uncommitted_changes": dirty,
+        "configs": [{"path": paths.shown(p), "sha256": sha256_file(p)} for p in configs],
+        "pinned_data": [
+            {
+                "list": paths.shown(p),
+                "files": sum(
+                    1 for line in p.read_text().splitlines() if line.strip() and not line.startswith("#")
+                ),
+            }
+            for p in pinned
+        ],
+        "inputs": [
+            {**entry, "suite": section["suite"]} for section in sections for entry in section["inputs"]
+        ],
+        "models": [model for section in sections for model in _models(section)],
+    }
+
+
+def _git_state() -> tuple[str, bool | None]:
+    """Return (commit hash, whether tracked files differ from it); ("unknown", None) outside git."""
+    try:
+        run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], **run).stdout.strip()
+        changes = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **run).stdout
+        return commit, bool(changes.strip())
+    except (OSError, subprocess.SubprocessError):
+        return "unknown", None
+
+
+def _models(section: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return one entry per results file among the section's inputs: the file, the model's
+    settings of its last run (as recorded: never a key), runs, tokens, cost; ``no_metadata``
+    settings and zeros when the file has no run metadata."""
+    models = []
+    for entry in section["inputs"]:
+        if not entry["path"].endswith("___results.jsonl"):
+            continue
+        results = paths.ROOT / entry["path"]
+        meta = results.with_name(results.name.removesuffix(".jsonl") + ".meta.json")
+        found = {"suite": section["suite"], "results": entry["path"]}
+        try:
+            runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
+        except (OSError, ValueError, KeyError, TypeError):  # released with a paper, or a template script
+            models.append(
+                {**found, "runs": 0, "settings": {"no_metadata": True}, "tokens": 0, "cost_usd": 0.0}
+            )
+            continue
+        settings = dict(runs[-1].get("model") or {})
+        tokens = sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in runs)
+        models.append(
+            {
+                **found,
+                "runs": len(runs),
+                "settings": {k: v for k, v in settings.items() if v is not None},  # never a key: see models
+                "tokens": tokens,
+                "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
+            }
+        )
+    return models
+
+
+def provenance_line(prov: dict[str, Any]) -> str:
+    """Return the provenance's first sentence: commit, date and the pinned external data."""
+    pinned = ", ".join(f"{p['list']} ({p['files']} files)" for p in prov["pinned_data"])
+    dirty = " (with uncommitted changes)" if prov["uncommitted_changes"] else ""
+    return (
+        f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
+        f"against a pinned SHA-256 when fetched: {pinned}."
+    )
+
+
+def provenance_tables(prov: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """Return the provenance's flat tables (``{"columns", "rows"}``), titled: models (settings,
+    runs, tokens, cost), inputs, configs."""
+    models = {
+        "columns": ["suite", "results file", "settings (no keys)", "runs", "tokens", "cost (USD)"],
+        "rows": [
+            [
+                m["suite"],
+                m["results"],
+                _settings_text(m["settings"]),
+                str(m["runs"]),
+                f"{m['tokens']:,}",
+                f"{m['cost_usd']:g}",
+            ]
+            for m in prov["models"]
+        ],
+    }
+    inputs = {
+        "columns": ["suite", "file", "bytes", "SHA-256"],
+        "rows": [[i["suite"], i["path"], f"{i['bytes']:,}", i["sha256"]] for i in prov["inputs"]],
+    }
+    configs = {"columns": ["config", "SHA-256"], "rows": [[c["path"], c["sha256"]] for c in prov["configs"]]}
+    return [("Models", models), ("Inputs", inputs), ("Configs", configs)]
+
+
+def _settings_text(settings: dict[str, Any]) -> str:
+    """Return model settings as one short line: ``name=value`` pairs, built-ins marked."""
+    if settings.get("no_metadata"):
+        return (
+            "no run metadata: results released with a paper, or written by a script that does not "
+            "use the shared runner (e.g. test_random_model.py)"
+        )
+    if settings.get("builtin"):
+        return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
+    keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")
+    return ", ".join(f"{k}={settings[k]}" for k in keep if k in settings)
