@@ -19,9 +19,11 @@ try:  # first: bench/_project_env.py puts the project on sys.path and explains a
 except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
+import argparse
 import logging
 import statistics
 import sys
+from collections.abc import Callable
 
 from bench import blocks_timing as timing
 from common import cli
@@ -84,6 +86,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<44}{seconds:>12.5f}  {target}")
     if not full_goal_table(args.sizes, args.scaling_problems, runs, args.limit, args.seed):
         return 1
+    return pyperplan_table(args, problems)
+
+
+def pyperplan_table(args: argparse.Namespace, problems: Callable[..., list]) -> int:
+    """Print pyperplan's BFS beside ours on the same 8-item problems (partial and full goals);
+    return the exit code: 1 when the plan lengths differ, 0 otherwise (also without pyperplan)."""
     domain = RELEASE / "dataset" / "simple_stack" / "domain.pddl"
     if args.pyperplan_partial > 0 or args.pyperplan_full > 0:
         print(
@@ -102,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         except ImportError:
             log.warning("pyperplan is not installed: `make bench-blocks` installs requirements-bench.txt")
             return 0
-        ours, search = timing.time_optimal(same, runs), timing.time_optimal(same, runs, greedy_first=False)
+        ours = timing.time_optimal(same, args.runs)
+        search = timing.time_optimal(same, args.runs, greedy_first=False)
         if lengths != [len(optimal_plan(b, g)) for b, g in same]:
             log.error("pyperplan's plan lengths %s differ from ours: a planner bug", lengths)
             return 1

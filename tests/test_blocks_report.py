@@ -9,7 +9,7 @@ import pytest
 from common import analysis
 from common.blocks import report
 from common.blocks.analysis import paper_comparison, published
-from common.blocks.reproduce import rescore, summary
+from common.blocks.reproduce import paper_table, rescore, summary
 from common.jsonl import write_jsonl
 from common.report import section_text
 from common.stats import paired_exact_test, wilson_interval
@@ -170,7 +170,7 @@ def test_a_changed_cell_is_shown_as_different(release):
     changed.loc[target, "successes"] = 91
     comparison = paper_comparison(changed)
     assert list(comparison.loc[~comparison["same"], "reproduced"]) == ["91"]
-    table = report.paper_table(comparison)
+    table = paper_table(comparison)
     assert table.loc[("published", "lenient", "codex"), "two"] == "92 ≠ 91"
     assert table.loc[("published", "lenient", "gpt"), "one"] == "40 ✓"
 

@@ -16,6 +16,7 @@ import pandas as pd
 from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.analysis import RUN, run_label
+from common.blocks.reproduce import paper_section
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, paired_cells
 
@@ -72,7 +73,7 @@ def section(
         figures.append(plot_by_view(by_view, views, runs, figures_dir, set_name))
         if lengths["optimal_length"].nunique() > 1:
             figures.append(plot_by_length(by_length, runs, figures_dir, set_name))
-    paper, paper_lines, inputs = _paper(set_name, release)
+    paper, paper_lines, inputs = paper_section(set_name, release)
     notes += _notes(by_view)
     summary = paper_lines + _summary(by_view, set_name)
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
@@ -221,23 +222,19 @@ def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
     return shown.set_index(["view", "a", "b"])
 
 
-def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Return ``analysis.paper_comparison`` as a display table: one row per (source, measure,
-    method), one column per view, cells "<published> ✓" when reproduced exactly, else
-    "<published> ≠ <reproduced>"."""
-    pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
-    cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
-    index = ["source", "measure", "method"]
-    rows = pd.MultiIndex.from_tuples(
-        list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))), names=index
-    )
-    views = list(dict.fromkeys(cells["view"]))
-    table = cells.pivot(index=index, columns="view", values="cell")
-    return table.reindex(index=rows, columns=views).fillna("")
-
-
 # ---- figures ----------------------------------------------------------------------------------------
 MARKERS = "osD^vP*Xhp"  # per run in the length figure, so runs with equal rates stay apart
+
+
+def _rows_of(stats: pd.DataFrame, run: tuple[str, str, str]) -> pd.DataFrame:
+    """Return the rows of ``stats`` of one run (method, prompting, model)."""
+    return stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])]
+
+
+def _bars(part: pd.DataFrame, rule: str) -> tuple[pd.Series, list[pd.Series]]:
+    """Return the success rate of ``rule`` and its error bars (distances to the Wilson bounds)."""
+    rate = part[f"{rule}_rate"]
+    return rate, [(rate - part[f"{rule}_lo"]).clip(lower=0), (part[f"{rule}_hi"] - rate).clip(lower=0)]
 
 
 def plot_by_view(
@@ -253,25 +250,11 @@ def plot_by_view(
     fig, axes = plt.subplots(1, 2, figsize=(width_inches, 4.5), sharey=True)
     for ax, rule in zip(axes, ("lenient", "strict"), strict=True):
         for i, run in enumerate(runs):
-            part = stats[
-                (stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])
-            ]
-            part = part.set_index("view").reindex(views)
+            part = _rows_of(stats, run).set_index("view").reindex(views)
             xs = [v + (i - (len(runs) - 1) / 2) * width for v in range(len(views))]
-            rate = part[f"{rule}_rate"]
-            errors = [
-                (rate - part[f"{rule}_lo"]).fillna(0).clip(lower=0),
-                (part[f"{rule}_hi"] - rate).fillna(0).clip(lower=0),
-            ]
-            ax.bar(
-                xs,
-                rate.fillna(0),
-                width,
-                yerr=errors,
-                capsize=2,
-                label=run_label(*run),
-                color=run_colour(i, len(runs)),
-            )
+            rate, errors = _bars(part, rule)
+            style = {"capsize": 2, "label": run_label(*run), "color": run_colour(i, len(runs))}
+            ax.bar(xs, rate.fillna(0), width, yerr=[e.fillna(0) for e in errors], **style)
         ax.set_xticks(range(len(views)), views)
         ax.set_title(rule)
         ax.set_ylim(0, 105)
@@ -301,26 +284,18 @@ def plot_by_length(
     for column, rule in enumerate(("lenient", "strict")):
         ax, counts = axes[0][column], axes[1][column]
         for i, run in enumerate(runs):
-            part = stats[
-                (stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])
-            ]
+            part = _rows_of(stats, run)
             if part.empty:
                 continue
-            rate = part[f"{rule}_rate"]
+            rate, errors = _bars(part, rule)
             shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
-            errors = [(rate - part[f"{rule}_lo"]).clip(lower=0), (part[f"{rule}_hi"] - rate).clip(lower=0)]
-            ax.errorbar(
-                part["optimal_length"] + shift,
-                rate,
-                yerr=errors,
-                color=run_colour(i, len(runs)),
-                marker=MARKERS[i % len(MARKERS)],
-                markersize=5,
-                capsize=2,
-                linewidth=1.2,
-                elinewidth=0.8,
-                label=run_label(*run),
-            )
+            style = {
+                "color": run_colour(i, len(runs)),
+                "marker": MARKERS[i % len(MARKERS)],
+                "label": run_label(*run),
+            }
+            lines = {"markersize": 5, "capsize": 2, "linewidth": 1.2, "elinewidth": 0.8}
+            ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, **style, **lines)
         ax.set_title(rule)
         ax.set_ylim(-2, 105)
         counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
@@ -339,24 +314,7 @@ def plot_by_length(
     return caption, path
 
 
-# ---- paper, notes, summary ------------------------------------------------------------------------
-def _paper(set_name: str, release: str | Path | None) -> tuple[pd.DataFrame | None, list[str], list[Path]]:
-    """Return ``(paper table, summary lines, inputs)`` for the paper's sets, else (None, [], [])."""
-    from common.blocks.release import RELEASE, collated_files
-    from common.blocks.reproduce import rescore, summary
-
-    root = Path(release) if release else RELEASE
-    if set_name not in analysis.published().get("sets", []) or not (root / ".fetched").is_file():
-        return None, [], []
-    comparison = analysis.paper_comparison(summary(rescore(root)))
-    mine = comparison[comparison["source"] == "published"]
-    line = (
-        f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
-        f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)"
-    )
-    return paper_table(comparison), [line], collated_files(root)
-
-
+# ---- notes, summary ------------------------------------------------------------------------
 def _notes(by_view: pd.DataFrame) -> list[str]:
     """Return a caveat per run and view with refused requests."""
     return [

@@ -194,3 +194,40 @@ def _known_failure(df: pd.DataFrame) -> list[str]:
             f"success: {bool(row.lenient)} (recorded {bool(row.recorded)}); reason: {row.reason}"
         )
     ]
+
+
+# ---- the paper next to the re-scored release, for the blocks section -----------------------------
+def paper_section(
+    set_name: str, release: str | Path | None
+) -> tuple[pd.DataFrame | None, list[str], list[Path]]:
+    """Return what the blocks section shows of the paper for one of the paper's sets
+    (configs/papers/blocks.yaml) once the release is fetched: ``(paper table, summary lines,
+    inputs)``, the published table next to the re-scored release; else (None, [], [])."""
+    from common.blocks.analysis import paper_comparison, published
+    from common.blocks.release import collated_files
+
+    root = Path(release) if release else RELEASE
+    if set_name not in published().get("sets", []) or not (root / ".fetched").is_file():
+        return None, [], []
+    comparison = paper_comparison(summary(rescore(root)))
+    mine = comparison[comparison["source"] == "published"]
+    line = (
+        f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
+        f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)"
+    )
+    return paper_table(comparison), [line], collated_files(root)
+
+
+def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
+    """Return ``analysis.paper_comparison`` as a display table: one row per (source, measure,
+    method), one column per view, cells "<published> ✓" when reproduced exactly, else
+    "<published> ≠ <reproduced>"."""
+    pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
+    cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
+    index = ["source", "measure", "method"]
+    rows = pd.MultiIndex.from_tuples(
+        list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))), names=index
+    )
+    views = list(dict.fromkeys(cells["view"]))
+    table = cells.pivot(index=index, columns="view", values="cell")
+    return table.reindex(index=rows, columns=views).fillna("")

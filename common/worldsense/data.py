@@ -190,6 +190,19 @@ def _result_of(job: Future | pd.DataFrame | Path, cache_dir: str | Path | None) 
     return job if isinstance(job, pd.DataFrame) else load_results_columns(job, cache_dir)
 
 
+def _answered(found: np.ndarray, trials: int, label: str) -> np.ndarray:
+    """Return the positions of the answers whose Key is a trial (``found``: each answer's trial
+    row, -1 for an unknown Key), in trials order; warn about unknown Keys and a partial file."""
+    known = np.flatnonzero(found >= 0)
+    if len(known) < len(found):
+        log.warning("%s: %d answers for Keys not in the test set are ignored", label, len(found) - len(known))
+    if len(known) < trials:
+        log.warning(
+            "%s: partial results file: %s of %s trials answered", label, f"{len(known):,}", f"{trials:,}"
+        )
+    return known[np.argsort(found[known], kind="stable")]
+
+
 def assemble_results(
     trials: pd.DataFrame, results: dict[tuple[str, str], pd.DataFrame], source: str | Path = "results"
 ) -> pd.DataFrame:
@@ -211,33 +224,10 @@ def assemble_results(
     rows, resps, sizes, coverage = [], [], [], []
     for (prompting, modelname), res in results.items():
         found = keys.get_indexer(res["Key"].to_numpy())
-        known = np.flatnonzero(found >= 0)
-        if len(known) < len(found):
-            log.warning(
-                "%s/%s: %d answers for Keys not in the test set are ignored",
-                prompting,
-                modelname,
-                len(found) - len(known),
-            )
-        if len(known) < len(trials):
-            log.warning(
-                "%s/%s: partial results file: %s of %s trials answered",
-                prompting,
-                modelname,
-                f"{len(known):,}",
-                f"{len(trials):,}",
-            )
-        known = known[np.argsort(found[known], kind="stable")]  # trials order
+        known = _answered(found, len(trials), f"{prompting}/{modelname}")
         refused = int((res["refused"].to_numpy()[known] != "").sum()) if "refused" in res.columns else 0
-        coverage.append(
-            {
-                "prompting": prompting,
-                "modelname": modelname,
-                "trials": len(trials),
-                "answered": len(known),
-                "refused": refused,
-            }
-        )
+        counts = {"trials": len(trials), "answered": len(known), "refused": refused}
+        coverage.append({"prompting": prompting, "modelname": modelname, **counts})
         rows.append(found[known])
         resp = pd.Categorical(res["resp"])
         labels = pd.Index([str(c) for c in resp.categories], dtype=object)  # one category dtype for all
