@@ -1,9 +1,12 @@
 """Already Said That: a multi-turn memory suite. The model is shown words one by one (``MAIN
 TASK - <word>``) and must say whether each was shown before, while unrelated distractor
 questions are mixed into the same conversation; a conversation ends at the first wrong or
-malformed main-task answer. The data side (``config``, ``wordnet``, ``samples``,
-``distractors``, ``winograd``, ``original``, ``dataset``) builds set directories of word samples
-and distractor pools from ``configs/already_said_that/*.yaml``; the runner side plays the
-conversations and analyses them. The contract between the two is the set directory layout
-(``manifest.json``, ``samples.jsonl``, ``distractors.jsonl``) described in the README.
+malformed main-task answer.
+
+The rooms every suite has: ``generate`` (a set from its config: word samples, distractor
+pools, manifest; ``load_set`` reads it back), ``prompts`` (the conversation's rules: task text,
+schedule, answer parsing, judging), ``baselines`` (``BASELINES``), ``run`` (playing the
+conversations through the shared runner), ``analysis``, ``report``. Beside them the data
+sources: ``wordnet``, ``distractors``, ``winograd``, ``original``. The suite's page is
+docs/already_said_that.md; its modules are listed in this package's README.md.
 """

@@ -33,7 +33,7 @@ The result is checked against breadth-first search and against A* in the tests (
 4-item states, hundreds of random problems of each size from 5 to 12 items) and by
 ``make bench-blocks`` wherever A* finishes.
 
-Why this and not the other options (measured with ``make bench-blocks``; figures in the README):
+Why this and not the other options (measured with ``make bench-blocks``; figures in docs/benchmarks.md):
 on 100 random full-goal problems per size its worst case is tens of milliseconds at 20 and 24
 items, while A* needs seconds to minutes on a tail of problems. A stronger admissible bound
 for A* would have to count the deadlocks, which is this computation anyway; with the exact

@@ -1,5 +1,7 @@
-"""The WorldSense suite: the official test set's format, loading (``data``), scoring (``scoring``),
-statistics (``analysis``) and its section of the report (``report``).
+"""The WorldSense suite: the official test set's format, loading (``data``, ``columns``), the
+built-in models (``baselines``), asking a model (``run``: the release's protocol, which the
+canvas sets use too), scoring (``scoring``), statistics (``analysis``) and its section of the
+report (``report``). Its sets are fetched, not generated: no ``generate``.
 
 Names follow the release's ``worldsense.benchmark`` module so its users feel at home.
 """
