@@ -26,9 +26,11 @@ _TOKEN = re.compile(r"\s+|;[^\n]*|\(|\)|[^\s()]+")
 
 
 class FactError(ValueError):
-    """Model-written facts that cannot be read; ``kind`` says which rule was broken."""
+    """Model-written facts that cannot be read; ``kind`` (one of ERROR_KINDS) says which rule was broken."""
 
     def __init__(self, kind: str, message: str):
+        if kind not in ERROR_KINDS:
+            raise ValueError(f"unknown fact error kind {kind!r}")  # a bug here, not in the facts
         super().__init__(f"{kind}: {message}")
         self.kind = kind
 

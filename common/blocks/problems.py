@@ -18,13 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common.blocks.state import Board, Relation, canonical, rename_board, rename_relation
+from common.blocks.state import Relation, rename_board, rename_relation
 from common.errors import DataError
 from common.jsonl import write_json, write_text
 
 SCHEMA_VERSION = 1
 RENAME_RULES = ("none", "added", "all")
-PAPER_VIEWS = {"one": 1, "two": 2, "all": "all"}
 DEFAULT_TRAIN_IDS = ("000", "001", "002")  # the paper's few-shot problems (released files lack `test`)
 HASHED_KEYS = ("init_board", "goal_board", "views", "vocab_map", "view_specs")
 
@@ -190,11 +189,6 @@ def load_problems(directory: str | Path) -> list[Problem]:
 def dump_problem(problem: Problem) -> str:
     """Return the text of a problem file (indented like the released files, newline at the end)."""
     return json.dumps(problem.to_json(), indent=4, ensure_ascii=False) + "\n"
-
-
-def initial_state(problem: Problem) -> Board:
-    """Return the canonical initial board (original names)."""
-    return canonical(problem.init_board)
 
 
 def write_problems(directory: str | Path, problems: list[Problem], about: dict[str, Any]) -> Path:

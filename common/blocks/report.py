@@ -144,13 +144,10 @@ def run_summary_text(records: list[dict[str, Any]], prompt_type: str) -> str:
     table = analysis.run_summary(records, prompt_type)
     shown = table[["view", "problems"]].copy()
     for rule in ("lenient", "strict"):
-        shown[rule] = [
-            cell(*v) for v in zip(*(table[f"{rule}_{k}"] for k in ("rate", "lo", "hi")), strict=True)
-        ]
+        bounds = zip(table[f"{rule}_rate"], table[f"{rule}_lo"], table[f"{rule}_hi"], strict=True)
+        shown[rule] = [cell(*values) for values in bounds]
     for name in [c for c in table.columns if c not in shown and not c.startswith(("lenient", "strict"))]:
-        shown[name] = [
-            ("-" if pd.isna(v) else f"{v:.2f}" if isinstance(v, float) else str(v)) for v in table[name]
-        ]
+        shown[name] = [_mean_text(value) for value in table[name]]
     return shown.rename(columns={"optimality_gap": "mean_gap"}).to_string(index=False) + "\n"
 
 

@@ -125,11 +125,6 @@ def goal_holds(board: Iterable[Sequence[str]], relations: Iterable[Sequence]) ->
     return all(holds(board, relation) for relation in relations)
 
 
-def relation_items(relation: Sequence) -> list[str]:
-    """Return the item names a relation mentions (one or two)."""
-    return [name for name in relation[1:] if name is not None]
-
-
 def rename_relation(relation: Sequence, mapping: dict[str, str]) -> Relation:
     """Return ``relation`` with its items renamed by ``mapping`` (names not in it are kept)."""
     kind, top, bottom = relation

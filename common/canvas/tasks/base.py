@@ -11,7 +11,7 @@ bounded number of times, and counts the request as skipped when none fits).
 import random
 from dataclasses import dataclass, field
 
-from common.canvas.shapes import IDENTITIES, Geometry, Shape, random_canvas, sample_identities
+from common.canvas.shapes import Geometry, Shape, random_canvas, sample_identities
 
 
 class Impossible(Exception):
@@ -91,8 +91,3 @@ class Task:
         if selected is not None:
             return selected
         return "|".join(rng.choice(axis) for axis in self.strata(num_shapes))
-
-
-def identity_names() -> list[str]:
-    """Return the 24 identities as written in text, in the fixed order."""
-    return [" ".join(identity) for identity in IDENTITIES]
