@@ -151,6 +151,11 @@ def add_model_options(parser: argparse.ArgumentParser, *, testset: str, promptin
         help="ask again the items the server refused (e.g. after raising the context size)",
     )
     parser.add_argument(
+        "--retry-truncated",
+        action="store_true",
+        help="ask again the items whose reply was cut at the token limit (e.g. after raising max_tokens)",
+    )
+    parser.add_argument(
         "--results-dir",
         type=Path,
         default=None,
@@ -165,8 +170,13 @@ def add_model_options(parser: argparse.ArgumentParser, *, testset: str, promptin
 
 def runner_options(args: argparse.Namespace) -> dict[str, Any]:
     """Return the keyword arguments of ``run_items`` that the shared options set: refused items
-    asked again (``--retry-errors``), built-in baselines run afresh (``--baselines``)."""
-    return {"retry_refused": args.retry_errors, "fresh": args.baselines}
+    asked again (``--retry-errors``), items cut at the token limit asked again
+    (``--retry-truncated``), built-in baselines run afresh (``--baselines``)."""
+    return {
+        "retry_refused": args.retry_errors,
+        "retry_truncated": args.retry_truncated,
+        "fresh": args.baselines,
+    }
 
 
 def check_model_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

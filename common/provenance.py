@@ -2,8 +2,10 @@
 
 ``provenance`` gathers it from the saved sections (``common.report``) and the tree;
 ``provenance_line`` and ``provenance_tables`` give it as a sentence and flat tables, which the
-report renders as Markdown and HTML. Model settings come from the run metadata beside each
-results file and never hold a key (the metadata records only the variable's name).
+report renders as Markdown and HTML; ``token_budget_table`` and ``token_budget_lines`` show at
+the top of the report how the models' replies used their token budget. Model settings come
+from the run metadata beside each results file and never hold a key (the metadata records only
+the variable's name).
 """
 
 import datetime
@@ -14,6 +16,7 @@ from typing import Any
 
 from common import paths
 from common.jsonl import sha256_file
+from common.results import read_results, token_use
 
 
 def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -82,9 +85,54 @@ def _models(section: dict[str, Any]) -> list[dict[str, Any]]:
                 "settings": {k: v for k, v in settings.items() if v is not None},  # never a key: see models
                 "tokens": tokens,
                 "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
+                **({} if settings.get("builtin") else {"use": token_use(read_results(results))}),
             }
         )
     return models
+
+
+def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the report's table of how the models' replies used their token budget, one row per
+    results file of a model (built-ins spend none): replies, the share cut at the token limit
+    (a reasoning model cut while thinking gave no answer, and scored it wrong), and the mean
+    reasoning and answer tokens per reply; None when no model run is in the report."""
+    rows = []
+    for m in prov["models"]:
+        use = m.get("use")
+        if not use or not use["replies"]:
+            continue
+        replies = use["replies"]
+        limit = m["settings"].get("max_tokens", "none")
+        rows.append(
+            [
+                m["suite"],
+                m["settings"].get("name", "?"),
+                m["results"],
+                str(limit),
+                f"{replies:,}",
+                f"{use['cut'] / replies:.1%} ({use['cut']:,})",
+                f"{use['reasoning_tokens'] / replies:.1f}",
+                f"{use['answer_tokens'] / replies:.1f}",
+            ]
+        )
+    columns = ["suite", "model", "results file", "max_tokens", "replies", "cut at the limit"]
+    columns += ["reasoning tokens per reply", "answer tokens per reply"]
+    return {"columns": columns, "rows": rows} if rows else None
+
+
+def token_budget_lines(prov: dict[str, Any]) -> list[str]:
+    """Return one summary line per model run with replies cut at the token limit (none when no
+    reply was cut): how many, and what to do."""
+    lines = []
+    for m in prov["models"]:
+        use = m.get("use") or {}
+        if use.get("cut"):
+            name, limit = m["settings"].get("name", "?"), m["settings"].get("max_tokens")
+            lines.append(
+                f"{name} on {m['suite']}: {use['cut']:,} of {use['replies']:,} replies cut at "
+                f"max_tokens={limit} ({m['results']}); raise it and rerun with --retry-truncated"
+            )
+    return lines
 
 
 def provenance_line(prov: dict[str, Any]) -> str:
@@ -131,5 +179,14 @@ def _settings_text(settings: dict[str, Any]) -> str:
         )
     if settings.get("builtin"):
         return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
-    keep = ("base_url", "model", "api", "temperature", "max_tokens", "seed", "api_key_env")
+    keep = (
+        "base_url",
+        "model",
+        "api",
+        "temperature",
+        "max_tokens",
+        "reasoning_effort",
+        "seed",
+        "api_key_env",
+    )
     return ", ".join(f"{k}={settings[k]}" for k in keep if k in settings)

@@ -32,7 +32,7 @@ from common import paths
 from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
-from common.provenance import provenance_line, provenance_tables
+from common.provenance import provenance_line, provenance_tables, token_budget_lines, token_budget_table
 
 SCHEMA = 1  # version of the saved section format
 WIDTH = 74  # of the banner and the rules, as in the WorldSense release's report
@@ -156,6 +156,16 @@ def section_markdown(section: Section) -> str:
     return "\n".join(_markdown_section(section_record(section), 1, {})) + "\n"
 
 
+BUDGET_TITLE = "Token budget of the model runs"
+BUDGET_ABOUT = (
+    "How each model run's replies used `max_tokens`: a reply cut at the limit (finish_reason "
+    "`length`) while the model was still thinking has no answer and is scored wrong. A share above "
+    "a few percent means the budget was too small: raise it and rerun with `--retry-truncated`. "
+    "Reasoning tokens are the server's count, or the reasoning's share of the characters when it "
+    "reports none; answer tokens are the rest of the completion tokens."
+)
+
+
 def render_markdown(
     sections: Sequence[dict[str, Any]],
     prov: dict[str, Any],
@@ -169,9 +179,11 @@ def render_markdown(
         + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "")
         + ".\n",
         "## Summary\n",
-        *[f"- {line}" for line in summary_lines(sections, per_section=99)],
+        *[f"- {line}" for line in summary_lines(sections, per_section=99) + token_budget_lines(prov)],
         "",
     ]
+    if budget := token_budget_table(prov):
+        parts += [f"## {BUDGET_TITLE}\n", BUDGET_ABOUT + "\n", _markdown_table(budget), ""]
     for section in sections:
         parts += _markdown_section(section, 2, figure_links)
     parts += ["## Provenance\n", provenance_line(prov), ""]
@@ -235,9 +247,15 @@ def render_html(
         + "".join(f'<a href="#{_anchor(s)}">{esc(s["title"])}</a>' for s in sections)
         + '<a href="#provenance">Provenance</a></nav>',
         "<h2>Summary</h2><ul>"
-        + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99))
+        + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99) + token_budget_lines(prov))
         + "</ul>",
     ]
+    if budget := token_budget_table(prov):
+        body += [
+            f"<h2>{esc(BUDGET_TITLE)}</h2>",
+            f"<p>{_inline_markdown(BUDGET_ABOUT)}</p>",
+            _html_table(budget),
+        ]
     for section in sections:
         body += _html_section(section)
     body += ['<h2 id="provenance">Provenance</h2>', f"<p>{esc(provenance_line(prov))}</p>"]

@@ -17,6 +17,7 @@ import fcntl
 import logging
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,9 +111,10 @@ class ResultsWriter:
 
     Opening takes the file's lock (UserError naming the other process when a second writer
     tries), then reads the Keys already present (``done``), truncating a torn last line. With
-    ``fresh`` the run's files (``run_files``) are removed first, under the lock. With
-    ``drop_refused`` the records of refused items are removed first (the file is rewritten
-    atomically; ``dropped`` says how many), so that they are asked again. ``append`` writes one
+    ``fresh`` the run's files (``run_files``) are removed first, under the lock. ``redo`` names
+    records to remove first so that their items are asked again: "refused" (refused by the
+    server) and "truncated" (a reply cut at the token limit); the file is rewritten
+    atomically and ``dropped`` says how many. ``append`` writes one
     line and flushes it, unless the Key is already there: a Key is never written twice. Use
     as a context manager or call ``close`` (which releases the lock). A file this writer
     created and never wrote to is removed on close (``removed`` True): a run that stopped
@@ -120,7 +122,7 @@ class ResultsWriter:
     file for the analysis to list.
     """
 
-    def __init__(self, path: str | Path, drop_refused: bool = False, fresh: bool = False):
+    def __init__(self, path: str | Path, redo: tuple[str, ...] = (), fresh: bool = False):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.done: set[Any] = set()
@@ -133,7 +135,7 @@ class ResultsWriter:
                 file.unlink()
         self._created = not self.path.exists()
         try:
-            self._repair_and_load(drop_refused)
+            self._repair_and_load(redo)
             self._handle = open(self.path, "a", encoding="utf-8")
         except BaseException:
             self._lock_handle.close()
@@ -178,9 +180,9 @@ class ResultsWriter:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _repair_and_load(self, drop_refused: bool) -> None:
+    def _repair_and_load(self, redo: tuple[str, ...]) -> None:
         """Read the Keys present, and cut off a torn last line so appends start on a line boundary;
-        with ``drop_refused``, rewrite the file without its refused records."""
+        with ``redo``, rewrite the file without the records it names."""
         if not self.path.exists():
             return
         data = self.path.read_bytes()
@@ -195,23 +197,65 @@ class ResultsWriter:
             with open(self.path, "r+b") as handle:
                 handle.truncate(good_end)
                 os.fsync(handle.fileno())
-        if drop_refused and any(record.get("refused") for record in records):
+
+        def dropped(record: dict[str, Any]) -> bool:
+            return any(REDO[name](record) for name in redo)
+
+        if redo and any(dropped(record) for record in records):
             kept = [
                 line
                 for line in data[:good_end].decode("utf-8").splitlines(keepends=True)
-                if line.strip() and not _is_refused(line)
+                if line.strip() and not dropped(parse_json_line(line, None, 0))
             ]
             self.dropped = len(records) - len(kept)
             with atomic_write(self.path) as handle:
                 handle.write("".join(kept))
-            records = [record for record in records if not record.get("refused")]
-            log.info("%s: %d refused items will be asked again", self.path, self.dropped)
+            records = [record for record in records if not dropped(record)]
+            log.info("%s: %d %s items will be asked again", self.path, self.dropped, " or ".join(redo))
         self.done = {record["Key"] for record in records}
 
 
-def _is_refused(line: str) -> bool:
-    """Return whether a results line (known to be valid JSON) records a refused item."""
-    return bool(parse_json_line(line, None, 0).get("refused"))
+def finish_reasons(record: dict[str, Any]) -> list[str]:
+    """Return the finish reasons of every reply behind a results record, in order, whatever the
+    suite's shape of its ``finish_reason`` field (one string, a list, a mapping per part of a
+    translation, a list of those): [] when the record has none (built-in baselines, old files)."""
+    found: list[str] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, list):
+            for part in value:
+                walk(part)
+        elif isinstance(value, dict):
+            for key in sorted(value):
+                walk(value[key])
+
+    walk(record.get("finish_reason"))
+    return found
+
+
+def truncated(record: dict[str, Any]) -> bool:
+    """Return whether a reply behind the record was cut at the token limit (finish_reason "length")."""
+    return "length" in finish_reasons(record)
+
+
+def token_use(records: Sequence[dict[str, Any]]) -> dict[str, int]:
+    """Return what a run's replies spent, for the report's token-budget table: ``replies`` (those
+    with a finish reason), ``cut`` (of them, cut at the token limit), ``reasoning_tokens`` and
+    ``answer_tokens`` (completion tokens less reasoning tokens) summed over the records."""
+    reasons = [finish_reasons(record) for record in records]
+    completion = sum(int(record.get("completion_tokens") or 0) for record in records)
+    reasoning = sum(int(record.get("reasoning_tokens") or 0) for record in records)
+    return {
+        "replies": sum(map(len, reasons)),
+        "cut": sum(found.count("length") for found in reasons),
+        "reasoning_tokens": reasoning,
+        "answer_tokens": completion - reasoning,
+    }
+
+
+REDO = {"refused": lambda record: bool(record.get("refused")), "truncated": truncated}
 
 
 def _acquire_lock(path: Path):

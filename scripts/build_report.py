@@ -20,7 +20,7 @@ from pathlib import Path
 
 from common import cli, paths, report
 from common.jsonl import write_text
-from common.provenance import provenance
+from common.provenance import provenance, token_budget_lines
 
 log = logging.getLogger("build_report")
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     write_text(args.html, report.render_html(sections, prov))
     lines = [
         f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})",
-        *[f"  {line}" for line in report.summary_lines(sections)],
+        *[f"  {line}" for line in report.summary_lines(sections) + token_budget_lines(prov)],
     ]
     if args.summary:
         write_text(args.summary, "\n".join(lines) + "\n")

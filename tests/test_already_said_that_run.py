@@ -338,6 +338,13 @@ def test_dry_run_estimates_and_asks_nothing(tmp_path, capsys):
     # turn t sends the system message and t - 1 earlier exchanges of 5 to 40 tokens: quadratic
     assert 4 * (100 * system + 4950 * 5) < tokens < 4 * (100 * system + 4950 * 40)
     assert not (tmp_path / "results").exists()
+    # a model config: also the bound of replies that spend the whole budget, as thinking models may
+    config = tmp_path / "thinker.yaml"
+    config.write_text("base_url: http://127.0.0.1:9/v1\nmodel: m\nmax_tokens: 1000\n")
+    assert load_main()(["-t", str(set_dir), "--model", str(config), "--dry-run"]) == 0
+    assert "max_tokens=1,000 each (a thinking model's reasoning counts): up to 400,000 output tokens" in (
+        capsys.readouterr().out
+    )
 
 
 def test_read_turns_keeps_the_last_block_of_a_replayed_conversation(tmp_path):
@@ -653,3 +660,32 @@ def test_benchmark_script_runs(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     assert "distractorless" in result.stdout and "runner / bare loop:" in result.stdout
+
+
+def test_a_thinking_model_is_judged_on_its_answer_and_sent_back_its_answers_only(tmp_path):
+    from common.models.stub_server import StubServer
+
+    set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=3)
+    tempted = "<think>I am tempted to say [answer: yes] here</think>"
+    played = {}
+    for label, think, budget in (("plain", "", 64), ("thinking", tempted, 64), ("cut", tempted, 3)):
+        with StubServer(answer=lambda prompt, think=think: think + "[answer: no]") as server:
+            config = stub_config(tmp_path, server, max_tokens=budget, name=label)
+            arguments = ["-t", str(set_dir), "--model", str(config), "--no-cache"]
+            arguments += ["--results-dir", str(tmp_path / "results"), "--loglevel", "WARNING"]
+            assert load_main()(arguments) == 0
+            sent = [m for r in server.requests for m in r["body"]["messages"] if m["role"] == "assistant"]
+        files = run_paths("mixed", label, tmp_path / "results")
+        played[label] = (read_results(files["results"]), read_turns(files["turns"]), sent)
+    plain, thinking, cut = played["plain"], played["thinking"], played["cut"]
+    assert thinking[2] and {m["content"] for m in thinking[2]} == {"[answer: no]"}  # no reasoning sent back
+    own = ("reasoning", "reasoning_tokens", "completion_tokens", "model")
+    same = lambda rows: sorted(  # noqa: E731
+        ({k: v for k, v in row.items() if k not in own} for row in rows),
+        key=lambda r: (r["Key"], r.get("turn", 0)),
+    )
+    assert same(thinking[0]) == same(plain[0]) and same(thinking[1]) == same(plain[1])
+    assert {tuple(t["reasoning"]) for t in thinking[1]} == {("I am tempted to say [answer: yes] here",)}
+    # cut while thinking: no answer, every turn a violation, the first main-task turn ends it
+    assert {r["ended"] for r in cut[0]} == {"violation"}
+    assert all(t["answer"] is None and t["reply"] == "" and t["finish_reason"] == "length" for t in cut[1])

@@ -3,6 +3,7 @@ answers per problem: every kind of answer a model gives, the recorded outcome of
 turns, feedback rounds and refused requests."""
 
 import importlib.util
+import json
 import re
 import sys
 from dataclasses import dataclass
@@ -675,3 +676,36 @@ def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tm
         model.touch()  # a newer config: the recipe runs again, every answer is in the results files
         rerun = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
         assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
+
+
+@pytest.mark.parametrize(
+    "script, kind", [("scripts/lm_plan.py", "nl"), ("scripts/codex_translate.py", "pddl")]
+)
+def test_a_thinking_model_is_scored_on_its_answer_alone(capsys, hand_set, tmp_path, script, kind):
+    """The same answers after inline thinking (that names other moves and facts) score exactly as
+    without it; the thinking is kept in its own field; a budget spent thinking gives no answer."""
+    thought = f"Move the {WORDS[0]} onto the {WORDS[2]}. (on {WORDS[1]} {WORDS[0]})"
+    rows = {}
+    for label, think, budget in (("plain", "", 256), ("thinking", thought, 256), ("cut", thought, 5)):
+        answer = (
+            (lambda prompt, think=think: f"<think>{think}</think>{scripted(prompt)}") if think else scripted
+        )
+        with StubServer(answer=answer) as server:
+            result = run_here(
+                capsys,
+                script,
+                *("--model", str(config(tmp_path, server, name=label)), "--no-cache"),
+                *("--set", f"max_tokens={budget}"),
+                *on_set(str(hand_set / "prompts" / f"paper___{kind}___v.jsonl")),
+                *("--results-dir", str(tmp_path / "out")),
+            )
+            assert result.returncode == 0, result.stderr
+        rows[label] = read_results(results_in(tmp_path / "out", kind, f"paper___{label}___results.jsonl"))
+    own = ("reasoning", "reasoning_tokens", "completion_tokens", "latency_s", "finish_reason", "raw", "resp")
+    for plain, thinking in zip(rows["plain"], rows["thinking"], strict=True):
+        assert {k: v for k, v in thinking.items() if k not in own} == {
+            k: v for k, v in plain.items() if k not in own
+        }
+        assert "<think>" not in json.dumps(thinking["raw"]) and thought in json.dumps(thinking["reasoning"])
+    assert all(not row["lenient"] and "length" in json.dumps(row["finish_reason"]) for row in rows["cut"])
+    assert all(row["raw"] in ("", {"init": "", "goal": ""}) for row in rows["cut"])

@@ -167,3 +167,35 @@ def test_cells_share_one_interval_format_and_one_p_format():
     assert [report.p_text(p) for p in (0.01234, 0.0, float("nan"), 1.0)] == ["0.012", "< 1e-300", "-", "1"]
     tests = pd.DataFrame({"a_better": [3], "b_better": [0], "p": [0.25], "strict_a_better": [1]})
     assert report.paired_cells(tests) == {"a better": [3], "b better": [0], "p": ["0.25"]}
+
+
+def test_the_token_budget_of_model_runs_shows_at_the_top_with_what_was_cut(tmp_path):
+    results = tmp_path / "basic___m___results.jsonl"
+    records = [
+        {"Key": 1, "resp": "a", "finish_reason": ["stop"], "completion_tokens": 40, "reasoning_tokens": 30},
+        {"Key": 2, "resp": "", "finish_reason": ["length"], "completion_tokens": 64, "reasoning_tokens": 64},
+        {"Key": 3, "resp": "b", "finish_reason": ["stop", "stop"], "completion_tokens": 20},
+    ]
+    results.write_text("".join(json.dumps(r) + "\n" for r in records))
+    settings = {
+        "name": "<script>m</script>",
+        "base_url": "http://127.0.0.1:9/v1",
+        "model": "m",
+        "max_tokens": 64,
+    }
+    write_json(tmp_path / "basic___m___results.meta.json", {"runs": [{"model": settings}]})
+    report.save_section(_section(tmp_path, results), tmp_path / "s.json")
+    sections = [report.load_section(tmp_path / "s.json")]
+    prov = provenance(sections)
+    page = report.render_html(sections, prov)
+    markdown = report.render_markdown(sections, prov, {})
+    # 4 replies, 1 cut; 94 reasoning and 30 answer tokens
+    row = (
+        "| toy | <script>m</script> | "
+        + prov["models"][0]["results"]
+        + " | 64 | 4 | 25.0% (1) | 23.5 | 7.5 |"
+    )
+    assert row in markdown
+    assert "1 of 4 replies cut at max_tokens=64" in markdown and "--retry-truncated" in markdown
+    assert page.index("Token budget of the model runs") < page.index("Toy suite</h2>")
+    assert "<script>m" not in page and "&lt;script&gt;m&lt;/script&gt;" in page

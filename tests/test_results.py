@@ -164,7 +164,7 @@ def test_drop_refused_rewrites_the_file_without_refused_records(tmp_path):
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     with ResultsWriter(path) as writer:
         assert writer.done == {1, 2, 3} and writer.dropped == 0
-    with ResultsWriter(path, drop_refused=True) as writer:
+    with ResultsWriter(path, redo=("refused",)) as writer:
         assert writer.done == {1, 3} and writer.dropped == 1
     assert [json.loads(line)["Key"] for line in path.read_text().splitlines()] == [1, 3]
 

@@ -22,7 +22,8 @@ from common.already_said_that.generate import SetData
 from common.already_said_that.prompts import Conversation, Outcome, Turn, task_description
 from common.errors import DataError
 from common.jsonl import dumps, write_json
-from common.models.base import Message, Model, Reply, RequestRefused
+from common.models.base import Message, Model, Reply, RequestRefused, reasoning_fields
+from common.models.config import cost_usd
 from common.results import read_results, results_filename
 
 SUITE = "already_said_that"
@@ -130,7 +131,11 @@ class ConversationRunner:
             "prompt_tokens": sum(line["prompt_tokens"] for line in answered),
             "completion_tokens": sum(line["completion_tokens"] for line in answered),
             "cached": sum(bool(line["cached"]) for line in answered),
+            "finish_reason": [line["finish_reason"] for line in answered],
         }
+        for name in ("reasoning_tokens", "cached_tokens"):
+            if total := sum(line.get(name, 0) for line in answered):
+                record[name] = total
         if refused is not None:
             record.update(refused=refused.kind, error=refused.message)
         return record
@@ -170,6 +175,7 @@ def _reply_fields(reply: Reply, outcome: Outcome) -> dict[str, Any]:
         "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens,
         "finish_reason": reply.finish_reason,
+        **reasoning_fields([reply]),
     }
 
 
@@ -233,26 +239,29 @@ def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
     }
 
 
-def cost_usd(price: dict[str, float] | None, input_tokens: int, output_tokens: int) -> float | None:
-    """Return the dollars of ``input_tokens`` and ``output_tokens`` at ``price`` (per 1,000 tokens),
-    or None when the model has no price."""
-    if not price:
-        return None
-    return round((input_tokens * price["input"] + output_tokens * price["output"]) / 1000, 6)
-
-
-def estimate_text(data: SetData, limit: int | None, price: dict[str, float] | None) -> str:
+def estimate_text(
+    data: SetData, limit: int | None, price: dict[str, float] | None, max_tokens: int | None = None
+) -> str:
     """Return the --dry-run line: what a run of ``data`` may cost at most (``estimate``), in
-    dollars too when the model config has a price."""
+    dollars too when the model config has a price; with ``max_tokens`` also the bound for a
+    model that spends its whole budget on every reply (a thinking model may)."""
     guess = estimate(data, limit)
     cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
-    return (
+    text = (
         f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
         f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
         "(characters / 4; the whole history is sent every turn, so input grows with the square of the "
         "length; a conversation that fails early costs far less)"
         + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config")
     )
+    if max_tokens:
+        budget = guess["requests"] * max_tokens
+        spent = cost_usd(price, guess["input_tokens"], budget)
+        text += (
+            f". Replies of max_tokens={max_tokens:,} each (a thinking model's reasoning counts): up to "
+            f"{budget:,} output tokens" + (f", ${spent:,.2f}" if spent is not None else "")
+        )
+    return text
 
 
 def write_summary(
@@ -284,7 +293,9 @@ def write_summary(
                 "failed": summary.failed,
                 "elapsed_s": summary.elapsed_s,
                 **totals,
-                "cost_usd": cost_usd(price, totals["prompt_tokens"], totals["completion_tokens"]),
+                "cost_usd": cost_usd(
+                    price, totals["prompt_tokens"], totals["completion_tokens"], totals["cached_tokens"]
+                ),
             },
             "tokens_recorded": {
                 name: sum(int(r.get(name) or 0) for r in records)

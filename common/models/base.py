@@ -19,25 +19,50 @@ Message = dict[str, str]
 class Reply:
     """One answer of a model to one conversation."""
 
-    text: str  # the raw completion
+    text: str  # the answer: the completion without the reasoning ("" when cut while thinking)
     prompt_tokens: int = 0
     completion_tokens: int = 0
     attempts: int = 1  # HTTP requests it took (1 + retries); 0 when answered from the cache
     cached: bool = False
     latency_s: float = 0.0  # wall time of the successful request (0 from the cache)
     finish_reason: str = ""  # the server's: "stop", "length" (cut at max_tokens), ...; "" if unknown
+    reasoning: str = ""  # a reasoning model's thinking, kept apart from the answer ("" if none)
+    reasoning_tokens: int = 0  # of completion_tokens, those spent thinking (as reported, or estimated)
+    cached_tokens: int = 0  # of prompt_tokens, those the server read from its prompt cache
+
+    @property
+    def cut_while_thinking(self) -> bool:
+        """Whether the reply was cut at the token limit before any answer: no answer at all
+        (suites count it wrong and do not re-prompt; ``--retry-truncated`` asks again)."""
+        return self.finish_reason == "length" and not self.text.strip()
+
+
+def reasoning_fields(replies: Sequence[Reply]) -> dict[str, Any]:
+    """Return the results record fields of what reasoning models add, empty for a model that
+    does not reason (its records stay as they were): ``reasoning`` (each reply's, in order),
+    ``reasoning_tokens`` and ``cached_tokens`` summed, each only when there is some."""
+    fields: dict[str, Any] = {}
+    if any(reply.reasoning for reply in replies):
+        fields["reasoning"] = [reply.reasoning for reply in replies]
+    for name in ("reasoning_tokens", "cached_tokens"):
+        total = sum(getattr(reply, name) for reply in replies)
+        if total:
+            fields[name] = total
+    return fields
 
 
 def request_totals(replies: Sequence[Reply], started: float) -> dict[str, Any]:
     """Return what a results record keeps of the requests behind it: ``attempts`` (HTTP requests),
     ``cached`` (every reply from the cache), ``latency_s`` since ``started`` (a
-    ``time.monotonic()``), ``prompt_tokens`` and ``completion_tokens`` summed."""
+    ``time.monotonic()``), ``prompt_tokens`` and ``completion_tokens`` summed, and a reasoning
+    model's ``reasoning_fields``."""
     return {
         "attempts": sum(reply.attempts for reply in replies),
         "cached": all(reply.cached for reply in replies),
         "latency_s": round(time.monotonic() - started, 4),
         "prompt_tokens": sum(reply.prompt_tokens for reply in replies),
         "completion_tokens": sum(reply.completion_tokens for reply in replies),
+        **reasoning_fields(replies),
     }
 
 
@@ -100,6 +125,8 @@ class Counters:
     requests: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    reasoning_tokens: int = 0  # part of completion_tokens
+    cached_tokens: int = 0  # part of prompt_tokens
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, **amounts: int) -> None:
@@ -125,5 +152,7 @@ class Counters:
                     "cache_hits",
                     "prompt_tokens",
                     "completion_tokens",
+                    "reasoning_tokens",
+                    "cached_tokens",
                 )
             }

@@ -1,13 +1,16 @@
 """The HTTP client for OpenAI-compatible servers (OpenAI, vLLM, llama.cpp, Ollama, TGI, ...).
 
 Plain ``requests``, one Session per worker thread, a (connect, read) timeout on every request.
+A reply's answer is kept apart from a reasoning model's thinking (``responses.reply_parts``), and
+its usage gives the reasoning and prompt-cache tokens where the server reports them.
 Connection errors, timeouts, 408, 429, 5xx and unreadable bodies are retried with exponential
 backoff and jitter, honouring ``Retry-After``, up to ``max_retries`` per request and
 ``retry_budget`` per run. A 400 (413, 422) that concerns this one request, told apart by the
 OpenAI error ``code``/``type`` and the message (``classify_refusal``: context length exceeded,
 content filter, a prompt that cannot be tokenized), raises RequestRefused: the runner records
 the item and goes on. Any other 4xx means every request would fail (bad key, unknown model,
-wrong URL): the run stops at once with the server's message. Before its first real request the
+wrong URL, a request field the model does not take, named with the config field to change): the
+run stops at once with the server's message. Before its first real request the
 model checks once that the server answers at all (``GET /models``), so a server that is down is
 reported in seconds instead of after every item's backoff. The API key is sent in the
 Authorization header only and is masked out of every message this module produces.
@@ -34,7 +37,14 @@ from common.models.base import (
 )
 from common.models.cache import ResponseCache, request_key
 from common.models.config import ModelConfig
-from common.models.responses import classify_refusal, json_or_none, retry_after
+from common.models.responses import (
+    classify_refusal,
+    json_or_none,
+    rejected_setting,
+    reply_parts,
+    retry_after,
+    usage_counts,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +52,8 @@ RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never re
 RETRY_AFTER_MAX_S = 600.0  # a server's Retry-After is obeyed as given, up to this (guards against nonsense)
 CHECK_TIMEOUT_S = (5.0, 30.0)  # (connect, read) of the one reachability check before the first request
 CHECK_ATTEMPTS = 2  # a server that is just starting gets a second chance, one second later
+# What a cache entry keeps of a Reply besides text and tokens (the last three only when non-empty).
+CACHED_EXTRAS = ("finish_reason", "reasoning", "reasoning_tokens", "cached_tokens")
 
 
 class _Transient(Exception):
@@ -56,9 +68,14 @@ class HTTPModel:
     """A model behind an OpenAI-compatible endpoint; ``complete`` is safe to call from many threads."""
 
     def __init__(
-        self, config: ModelConfig, cache: ResponseCache | None = None, counters: Counters | None = None
+        self,
+        config: ModelConfig,
+        cache: ResponseCache | None = None,
+        counters: Counters | None = None,
+        reask_truncated: bool = False,
     ):
         self.config = config
+        self.reask_truncated = reask_truncated  # a cached reply cut at the token limit is asked again
         self.name = config.name
         self.concurrency = config.concurrency
         self.cache = cache
@@ -83,29 +100,39 @@ class HTTPModel:
         return {**self.config.settings(), "url": self.url}
 
     def payload(self, messages: list[Message]) -> dict[str, Any]:
-        """Return the JSON body for ``messages``: chat messages, or one prompt for the completions API."""
+        """Return the JSON body for ``messages``: chat messages, or one prompt for the completions API.
+
+        Settings that are None are not sent (the server's default applies); the token limit goes
+        under the name ``token_limit_param`` says; ``extra_body`` is merged last, as given.
+        """
         config = self.config
         body: dict[str, Any] = {"model": config.model}
         if config.api == "chat":
             body["messages"] = messages
         else:
             body["prompt"] = "\n\n".join(message["content"] for message in messages)
-        body["temperature"] = config.temperature
-        body["max_tokens"] = config.max_tokens
-        for name in ("stop", "seed", "top_p"):
+        if config.temperature is not None:
+            body["temperature"] = config.temperature
+        if config.max_tokens is not None:
+            body[config.token_limit_param] = config.max_tokens
+        for name in ("stop", "seed", "top_p", "reasoning_effort"):
             if getattr(config, name) is not None:
                 body[name] = getattr(config, name)
+        body.update(config.extra_body or {})
         return body
 
     def complete(self, messages: list[Message], item: dict[str, Any] | None = None) -> Reply:
         """Return the model's reply, from the cache when this exact request was answered before.
 
         Raises RequestFailed when the request still fails after its retries, ModelError when
-        the run must stop. Non-empty replies are cached; errors and empty replies never are.
+        the run must stop. Replies with an answer are cached, and so are replies cut at the
+        token limit (an outcome: a rerun does not pay for it again, unless ``reask_truncated``);
+        errors and other empty replies never are.
         """
         body = self.payload(messages)
         key = request_key(self.url, body) if self.cache is not None else ""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        hit = self.cache.get(key) if self.cache is not None else None
+        if hit is not None and not (self.reask_truncated and hit.get("finish_reason") == "length"):
             self.counters.add(cache_hits=1)
             return Reply(
                 hit["text"],
@@ -113,21 +140,22 @@ class HTTPModel:
                 hit["completion_tokens"],
                 attempts=0,
                 cached=True,
-                finish_reason=hit.get("finish_reason", ""),
+                **{name: hit[name] for name in CACHED_EXTRAS if name in hit},
             )
         self.check_endpoint()
         reply = self._post_with_retries(body)
-        self.counters.add(prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens)
-        if self.cache is not None and reply.text.strip():
-            self.cache.put(
-                key,
-                {
-                    "text": reply.text,
-                    "prompt_tokens": reply.prompt_tokens,
-                    "completion_tokens": reply.completion_tokens,
-                    "finish_reason": reply.finish_reason,
-                },
-            )
+        self.counters.add(
+            prompt_tokens=reply.prompt_tokens,
+            completion_tokens=reply.completion_tokens,
+            reasoning_tokens=reply.reasoning_tokens,
+            cached_tokens=reply.cached_tokens,
+        )
+        if self.cache is not None and (reply.text.strip() or reply.finish_reason == "length"):
+            value = {"text": reply.text, "prompt_tokens": reply.prompt_tokens}
+            value["completion_tokens"] = reply.completion_tokens
+            value["finish_reason"] = reply.finish_reason
+            value.update({name: getattr(reply, name) for name in CACHED_EXTRAS[1:] if getattr(reply, name)})
+            self.cache.put(key, value)
         return reply
 
     def check_endpoint(self) -> None:
@@ -254,6 +282,8 @@ class HTTPModel:
             )
         if status >= 400:
             message = self._server_message(response)
+            if status == 400 and (fix := rejected_setting(json_or_none(response), message, body)):
+                raise ModelError(f"{self.url}: {fix} (HTTP 400: {message})")
             kind = classify_refusal(status, json_or_none(response), message)
             if kind is not None:
                 raise RequestRefused(kind, f"HTTP {status}: {message}")
@@ -263,17 +293,21 @@ class HTTPModel:
         try:
             data = response.json()
             choice = data["choices"][0]
-            text = choice["message"]["content"] if self.config.api == "chat" else choice["text"]
-            usage = data.get("usage") or {}
-            return Reply(
-                text or "",
-                int(usage.get("prompt_tokens") or 0),
-                int(usage.get("completion_tokens") or 0),
-                latency_s=latency,
-                finish_reason=str(choice.get("finish_reason") or ""),
-            )
+            answer, reasoning = reply_parts(choice, chat=self.config.api == "chat")
+            usage = usage_counts(data.get("usage"))
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
             raise _Transient(f"malformed response body: {self._mask(response.text)[:200]!r}") from None
+        if reasoning and not usage["reasoning_tokens"] and usage["completion_tokens"]:
+            # not reported (llama.cpp, inline think blocks): the reasoning's share of the characters
+            share = len(reasoning) / (len(reasoning) + len(answer))
+            usage["reasoning_tokens"] = round(usage["completion_tokens"] * share)
+        return Reply(
+            answer,
+            **usage,
+            latency_s=latency,
+            finish_reason=str(choice.get("finish_reason") or ""),
+            reasoning=reasoning,
+        )
 
     def _spend_retry(self, exc: _Transient) -> None:
         """Take one retry from the run's budget; raise ModelError when it is used up."""

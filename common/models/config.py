@@ -20,7 +20,8 @@ class Price:
     """Dollars per 1,000 tokens, for the cost line of the run metadata."""
 
     input: float = 0.0  # prompt tokens
-    output: float = 0.0  # completion tokens
+    output: float = 0.0  # completion tokens (reasoning tokens are completion tokens, billed as output)
+    cached_input: float | None = None  # prompt tokens the server read from its prompt cache; None: as input
 
 
 @dataclass
@@ -33,11 +34,14 @@ class ModelConfig:
     api: Literal["chat", "completions"] = "chat"  # /chat/completions (messages) or /completions (prompt)
     api_key_env: str | None = None  # NAME of the environment variable with the key; None: no key sent
     # decoding (None: not sent, the server's default applies)
-    temperature: float = 0.0
-    max_tokens: int = 256
+    temperature: float | None = 0.0  # reasoning models (OpenAI o-series, GPT-5) take only null
+    max_tokens: int | None = 256  # the token budget of one reply, reasoning included
+    token_limit_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens"  # the name it is sent as
     stop: list[str] | None = None
     seed: int | None = 0
     top_p: float | None = None
+    reasoning_effort: str | None = None  # e.g. low / medium / high, for servers that take it
+    extra_body: dict[str, Any] | None = None  # more request fields, sent as given (they win over the above)
     # throughput and robustness
     concurrency: int = 4  # parallel requests (worker threads); the one knob for scaling out
     timeout_s: list[float] = field(default_factory=lambda: [10.0, 120.0])  # (connect, read) per request
@@ -61,7 +65,7 @@ class ModelConfig:
             and "must be [connect, read], two positive numbers of seconds",
             "max_retries": self.max_retries < 0 and "must be 0 or more",
             "retry_budget": self.retry_budget < 0 and "must be 0 or more",
-            "max_tokens": self.max_tokens < 1 and "must be at least 1",
+            "max_tokens": self.max_tokens is not None and self.max_tokens < 1 and "must be at least 1",
         }
         for name, problem in problems.items():
             if problem:
@@ -86,6 +90,23 @@ class ModelConfig:
     def settings(self) -> dict[str, Any]:
         """Return every setting as plain data, for run metadata (holds the variable's name, never a key)."""
         return dataclasses.asdict(self)
+
+
+def cost_usd(
+    price: dict[str, Any] | None, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+) -> float | None:
+    """Return the dollars of a run's tokens at ``price`` (a ``Price`` as plain data: dollars per
+    1,000 tokens), or None when the model has no price. ``cached_tokens`` (part of the prompt
+    tokens) cost ``cached_input`` when set; reasoning tokens are completion tokens."""
+    if not price:
+        return None
+    cached_price = price["input"] if price.get("cached_input") is None else price["cached_input"]
+    dollars = (
+        (prompt_tokens - cached_tokens) * price["input"]
+        + cached_tokens * cached_price
+        + completion_tokens * price["output"]
+    )
+    return round(dollars / 1000, 6)
 
 
 def load_model_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ModelConfig:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from common.jsonl import write_json
 from common.models.base import Counters, Model
+from common.models.config import cost_usd
 from common.results import metadata_path
 
 if TYPE_CHECKING:  # the runner imports this module
@@ -76,11 +77,12 @@ class RunMetadata:
             **totals,
             "items_per_s": round(summary.answered / elapsed, 2) if elapsed else None,
         }
-        price = settings.get("price_per_1k_tokens")
-        if price:  # tokens of cached answers cost nothing and are not in the counters
-            entry["cost_usd"] = round(
-                (totals["prompt_tokens"] * price["input"] + totals["completion_tokens"] * price["output"])
-                / 1000,
-                6,
-            )
+        cost = cost_usd(  # tokens of cached answers cost nothing and are not in the counters
+            settings.get("price_per_1k_tokens"),
+            totals["prompt_tokens"],
+            totals["completion_tokens"],
+            totals["cached_tokens"],
+        )
+        if cost is not None:
+            entry["cost_usd"] = cost
         write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})

@@ -34,12 +34,14 @@ def resolve_model(
     use_cache: bool = True,
     cache_file: str | Path = CACHE_FILE,
     counters: Counters | None = None,
+    reask_truncated: bool = False,
 ) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
     Built-ins come from ``builtins`` (the suite's ``BASELINES``) and get ``seed`` and, of the
     ``overrides``, only ``concurrency``. HTTP models get ``overrides`` applied to their config,
-    the shared response cache (unless ``use_cache`` is False) and ``counters``. Raises UserError
+    the shared response cache (unless ``use_cache`` is False; with ``reask_truncated`` a cached
+    reply cut at the token limit is asked again) and ``counters``. Raises UserError
     listing what exists when nothing matches, ConfigError for a bad config, a setting a
     built-in does not take, or a missing key variable.
     """
@@ -50,7 +52,7 @@ def resolve_model(
         return model
     config = load_model_config(config_path(name_or_path, builtins), overrides)
     cache = ResponseCache(cache_file) if use_cache else None
-    return HTTPModel(config, cache=cache, counters=counters)
+    return HTTPModel(config, cache=cache, counters=counters, reask_truncated=reask_truncated)
 
 
 def _apply_builtin_settings(model: Model, overrides: dict[str, Any]) -> None:
@@ -119,6 +121,7 @@ def models_of(
             use_cache=not args.no_cache,
             cache_file=args.cache_file,
             counters=Counters(),
+            reask_truncated=args.retry_truncated,
         )
         own = getattr(model, "task", None)
         if task is not None and own not in (None, task):

@@ -1,5 +1,11 @@
-"""Reading what an OpenAI-compatible server answered besides the text: refusals, JSON, Retry-After.
+"""Reading what an OpenAI-compatible server answered: the answer apart from the reasoning, the
+token usage, refusals, a rejected setting, JSON, Retry-After.
 
+``reply_parts`` keeps a reasoning model's thinking out of the answer, wherever the server puts
+it: ``reasoning_content`` (DeepSeek's API, vLLM and llama.cpp with a reasoning parser),
+``reasoning`` (newer vLLM, Ollama's OpenAI API, OpenRouter), or inline ``<think>...</think>``
+in the text (a server without a reasoning parser). A reply cut while still thinking (an
+unclosed ``<think>``, or reasoning and no content) has no answer: "", never the reasoning.
 ``classify_refusal`` tells an error that concerns one request alone (too long for the model's
 context, a content filter, a prompt that cannot be tokenized: the runner records the item and
 goes on) from one that concerns the whole run. The tables come from what OpenAI, vLLM,
@@ -76,6 +82,105 @@ def classify_refusal(status: int, body: Any, message: str) -> str | None:
         if pattern.search(message):
             return kind
     return "context_length_exceeded" if status == 413 else None
+
+
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+_THINK_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL)
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """Return ``(answer, reasoning)`` of a completion that may hold inline ``<think>`` blocks.
+
+    Without think tags the text is the answer, unchanged. Otherwise every closed block is
+    reasoning; a ``</think>`` with no opening tag closes a block the chat template opened (as
+    DeepSeek-R1's and Qwen3's do), so all before it is reasoning; an unclosed ``<think>`` (cut
+    while thinking) makes the rest reasoning and the answer "". The answer is then stripped.
+    """
+    if THINK_OPEN not in text and THINK_CLOSE not in text:
+        return text, ""
+    thoughts: list[str] = []
+    head, close, tail = text.partition(THINK_CLOSE)
+    if close and THINK_OPEN not in head:
+        thoughts.append(head)
+        text = tail
+
+    def take(match: re.Match) -> str:
+        thoughts.append(match.group(1))
+        return ""
+
+    text = _THINK_BLOCK.sub(take, text)
+    if THINK_OPEN in text:
+        text, _, rest = text.partition(THINK_OPEN)
+        thoughts.append(rest)
+        text = ""  # cut while thinking: whatever came before the block is not the answer
+    return text.strip(), "\n\n".join(thought.strip() for thought in thoughts if thought.strip())
+
+
+def reply_parts(choice: dict[str, Any], chat: bool) -> tuple[str, str]:
+    """Return ``(answer, reasoning)`` of one choice of a chat or text completion: the reasoning
+    from ``reasoning_content`` or ``reasoning`` (chat) joined with inline think blocks."""
+    if not chat:
+        return split_reasoning(choice["text"] or "")
+    message = choice["message"]
+    answer, inline = split_reasoning(message.get("content") or "")
+    separate = message.get("reasoning_content") or message.get("reasoning") or ""
+    separate = separate if isinstance(separate, str) else ""
+    return answer, "\n\n".join(part for part in (separate.strip(), inline) if part)
+
+
+def usage_counts(usage: Any) -> dict[str, int]:
+    """Return the token counts of a response's ``usage``: prompt and completion tokens, and, where
+    the server reports them, ``reasoning_tokens`` (``completion_tokens_details``; part of the
+    completion tokens) and ``cached_tokens`` (``prompt_tokens_details``: prompt-cache hits)."""
+    usage = usage if isinstance(usage, dict) else {}
+    return {
+        "prompt_tokens": int(usage.get("prompt_tokens") or 0),
+        "completion_tokens": int(usage.get("completion_tokens") or 0),
+        "reasoning_tokens": int(_get(usage.get("completion_tokens_details"), "reasoning_tokens") or 0),
+        "cached_tokens": int(_get(usage.get("prompt_tokens_details"), "cached_tokens") or 0),
+    }
+
+
+def _get(mapping: Any, name: str) -> Any:
+    """Return ``mapping[name]`` when ``mapping`` is a dict, else None."""
+    return mapping.get(name) if isinstance(mapping, dict) else None
+
+
+# The model config field to change when a server rejects a request field (OpenAI's reasoning
+# models reject max_tokens and any temperature but their default).
+_SETTING_FIXES = {
+    "max_tokens": "set token_limit_param: max_completion_tokens",
+    "max_completion_tokens": "set token_limit_param: max_tokens",
+    "temperature": "set temperature: null (not sent: the model's default)",
+    "top_p": "set top_p: null",
+    "seed": "set seed: null",
+    "stop": "set stop: null",
+    "reasoning_effort": "set reasoning_effort: null, or a value the model takes",
+}
+_REJECTED = re.compile(
+    r"unsupported (?:parameter|value)|not supported|unrecognized|unknown (?:field|parameter)"
+    r"|extra (?:inputs|fields) are not permitted|does not support",
+    re.IGNORECASE,
+)
+
+
+def rejected_setting(body: Any, message: str, sent: dict[str, Any]) -> str | None:
+    """Return what to change in the model config when an error says the server does not take a
+    field of the request ``sent`` (OpenAI: ``"param": "max_tokens"``, "Unsupported parameter";
+    vLLM: "Extra inputs are not permitted"), else None: "field 'max_tokens' ...: set
+    token_limit_param: max_completion_tokens"."""
+    error = body.get("error", body) if isinstance(body, dict) else {}
+    param = str(error.get("param") or "") if isinstance(error, dict) else ""
+    if not _REJECTED.search(message):
+        return None
+    named = [name for name in sent if re.search(rf"'{name}'|\b{name}\b", message)]
+    names = [param] if param in sent else named
+    names = [name for name in names if name not in ("model", "messages", "prompt")]
+    if not names:
+        return None
+    name = names[0]
+    fix = _SETTING_FIXES.get(name, f"remove {name!r} from extra_body")
+    return f"the server does not take the request field {name!r}: in the model config, {fix}"
 
 
 def json_or_none(response: requests.Response) -> Any:

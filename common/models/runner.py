@@ -49,7 +49,7 @@ class RunSummary:
     invalid: int = 0  # of those, answers with an error (WorldSense: resp "", no valid option)
     refused: int = 0  # of those, requests the server refused for that item (context length, filter)
     failed: int = 0  # not answered after retries (not written; a later run asks them again)
-    retried_refused: int = 0  # refused records dropped at the start to be asked again (retry_refused)
+    retried: int = 0  # refused or truncated records dropped at the start to be asked again
     status: str = "running"  # running | complete | incomplete (some failed) | stopped: <why> | killed
     elapsed_s: float = 0.0
     failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
@@ -92,6 +92,7 @@ def run_items(
     labels: dict[str, Any] | None = None,
     show_progress: bool = True,
     retry_refused: bool = False,
+    retry_truncated: bool = False,
     fresh: bool = False,
 ) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
@@ -99,7 +100,8 @@ def run_items(
     ``answer(model, item)`` returns the record of one item (with its ``Key``; a true ``error``
     field counts it as invalid): the suite's protocol, ``common/<suite>/run.py``. When it
     raises RequestRefused the runner writes ``refused_record`` instead. With ``retry_refused``
-    the refused records already in the file are dropped and asked again; with ``fresh`` the
+    the refused records already in the file are dropped and asked again, with
+    ``retry_truncated`` those with a reply cut at the token limit; with ``fresh`` the
     run's files are removed first and every item is asked anew (for built-in baselines, whose
     answers cost nothing and must follow the current code).
     ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items`` is read
@@ -112,8 +114,9 @@ def run_items(
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
     summary = RunSummary()
     started = time.time()
-    with ResultsWriter(results_path, drop_refused=retry_refused, fresh=fresh) as writer:
-        summary.retried_refused = writer.dropped
+    redo = ("refused",) * retry_refused + ("truncated",) * retry_truncated
+    with ResultsWriter(results_path, redo=redo, fresh=fresh) as writer:
+        summary.retried = writer.dropped
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
         todo = [item for item in items if item["Key"] not in writer.done]

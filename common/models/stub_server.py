@@ -15,8 +15,19 @@ behaviour from a queue (then ``default``); the reply text comes from ``answer(pr
 
 ``max_context`` (words, like its token counts) makes it refuse longer requests as llama.cpp's
 and vLLM's servers do: HTTP 400 with an OpenAI-style error whose code is
-``context_length_exceeded``. A reply longer than the request's ``max_tokens`` words is cut there
-with ``finish_reason`` "length". ``GET .../models`` lists the one model ``stub-model``.
+``context_length_exceeded``. A reply longer than the request's ``max_tokens`` (or
+``max_completion_tokens``) words is cut there with ``finish_reason`` "length". ``GET .../models``
+lists the one model ``stub-model``.
+
+It can answer as a reasoning model: ``think_words`` words of thinking come before the answer
+(and count against the token limit, so a small limit cuts the reply mid-thought), put where
+``thinking`` says, as the servers do: ``reasoning_content`` (DeepSeek, vLLM and llama.cpp with
+a reasoning parser), ``reasoning`` (newer vLLM, Ollama), ``inline`` (``<think>...</think>`` in
+the text) or ``hidden`` (OpenAI: not returned, only counted). Usage then reports
+``completion_tokens_details.reasoning_tokens``, and ``prompt_tokens_details.cached_tokens`` (the
+words of every message before the last, as a prefix cache would hold). ``reasoning_model``
+makes it refuse ``max_tokens`` and any temperature but 1 as OpenAI's o-series does (HTTP 400,
+``unsupported_parameter`` / ``unsupported_value``).
 
 Run it alone: ``python -m common.models.stub_server --port 0`` prints ``listening on
 http://127.0.0.1:<port>/v1`` and serves until killed; ``server_process`` does that for the
@@ -35,6 +46,10 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+THINKING_STYLES = ("reasoning_content", "reasoning", "inline", "hidden")
+# think_words cycle through these; "FALSE" makes an answer read from the thinking go wrong
+THOUGHT = ["first", "guess", "FALSE", "but", "let", "me", "check", "each", "fact", "again"]
 
 
 def default_answer(prompt: str) -> str:
@@ -57,9 +72,15 @@ class StubServer:
         port: int = 0,
         record: bool = True,
         max_context: int | None = None,
+        think_words: int = 0,
+        thinking: str = "reasoning_content",
+        reasoning_model: bool = False,
     ):
+        if thinking not in THINKING_STYLES:
+            raise ValueError(f"thinking must be one of {', '.join(THINKING_STYLES)}, got {thinking!r}")
         self.answer = answer
         self.max_context = max_context
+        self.think_words, self.thinking, self.reasoning_model = think_words, thinking, reasoning_model
         self.default = default
         self.record = record
         self.requests: list[dict[str, Any]] = []
@@ -148,12 +169,14 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b'{"choices": [ {"text": "TRU')
         if behaviour.isdigit():
             return self._error(int(behaviour), arg)
+        if self.stub.reasoning_model and (rejected := _rejected_by_reasoning_model(body)):
+            return self._send(400, json.dumps({"error": rejected}).encode())
         prompt = _prompt_of(body)
-        asked = _words_of(body) + int(body.get("max_tokens") or 0)
+        asked = _words_of(body) + int(_token_limit(body) or 0)
         if self.stub.max_context is not None and asked > self.stub.max_context:
             return self._context_error(asked)
         text = "" if behaviour == "empty" else self.stub.answer(prompt)
-        self._send(200, json.dumps(_completion(body, self.path, text, prompt)).encode())
+        self._send(200, json.dumps(_completion(body, self.path, text, prompt, self.stub)).encode())
 
     def _record(self, body: dict[str, Any]) -> None:
         """Keep the request (path, headers, body) and count it per client connection, if asked to."""
@@ -211,20 +234,65 @@ def _words_of(body: dict[str, Any]) -> int:
     return len(str(body.get("prompt", "")).split())
 
 
-def _completion(body: dict[str, Any], path: str, text: str, prompt: str) -> dict[str, Any]:
-    """Return an OpenAI-format response carrying ``text`` (cut at ``max_tokens`` words, then with
-    finish_reason "length"), with word counts as token usage."""
-    finish = "stop"
-    limit = body.get("max_tokens")
-    if isinstance(limit, int) and len(text.split()) > limit:
-        text, finish = " ".join(text.split()[:limit]), "length"
-    usage = {"prompt_tokens": len(prompt.split()), "completion_tokens": len(text.split())}
+def _token_limit(body: dict[str, Any]) -> Any:
+    """Return the request's token limit, under either name (None when it sends none)."""
+    return body.get("max_completion_tokens", body.get("max_tokens"))
+
+
+def _rejected_by_reasoning_model(body: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the error OpenAI's reasoning models give for ``max_tokens`` or a temperature but 1."""
+    if "max_tokens" in body:
+        message = "Unsupported parameter: 'max_tokens' is not supported with this model. "
+        message += "Use 'max_completion_tokens' instead."
+        return {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
+    if body.get("temperature", 1) != 1:
+        message = f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
+        message += "Only the default (1) value is supported."
+        return {
+            "message": message,
+            "type": "invalid_request_error",
+            "param": "temperature",
+            "code": "unsupported_value",
+        }
+    return None
+
+
+def _completion(body: dict[str, Any], path: str, text: str, prompt: str, stub: StubServer) -> dict[str, Any]:
+    """Return an OpenAI-format response carrying ``text`` after ``stub.think_words`` of thinking
+    (together cut at the token limit, then with finish_reason "length"), with word counts as
+    token usage."""
+    limit = _token_limit(body)
+    limit = limit if isinstance(limit, int) else None
+    thought = [THOUGHT[i % len(THOUGHT)] for i in range(stub.think_words)]
+    words = text.split()
+    finish = "length" if limit is not None and len(thought) + len(words) > limit else "stop"
+    if limit is not None:
+        thought, words = thought[:limit], words[: max(0, limit - len(thought))]
+    answer = " ".join(words) if finish == "length" else text
+    usage = {"prompt_tokens": _words_of(body), "completion_tokens": len(thought) + len(words)}
     usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
+    message: dict[str, Any] = {"role": "assistant", "content": answer}
+    if stub.think_words:
+        usage["completion_tokens_details"] = {"reasoning_tokens": len(thought)}
+        earlier = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", [])[:-1])
+        usage["prompt_tokens_details"] = {"cached_tokens": earlier}
+        reasoning = " ".join(thought)
+        if stub.thinking == "inline":
+            whole = len(thought) == stub.think_words  # else cut mid-thought: the block never closes
+            message["content"] = f"<think>{reasoning}</think>{answer}" if whole else f"<think>{reasoning}"
+        elif stub.thinking != "hidden":
+            message[stub.thinking] = reasoning
+            message["content"] = answer or None
     if path.endswith("/chat/completions"):
-        choice = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": finish}
+        choice = {"index": 0, "message": message, "finish_reason": finish}
         kind = "chat.completion"
     else:
-        choice = {"index": 0, "text": text, "finish_reason": finish}
+        choice = {"index": 0, "text": message["content"] or "", "finish_reason": finish}
         kind = "text_completion"
     return {
         "id": "stub-1",
@@ -266,8 +334,20 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
     parser.add_argument("--answer", default="TRUE", help="the text every request gets")
+    parser.add_argument("--think-words", type=int, default=0, help="words of thinking before the answer")
+    parser.add_argument("--thinking", default="reasoning_content", choices=THINKING_STYLES, help="where")
+    parser.add_argument(
+        "--reasoning-model", action="store_true", help="refuse max_tokens and temperature != 1, as OpenAI's"
+    )
     args = parser.parse_args()
-    server = StubServer(answer=lambda prompt: args.answer, port=args.port, record=False)
+    server = StubServer(
+        answer=lambda prompt: args.answer,
+        port=args.port,
+        record=False,
+        think_words=args.think_words,
+        thinking=args.thinking,
+        reasoning_model=args.reasoning_model,
+    )
     print(f"listening on {server.url}", flush=True)
     server.serve()
 

@@ -4,7 +4,8 @@
 (the canvas sets use it too): ask ``text``; extract the answer; when it is not one of
 ``expectedresp``, re-prompt in the same conversation with "Only respond with one of these
 options: ..." (``reprompts`` times at most); when it still is not, the answer is "" (which
-scoring counts as wrong). ``items`` reads what the runner asks.
+scoring counts as wrong). A reply cut at the token limit while thinking has no answer: it is
+not re-prompted, and ``resp`` is "". ``items`` reads what the runner asks.
 """
 
 import re
@@ -17,6 +18,7 @@ from common.models.base import Message, Model, Reply, RequestRefused, request_to
 from common.worldsense.data import RESULTS_DIR, load_testset
 
 REPROMPT = "Only respond with one of these options: {options}"
+CUT_WHILE_THINKING = "cut at the token limit while thinking: no answer (raise max_tokens; --retry-truncated)"
 _TRIM = " \t\r\n.,;:!?\"'`*()[]"
 
 
@@ -47,8 +49,9 @@ def reprompt_text(options: Sequence[str]) -> str:
 def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
 
-    ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every completion, in
-    order), ``finish_reason`` (the server's, per completion: "length" means cut at max_tokens),
+    ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every answer, in order;
+    a reasoning model's thinking is in ``reasoning``), ``finish_reason`` (the server's, per
+    completion: "length" means cut at max_tokens),
     ``attempts`` (HTTP requests), ``cached`` (all turns from the cache), ``latency_s``,
     ``prompt_tokens``, ``completion_tokens`` and ``error`` (why ``resp`` is "", else None).
     Transport failures propagate (RequestFailed, ModelError): an item that was not really
@@ -74,6 +77,8 @@ def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, 
                 raise  # nothing answered: the runner records the refused item
             refused = refusal
             break
+        if replies[-1].cut_while_thinking:
+            break  # no answer to re-prompt about: the budget ran out while thinking
         resp = extract_answer(replies[-1].text, options)
         if resp is not None:
             break
@@ -87,6 +92,8 @@ def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, 
     if refused is not None:
         error = f"the re-prompt was refused: {refused.message}"
         return {**record, "cached": False, "refused": refused.kind, "error": error}
+    if replies[-1].cut_while_thinking:
+        return {**record, "error": CUT_WHILE_THINKING}
     return {
         **record,
         "error": None if resp is not None else f"no valid option after {reprompts} re-prompt(s)",

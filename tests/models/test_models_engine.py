@@ -125,3 +125,41 @@ def test_a_prompt_longer_than_the_context_is_recorded_as_refused(engine, tmp_pat
     assert not any(r.get("refused") for key, r in records.items() if key != trials[1]["Key"])
     again = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0 and "0 written" in again.stderr and "0 requests" in again.stderr
+
+
+def test_a_thinking_reply_from_llama_cpp_is_split_and_a_cut_one_has_no_answer(engine, tmp_path):
+    """A grammar (passed through ``extra_body``, as llama.cpp's server takes it) makes the tiny
+    model write a fixed think block and answer; the reasoning names the other option, so an
+    answer read from it would be wrong. With a budget that ends inside the block there is no
+    answer: recorded with finish_reason "length", not re-prompted, kept on a rerun."""
+    testset = worldsense_trials(tmp_path / "set")
+    thought = "first guess FALSE, then check"
+    grammar = f'root ::= "<think>{thought}</think>" ("TRUE" | "FALSE")'
+    for name, budget in (("thinks", 64), ("cut", 12)):
+        settings = {"base_url": engine, "model": "tiny-llama", "max_tokens": budget, "concurrency": 1}
+        (tmp_path / f"{name}.yaml").write_text(
+            yaml.safe_dump({**settings, "extra_body": {"grammar": grammar}})
+        )
+        command = [sys.executable, str(ROOT / "scripts" / "ask_model.py"), "-t", str(testset)]
+        command += ["--model", str(tmp_path / f"{name}.yaml"), "--cache-file", str(tmp_path / "cache.sqlite")]
+        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, run.stderr[-3000:]
+        if name == "cut":  # a rerun asks nothing: the cut replies are outcomes
+            again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            assert again.returncode == 0 and "0 requests" in again.stderr
+    thinks = read_results(testset / "results" / "basic___thinks___results.jsonl")
+    assert len(thinks) == TRIALS
+    for record in thinks:  # each reply (a question, maybe a re-prompt) split into thought and answer
+        assert all(raw in ("TRUE", "FALSE") for raw in record["raw"]) and record["resp"] in (
+            *record["raw"],
+            "",
+        )
+        assert record["reasoning"] == [thought] * len(record["raw"]) and set(record["finish_reason"]) == {
+            "stop"
+        }
+        assert 0 < record["reasoning_tokens"] < record["completion_tokens"]
+    cut = read_results(testset / "results" / "basic___cut___results.jsonl")
+    assert {(r["resp"], r["raw"][0], r["finish_reason"][0], len(r["raw"])) for r in cut} == {
+        ("", "", "length", 1)
+    }
+    print("\nthinking:", [(r["reasoning"], r["raw"]) for r in thinks[:2]], "cut:", cut[0]["reasoning"])

@@ -184,7 +184,7 @@ def test_a_rerun_asks_nothing_and_retry_refused_asks_only_the_refused(short_cont
     assert len(short_context.requests) == asked and (again.already_done, again.answered) == (12, 0)
     retried = run_items(model, items_with_long_ones(), out, retry_refused=True)
     assert len(short_context.requests) == asked + len(LONG)
-    assert (retried.retried_refused, retried.answered, retried.refused) == (3, 3, 3)
+    assert (retried.retried, retried.answered, retried.refused) == (3, 3, 3)
     keys = [json.loads(line)["Key"] for line in out.read_text(encoding="utf-8").splitlines()]
     assert sorted(keys) == list(range(12))  # still one line per Key
 

@@ -132,7 +132,8 @@ def test_a_server_failing_during_the_run_stops_it_after_a_few_failed_items(serve
     with pytest.raises(ModelError, match=r"10 items in a row failed after their retries; is the server up"):
         run_items(model, make_items(50), out)
     run = json.loads(metadata_path(out).read_text())["runs"][-1]
-    assert run["failed"] == 10 and run["answered"] == 2 and run["status"].startswith("stopped")
+    # 10 in a row; one more when a failure overtook an answer still in flight (two workers)
+    assert run["failed"] in (10, 11) and run["answered"] == 2 and run["status"].startswith("stopped")
     assert len(keys_in(out)) == 2
 
 
