@@ -37,6 +37,7 @@ from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.models.runner import run_items
 from common.models.stub_server import server_process
+from common.worldsense.run import answer
 
 log = logging.getLogger("bench_runner")
 
@@ -71,7 +72,7 @@ def runner(base_url: str, items: list[dict], concurrency: int, workdir: Path) ->
     )
     model = HTTPModel(config, cache=ResponseCache(workdir / "cache.sqlite"))
     try:
-        run_items(model, items, workdir / "basic___bench___results.jsonl", show_progress=True)
+        run_items(model, items, workdir / "basic___bench___results.jsonl", answer=answer, show_progress=True)
     finally:
         model.close()
         model.cache.close()
