@@ -68,19 +68,33 @@ def find_results_files(directory: str | Path) -> list[Path]:
     return sorted(p for p in directory.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
 
 
-def read_results(path: str | Path) -> list[dict[str, Any]]:
-    """Return the records of a results file, first occurrence of each Key only.
+def read_results(path: str | Path, all_draws: bool = False) -> list[dict[str, Any]]:
+    """Return the records of a results file, first occurrence of each Key (and draw) only.
 
-    A torn last line (left by a killed writer) is ignored with a warning; a malformed line
-    elsewhere, or a record without ``Key``, raises ``DataError`` naming the line. Later
-    duplicates of a Key are dropped with a warning. The file is not modified.
+    A model asked ``samples: k`` times per item has k records per Key, the later ones marked
+    ``draw`` 1 .. k-1 (``draw_of``); only the first (draw 0: what one answer per item gives, and
+    what every suite's main tables use) is returned unless ``all_draws``. A torn last line
+    (left by a killed writer) is ignored with a warning; a malformed line elsewhere, or a record
+    without ``Key``, raises ``DataError`` naming the line. Later duplicates are dropped with a
+    warning. The file is not modified.
     """
     path = Path(path)
     data = path.read_bytes()
     good_end, records = _scan(path, data)
     if good_end < len(data):
         log.warning("%s: ignoring a torn last line (%d bytes)", path, len(data) - good_end)
-    return records
+    return records if all_draws else [record for record in records if not record.get("draw")]
+
+
+def draw_of(record: dict[str, Any]) -> int:
+    """Return which of a model's repeated answers to its item a record is: its ``draw`` (0 when
+    absent: a run with one answer per item writes no draw field)."""
+    return int(record.get("draw") or 0)
+
+
+def record_id(record: dict[str, Any]) -> tuple[Any, int]:
+    """Return what identifies a record in its results file: (Key, draw)."""
+    return record["Key"], draw_of(record)
 
 
 def run_files(path: str | Path) -> list[Path]:
@@ -110,12 +124,13 @@ class ResultsWriter:
     """Append-only writer of one results file, safe to share between threads.
 
     Opening takes the file's lock (UserError naming the other process when a second writer
-    tries), then reads the Keys already present (``done``), truncating a torn last line. With
-    ``fresh`` the run's files (``run_files``) are removed first, under the lock. ``redo`` names
-    records to remove first so that their items are asked again: "refused" (refused by the
-    server) and "truncated" (a reply cut at the token limit); the file is rewritten
-    atomically and ``dropped`` says how many. ``append`` writes one
-    line and flushes it, unless the Key is already there: a Key is never written twice. Use
+    tries), then reads the ``record_id`` (Key, draw) of each record present (``done``; ``has``
+    asks it), truncating a torn last line. With ``fresh`` the run's files (``run_files``) are
+    removed first, under the lock. ``redo`` names records to remove first so that their items
+    are asked again: "refused" (refused by the server) and "truncated" (a reply cut at the
+    token limit); the file is rewritten atomically and ``dropped`` says how many. ``append``
+    writes one line and flushes it, unless its (Key, draw) is already there: none is written
+    twice. Use
     as a context manager or call ``close`` (which releases the lock). A file this writer
     created and never wrote to is removed on close (``removed`` True): a run that stopped
     before its first answer (a server that is down, an unknown model) leaves no empty results
@@ -145,17 +160,22 @@ class ResultsWriter:
         return f"<ResultsWriter {self.path.name}: {len(self.done)} keys>"
 
     def append(self, record: dict[str, Any]) -> bool:
-        """Write ``record`` as one flushed line; return False (writing nothing) if its Key is done."""
+        """Write ``record`` as one flushed line; return False (writing nothing) if its (Key, draw)
+        is done."""
         if "Key" not in record:
             raise ValueError(f"results record has no 'Key': {record!r}")
         line = dumps(record) + "\n"
         with self._lock:
-            if record["Key"] in self.done:
+            if record_id(record) in self.done:
                 return False
             self._handle.write(line)
             self._handle.flush()
-            self.done.add(record["Key"])
+            self.done.add(record_id(record))
         return True
+
+    def has(self, key: Any, draw: int = 0) -> bool:
+        """Return whether the file holds the answer ``draw`` to the item ``key``."""
+        return (key, draw) in self.done
 
     @property
     def untouched(self) -> bool:
@@ -212,7 +232,7 @@ class ResultsWriter:
                 handle.write("".join(kept))
             records = [record for record in records if not dropped(record)]
             log.info("%s: %d %s items will be asked again", self.path, self.dropped, " or ".join(redo))
-        self.done = {record["Key"] for record in records}
+        self.done = {record_id(record) for record in records}
 
 
 def finish_reasons(record: dict[str, Any]) -> list[str]:
@@ -306,10 +326,10 @@ def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
                 return offset, records
             if "Key" not in record:
                 raise DataError(f"{path}:{index + 1}: results record has no 'Key' field")
-            if record["Key"] in seen:
+            if record_id(record) in seen:
                 duplicates += 1
             else:
-                seen.add(record["Key"])
+                seen.add(record_id(record))
                 records.append(record)
         offset += len(raw) + 1
     if duplicates:

@@ -96,6 +96,18 @@ def mean_interval(
     return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
 
 
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Return the unbiased estimate of pass@k for one item answered ``n`` times, ``c`` of them
+    right: the chance that at least one of k answers drawn without replacement from the n is
+    right, 1 - C(n - c, k) / C(n, k) (Chen et al. 2021); 1.0 when fewer than k are wrong.
+    Raises ValueError unless 0 <= c <= n and 1 <= k <= n."""
+    if not (0 <= c <= n and 1 <= k <= n):
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
 # ---- the paired exact test: two runs, paired by unit -------------------------------------------------
 PAIRED_COLUMNS = ["a", "b", "n", "a_better", "b_better", "p"]
 

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
         rows = trials[["Key", "text", "expectedresp"]].itertuples(index=False)
         for key, text, options in cli.progress(rows, total=len(trials), desc="random model", unit="trial"):
-            if key in results.done:
+            if results.has(key):
                 continue  # answered by an earlier, interrupted run
             rng = random.Random(f"{args.seed}:{key}")  # per-trial seed: resuming gives the same answers
             written += results.append({"Key": int(key), "resp": answer(text, options, rng)})

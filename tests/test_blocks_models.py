@@ -709,3 +709,24 @@ def test_a_thinking_model_is_scored_on_its_answer_alone(capsys, hand_set, tmp_pa
         assert "<think>" not in json.dumps(thinking["raw"]) and thought in json.dumps(thinking["reasoning"])
     assert all(not row["lenient"] and "length" in json.dumps(row["finish_reason"]) for row in rows["cut"])
     assert all(row["raw"] in ("", {"init": "", "goal": ""}) for row in rows["cut"])
+
+
+def test_a_random_planner_asked_three_times_gets_pass_at_k_in_the_section(capsys, hand_set, tmp_path):
+    from common.blocks import report
+
+    prompts = hand_set / "prompts" / "paper___nl___v.jsonl"
+    for samples in (1, 3):  # the second run adds draws 1 and 2 only
+        ran = run_here(capsys, "scripts/lm_plan.py", "--model", "random", "--set", f"samples={samples}",
+                       *on_set(str(prompts)), "--results-dir", str(tmp_path / "out"))  # fmt: skip
+        assert ran.returncode == 0, ran.stderr
+    records = read_results(
+        results_in(tmp_path / "out", "nl", "paper___random___results.jsonl"), all_draws=True
+    )
+    assert sorted(r.get("draw", 0) for r in records) == [0] * len(SCENARIOS) + [1] * len(SCENARIOS) + [
+        2
+    ] * len(SCENARIOS)
+    section = report.section(tmp_path / "out" / "handmade")
+    [table] = [table for title, table in section.tables if title.startswith("REPEATED SAMPLES")]
+    row = table.iloc[0]
+    assert (row["k"], row["questions"]) == (3, len(SCENARIOS)) and row["pass@k"] != "-"
+    assert "random (paper), nl___v k=3" in " ".join(section.summary)

@@ -8,8 +8,7 @@ import pytest
 
 from common import analysis
 from common.blocks import report
-from common.blocks.analysis import paper_comparison, published
-from common.blocks.reproduce import paper_table, rescore, summary
+from common.blocks.reproduce import paper_comparison, paper_table, published, rescore, summary
 from common.jsonl import write_jsonl
 from common.report import section_text
 from common.stats import paired_exact_test, wilson_interval

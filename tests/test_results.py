@@ -58,7 +58,7 @@ def test_append_skips_keys_already_present_and_resumes(tmp_path):
         assert writer.append({"Key": 1, "resp": "TRUE"})
         assert not writer.append({"Key": 1, "resp": "FALSE"})
     with ResultsWriter(path) as writer:
-        assert writer.done == {1}
+        assert writer.done == {(1, 0)} and writer.has(1) and not writer.has(1, 1)
         assert not writer.append({"Key": 1, "resp": "FALSE"})
         assert writer.append({"Key": 2, "resp": ""})
     assert path.read_text() == '{"Key":1,"resp":"TRUE"}\n{"Key":2,"resp":""}\n'
@@ -79,7 +79,7 @@ def test_torn_last_line_is_dropped_and_rewritten(tmp_path, caplog, torn):
     with caplog.at_level(logging.WARNING):
         assert [r["Key"] for r in read_results(path)] == [1, 2]
         with ResultsWriter(path) as writer:
-            assert writer.done == {1, 2}
+            assert writer.done == {(1, 0), (2, 0)}
             writer.append({"Key": 3, "resp": "c"})
     assert "torn last line" in caplog.text
     assert [json.loads(line)["Key"] for line in path.read_text().splitlines()] == [1, 2, 3]
@@ -151,7 +151,7 @@ def test_a_second_writer_is_refused_until_the_first_process_dies(tmp_path):
         holder.kill()  # SIGKILL: the OS releases the lock, no cleanup needed
         holder.wait()
     with ResultsWriter(path) as writer:
-        assert writer.done == {1} and writer.append({"Key": 2, "resp": "b"})
+        assert writer.done == {(1, 0)} and writer.append({"Key": 2, "resp": "b"})
 
 
 def test_drop_refused_rewrites_the_file_without_refused_records(tmp_path):
@@ -163,9 +163,9 @@ def test_drop_refused_rewrites_the_file_without_refused_records(tmp_path):
     ]
     path.write_text("".join(json.dumps(line) + "\n" for line in lines))
     with ResultsWriter(path) as writer:
-        assert writer.done == {1, 2, 3} and writer.dropped == 0
+        assert writer.done == {(1, 0), (2, 0), (3, 0)} and writer.dropped == 0
     with ResultsWriter(path, redo=("refused",)) as writer:
-        assert writer.done == {1, 3} and writer.dropped == 1
+        assert writer.done == {(1, 0), (3, 0)} and writer.dropped == 1
     assert [json.loads(line)["Key"] for line in path.read_text().splitlines()] == [1, 3]
 
 

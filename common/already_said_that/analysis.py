@@ -25,12 +25,14 @@ paired by sample, with the exact paired test (``stats.paired_exact_test``).
 
 import math
 from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from common import stats
+from common.results import draw_of, read_results
 
 FAILURES = ("false_positive", "false_negative", "violation")
 
@@ -178,3 +180,15 @@ def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
     table["lo"] = [s[1] for s in shares]
     table["hi"] = [s[2] for s in shares]
     return table
+
+
+def draw_frame(results: Path) -> pd.DataFrame:
+    """Return every conversation of a results file, all draws, as the frame of ``common.sampling``:
+    score = turns survived (``turns``, what ``avg_num_turns`` averages); refused conversations,
+    which the original leaves out, are left out."""
+    rows = [
+        {"Key": r["Key"], "draw": draw_of(r), "score": float(r["turns"]), "answer": None}
+        for r in read_results(results, all_draws=True)
+        if not r.get("refused")
+    ]
+    return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer"])

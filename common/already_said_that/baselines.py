@@ -14,7 +14,6 @@ The runner asks them turn by turn like any model; ``item`` is the turn's context
   ``y``/``1`` and ``n``/``0``, any case, stand for yes and no, as in the original eval).
 """
 
-import random
 import sys
 from typing import IO, Any
 
@@ -30,7 +29,7 @@ class RandomSolver(BuiltinModel):
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return ``[answer: <choice>]`` drawn by ``random.Random(f"{seed}:{Key}:{turn}")``."""
-        rng = random.Random(f"{self.seed}:{item['Key']}:{item['turn']}")
+        rng = self.rng(item, item["Key"], item["turn"])
         options = ["yes", "no"] if item["kind"] == "main" else list(item.get("options") or ["yes", "no"])
         return Reply(f"[answer: {rng.choice(options)}]", attempts=0)
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from common import sampling
 from common.already_said_that import analysis
 from common.already_said_that.run import RESULTS_DIR, read_turns
 from common.analysis import Section
@@ -311,6 +312,9 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
             "word schedule; a better: the samples where the first named lasted longer; two-sided p)"
         )
         tables.append((title, tests))
+    label = lambda file: f"{file.parent.name} {parse_results_filename(file)[1]}"  # noqa: E731
+    draws = sampling.run_frames([r["results"] for r in runs], analysis.draw_frame, label)
+    tables += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
     figures = []
     if figures_dir is not None:
         figures = [
@@ -336,7 +340,7 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
             "questions": questions_tidy,
             "logrank": tests_tidy,
         },
-        summary=summary_lines(metrics_tidy),
+        summary=summary_lines(metrics_tidy) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
     )

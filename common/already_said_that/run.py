@@ -24,7 +24,7 @@ from common.errors import DataError
 from common.jsonl import dumps, write_json
 from common.models.base import Message, Model, Reply, RequestRefused, reasoning_fields
 from common.models.config import cost_usd
-from common.results import read_results, results_filename
+from common.results import draw_of, read_results, record_id, results_filename
 
 SUITE = "already_said_that"
 RESULTS_DIR = paths.RESULTS / SUITE
@@ -52,12 +52,15 @@ def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def turn_item(key: Any, turn: Turn, options: dict[str, list[str]]) -> dict[str, Any]:
-    """Return what a built-in solver may read about a turn (HTTP models ignore it): the gold
-    answer, the kind, and the answers of the question's source (the random guess's options)."""
+def turn_item(key: Any, turn: Turn, options: dict[str, list[str]], draw: int = 0) -> dict[str, Any]:
+    """Return what a built-in solver may read about a turn: the gold answer, the kind, and the
+    answers of the question's source (the random guess's options); and, for a repeated play of
+    the conversation, its ``draw`` (which HTTP models read too: each draw is seeded and cached
+    apart)."""
     source = turn.question["source"] if turn.question else ""
     return {
         "Key": key,
+        **({"draw": draw} if draw else {}),
         "turn": turn.index,
         "kind": turn.kind,
         "gold": turn.gold,
@@ -90,7 +93,9 @@ class ConversationRunner:
             turn = conversation.next_turn()
             messages.append({"role": "user", "content": turn.message})
             try:
-                reply = model.complete(messages, turn_item(item["Key"], turn, self.data.options))
+                reply = model.complete(
+                    messages, turn_item(item["Key"], turn, self.data.options, draw_of(item))
+                )
             except RequestRefused as exc:
                 refused = exc
                 log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
@@ -145,6 +150,7 @@ class ConversationRunner:
         question = turn.question or {}
         return {
             "Key": item["Key"],
+            **({"draw": draw_of(item)} if draw_of(item) else {}),
             "turn": turn.index,
             "kind": turn.kind,
             "message": turn.message,
@@ -184,11 +190,14 @@ def _failed_turn(line: dict[str, Any]) -> dict[str, Any]:
     return {key: line.get(key) for key in ("turn", "word", "gold", "reply", "answer", "adversarial")}
 
 
-def read_turns(path: str | Path, keys: set[Any] | None = None) -> list[dict[str, Any]]:
+def read_turns(
+    path: str | Path, keys: set[Any] | None = None, all_draws: bool = False
+) -> list[dict[str, Any]]:
     """Return the turn log's lines, for each conversation only its last played block (a block
     starts at turn 1: a conversation re-played after a kill or a --retry-errors supersedes its
     earlier turns), and only conversations in ``keys`` when given (those with a results record).
-    A torn last line (a killed writer) is ignored."""
+    Only the first play of each conversation (draw 0) unless ``all_draws`` (a model asked
+    ``samples: k`` times plays each k times). A torn last line (a killed writer) is ignored."""
     path = Path(path)
     if not path.is_file():
         return []
@@ -206,10 +215,16 @@ def read_turns(path: str | Path, keys: set[Any] | None = None) -> list[dict[str,
             raise DataError(
                 f"{path}:{lineno}: not a JSON turn record; delete the run's files to start over"
             ) from None
-        if line["turn"] == 1 or line["Key"] not in blocks:
-            blocks[line["Key"]] = []
-        blocks[line["Key"]].append(line)
-    return [line for key, block in blocks.items() if keys is None or key in keys for line in block]
+        play = record_id(line)
+        if line["turn"] == 1 or play not in blocks:
+            blocks[play] = []
+        blocks[play].append(line)
+    return [
+        line
+        for (key, draw), block in blocks.items()
+        if (keys is None or key in keys) and (all_draws or not draw)
+        for line in block
+    ]
 
 
 def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:

@@ -16,8 +16,8 @@ every row; the other functions are pure functions of that frame:
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
 - ``paired_tests``: the exact paired (McNemar) test between every two runs of a view, on
   the problems both results files hold (a refused problem is a failure);
-- ``paper_comparison``: the published table (configs/papers/blocks.yaml) next to the
-  re-scored release.
+- ``draw_frame``: every answer of a run asked ``samples: k`` times, for ``common.sampling``.
+The published table next to the re-scored release is ``reproduce.paper_comparison``.
 """
 
 import json
@@ -29,15 +29,20 @@ from typing import Any
 import pandas as pd
 
 from common import paths
-from common.config import load_yaml
 from common.errors import DataError
-from common.results import find_results_files, metadata_path, parse_results_filename, read_results
+from common.results import (
+    draw_of,
+    find_results_files,
+    metadata_path,
+    parse_results_filename,
+    read_results,
+    record_id,
+)
 from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
 
 METHODS = {"nl": "plan", "pddl": "LLM+planner"}  # results directory prefix -> method shown
 RUN = ["method", "prompting", "model"]
 FACT_FIELDS = ("init_precision", "init_recall", "goal_precision", "goal_recall")
-PUBLISHED = paths.CONFIGS / "papers" / "blocks.yaml"
 _DIRECTORY = re.compile(r"^(nl|pddl)___(.+)$")
 
 
@@ -119,12 +124,15 @@ def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
     return notes
 
 
-def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, int] | None:
+def rescored(
+    file: Path, prompt_type: str, all_draws: bool = False
+) -> tuple[list[dict[str, Any]], int, int] | None:
     """Return ``(records, items, stale)``: the records of a results file re-scored from their raw
     answers (``scoring.rescore``), with the prompts file, problems (default: beside the prompts) and
     ``objects`` protocol its last run recorded in the metadata (paths relative to the project
     root); the number of problems of that prompts file; the number of rows left out because
-    their prompt is no longer in it. None when the prompts or problems are not at hand."""
+    their prompt is no longer in it. None when the prompts or problems are not at hand. Only the
+    first answer to each prompt unless ``all_draws`` (a model asked ``samples: k`` times)."""
     from common.blocks import run, scoring  # run imports this module's callers' items
 
     meta = metadata_path(file)
@@ -140,9 +148,27 @@ def rescored(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], int, i
         items = run.load_items(prompts, problems, prompt_type)
     except (DataError, OSError):
         return None
-    raw = read_results(file)
+    raw = read_results(file, all_draws)
     records = scoring.rescore(raw, items, prompt_type, last.get("objects", "true"))
-    return records, len(items), len({record["Key"] for record in raw}) - len(records)
+    return records, len(items), len({record_id(record) for record in raw}) - len(records)
+
+
+def draw_frame(file: Path) -> pd.DataFrame:
+    """Return every answer of a blocks results file, all draws, re-scored as ``load_set`` does,
+    as the frame of ``common.sampling`` (score: lenient success; one question per problem)."""
+    prompt_type = _DIRECTORY.match(file.parent.name).group(1)
+    found = rescored(file, prompt_type, all_draws=True)
+    records = found[0] if found is not None else read_results(file, all_draws=True)
+    rows = [
+        {
+            "Key": record["Key"],
+            "draw": draw_of(record),
+            "score": float(bool(record.get("lenient")) and not record.get("refused")),
+            "answer": None,
+        }
+        for record in records
+    ]
+    return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer"])
 
 
 def _row(
@@ -299,34 +325,3 @@ def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
 def run_label(method: str, prompting: str, model: str) -> str:
     """Return the display name of a run: ``<model> (<method>, <prompting>)``."""
     return f"{model} ({method}, {prompting})"
-
-
-# ---- the paper ------------------------------------------------------------------------------------
-def published() -> dict[str, Any]:
-    """Return configs/papers/blocks.yaml (the published table and the release's measured facts)."""
-    return load_yaml(PUBLISHED)[0]
-
-
-def paper_comparison(reproduced_summary: pd.DataFrame) -> pd.DataFrame:
-    """Return every cell of the published table and of the measured facts next to the same cell
-    of ``reproduced_summary`` (``reproduce.summary`` of the re-scored release): columns source
-    (published | measured), measure, method, view, published, reproduced, same.
-
-    A count cell reads "k" ("k/n" for "needs a move"); a cell missing from the summary is "-".
-    """
-    cells = reproduced_summary.set_index(["measure", "method", "view"])
-    rows = []
-    for source in ("published", "measured"):
-        for measure, methods in published().get(source, {}).items():
-            for method, views in methods.items():
-                for view, cell in views.items():
-                    key = (measure, method, view)
-                    found = "-"
-                    if key in cells.index:
-                        hit = cells.loc[key]
-                        count, n = int(hit["successes"]), int(hit["n"])
-                        found = f"{count}/{n}" if measure == "needs a move" else str(count)
-                    rows.append((source, measure, method, view, str(cell), found))
-    frame = pd.DataFrame(rows, columns=["source", "measure", "method", "view", "published", "reproduced"])
-    frame["same"] = frame["published"] == frame["reproduced"]
-    return frame

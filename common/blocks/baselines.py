@@ -76,7 +76,7 @@ class Planner(BuiltinModel):
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return the plan for ``item["problem"]``, drawn with ``random.Random(f"{seed}:{id}:{view}")``."""
-        rng = random.Random(f"{self.seed}:{item['id']}:{item['view']}")
+        rng = self.rng(item, item["id"], item["view"])
         return Reply(render_plan(self.plan(item["problem"], rng)), attempts=0)
 
 
@@ -156,7 +156,7 @@ class RandomFacts(FactsTranslator):
 
     def facts(self, view: View, item: dict[str, Any], part: str) -> list:
         """Return the relations of a uniform random board (for the goal, a sample of as many as it has)."""
-        rng = random.Random(f"{self.seed}:{item['id']}:{item['view']}:{part}")
+        rng = self.rng(item, item["id"], item["view"], part)
         relations = board_relations(uniform_board(view.items, rng))
         if part == "goal":
             relations = rng.sample(relations, min(len(view.goal), len(relations)))

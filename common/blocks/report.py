@@ -13,12 +13,14 @@ from typing import Any
 
 import pandas as pd
 
+from common import sampling
 from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.analysis import RUN, run_label
 from common.blocks.reproduce import paper_section
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, paired_cells
+from common.results import parse_results_filename
 
 ABOUT = """Blocks world (Collins et al., CogSci 2022): from an initial board of stacked household items,
 reach goal constraints by moving top items. A model either **plans** in English from a few-shot
@@ -68,6 +70,8 @@ def section(
     tests = analysis.paired_tests(df)
     hard_shown = hard if len(analysis.needs_a_move(df)) < len(df) else None  # else the same table again
     tables = _tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests)
+    draws = sampling.run_frames(files, analysis.draw_frame, _file_label)
+    tables += sampling.sampling_tables(draws, "pass@k", "lenient success")
     figures = []
     if figures_dir is not None:
         figures.append(plot_by_view(by_view, views, runs, figures_dir, set_name))
@@ -75,7 +79,7 @@ def section(
             figures.append(plot_by_length(by_length, runs, figures_dir, set_name))
     paper, paper_lines, inputs = paper_section(set_name, release)
     notes += _notes(by_view)
-    summary = paper_lines + _summary(by_view, set_name)
+    summary = paper_lines + _summary(by_view, set_name) + sampling.sampling_summary(draws)
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
     if not rounds.empty:
         data["feedback"] = rounds
@@ -92,6 +96,11 @@ def section(
         notes=notes,
         inputs=[*files, *inputs],
     )
+
+
+def _file_label(file: Path) -> str:
+    """Return a results file's run label with its directory: "model (prompting), nl___v"."""
+    return "{1} ({0}), ".format(*parse_results_filename(file)) + file.parent.name
 
 
 def _tables(

@@ -8,14 +8,17 @@ comparison. ``summary`` adds 95% Wilson intervals, ``paired_tests`` the exact pa
 """
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from common import paths
 from common.blocks.check import check_plan
 from common.blocks.nlplan import parse_plan
 from common.blocks.problems import load_problems
 from common.blocks.release import RELEASE, VIEWS, load_records, planner_steps, problems_dir
 from common.blocks.translate import solve_from_facts
+from common.config import load_yaml
 from common.errors import DataError
 from common.report import p_text
 from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
@@ -203,7 +206,6 @@ def paper_section(
     """Return what the blocks section shows of the paper for one of the paper's sets
     (configs/papers/blocks.yaml) once the release is fetched: ``(paper table, summary lines,
     inputs)``, the published table next to the re-scored release; else (None, [], [])."""
-    from common.blocks.analysis import paper_comparison, published
     from common.blocks.release import collated_files
 
     root = Path(release) if release else RELEASE
@@ -219,7 +221,7 @@ def paper_section(
 
 
 def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Return ``analysis.paper_comparison`` as a display table: one row per (source, measure,
+    """Return ``paper_comparison`` as a display table: one row per (source, measure,
     method), one column per view, cells "<published> ✓" when reproduced exactly, else
     "<published> ≠ <reproduced>"."""
     pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
@@ -231,3 +233,37 @@ def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
     views = list(dict.fromkeys(cells["view"]))
     table = cells.pivot(index=index, columns="view", values="cell")
     return table.reindex(index=rows, columns=views).fillna("")
+
+
+# ---- the paper ------------------------------------------------------------------------------------
+PUBLISHED = paths.CONFIGS / "papers" / "blocks.yaml"
+
+
+def published() -> dict[str, Any]:
+    """Return configs/papers/blocks.yaml (the published table and the release's measured facts)."""
+    return load_yaml(PUBLISHED)[0]
+
+
+def paper_comparison(reproduced_summary: pd.DataFrame) -> pd.DataFrame:
+    """Return every cell of the published table and of the measured facts next to the same cell
+    of ``reproduced_summary`` (``reproduce.summary`` of the re-scored release): columns source
+    (published | measured), measure, method, view, published, reproduced, same.
+
+    A count cell reads "k" ("k/n" for "needs a move"); a cell missing from the summary is "-".
+    """
+    cells = reproduced_summary.set_index(["measure", "method", "view"])
+    rows = []
+    for source in ("published", "measured"):
+        for measure, methods in published().get(source, {}).items():
+            for method, views in methods.items():
+                for view, cell in views.items():
+                    key = (measure, method, view)
+                    found = "-"
+                    if key in cells.index:
+                        hit = cells.loc[key]
+                        count, n = int(hit["successes"]), int(hit["n"])
+                        found = f"{count}/{n}" if measure == "needs a move" else str(count)
+                    rows.append((source, measure, method, view, str(cell), found))
+    frame = pd.DataFrame(rows, columns=["source", "measure", "method", "view", "published", "reproduced"])
+    frame["same"] = frame["published"] == frame["reproduced"]
+    return frame

@@ -149,12 +149,12 @@ def rescore(
     Records of prompts that are not among ``items`` (changed since, or left out by --limit)
     are left out, with a log line saying how many.
     """
-    by_key = {record["Key"]: record for record in records}
+    by_key: dict[Any, list[dict[str, Any]]] = {}
+    for record in records:  # a model asked several times has one record per draw of a Key
+        by_key.setdefault(record["Key"], []).append(record)
     scored = []
-    for item in items:
-        record = by_key.get(item["Key"])
-        if record is None:
-            continue
+    pairs = [(item, record) for item in items for record in by_key.get(item["Key"], [])]
+    for item, record in pairs:
         if record.get("refused"):  # nothing was answered: a failure under both rules, kept as refused
             scored.append({**record, **problem_facts(item), "lenient": False, "strict": False})
         elif prompt_type == "nl":

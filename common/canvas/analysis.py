@@ -84,6 +84,13 @@ def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, 
     return pd.concat(frames, ignore_index=True), notes
 
 
+def draw_frame(trials: pd.DataFrame, file: Path) -> pd.DataFrame:
+    """Return every answer of a results file, all draws, scored strictly, as the frame of
+    ``common.sampling`` (clustered by item: its variants are not independent)."""
+    rows = score_rows(trials, read_results(file, all_draws=True))
+    return rows.rename(columns={"strict": "score"})[["Key", "draw", "score", "answer", "item"]]
+
+
 def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:
     """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item."""
     per_item = rows.groupby("item", sort=True)[field].agg(["sum", "count"])

@@ -7,18 +7,21 @@ the shortcut baselines against chance, exact paired tests between models, and th
 figure.
 """
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from common import sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     MANIFEST,
     SHORTCUT_TASKS,
     accuracy,
     chance_by_size,
+    draw_frame,
     interval,
     load_trials,
     paired_tests,
@@ -87,6 +90,8 @@ def section(
             "Paired exact tests on shared items (a better: the items where a answered more variants right)"
         )
         tables.append((title, tests_display(tests)))
+    draws = sampling.run_frames(files, functools.partial(draw_frame, trials))
+    tables += sampling.sampling_tables(draws, "majority vote", "strict")
     figures = []
     if figures_dir is not None:
         figure = figures_dir / "canvas_accuracy.png"
@@ -106,7 +111,7 @@ def section(
         tables=tables,
         figures=figures,
         data=data,
-        summary=summary_lines(scored, shortcuts),
+        summary=summary_lines(scored, shortcuts) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[trials_path(path), *files],
     )

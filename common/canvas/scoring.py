@@ -279,13 +279,16 @@ COLUMNS = [
     "strict",
     "invalid",
     "refused",
+    "draw",
+    "answer",
 ]
 
 
 def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFrame:
     """Return one row per answered trial: ``contains`` and ``strict`` (0/1), ``invalid`` (the strict
     reader found no single answer) and ``refused`` (the server refused the request: no answer,
-    both scores 0 and ``invalid`` False; tables count these apart and leave them out of accuracy).
+    both scores 0 and ``invalid`` False; tables count these apart and leave them out of accuracy);
+    ``draw`` (which repeated answer: 0 for the first) and ``answer`` (the strict reader's, or None).
 
     ``trials`` needs Key, item, goldresp, expectedresp, task, description, fewshot, num_shapes.
     Results whose Key is not a trial are ignored. Neither input is modified.
@@ -311,6 +314,8 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
                 "strict": int(found == trial["goldresp"]),
                 "invalid": not refused and found is None,
                 "refused": refused,
+                "draw": int(record.get("draw") or 0),
+                "answer": found,
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)

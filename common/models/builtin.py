@@ -7,6 +7,7 @@ scripts resolve ``--model NAME`` in their suite's registry (``resolve.resolve_mo
 Makefile runs on every set: nothing else lists them.
 """
 
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -23,6 +24,7 @@ class BuiltinModel:
 
     name = ""
     concurrency = 1
+    samples = 1  # answers per item the runner asks for (``--set samples=k``); seeded ones differ per draw
     seeded = False  # whether its answers depend on the seed (drawn per item, so any order gives the same)
     default = True  # asked by --baselines (what `make` runs on every set); False: asked by name only
     task: str | None = None  # the suite's task it answers (blocks: "nl" plans, "pddl" facts); None: any
@@ -38,9 +40,17 @@ class BuiltinModel:
         """Return the answer to the conversation ``messages`` about ``item``."""
         raise NotImplementedError
 
+    def rng(self, item: dict[str, Any], *parts: Any) -> random.Random:
+        """Return the generator of one draw: seeded by the run's seed and ``parts`` (what the answer
+        is drawn for, e.g. the Key), and the item's ``draw`` when it is a repeated answer, so that
+        any order of asking gives the same answers and each draw its own."""
+        draw = item.get("draw") or 0
+        return random.Random(":".join(map(str, [self.seed, *parts, *([f"draw{draw}"] if draw else [])])))
+
     def settings(self) -> dict[str, Any]:
         """Return what the run metadata records: the name, that it is built in, and the seed if used."""
-        return {"name": self.name, "builtin": True, **({"seed": self.seed} if self.seeded else {})}
+        settings = {"name": self.name, "builtin": True, **({"seed": self.seed} if self.seeded else {})}
+        return {**settings, **({"samples": self.samples} if self.samples > 1 else {})}
 
     def close(self) -> None:
         """Nothing to release."""

@@ -23,11 +23,12 @@ BATCH_SIZE = 64  # answers per write transaction
 BATCH_SECONDS = 1.0  # ... or fewer, once the oldest has waited this long
 
 
-def request_key(endpoint: str, payload: dict[str, Any]) -> str:
-    """Return the cache key of a request: SHA-256 hex of its endpoint URL and canonical JSON body."""
-    canonical = json.dumps(
-        {"endpoint": endpoint, "payload": payload}, sort_keys=True, ensure_ascii=False, separators=(",", ":")
-    )
+def request_key(endpoint: str, payload: dict[str, Any], draw: int = 0) -> str:
+    """Return the cache key of a request: SHA-256 hex of its endpoint URL and canonical JSON body,
+    and of ``draw`` when it is not the first answer to its item (so that repeated samples of one
+    request are cached apart even where no seed is sent; the first keeps the key it always had)."""
+    what = {"endpoint": endpoint, "payload": payload, **({"draw": draw} if draw else {})}
+    canonical = json.dumps(what, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

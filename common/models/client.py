@@ -78,6 +78,7 @@ class HTTPModel:
         self.reask_truncated = reask_truncated  # a cached reply cut at the token limit is asked again
         self.name = config.name
         self.concurrency = config.concurrency
+        self.samples = config.samples  # the runner asks each item this many times (item["draw"])
         self.cache = cache
         self.counters = counters or Counters()
         path = "/chat/completions" if config.api == "chat" else "/completions"
@@ -99,11 +100,12 @@ class HTTPModel:
         """Return the config as plain data plus the endpoint URL (the key's variable name, never the key)."""
         return {**self.config.settings(), "url": self.url}
 
-    def payload(self, messages: list[Message]) -> dict[str, Any]:
+    def payload(self, messages: list[Message], draw: int = 0) -> dict[str, Any]:
         """Return the JSON body for ``messages``: chat messages, or one prompt for the completions API.
 
         Settings that are None are not sent (the server's default applies); the token limit goes
-        under the name ``token_limit_param`` says; ``extra_body`` is merged last, as given.
+        under the name ``token_limit_param`` says; ``extra_body`` is merged last, as given. The
+        ``draw``-th answer to an item (repeated sampling) is asked with ``seed + draw``.
         """
         config = self.config
         body: dict[str, Any] = {"model": config.model}
@@ -118,19 +120,23 @@ class HTTPModel:
         for name in ("stop", "seed", "top_p", "reasoning_effort"):
             if getattr(config, name) is not None:
                 body[name] = getattr(config, name)
+        if draw and config.seed is not None:
+            body["seed"] = config.seed + draw
         body.update(config.extra_body or {})
         return body
 
     def complete(self, messages: list[Message], item: dict[str, Any] | None = None) -> Reply:
-        """Return the model's reply, from the cache when this exact request was answered before.
+        """Return the model's reply, from the cache when this exact request was answered before
+        (for the same ``item["draw"]``: each of an item's repeated answers is cached apart).
 
         Raises RequestFailed when the request still fails after its retries, ModelError when
         the run must stop. Replies with an answer are cached, and so are replies cut at the
         token limit (an outcome: a rerun does not pay for it again, unless ``reask_truncated``);
         errors and other empty replies never are.
         """
-        body = self.payload(messages)
-        key = request_key(self.url, body) if self.cache is not None else ""
+        draw = int((item or {}).get("draw") or 0)
+        body = self.payload(messages, draw)
+        key = request_key(self.url, body, draw) if self.cache is not None else ""
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None and not (self.reask_truncated and hit.get("finish_reason") == "length"):
             self.counters.add(cache_hits=1)

@@ -40,6 +40,7 @@ class ModelConfig:
     stop: list[str] | None = None
     seed: int | None = 0
     top_p: float | None = None
+    samples: int = 1  # answers asked per item, each its own request (seed + draw): 1 is one answer
     reasoning_effort: str | None = None  # e.g. low / medium / high, for servers that take it
     extra_body: dict[str, Any] | None = None  # more request fields, sent as given (they win over the above)
     # throughput and robustness
@@ -66,6 +67,7 @@ class ModelConfig:
             "max_retries": self.max_retries < 0 and "must be 0 or more",
             "retry_budget": self.retry_budget < 0 and "must be 0 or more",
             "max_tokens": self.max_tokens is not None and self.max_tokens < 1 and "must be at least 1",
+            "samples": self.samples < 1 and "must be at least 1",
         }
         for name, problem in problems.items():
             if problem:

@@ -22,7 +22,7 @@ from common.models.config import load_model_config
 
 MODEL_CONFIGS = paths.CONFIGS / "models"
 CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
-BUILTIN_SETTINGS = ("concurrency",)  # the only settings a built-in model takes from --set
+BUILTIN_SETTINGS = ("concurrency", "samples")  # the only settings a built-in model takes from --set
 
 
 def resolve_model(
@@ -57,21 +57,23 @@ def resolve_model(
 
 def _apply_builtin_settings(model: Model, overrides: dict[str, Any]) -> None:
     """Set the ``--set`` settings a built-in takes (``BUILTIN_SETTINGS``) on ``model``; raise
-    ConfigError naming any other, or a concurrency that is not a positive integer."""
+    ConfigError naming any other, or a value that is not a positive integer."""
     unknown = [key for key in overrides if key not in BUILTIN_SETTINGS]
     if unknown:
         raise ConfigError(
             f"built-in model {model.name!r} takes no setting {', '.join(unknown)} "
             f"(of --set it takes only {', '.join(BUILTIN_SETTINGS)})"
         )
-    if "concurrency" in overrides:
-        value = overrides["concurrency"]
+    for name in BUILTIN_SETTINGS:
+        if name not in overrides:
+            continue
+        value = overrides[name]
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            raise ConfigError(f"--set concurrency={value!r}: needs a whole number of 1 or more")
+            raise ConfigError(f"--set {name}={value!r}: needs a whole number of 1 or more")
         try:
-            model.concurrency = value
+            setattr(model, name, value)
         except AttributeError:  # e.g. a person at a terminal answers one turn at a time
-            raise ConfigError(f"built-in model {model.name!r} answers one item at a time") from None
+            raise ConfigError(f"built-in model {model.name!r} takes no {name} setting") from None
 
 
 def config_path(name_or_path: str, builtins: Mapping[str, Any]) -> Path:

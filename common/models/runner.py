@@ -3,7 +3,9 @@
 A thread pool of ``model.concurrency`` workers answers items with the suite's protocol and
 appends each record (flushed) through ``ResultsWriter``, which holds the file's lock for the
 run (a second run on the same file is refused at once): Keys already in the file are skipped,
-a Key is never written twice, and a killed run loses at most the items in flight.
+a Key is never written twice, and a killed run loses at most the items in flight. A model with
+``samples`` k > 1 answers every item k times (``draw`` 0 .. k-1, each a record of its own,
+``common.sampling``); draws already in the file are skipped the same way.
 
 A request the server refuses for that item alone (RequestRefused: too long for the context, a
 content filter) is recorded on the item (``resp`` "", ``refused`` the kind, ``error`` the
@@ -119,8 +121,10 @@ def run_items(
         summary.retried = writer.dropped
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
-        todo = [item for item in items if item["Key"] not in writer.done]
-        summary.total, summary.already_done = len(items), len(items) - len(todo)
+        draws = range(samples_of(model))
+        todo = [(item, draw) for draw in draws for item in items if not writer.has(item["Key"], draw)]
+        summary.total = len(items) * len(draws)
+        summary.already_done = summary.total - len(todo)
         _log_plan(model, results_path, summary, meta.runs)
         try:
             meta.save(summary, counters)
@@ -138,6 +142,24 @@ def run_items(
             else:
                 meta.save(summary, counters)
     return summary
+
+
+def samples_of(model: Model) -> int:
+    """Return how many answers the runner asks ``model`` for per item: its ``samples`` setting
+    (the config's, or ``--set samples=k``), 1 by default."""
+    return max(1, int(getattr(model, "samples", 1) or 1))
+
+
+def asked_item(item: dict[str, Any], draw: int) -> dict[str, Any]:
+    """Return the item as the protocol asks it for answer ``draw``: unchanged for the first, else
+    with ``draw`` set (the model seeds and caches each draw apart; built-ins draw with it)."""
+    return {**item, "draw": draw} if draw else item
+
+
+def _with_draw(record: dict[str, Any], draw: int) -> dict[str, Any]:
+    """Return ``record`` marked as answer ``draw`` (``draw`` right after ``Key``; none for draw 0,
+    so one answer per item writes exactly what it always did)."""
+    return {"Key": record["Key"], "draw": draw, **record} if draw else record
 
 
 def _log_plan(
@@ -200,7 +222,7 @@ def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _run_pool(
     model: Model,
-    todo: list[dict[str, Any]],
+    todo: list[tuple[dict[str, Any], int]],
     writer: ResultsWriter,
     answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
     counters: Counters,
@@ -208,7 +230,8 @@ def _run_pool(
     show_progress: bool,
     tick: Callable[[], None],
 ) -> None:
-    """Answer ``todo`` with a thread pool, at most ``2 * concurrency`` items queued; update ``summary``.
+    """Answer ``todo`` ((item, draw) pairs) with a thread pool, at most ``2 * concurrency`` queued;
+    update ``summary``.
 
     Workers answer and append (a refused request as its ``refused_record``); they hand each
     outcome to this (main) thread through a queue, which counts it, moves the progress bar,
@@ -224,8 +247,8 @@ def _run_pool(
     give_up = max(window, FAILED_IN_A_ROW)
     pool = ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask")
     try:
-        for item in [*todo, None]:
-            while in_flight and (in_flight >= window or item is None):
+        for entry in [*todo, None]:
+            while in_flight and (in_flight >= window or entry is None):
                 outcome = outcomes.get()
                 in_flight -= 1
                 _collect(*outcome, summary, counters, max_failed_in_a_row=give_up)
@@ -234,8 +257,8 @@ def _run_pool(
                     shown = time.monotonic()
                     bar.set_postfix_str(_postfix(counters, summary), refresh=False)
                     tick()
-            if item is not None:
-                pool.submit(_answer_and_write, item, model, answer, writer, stop, outcomes)
+            if entry is not None:
+                pool.submit(_answer_and_write, *entry, model, answer, writer, stop, outcomes)
                 in_flight += 1
         bar.set_postfix_str(_postfix(counters, summary), refresh=False)
     except BaseException:
@@ -251,23 +274,26 @@ def _run_pool(
 
 def _answer_and_write(
     item: dict[str, Any],
+    draw: int,
     model: Model,
     answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
     writer: ResultsWriter,
     stop: threading.Event,
     outcomes: queue.SimpleQueue,
 ) -> None:
-    """A worker's job: answer ``item`` (a refused request as its ``refused_record``) and append the
-    record, unless ``stop`` is set; put ``(item, record or None, exception or None)`` on
-    ``outcomes`` for the main thread, which decides what an exception means."""
+    """A worker's job: answer ``item`` for the ``draw``-th time (a refused request as its
+    ``refused_record``) and append the record, unless ``stop`` is set; put ``(item, record or
+    None, exception or None)`` on ``outcomes`` for the main thread, which decides what an
+    exception means."""
     try:
         record = None
         if not stop.is_set():
             try:
-                record = answer(model, item)
+                record = answer(model, asked_item(item, draw))
             except RequestRefused as refusal:
                 record = refused_record(item, refusal)
-            record = record if writer.append(record) else None  # None: its Key was already written
+            record = _with_draw(record, draw)
+            record = record if writer.append(record) else None  # None: already written
         outcomes.put((item, record, None))
     except BaseException as exc:  # handed to the main thread
         outcomes.put((item, None, exc))

@@ -4,7 +4,6 @@ Both read the trial (``expectedresp``, ``goldresp``), so they work on any set in
 format: WorldSense's, and the canvas sets (whose registry extends this one).
 """
 
-import random
 from typing import Any
 
 from common.models.base import Message, Reply
@@ -22,8 +21,9 @@ class RandomAnswer(BuiltinModel):
     seeded = True
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return one of ``item["expectedresp"]`` chosen by ``random.Random(f"{seed}:{Key}")``."""
-        rng = random.Random(f"{self.seed}:{item['Key']}")
+        """Return one of ``item["expectedresp"]`` chosen by ``random.Random(f"{seed}:{Key}")`` (for a
+        repeated answer, with its draw: ``rng``)."""
+        rng = self.rng(item, item["Key"])
         return Reply(rng.choice(list(item["expectedresp"])), attempts=0)
 
 

@@ -5,18 +5,19 @@ as the release's script prints them (``format_report``, through the one renderer
 ``common.report``); accuracy is in %, one decimal; bias in [-1, 1], two decimals.
 """
 
+import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from common import paths
+from common import paths, sampling
 from common.analysis import Section
 from common.config import load_yaml
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, p_text, paired_cells, render_text
-from common.results import find_results_files
+from common.results import find_results_files, read_results
 from common.worldsense import cache
 from common.worldsense.analysis import (
     Analysis,
@@ -25,7 +26,8 @@ from common.worldsense.analysis import (
     paired_tests,
     pivot_pretty,
 )
-from common.worldsense.data import RESULTS_DIR, trials_path
+from common.worldsense.data import RESULTS_DIR, load_testset, trials_path
+from common.worldsense.scoring import draw_frame
 
 MODEL_ROWS = ["prompting", "modelname"]
 PUBLISHED = paths.CONFIGS / "papers" / "worldsense.yaml"
@@ -74,6 +76,10 @@ def section(
             "t-test of the mean difference; exact test of the tuples where one is better"
         )
         tables.append((title, paired_display(paired)))
+    files = find_results_files(path / RESULTS_DIR)
+    trials = functools.cache(lambda: load_testset(path)[["Key", "goldresp", "tuple_ID"]])
+    draws = sampling.run_frames(files, lambda file: draw_frame(read_results(file, all_draws=True), trials()))
+    tables += sampling.sampling_tables(draws, "majority vote", "answer in the gold answer's class")
     return Section(
         suite="worldsense",
         title="WorldSense",
@@ -82,10 +88,10 @@ def section(
         tables=tables,
         figures=figures,
         data={"stats": tidy_stats(result)},
-        summary=summary_lines(result, comparison),
+        summary=summary_lines(result, comparison) + sampling.sampling_summary(draws),
         notes=coverage_notes(result),
         paper=paper_table(comparison) if comparison is not None else None,
-        inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)],
+        inputs=[trials_path(path), *files],
     )
 
 

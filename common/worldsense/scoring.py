@@ -35,6 +35,28 @@ BIAS = {"TRUE": 1.0, "POSSIBLE": 1.0, "1": 1.0, "2": 1.0, "FALSE": -1.0, "IMPOSS
 GOLD_WEIGHT = {"TRUE": 0.5, "FALSE": 0.5, "POSSIBLE": 0.5, "IMPOSSIBLE": 0.5, "1": 0.25, "2": 0.25, "3": 0.5}
 
 
+def draw_frame(records: list[dict], trials: pd.DataFrame) -> pd.DataFrame:
+    """Return one row per answer of a results file, every draw (``common.sampling.DRAW_COLUMNS``):
+    ``score`` 1 when the answer is in the gold answer's class (``ANSWER_CLASS``), ``item`` the
+    trial's tuple (its trials are not independent). ``trials`` needs Key, goldresp, tuple_ID."""
+    gold = dict(zip(trials["Key"], trials["goldresp"], strict=True))
+    tuples = dict(zip(trials["Key"], trials["tuple_ID"], strict=True))
+    rows = [
+        {
+            "Key": record["Key"],
+            "draw": int(record.get("draw") or 0),
+            "score": float(
+                ANSWER_CLASS.get(record.get("resp"), "-") == ANSWER_CLASS[str(gold[record["Key"]])]
+            ),
+            "answer": record.get("resp") or None,
+            "item": tuples[record["Key"]],
+        }
+        for record in records
+        if record["Key"] in gold
+    ]
+    return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer", "item"])
+
+
 def compute_acc_table(
     df: pd.DataFrame, filter_incomplete_tuples: bool = True, require_complete: bool = False
 ) -> pd.DataFrame:

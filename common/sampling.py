@@ -1,0 +1,153 @@
+"""Repeated sampling: what k answers per item tell beyond one.
+
+A model asked ``samples: k`` times (its config, or ``--set samples=k``) answers every item k
+times, each its own request (``seed + draw``, cached apart), recorded with ``draw`` 1 .. k-1
+(the first answer has none, so one answer per item writes what it always did). Every suite's
+main tables read the first answer of each item (``read_results`` without ``all_draws``); for a
+set where some run has k > 1, ``sampling_tables`` adds what the draws tell, from one frame per
+run with one row per answer (``DRAW_COLUMNS``: the question's ``Key``, ``draw``, ``score`` from
+the suite's own scorer, ``answer`` as parsed, or None; and ``item`` where questions come in
+dependent groups, e.g. a WorldSense tuple or a canvas item, which intervals and tests then
+cluster by):
+
+- k and the per-item mean score, with its 95% interval clustered by item (the items are the
+  independent units; an item's k answers are not),
+- the mean of the per-draw rates and its standard error across draws (what the original Already
+  Said That eval reports across its seeds),
+- the suite's aggregate of the k answers: majority vote (the most frequent answer, ties to the
+  one drawn first) or pass@k (the unbiased estimator), and
+- the between-draw spread: the share of items whose answers (or scores) differ between draws;
+  then exact sign tests between runs on their per-item mean scores, not on the draws as if
+  they were independent (with k = 1 these are the exact tests the suites print).
+"""
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pandas as pd
+
+from common.report import interval_text, paired_cells
+from common.results import parse_results_filename
+from common.stats import mean_interval, pairwise_exact_tests, pass_at_k
+
+DRAW_COLUMNS = ["Key", "draw", "score", "answer"]  # and "item" where questions are grouped
+AGGREGATES = ("majority vote", "pass@k", None)
+
+
+def draws(frame: pd.DataFrame) -> int:
+    """Return k: the most answers any item of the run has (1 for a run without repeats)."""
+    return int(frame.groupby("Key")["draw"].nunique().max()) if len(frame) else 0
+
+
+def has_draws(path: str | Path) -> bool:
+    """Return whether a results file holds repeated answers (a ``draw`` field), without parsing it."""
+    return b'"draw":' in Path(path).read_bytes()
+
+
+def run_frames(
+    files: Sequence[Path],
+    frame_of: Callable[[Path], pd.DataFrame],
+    label: Callable[[Path], str] = lambda file: "{1} ({0})".format(*parse_results_filename(file)),
+) -> dict[str, pd.DataFrame]:
+    """Return, when some results file of a set holds repeated answers, every file's frame of
+    answers (``frame_of(file)``: the suite's scorer on all draws) by run ``label`` (default
+    "model (prompting)"); else {} (nothing is read twice for a set without repeats)."""
+    if not any(has_draws(file) for file in files):
+        return {}
+    return {label(file): frame_of(file) for file in files}
+
+
+def item_means(frame: pd.DataFrame) -> pd.Series:
+    """Return each item's mean score over its answers (index: ``item`` where the frame groups
+    questions, else Key; sorted): the unit of the clustered interval and the paired tests."""
+    return frame.groupby("item" if "item" in frame.columns else "Key", sort=True)["score"].mean()
+
+
+def draw_rates(frame: pd.DataFrame) -> tuple[float, float]:
+    """Return the mean over draws of the run's rate (mean score of the items answered in that draw)
+    and its standard error across draws (sample standard deviation over sqrt(k); NaN for k = 1)."""
+    rates = frame.groupby("draw", sort=True)["score"].mean()
+    spread = float(rates.std(ddof=1)) / math.sqrt(len(rates)) if len(rates) > 1 else math.nan
+    return float(rates.mean()), spread
+
+
+def majority_vote(frame: pd.DataFrame) -> float:
+    """Return the share of items whose most frequent answer (ties: the one drawn first) scores 1.
+    Items without a parsed answer in any draw vote with their scores."""
+    right = []
+    for _, answers in frame.sort_values(["Key", "draw"]).groupby("Key", sort=True):
+        votes = answers["answer"].fillna("").tolist()
+        counts = {vote: votes.count(vote) for vote in votes}  # insertion order: first drawn first
+        winner = max(counts, key=counts.get)
+        right.append(float(answers["score"].iloc[votes.index(winner)]) >= 1)
+    return sum(right) / len(right) if right else math.nan
+
+
+def mean_pass_at_k(frame: pd.DataFrame, k: int) -> float:
+    """Return pass@k averaged over items (``stats.pass_at_k`` of each item's answers, a score of
+    1 counting as right); items with fewer than k answers are left out."""
+    values = [
+        pass_at_k(len(scores), int((scores >= 1).sum()), k)
+        for _, scores in frame.groupby("Key", sort=True)["score"]
+        if len(scores) >= k
+    ]
+    return sum(values) / len(values) if values else math.nan
+
+
+def disagreement(frame: pd.DataFrame) -> float:
+    """Return the share of items with more than one answer whose answers (scores where no answer
+    was parsed) are not all the same."""
+    repeated = frame.groupby("Key").filter(lambda answers: len(answers) > 1)
+    if repeated.empty:
+        return math.nan
+    said = repeated["answer"].where(repeated["answer"].notna(), repeated["score"].astype(str))
+    return float((said.groupby(repeated["Key"]).nunique() > 1).mean())
+
+
+def sampling_tables(
+    runs: dict[str, pd.DataFrame],
+    aggregate: str | None,
+    score: str,
+    scale: float = 100.0,
+    unit: str = "%",
+) -> list[tuple[str, pd.DataFrame]]:
+    """Return the repeated-sampling tables of a set's runs (label -> frame of ``DRAW_COLUMNS``):
+    none when no run has k > 1 (a report without repeats is unchanged). ``score`` names what a
+    score is (in the title); scores are shown multiplied by ``scale`` with ``unit``;
+    ``aggregate`` is one of AGGREGATES."""
+    runs = {label: frame for label, frame in runs.items() if len(frame)}
+    if not runs or max(map(draws, runs.values())) <= 1:
+        return []
+    rows = []
+    for label, frame in runs.items():
+        k = draws(frame)
+        mean, lo, hi = mean_interval(item_means(frame).tolist())
+        across, se = draw_rates(frame)
+        row = {
+            "run": label,
+            "k": k,
+            "questions": frame["Key"].nunique(),
+            "mean [95%, clustered by item]": interval_text(mean, lo, hi, scale),
+            "mean of draws +- SE": f"{scale * across:.1f} +- {scale * se:.1f}" if k > 1 else "-",
+        }
+        if aggregate == "majority vote":
+            row["majority vote"] = f"{scale * majority_vote(frame):.1f}"
+        elif aggregate == "pass@k":
+            row["pass@k"] = f"{scale * mean_pass_at_k(frame, k):.1f}" if k > 1 else "-"
+        row["items whose draws disagree"] = f"{disagreement(frame):.1%}" if k > 1 else "-"
+        rows.append(row)
+    title = f"REPEATED SAMPLES: k answers per item (score: {score}, {unit})"
+    tables = [(title, pd.DataFrame(rows).set_index("run"))]
+    means = pd.DataFrame({label: item_means(frame) for label, frame in runs.items()})
+    tests = pairwise_exact_tests(means)
+    if not tests.empty:
+        title = "PAIRED on item means (exact sign test over the items where one run's mean is higher)"
+        tables.append((title, tests[["a", "b", "n"]].assign(**paired_cells(tests)).set_index(["a", "b"])))
+    return tables
+
+
+def sampling_summary(runs: dict[str, pd.DataFrame]) -> list[str]:
+    """Return the summary line naming the runs with k > 1 (none when there are none)."""
+    repeated = [f"{label} k={draws(frame)}" for label, frame in runs.items() if draws(frame) > 1]
+    return [f"repeated samples: {', '.join(repeated)}"] if repeated else []
