@@ -10,7 +10,9 @@ account (a conversation the server refused, context too long, is counted apart i
   for ``num_distractors``;
 - ``false_positive_rate`` / ``false_negative_rate``: share of conversations that ended with a
   false "yes" (a new word claimed seen) / a false "no";
-- ``violation_rate``: share that ended on a main-task reply without ``[answer: yes|no]``;
+- ``violation_rate``: share whose last reply had no valid answer (the original's flag, set at
+  every turn: a malformed main-task reply, which ends the conversation, or a malformed reply to
+  a distractor on the last turn);
 - ``avg_distractor_accuracy``: mean over conversations (with at least one distractor) of the
   share of distractor questions answered correctly.
 
@@ -37,7 +39,9 @@ FAILURES = ("false_positive", "false_negative", "violation")
 
 def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """Return one row per conversation record: Key, turns, distractors, distractor_accuracy,
-    violations (format violations over all its turns), ended, refused (bool)."""
+    violations (format violations over all its turns), violation_occurred (the original's flag;
+    records written before it existed: whether it ended on a violation), asked, ended, refused
+    (bool)."""
     rows = [
         {
             "Key": r["Key"],
@@ -45,6 +49,7 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "distractors": int(r["distractors"]),
             "distractor_accuracy": r.get("distractor_accuracy"),
             "violations": int(r.get("violations") or 0),
+            "violation_occurred": bool(r.get("violation_occurred", r["ended"] == "violation")),
             "asked": int(r.get("asked") or 0),
             "ended": r["ended"],
             "refused": bool(r.get("refused")),
@@ -57,6 +62,7 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
         "distractors",
         "distractor_accuracy",
         "violations",
+        "violation_occurred",
         "asked",
         "ended",
         "refused",
@@ -88,9 +94,12 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
                 f"min_{name}": float(values.min()) if n else math.nan,
             }
         )
-    for ending in FAILURES:
-        name = "violation_rate" if ending == "violation" else f"{ending}_rate"
-        share, lo, hi = stats.share_interval(int((kept["ended"] == ending).sum()), n)
+    for name, hits in (
+        ("false_positive_rate", kept["ended"] == "false_positive"),
+        ("false_negative_rate", kept["ended"] == "false_negative"),
+        ("violation_rate", kept["violation_occurred"]),
+    ):
+        share, lo, hi = stats.share_interval(int(hits.sum()), n)
         out.update({name: share, f"{name}_lo": lo, f"{name}_hi": hi})
     mean, lo, hi = stats.mean_interval(kept["distractor_accuracy"].dropna(), (0.0, 1.0))
     out.update(

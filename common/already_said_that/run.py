@@ -51,17 +51,10 @@ def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def turn_item(key: Any, turn: Turn, options: dict[str, list[str]]) -> dict[str, Any]:
-    """Return what a built-in solver may read about a turn (HTTP models ignore it): the gold
-    answer, the kind, and the answers of the question's source (the random guess's options)."""
-    source = turn.question["source"] if turn.question else ""
-    return {
-        "Key": key,
-        "turn": turn.index,
-        "kind": turn.kind,
-        "gold": turn.gold,
-        "options": options.get(source, []),
-    }
+def turn_item(key: Any, turn: Turn) -> dict[str, Any]:
+    """Return what a built-in solver may read about a turn (HTTP models ignore it): the sample's
+    Key, the turn number, its kind and its gold answer."""
+    return {"Key": key, "turn": turn.index, "kind": turn.kind, "gold": turn.gold}
 
 
 class ConversationRunner:
@@ -89,7 +82,7 @@ class ConversationRunner:
             turn = conversation.next_turn()
             messages.append({"role": "user", "content": turn.message})
             try:
-                reply = model.complete(messages, turn_item(item["Key"], turn, self.data.options))
+                reply = model.complete(messages, turn_item(item["Key"], turn))
             except RequestRefused as exc:
                 refused = exc
                 log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
@@ -123,6 +116,7 @@ class ConversationRunner:
             "distractors_correct": correct,
             "distractor_accuracy": correct / len(distractor_turns) if distractor_turns else None,
             "violations": sum(line.get("violation", False) for line in log),
+            "violation_occurred": conversation.violation_occurred,  # the original's flag (last reply)
             "ended": "refused" if refused else conversation.ending,
             "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
             "resp": answered[-1]["reply"] if answered else "",
