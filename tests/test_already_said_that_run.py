@@ -382,19 +382,20 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert suites.detect_suite(tmp_path / "results" / "distractorless") == "already_said_that"
     section = suites.analyse(tmp_path / "results", figures_dir=tmp_path / "figures")
     titles = " ".join(title for title, _ in section.tables)
-    for needed in ("Metrics", "alive", "question", "violations", "log-rank"):
+    for needed in ("Metrics", "alive", "question", "violations", "log-rank", "main-task turns"):
         assert needed in titles
     assert all(path.is_file() and path.stat().st_size > 10_000 for _, path in section.figures)
+    assert "main-task turn" in section.figures[1][0]  # variants compared: on main-task turns
     assert 1 <= len(section.summary) <= 3 and "oracle" in section.summary[0]
     metrics = section.data["metrics"].set_index(["set", "model"])
     assert metrics.loc[("distractorless", "oracle"), "avg_num_turns"] == 100
-    tests = section.tables[-1][1]
-    assert "oracle: which_is_heavier vs distractorless" in tests.index
-    assert tests.loc["oracle: which_is_heavier vs distractorless", "z"] == "-"  # no failure on either side
-    row = tests.loc["which_is_heavier: oracle vs random"]
+    models, variants = (table for _, table in section.tables[-2:])
+    row = models.loc["which_is_heavier: oracle vs random"]
     assert float(row["z"]) < -5 and float(row["p"]) < 1e-6 and row["survives longer"] == "oracle"
-    row = tests.loc["random: which_is_heavier vs distractorless"]  # fails 1/3 of turns against 1/2
-    assert float(row["z"]) < 0 and row["survives longer"] == "which_is_heavier"
+    assert "z" not in variants.columns  # variants share their samples: the paired test only
+    assert variants.loc["oracle: which_is_heavier vs distractorless", "lasts longer"] == "-"  # no failure
+    row = variants.loc["random: which_is_heavier vs distractorless"]  # 1/2 of main-task turns fail in both
+    assert float(row["p"]) > 0.001 and row["n"] == 30
 
 
 def documented_table() -> dict[tuple[str, str], list[str]]:
