@@ -446,15 +446,17 @@ def test_documented_table_is_what_the_shipped_sets_give(tmp_path):
             )
             records = read_results(run_paths(variant, model, tmp_path / "results")["results"])
             m = analysis.seed_metrics(analysis.conversation_frame(records))
-            turns, median, distractors, accuracy, fp, fn, violation = table[
+            turns, median, main, distractors, accuracy, fp, fn, violation = table[
                 (variant, model) if model == "random" else ("every set", "oracle")
             ]
             if model == "oracle":  # one row for all: 33.3 distractors, none in distractorless
+                main = "100.0" if variant == "distractorless" else main.split(" ")[0]
                 distractors = "0.0" if variant == "distractorless" else distractors.split(" ")[0]
                 accuracy = "-" if variant == "distractorless" else accuracy
             checks = [
                 matches(turns, m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
                 matches(median, m["median_num_turns"]),
+                matches(main, m["avg_main_turns"], m["avg_main_turns_lo"], m["avg_main_turns_hi"]),
                 matches(distractors, m["avg_num_distractors"]),
                 matches(
                     accuracy,
