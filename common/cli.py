@@ -138,13 +138,10 @@ def add_model_options(
         help="ask every built-in baseline of the suite in turn, each from scratch (what make runs)",
     )
     if prompting is not None:
-        parser.add_argument(
-            "--prompting",
-            default=prompting,
-            choices=list(promptings) if promptings is not None else None,
-            help="prompting label of the results file name"
-            + (" and how the model is asked (see above)" if promptings is not None else ""),
-        )
+        kind = {"help": "prompting label of the results file name"}
+        if promptings is not None:
+            kind = {"choices": list(promptings), "help": "the results file's label and how to ask"}
+        parser.add_argument("--prompting", default=prompting, **kind)
     parser.add_argument(
         "--set",
         action="append",
