@@ -377,6 +377,10 @@ def test_report_section_tables_figures_summary(tmp_path):
     for model in ("oracle", "random"):
         for variant in ("which_is_heavier", "distractorless"):
             play(tmp_path, variant, model, 30)
+    other = write_set(tmp_path / "sets" / "distractorless_seed1", "distractorless", samples=30, seed=1)
+    assert (
+        load_main()(["-t", str(other), "--model", "random", "--results-dir", str(tmp_path / "results")]) == 0
+    )
     assert list(suites.SUITES).index("already_said_that") < list(suites.SUITES).index("worldsense")
     assert suites.detect_suite(tmp_path / "results") == "already_said_that"
     assert suites.detect_suite(tmp_path / "results" / "distractorless") == "already_said_that"
@@ -396,6 +400,7 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert variants.loc["oracle: which_is_heavier vs distractorless", "lasts longer"] == "-"  # no failure
     row = variants.loc["random: which_is_heavier vs distractorless"]  # 1/2 of main-task turns fail in both
     assert float(row["p"]) > 0.001 and row["n"] == 30
+    assert len(variants) == 2  # other word samples (seed 1): nothing to pair with
 
 
 def documented_table() -> dict[tuple[str, str], list[str]]:

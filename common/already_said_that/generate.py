@@ -191,6 +191,13 @@ class SetData:
     samples: list[dict[str, Any]]
     pool: list[dict[str, Any]]
     example: dict[str, Any] | None
+    samples_sha256: str = ""  # the manifest's SHA-256 of samples.jsonl
+
+    @property
+    def pairing(self) -> str:
+        """Return what runs must share to be paired sample by sample: the word samples (a
+        SHA-256 prefix) and the seed of the random streams."""
+        return f"{self.samples_sha256[:16]}:{self.config.get('seed', 0)}"
 
     @property
     def has_distractors(self) -> bool:
@@ -267,4 +274,5 @@ def load_set(path: str | Path) -> SetData:
         samples=samples,
         pool=pool,
         example=manifest.get("example"),
+        samples_sha256=str(manifest["sha256"].get("samples.jsonl", "")),
     )

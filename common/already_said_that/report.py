@@ -80,8 +80,9 @@ def _run_dirs(path: Path) -> list[Path]:
 
 
 def load_runs(path: Path) -> list[dict[str, Any]]:
-    """Return every run under ``path``: dicts with set, model, results and turns paths, the
-    conversations frame and the turn log, sorted by set (variant order) then model."""
+    """Return every run under ``path``: dicts with set, variant, pairing (``_pairing``), model,
+    results and turns paths, the conversations frame and the turn log, sorted by set (variant
+    order) then model."""
     if _is_set_dir(path) and not _run_dirs(path):
         path = RESULTS_DIR / path.name
     runs = []
@@ -95,6 +96,7 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
             runs.append(
                 {
                     "set": directory.name,
+                    **_pairing(directory.name, records),
                     "model": model if prompting == PROMPTING else f"{model} ({prompting})",
                     "results": results,
                     "turns_path": turns_path,
@@ -103,6 +105,18 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
                 }
             )
     return sorted(runs, key=lambda run: (_rank(run["set"], VARIANT_ORDER), _rank(run["model"], MODEL_ORDER)))
+
+
+def _pairing(set_name: str, records: list[dict[str, Any]]) -> dict[str, str]:
+    """Return the ``variant`` and ``pairing`` of a run from its records (runs of the same pairing
+    played the same word samples and random streams); records written before they held a
+    pairing get one from the set's name (the shipped sets: original_* or not)."""
+    first = records[0] if records else {}
+    fallback = "original" if set_name.startswith("original_") else "wordnet"
+    return {
+        "variant": str(first.get("variant") or set_name),
+        "pairing": str(first.get("pairing") or fallback),
+    }
 
 
 def _rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
@@ -179,10 +193,11 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
         shown.append((title, models))
     if not variants.empty:
         title = (
-            "Each set against distractorless, per model, in main-task turns (a distractor turn cannot end a "
-            "conversation): the exact paired test on the samples both played (a better: the samples where "
-            "the set named first lasted longer; two-sided p). No log-rank test: the variants share samples, "
-            "random streams and a seeded solver's draws, so they are not independent samples"
+            "Each set against distractorless, per model (the distractorless set of the same word samples "
+            "and seed), in main-task turns (a distractor turn cannot end a conversation): the exact paired "
+            "test on the samples both played (a better: the samples where the set named first lasted "
+            "longer; two-sided p). No log-rank test: the variants share samples, random streams and a "
+            "seeded solver's draws, so they are not independent samples"
         )
         shown.append((title, variants))
     data = {

@@ -131,6 +131,7 @@ class ConversationRunner:
             "sample": item["sample"],
             "set": self.data.name,
             "variant": self.data.config.get("variant"),
+            "pairing": self.data.pairing,  # runs sharing it played the same samples and streams
             "model": self.model_name,
             "prompting": self.prompting,
             "turns": conversation.turns_done,

@@ -16,7 +16,7 @@ from common.report import interval_text, p_text, paired_cells
 from common.stats import share_interval
 
 SURVIVAL_AT = (10, 25, 50, 75, 100)
-BASELINE_SET = "distractorless"  # the variant every other one is compared with, per model
+BASELINE_VARIANT = "distractorless"  # the variant every other one is compared with, per model and pairing
 
 
 def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
@@ -171,29 +171,30 @@ def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]
 
 
 def variant_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return, for each model, each set against the same model on ``distractorless``, for
-    display and tidy: the exact paired test on main-task turns over the samples both played
-    (``analysis.paired_survival``): ``comparison`` ("<model>: <set> vs distractorless"), ``a``,
-    ``b``, ``n``, ``a_better``, ``b_better``, ``p`` and ``lasts longer`` (the set that lasted
-    longer on more samples, "neither" on a tie, "-" when no sample is decided)."""
-    baseline = {run["model"]: run for run in runs if run["set"] == BASELINE_SET}
+    """Return, for each model, each set against the same model's ``distractorless`` run of the
+    same pairing (the same word samples and random streams; ``report._pairing``), for display and
+    tidy: the exact paired test on main-task turns over the samples both played
+    (``analysis.paired_survival``): ``comparison`` ("<model>: <set> vs <distractorless set>"),
+    ``a``, ``b``, ``n``, ``a_better``, ``b_better``, ``p`` and ``lasts longer`` (the set that
+    lasted longer on more samples, "neither" on a tie, "-" when no sample is decided)."""
+    baseline = {(run["model"], run["pairing"]): run for run in runs if run["variant"] == BASELINE_VARIANT}
     rows = []
     for run in runs:
-        if run["set"] != BASELINE_SET and run["model"] in baseline:
-            paired = analysis.paired_survival(run["frame"], baseline[run["model"]]["frame"], "main_turns")
-            names = (run["set"], BASELINE_SET)
-            decided = paired["a_better"] + paired["b_better"]
-            rows.append(
-                {
-                    "comparison": f"{run['model']}: {run['set']} vs {BASELINE_SET}",
-                    "a": names[0],
-                    "b": names[1],
-                    **paired,
-                    "lasts longer": _longer(paired["a_better"] - paired["b_better"], names)
-                    if decided
-                    else "-",
-                }
-            )
+        other = baseline.get((run["model"], run["pairing"]))
+        if other is None or run["variant"] == BASELINE_VARIANT:
+            continue
+        paired = analysis.paired_survival(run["frame"], other["frame"], "main_turns")
+        decided = paired["a_better"] + paired["b_better"]
+        names = (run["set"], other["set"])
+        rows.append(
+            {
+                "comparison": f"{run['model']}: {names[0]} vs {names[1]}",
+                "a": names[0],
+                "b": names[1],
+                **paired,
+                "lasts longer": _longer(paired["a_better"] - paired["b_better"], names) if decided else "-",
+            }
+        )
     tidy = pd.DataFrame(rows, columns=VARIANT_TEST_COLUMNS)
     display = pd.DataFrame(
         {
