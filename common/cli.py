@@ -111,11 +111,18 @@ def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
     return tqdm(iterable, **kwargs)
 
 
-def add_model_options(parser: argparse.ArgumentParser, *, testset: str, prompting: str | None) -> None:
+def add_model_options(
+    parser: argparse.ArgumentParser,
+    *,
+    testset: str,
+    prompting: str | None,
+    promptings: Iterable[str] | None = None,
+) -> None:
     """Add the options every script that asks a model takes, with the same names and meanings:
     ``-t/--testset SET`` (``testset`` says what a set is for this suite), ``--model`` or
     ``--baselines``, ``--prompting`` (when the script lets the label be chosen, default
-    ``prompting``), ``--set KEY=VALUE``, ``--limit``, ``--seed``, ``--retry-errors``,
+    ``prompting``; limited to ``promptings`` when the label also picks how the model is asked),
+    ``--set KEY=VALUE``, ``--limit``, ``--seed``, ``--retry-errors``,
     ``--results-dir``, ``--no-cache``, ``--cache-file``. ``check_model_options`` validates them
     after parsing."""
     from common.models.resolve import CACHE_FILE  # the models layer is loaded only by scripts that ask
@@ -131,7 +138,10 @@ def add_model_options(parser: argparse.ArgumentParser, *, testset: str, promptin
         help="ask every built-in baseline of the suite in turn, each from scratch (what make runs)",
     )
     if prompting is not None:
-        parser.add_argument("--prompting", default=prompting, help="prompting label of the results file name")
+        kind = {"help": "prompting label of the results file name"}
+        if promptings is not None:
+            kind = {"choices": list(promptings), "help": "the results file's label and how to ask"}
+        parser.add_argument("--prompting", default=prompting, **kind)
     parser.add_argument(
         "--set",
         action="append",

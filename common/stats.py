@@ -147,6 +147,31 @@ def paired_exact_test(a: Sequence[float], b: Sequence[float]) -> PairedTest:
     return PairedTest(a_better, b_better, float(p))
 
 
+def paired_survival_test(
+    survived_a: Sequence[float],
+    failed_a: Sequence[bool],
+    survived_b: Sequence[float],
+    failed_b: Sequence[bool],
+) -> PairedTest:
+    """Return ``paired_exact_test`` of two runs' survival on the same units, as far as censoring
+    tells: ``survived_a[i]`` is how long unit i lasted in run a (the time it was last known
+    alive; when ``failed_a[i]`` it failed right after, else it was censored there), likewise b.
+
+    A unit favours a when b failed at a time a outlasted (b failed and ``survived_a[i] >
+    survived_b[i]``; a failed later or was censored after it), b likewise. Equal failure times
+    are ties; a censored run that stopped no later than the other failed leaves the unit
+    undecided. Unlike the log-rank test, which takes the runs as independent samples, this uses
+    the pairing (e.g. the same word schedule in both runs), so it stays valid when the runs of a
+    unit depend on each other.
+    """
+    lengths = {len(survived_a), len(failed_a), len(survived_b), len(failed_b)}
+    if len(lengths) != 1:
+        raise ValueError(f"paired survival needs four equal-length sequences, got lengths {sorted(lengths)}")
+    a_longer = [fb and ta > tb for ta, tb, fb in zip(survived_a, survived_b, failed_b, strict=True)]
+    b_longer = [fa and tb > ta for ta, tb, fa in zip(survived_a, survived_b, failed_a, strict=True)]
+    return paired_exact_test(a_longer, b_longer)
+
+
 def pairwise_exact_tests(scores: pd.DataFrame) -> pd.DataFrame:
     """Return ``paired_exact_test`` between every two runs of ``scores`` (one row per unit, one
     column per run, missing where a run has no score for the unit; booleans or numbers).

@@ -8,7 +8,14 @@ through the response cache; a killed run resumes (finished conversations are ski
 already answered come from the cache). A request the server refuses (context too long) ends its
 conversation as a context error, counted apart; --retry-errors plays those again.
 
-Writes results/already_said_that/<set>/direct___<model>___results.jsonl (one line per
+--prompting picks how a model is asked, as the original eval's solvers: direct (the reply is
+the answer), cot (it reasons step by step, then replies in the format; its reasoning is not
+shown at later turns), hhh (a base model, api: completions, continues a transcript after
+example dialogues with a helpful, honest, harmless assistant). Model configs decode at the
+original's temperature 1 and max_tokens 512 unless they set their own (a warning names a
+max_tokens too small for the set's longest gold reply).
+
+Writes results/already_said_that/<set>/<prompting>___<model>___results.jsonl (one line per
 conversation), ...___turns.jsonl (every turn), ...___summary.json (metrics, tokens, cost) and
 the runner's ...___results.meta.json. Models: random, oracle (--baselines plays both, afresh),
 human (you type the answers), or any config of configs/models/.
@@ -16,6 +23,7 @@ human (you type the answers), or any config of configs/models/.
 $ python scripts/already_said_that.py -t which_is_heavier --model oracle
 $ python scripts/already_said_that.py -t data/already_said_that/mixed --model human --limit 1
 $ python scripts/already_said_that.py -t distractorless --model llamacpp --limit 5 --dry-run
+$ python scripts/already_said_that.py -t reverse_sort --model llamacpp --prompting cot --limit 5 --dry-run
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -23,16 +31,18 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
+import argparse
 import contextlib
 import logging
 import sys
 
 from common import cli
-from common.already_said_that import run
+from common.already_said_that import cost, run
 from common.already_said_that.baselines import BASELINES
-from common.already_said_that.generate import load_set, set_dir
+from common.already_said_that.generate import SetData, load_set, set_dir
+from common.already_said_that.prompting import DECODING, HHH_STOPS, PROMPTINGS
 from common.config import parse_overrides
-from common.models import exit_code, load_model_config, models_of, run_items
+from common.models import Model, RunSummary, exit_code, load_model_config, models_of, run_items
 from common.models.resolve import config_path
 
 log = logging.getLogger("already_said_that")
@@ -41,7 +51,7 @@ TESTSET_HELP = "an Already Said That set: data/already_said_that/<set> or its na
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    cli.add_model_options(parser, testset=TESTSET_HELP, prompting=None)
+    cli.add_model_options(parser, testset=TESTSET_HELP, prompting=run.PROMPTING, promptings=PROMPTINGS)
     parser.add_argument(
         "--dry-run", action="store_true", help="print the requests and tokens a run may take; ask nothing"
     )
@@ -53,38 +63,51 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         config = None
         if not args.baselines and args.model not in BASELINES:
-            config = load_model_config(config_path(args.model, BASELINES), parse_overrides(args.set))
-        price = config.price_per_1k_tokens if config else None
-        budget = config.max_tokens if config else None
-        print(run.estimate_text(data, args.limit, vars(price) if price else None, budget))
+            config = load_model_config(
+                config_path(args.model, BASELINES), parse_overrides(args.set), DECODING
+            )
+        price = vars(config.price_per_1k_tokens) if config and config.price_per_1k_tokens else None
+        max_tokens = config.max_tokens if config else DECODING["max_tokens"]
+        print(cost.estimate_text(data, args.limit, price, args.prompting, max_tokens))
         return 0
 
     summaries = []
-    for model in models_of(args, BASELINES):
+    overrides = {"stop": HHH_STOPS} if args.prompting == "hhh" else None  # the transcript's role markers
+    for model in models_of(args, BASELINES, overrides=overrides, defaults=DECODING):
         with contextlib.closing(model):
-            files = run.run_paths(data.name, model.name, args.results_dir or run.RESULTS_DIR)
-            player = run.ConversationRunner(data, files["turns"], model.name)
-            labels = {
-                "prompting": run.PROMPTING,
-                "modelname": model.name,
-                "set": data.name,
-                "variant": data.config.get("variant"),
-                "schedule_seed": data.config.get("seed"),
-            }
-            summary = run_items(
-                model,
-                run.items(data, args.limit),
-                files["results"],
-                answer=player.answer,
-                labels=labels,
-                show_progress=model.name != "human",
-                **cli.runner_options(args),
-            )
-            summaries.append(summary)
-            log.info("%s", summary.describe(files["results"]))
-            price = model.settings().get("price_per_1k_tokens")
-            log.info("%s", run.write_summary(files, data, model.name, summary, price))
+            summaries.append(play(model, data, args))
     return exit_code(summaries, "conversations")
+
+
+def play(model: Model, data: SetData, args: argparse.Namespace) -> RunSummary:
+    """Play the conversations of ``data`` with ``model`` as ``args`` say, write the run's summary,
+    and return the runner's summary (UserError for a prompting the model cannot take)."""
+    run.check_prompting(model, args.prompting)
+    warning = cost.max_tokens_warning(data, model.settings().get("max_tokens"))  # None: a built-in
+    if warning:
+        log.warning("%s", warning)
+    files = run.run_paths(data.name, model.name, args.results_dir or run.RESULTS_DIR, args.prompting)
+    player = run.ConversationRunner(data, files["turns"], model.name, args.prompting)
+    labels = {
+        "prompting": args.prompting,
+        "modelname": model.name,
+        "set": data.name,
+        "variant": data.config.get("variant"),
+        "schedule_seed": data.config.get("seed"),
+    }
+    summary = run_items(
+        model,
+        run.items(data, args.limit),
+        files["results"],
+        answer=player.answer,
+        labels=labels,
+        show_progress=model.name != "human",
+        **cli.runner_options(args),
+    )
+    log.info("%s", summary.describe(files["results"]))
+    price = model.settings().get("price_per_1k_tokens")
+    log.info("%s", run.write_summary(files, data, model.name, summary, price))
+    return summary
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Already Said That: the protocol, the solvers, the runner script, the metrics and the report."""
 
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -16,7 +17,7 @@ from scipy.stats import binomtest
 from common import analysis as suites
 from common.already_said_that import analysis
 from common.already_said_that.generate import load_set
-from common.already_said_that.prompts import main_schedule, parse_answer, task_description
+from common.already_said_that.prompts import parse_answer, task_description
 from common.already_said_that.run import read_turns, run_paths
 from common.errors import UserError
 from common.paths import ROOT
@@ -240,14 +241,15 @@ def test_random_solver_averages_match_its_rule(tmp_path):
     law's fourth moment is sd^4 (9 + p^2 / (1 - p))): 0.16 and 0.09.
     Distractors passed D: a passed turn is a distractor or a main-task success, 1/3 each, so given
     T, D is Binomial(T, 1/2): E[D] = E[T] / 2 = 1.0, Var(D) = E[T] / 4 + Var(T) / 4 = 2.0.
-    Distractor accuracy: a guess between the fixture's two which-is-heavier answers, right with
-    probability 1/2 at every question, so the mean of the conversations' accuracies is 1/2 (each
-    accuracy lies in [0, 1]: its sd is at most 1/2).
+    Distractor accuracy: yes or no at random, the two answers of the fixture's which-is-heavier
+    questions, right with probability 1/2 at every question, so the mean of the conversations'
+    accuracies is 1/2 (each accuracy lies in [0, 1]: its sd is at most 1/2).
     Endings: the first main-task word is always new (nothing was shown), and the conversation
     ends there, on a false "yes", with probability 1/2: false_positive_rate >= 1/2. The second
-    one repeats the first with probability 1/2 * 1/2 (not adversarial, then a repeat; the
-    fixture's adversarial words are never main-task words), and the conversation reaches it
-    and ends there on a false "no" with probability 1/2 * 1/2: false_negative_rate >= 1/16.
+    one repeats a word shown with probability at least 1/2 * 1/2 (not adversarial, then a
+    repeat), and the conversation reaches it and ends there on a false "no" with probability
+    1/2 * 1/2: false_negative_rate >= 1/16. (tests/test_asat_random_baseline.py derives both
+    rates exactly.)
     """
     for variant, p in (("which_is_heavier", 1 / 3), ("distractorless", 1 / 2)):
         records, _ = play(tmp_path, variant, "random", 500)
@@ -271,21 +273,38 @@ def test_random_solver_averages_match_its_rule(tmp_path):
         assert m["false_negative_rate"] == pytest.approx(1 - m["false_positive_rate"])
 
 
-def test_same_seed_same_main_task_schedule_in_every_variant(tmp_path):
-    """Variants share the main-task word schedule: the j-th scheduled (non-adversarial) main-task
-    word of a sample is the same everywhere, for every model."""
+def main_words(tmp_path, adversarial: bool) -> dict[tuple[str, str], list[tuple[str, bool]]]:
+    """Return the main-task words (word, adversarial) of sample 3 per (variant, model)."""
     sequences = {}
     for variant in ("which_is_heavier", "mixed", "distractorless"):
+        set_dir = tmp_path / f"adversarial_{adversarial}" / variant
+        write_set(set_dir, variant, samples=5, adversarial=adversarial)
         for model in ("oracle", "random"):
-            _, turns = play(tmp_path, variant, model, 5)
-            scheduled = [
-                t["word"] for t in turns if t["Key"] == 3 and t["kind"] == "main" and not t["adversarial"]
+            argv = ["-t", str(set_dir), "--model", model, "--results-dir", str(set_dir / "out")]
+            assert load_main()(argv) == 0
+            files = run_paths(variant, model, set_dir / "out")
+            turns = read_turns(files["turns"])
+            sequences[variant, model] = [
+                (t["word"], t["adversarial"]) for t in turns if t["Key"] == 3 and t["kind"] == "main"
             ]
-            sequences[variant, model] = scheduled
-    data = load_set(tmp_path / "sets" / "mixed")
-    full = main_schedule(data.samples[3]["words"], 0, 3, 100)
-    for scheduled in sequences.values():
-        assert scheduled == full[: len(scheduled)]
+    return sequences
+
+
+def test_variants_and_models_share_the_main_task_draws(tmp_path):
+    """The main-task draws are common to every variant and model: without the adversarial
+    option a sample's main-task words are the same everywhere (each run a prefix of the longest);
+    with it, the non-adversarial ones are the same up to the first adversarial word shown."""
+    sequences = main_words(tmp_path, adversarial=False)
+    longest = max(sequences.values(), key=len)
+    assert len(longest) > 60 and not any(adversarial for _, adversarial in longest)
+    assert all(words == longest[: len(words)] for words in sequences.values())
+    sequences = main_words(tmp_path, adversarial=True)
+    before = [
+        [word for word, _ in itertools.takewhile(lambda shown: not shown[1], words)]
+        for words in sequences.values()
+    ]
+    longest = max(before, key=len)
+    assert all(words == longest[: len(words)] for words in before)
     assert len(sequences["distractorless", "oracle"]) > len(sequences["mixed", "oracle"]) > 10
 
 
@@ -365,24 +384,30 @@ def test_report_section_tables_figures_summary(tmp_path):
     for model in ("oracle", "random"):
         for variant in ("which_is_heavier", "distractorless"):
             play(tmp_path, variant, model, 30)
+    other = write_set(tmp_path / "sets" / "distractorless_seed1", "distractorless", samples=30, seed=1)
+    assert (
+        load_main()(["-t", str(other), "--model", "random", "--results-dir", str(tmp_path / "results")]) == 0
+    )
     assert list(suites.SUITES).index("already_said_that") < list(suites.SUITES).index("worldsense")
     assert suites.detect_suite(tmp_path / "results") == "already_said_that"
     assert suites.detect_suite(tmp_path / "results" / "distractorless") == "already_said_that"
     section = suites.analyse(tmp_path / "results", figures_dir=tmp_path / "figures")
     titles = " ".join(title for title, _ in section.tables)
-    for needed in ("Metrics", "alive", "question", "violations", "log-rank"):
+    for needed in ("Metrics", "alive", "question", "violations", "log-rank", "main-task turns"):
         assert needed in titles
     assert all(path.is_file() and path.stat().st_size > 10_000 for _, path in section.figures)
+    assert "main-task turn" in section.figures[1][0]  # variants compared: on main-task turns
     assert 1 <= len(section.summary) <= 3 and "oracle" in section.summary[0]
     metrics = section.data["metrics"].set_index(["set", "model"])
     assert metrics.loc[("distractorless", "oracle"), "avg_num_turns"] == 100
-    tests = section.tables[-1][1]
-    assert "oracle: which_is_heavier vs distractorless" in tests.index
-    assert tests.loc["oracle: which_is_heavier vs distractorless", "z"] == "-"  # no failure on either side
-    row = tests.loc["which_is_heavier: oracle vs random"]
+    models, variants = (table for _, table in section.tables[-2:])
+    row = models.loc["which_is_heavier: oracle vs random"]
     assert float(row["z"]) < -5 and float(row["p"]) < 1e-6 and row["survives longer"] == "oracle"
-    row = tests.loc["random: which_is_heavier vs distractorless"]  # fails 1/3 of turns against 1/2
-    assert float(row["z"]) < 0 and row["survives longer"] == "which_is_heavier"
+    assert "z" not in variants.columns  # variants share their samples: the paired test only
+    assert variants.loc["oracle: which_is_heavier vs distractorless", "lasts longer"] == "-"  # no failure
+    row = variants.loc["random: which_is_heavier vs distractorless"]  # 1/2 of main-task turns fail in both
+    assert float(row["p"]) > 0.001 and row["n"] == 30
+    assert len(variants) == 2  # other word samples (seed 1): nothing to pair with
 
 
 def documented_table() -> dict[tuple[str, str], list[str]]:
@@ -433,15 +458,17 @@ def test_documented_table_is_what_the_shipped_sets_give(tmp_path):
             )
             records = read_results(run_paths(variant, model, tmp_path / "results")["results"])
             m = analysis.seed_metrics(analysis.conversation_frame(records))
-            turns, median, distractors, accuracy, fp, fn, violation = table[
+            turns, median, main, distractors, accuracy, fp, fn, violation = table[
                 (variant, model) if model == "random" else ("every set", "oracle")
             ]
             if model == "oracle":  # one row for all: 33.3 distractors, none in distractorless
+                main = "100.0" if variant == "distractorless" else main.split(" ")[0]
                 distractors = "0.0" if variant == "distractorless" else distractors.split(" ")[0]
                 accuracy = "-" if variant == "distractorless" else accuracy
             checks = [
                 matches(turns, m["avg_num_turns"], m["avg_num_turns_lo"], m["avg_num_turns_hi"]),
                 matches(median, m["median_num_turns"]),
+                matches(main, m["avg_main_turns"], m["avg_main_turns_lo"], m["avg_main_turns_hi"]),
                 matches(distractors, m["avg_num_distractors"]),
                 matches(
                     accuracy,
@@ -496,8 +523,12 @@ def test_human_solver_through_a_pipe(tmp_path):
     seen = set()
     try:
         for turn in range(1, 7):
-            shown = read_until(process.stdout, "your answer> ").rsplit(f"[turn {turn}] ", 1)[1]
-            message = shown.removesuffix("\nyour answer> ")
+            shown = read_until(process.stdout, "your answer> ")
+            assert f"=== conversation 0, turn {turn}: the conversation so far ===" in shown
+            so_far = shown.rsplit("=== conversation", 1)[1]
+            assert "system: You will be shown words" in so_far  # the whole conversation, every turn
+            assert so_far.count("\nuser: ") == turn and so_far.count("\nassistant: [answer: ") == turn - 1
+            message = so_far.rsplit("\nuser: ", 1)[1].split("\n")[0]
             if message.startswith("MAIN TASK - "):
                 word = message.removeprefix("MAIN TASK - ")
                 answer = ("Y" if word in seen else "n") if turn < 6 else ("no" if word in seen else "yes")

@@ -1,6 +1,8 @@
 """Already Said That schedules, measured: the protocol's probabilities (distractor 1/3, repeated
-word 1/2, adversarial word 1/2) hold on the schedules it draws, ``mixed`` draws its sources
-evenly whatever their pool sizes, and distractor variants put their questions on the same turns.
+word 1/2, adversarial word 1/2) hold on the schedules it draws, a repeat draws uniformly from
+every word shown as a main-task word (adversarial ones too, as the original), ``mixed`` draws
+its sources evenly whatever their pool sizes, and distractor variants put their questions on
+the same turns.
 
 Conversations are played with the gold answers (the oracle's replies) straight on
 ``Conversation``, so every turn of every conversation is drawn: 300 conversations x 100 turns.
@@ -21,19 +23,19 @@ P_MIN = 0.001  # a share whose binomial test gives less than this is not the pro
 
 def play_all(tmp_path, variant, adversarial=True, samples=CONVERSATIONS):
     """Return every turn of ``samples`` oracle conversations of a fixture set, each as (Key, Turn,
-    whether the adversarial pool was non-empty when it was drawn, the words shown by the schedule
-    before it)."""
+    whether the adversarial pool was non-empty when it was drawn, the words shown as main-task
+    words before it, in the order first shown, with whether each was first shown adversarially)."""
     data = load_set(write_set(tmp_path / variant, variant, samples=samples, adversarial=adversarial))
     played = []
     for sample in data.samples:
         conversation = data.conversation(sample)
-        scheduled: set[str] = set()
+        shown: dict[str, bool] = {}
         while not conversation.over:
             pool_ready = bool(conversation.distracting)
             turn = conversation.next_turn()
-            played.append((sample["sample"], turn, pool_ready, frozenset(scheduled)))
-            if turn.kind == "main" and not turn.adversarial:
-                scheduled.add(turn.word)
+            played.append((sample["sample"], turn, pool_ready, dict(shown)))
+            if turn.kind == "main":
+                shown.setdefault(turn.word, turn.adversarial)
             assert not conversation.judge(f"[answer: {turn.gold}]").ends
     return played
 
@@ -55,12 +57,20 @@ def test_distractor_repeat_and_adversarial_probabilities(tmp_path, variant):
     adversarial = sum(t.adversarial for t in offered)
     assert not any(t.adversarial for t, ready in main if not ready)
     assert share_test(adversarial, len(offered), 1 / 2) > P_MIN, adversarial / len(offered)
-    # a scheduled word repeats one the schedule showed with probability 1/2 (from its second word on)
-    scheduled = [
-        (t, before) for _, t, _, before in turns if t.kind == "main" and not t.adversarial and before
-    ]
-    repeats = sum(t.word in before for t, before in scheduled)
-    assert share_test(repeats, len(scheduled), 1 / 2) > P_MIN, repeats / len(scheduled)
+    # a non-adversarial word repeats one shown before with probability 1/2 (from the second on) ...
+    drawn = [(t, before) for _, t, _, before in turns if t.kind == "main" and not t.adversarial and before]
+    repeats = [(t, before) for t, before in drawn if t.word in before]
+    assert share_test(len(repeats), len(drawn), 1 / 2) > P_MIN, len(repeats) / len(drawn)
+    # ... uniformly among all of them: those first shown adversarially as often as their share
+    first_adversarial = sum(before[t.word] for t, before in repeats)
+    expected = sum(sum(before.values()) / len(before) for _, before in repeats)
+    spread = sum(
+        (share := sum(before.values()) / len(before)) * (1 - share) for _, before in repeats
+    )  # a sum of Bernoulli draws: z-score on its variance
+    assert first_adversarial > 100 and abs(first_adversarial - expected) < 4 * spread**0.5, (
+        first_adversarial,
+        expected,
+    )
 
 
 def test_adversarial_off_never_asks_a_distracting_word(tmp_path):

@@ -16,6 +16,7 @@ from common.stats import (
     logrank,
     mean_interval,
     paired_exact_test,
+    paired_survival_test,
     paired_t_test,
     pairwise_exact_tests,
     share_interval,
@@ -200,3 +201,24 @@ def test_logrank_by_hand():
     assert statistic == pytest.approx(z) and p == pytest.approx(2 * scipy.stats.norm.sf(z))
     assert logrank([5, 6], [7, 8], [1, 2, 3], [4])[0] == pytest.approx(-z)  # a survives longer: z < 0
     assert all(math.isnan(x) for x in logrank([], [3, 4], [], [5]))  # no failure: nothing to compare
+
+
+def test_paired_survival_test_counts_only_what_censoring_decides():
+    # unit: (a lasted, a failed, b lasted, b failed)
+    units = [
+        (5, True, 3, True),  # both failed, a later: a
+        (2, True, 4, True),  # both failed, b later: b
+        (6, False, 3, True),  # a censored after b failed: a
+        (3, False, 3, True),  # a censored when b failed: undecided
+        (2, False, 4, True),  # a censored before b failed: undecided
+        (4, True, 4, True),  # the same failure time: a tie
+        (7, False, 7, False),  # both censored: nothing to tell
+        (1, True, 9, False),  # b censored after a failed: b
+    ]
+    a, fa, b, fb = (list(column) for column in zip(*units, strict=True))
+    test = paired_survival_test(a, fa, b, fb)
+    assert (test.a_better, test.b_better) == (2, 2)
+    assert test.p == pytest.approx(scipy.stats.binomtest(2, 4).pvalue)
+    assert paired_survival_test(b, fb, a, fa) == stats.PairedTest(2, 2, test.p)
+    with pytest.raises(ValueError):
+        paired_survival_test([1], [True], [1, 2], [True, True])

@@ -1,26 +1,37 @@
 """The metrics of Already Said That: the original's, with intervals, plus survival analysis.
 
 A conversation's ``turns`` is the number of turns passed before the failing one (distractor
-turns included; 100 when it survives), ``distractors`` the distractor turns among them. The
-original's metrics (``seed_metrics``), over the conversations that ended on the model's own
-account (a conversation the server refused, context too long, is counted apart in
-``refused`` and left out, since it says nothing about the model's memory):
+turns included; 100 when it survives), ``distractors`` the distractor turns among them and
+``main_turns`` the main-task turns (``turns - distractors``). The original's metrics
+(``seed_metrics``), over the conversations that ended on the model's own account (a
+conversation the server refused, context too long, is counted apart in ``refused`` and left
+out: since those are the conversations whose history grew longest, leaving them out biases
+``avg_num_turns`` low; the survival curves censor them instead):
 
 - ``avg_num_turns`` (+ stddev (population, as numpy's default), median, max, min), the same
   for ``num_distractors``;
 - ``false_positive_rate`` / ``false_negative_rate``: share of conversations that ended with a
   false "yes" (a new word claimed seen) / a false "no";
-- ``violation_rate``: share that ended on a main-task reply without ``[answer: yes|no]``;
+- ``violation_rate``: share whose last reply had no valid answer (the original's flag, set at
+  every turn: a malformed main-task reply, which ends the conversation, or a malformed reply to
+  a distractor on the last turn);
 - ``avg_distractor_accuracy``: mean over conversations (with at least one distractor) of the
   share of distractor questions answered correctly.
 
+Beside them ``avg_main_turns``: a distractor turn cannot end a conversation, so it adds to
+``turns`` for free, and variants with distractors (a third of their turns) are compared with
+``distractorless`` on main-task turns, the turns where a conversation can end.
+
 Every average has a 95% interval: means mean +- 1.96 standard errors (sample standard
 deviation, ``stats.mean_interval``), shares the Wilson interval (``stats.share_interval``).
-Survival: a conversation failing at turn t is an event at t = turns + 1, one reaching the last
-turn is censored there, a refused one is censored at the turns it passed (``_times``); the share
-still alive after turn t is the Kaplan-Meier estimate with its log-log 95% band
-(``stats.kaplan_meier``), two runs are compared with the log-rank test (``stats.logrank``) and,
-paired by sample, with the exact paired test (``stats.paired_exact_test``).
+Survival, on a clock of ``turns`` or of ``main_turns``: a conversation failing after t turns of
+the clock is an event at t + 1, one reaching the last turn is censored there, a refused one is
+censored at the turns it passed (``_times``); the share still alive is the Kaplan-Meier estimate
+with its log-log 95% band (``stats.kaplan_meier``). Two models on one set are compared with the
+log-rank test (``stats.logrank``, on turns) and, paired by sample, with the exact paired test
+(``stats.paired_survival_test``); two variants of one model with the paired test only, on
+main-task turns: they share samples, schedules and a seeded solver's draws, so they are not
+the independent samples the log-rank test assumes.
 """
 
 import math
@@ -38,15 +49,19 @@ FAILURES = ("false_positive", "false_negative", "violation")
 
 
 def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """Return one row per conversation record: Key, turns, distractors, distractor_accuracy,
-    violations (format violations over all its turns), ended, refused (bool)."""
+    """Return one row per conversation record: Key, turns, distractors, main_turns,
+    distractor_accuracy, violations (format violations over all its turns), violation_occurred
+    (the original's flag; records written before it existed: whether it ended on a violation),
+    asked, ended, refused (bool)."""
     rows = [
         {
             "Key": r["Key"],
             "turns": int(r["turns"]),
             "distractors": int(r["distractors"]),
+            "main_turns": int(r["turns"]) - int(r["distractors"]),
             "distractor_accuracy": r.get("distractor_accuracy"),
             "violations": int(r.get("violations") or 0),
+            "violation_occurred": bool(r.get("violation_occurred", r["ended"] == "violation")),
             "asked": int(r.get("asked") or 0),
             "ended": r["ended"],
             "refused": bool(r.get("refused")),
@@ -57,8 +72,10 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
         "Key",
         "turns",
         "distractors",
+        "main_turns",
         "distractor_accuracy",
         "violations",
+        "violation_occurred",
         "asked",
         "ended",
         "refused",
@@ -70,9 +87,9 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     """Return the original's metrics (module docstring) over the non-refused conversations, each
-    average with ``<name>_lo``/``<name>_hi`` (95%), plus ``n`` (those conversations), ``refused``
-    and ``violations_all_turns`` (format violations over every turn, distractors included) out of
-    ``turns_asked``."""
+    average with ``<name>_lo``/``<name>_hi`` (95%), plus ``avg_main_turns`` (with its interval),
+    ``n`` (those conversations), ``refused``, ``survived`` and ``violations_all_turns`` (format
+    violations over every turn, distractors included) out of ``turns_asked``."""
     kept = frame[~frame["refused"]]
     n = len(kept)
     out: dict[str, Any] = {"n": n, "refused": int(frame["refused"].sum())}
@@ -90,18 +107,26 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
                 f"min_{name}": float(values.min()) if n else math.nan,
             }
         )
-    for ending in FAILURES:
-        name = "violation_rate" if ending == "violation" else f"{ending}_rate"
-        share, lo, hi = stats.share_interval(int((kept["ended"] == ending).sum()), n)
+    for name, hits in (
+        ("false_positive_rate", kept["ended"] == "false_positive"),
+        ("false_negative_rate", kept["ended"] == "false_negative"),
+        ("violation_rate", kept["violation_occurred"]),
+    ):
+        share, lo, hi = stats.share_interval(int(hits.sum()), n)
         out.update({name: share, f"{name}_lo": lo, f"{name}_hi": hi})
-    mean, lo, hi = stats.mean_interval(kept["distractor_accuracy"].dropna(), (0.0, 1.0))
-    out.update(
-        {"avg_distractor_accuracy": mean, "avg_distractor_accuracy_lo": lo, "avg_distractor_accuracy_hi": hi}
-    )
+    for name, column, bounds in (
+        ("avg_distractor_accuracy", kept["distractor_accuracy"].dropna(), (0.0, 1.0)),
+        ("avg_main_turns", kept["main_turns"], (0.0, math.inf)),
+    ):
+        mean, lo, hi = stats.mean_interval(column, bounds)
+        out.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
     out["survived"] = int((kept["ended"] == "survived").sum())
     out["violations_all_turns"] = int(frame["violations"].sum())
     out["turns_asked"] = int(frame["asked"].sum())
     return out
+
+
+CLOCKS = ("turns", "main_turns")  # survival measured in all turns (the original's) or main-task turns
 
 
 def _failed(frame: pd.DataFrame) -> pd.Series:
@@ -110,49 +135,49 @@ def _failed(frame: pd.DataFrame) -> pd.Series:
     return frame["ended"].isin(FAILURES) & ~frame["refused"]
 
 
-def _times(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(failures, censored)`` times: a failure is an event at turns + 1 (the turn
-    failed), survivors and refused conversations are right-censored at the turns they passed."""
+def _times(frame: pd.DataFrame, clock: str = "turns") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(failures, censored)`` times on ``clock`` (a column of ``CLOCKS``): a failure is
+    an event at the clock's count + 1 (the turn failed), survivors and refused conversations are
+    right-censored at the count they passed."""
     failed = _failed(frame)
-    failures = (frame.loc[failed, "turns"] + 1).to_numpy(dtype=float)
-    return failures, frame.loc[~failed, "turns"].to_numpy(dtype=float)
+    failures = (frame.loc[failed, clock] + 1).to_numpy(dtype=float)
+    return failures, frame.loc[~failed, clock].to_numpy(dtype=float)
 
 
-def survival(frame: pd.DataFrame, max_turns: int = 100) -> pd.DataFrame:
-    """Return the Kaplan-Meier survival curve of the conversations (``stats.kaplan_meier`` of
-    ``_times``): for t = 0..max_turns, ``alive`` (share of conversations still going after turn
-    t) and its 95% band ``lo``/``hi``; NaN past the last turn observed when that is a censoring
-    (conversations refused by the server, or a set of fewer turns)."""
-    curve = stats.kaplan_meier(*_times(frame), np.arange(max_turns + 1))
+def survival(frame: pd.DataFrame, max_turns: int = 100, clock: str = "turns") -> pd.DataFrame:
+    """Return the Kaplan-Meier survival curve of the conversations on ``clock`` (``stats.kaplan_meier``
+    of ``_times``): for t = 0..max_turns, ``alive`` (share of conversations still going after t
+    turns of the clock) and its 95% band ``lo``/``hi``; NaN past the last turn observed when that
+    is a censoring (conversations refused by the server, or a set of fewer turns)."""
+    curve = stats.kaplan_meier(*_times(frame, clock), np.arange(max_turns + 1))
     return curve.rename(columns={"time": "turn", "survival": "alive"}).astype({"turn": int})
 
 
 def logrank(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
-    """Return the log-rank test's ``(statistic, p)`` of survival in ``a`` against ``b``
+    """Return the log-rank test's ``(statistic, p)`` of survival in ``a`` against ``b`` on turns
     (``stats.logrank`` of their ``_times``: two-sided; z < 0 when ``a`` survives longer; NaN when
-    neither has a failure)."""
+    neither has a failure). It takes the runs as independent samples."""
     return stats.logrank(*_times(a), *_times(b))
 
 
-def paired_survival(a: pd.DataFrame, b: pd.DataFrame) -> dict[str, Any]:
+def paired_survival(a: pd.DataFrame, b: pd.DataFrame, clock: str = "turns") -> dict[str, Any]:
     """Return the exact paired test of two runs over the samples both played (same ``Key``: the
-    same word schedule): ``n`` (those samples), ``a_better`` / ``b_better`` (samples where that
-    run lasted strictly longer, as far as censoring lets one tell) and ``p``
-    (``stats.paired_exact_test``: exact two-sided binomial p; 1.0 when no sample is decided).
-
-    Unlike the log-rank test, which takes the two runs as independent samples, this uses the
-    pairing: a sample counts for ``a`` when ``b`` failed at a turn ``a`` passed (``a`` failed later
-    or was censored, reaching the end or refused, after it). Equal failure turns are ties; a
-    censored run that stopped before the other failed leaves the sample undecided."""
+    same words and random streams), on ``clock``: ``n`` (those samples), ``a_better`` /
+    ``b_better`` (samples where that run lasted strictly longer, as far as censoring lets one
+    tell) and ``p`` (``stats.paired_survival_test``: exact two-sided binomial p; 1.0 when no
+    sample is decided)."""
     both = pd.merge(
-        a.assign(failed=_failed(a))[["Key", "turns", "failed"]],
-        b.assign(failed=_failed(b))[["Key", "turns", "failed"]],
+        a.assign(failed=_failed(a))[["Key", clock, "failed"]],
+        b.assign(failed=_failed(b))[["Key", clock, "failed"]],
         on="Key",
         suffixes=("_a", "_b"),
     )
-    a_longer = both["failed_b"] & (both["turns_a"] > both["turns_b"])
-    b_longer = both["failed_a"] & (both["turns_b"] > both["turns_a"])
-    test = stats.paired_exact_test(a_longer.tolist(), b_longer.tolist())
+    test = stats.paired_survival_test(
+        both[f"{clock}_a"].tolist(),
+        both["failed_a"].tolist(),
+        both[f"{clock}_b"].tolist(),
+        both["failed_b"].tolist(),
+    )
     return {"n": len(both), "a_better": test.a_better, "b_better": test.b_better, "p": test.p}
 
 

@@ -1,16 +1,18 @@
 """The built-in models of Already Said That (``BASELINES``): random, oracle, and a person (human).
 
 The runner asks them turn by turn like any model; ``item`` is the turn's context (see
-``run.turn_item``): ``Key`` (the sample), ``turn``, ``kind`` ("main" or "distractor"),
-``gold`` (the correct answer) and ``options`` (the answers seen for the question's source).
+``run.turn_item``): ``Key`` (the sample), ``turn``, ``kind`` ("main" or "distractor") and
+``gold`` (the correct answer).
 
-- ``random``: the original's random baseline: yes or no at random for the main task; for a
-  distractor question, a random guess among ``options``. Seeded per (seed, sample, turn), so
-  a turn gets the same answer however the run is ordered or resumed.
+- ``random``: the original's random baseline: yes or no at random to every turn, distractor
+  questions included. Seeded per (seed, sample, turn) where the original's was not seeded, so a
+  turn gets the same answer however the run is ordered or resumed (and turn t of a sample the
+  same answer in every variant).
 - ``oracle``: perfect memory and the gold distractor answers (it reads ``gold``): it survives
   all turns of every variant, the self-check of the protocol and the data.
-- ``human``: a person at a terminal: the tool shows the task, then each message, reads a line
-  and wraps it as ``[answer: <line>]`` (a line that already holds ``[answer: ...]`` is kept;
+- ``human``: a person at a terminal: as the original, the tool shows the whole conversation so
+  far every turn (the task, every message and answer), reads a line and wraps it as
+  ``[answer: <line>]`` (a line that already holds ``[answer: ...]`` is kept;
   ``y``/``1`` and ``n``/``0``, any case, stand for yes and no, as in the original eval).
 """
 
@@ -22,16 +24,16 @@ from common.models.builtin import BuiltinModel
 
 
 class RandomSolver(BuiltinModel):
-    """Answers yes or no at random (main task) or a random option (distractors), seeded per turn."""
+    """The original's random baseline: yes or no at random to every turn, seeded per turn."""
 
     name = "random"
     seeded = True
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Return ``[answer: <choice>]`` drawn by ``random.Random(f"{seed}:{Key}:{turn}")``."""
+        """Return ``[answer: yes]`` or ``[answer: no]``, drawn by
+        ``random.Random(f"{seed}:{Key}:{turn}")``."""
         rng = self.rng(item, item["Key"], item["turn"])
-        options = ["yes", "no"] if item["kind"] == "main" else list(item.get("options") or ["yes", "no"])
-        return Reply(f"[answer: {rng.choice(options)}]", attempts=0)
+        return Reply(f"[answer: {rng.choice(('yes', 'no'))}]", attempts=0)
 
 
 class OracleSolver(BuiltinModel):
@@ -67,17 +69,16 @@ class HumanSolver(BuiltinModel):
         return 1
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
-        """Show the new messages (the task at a conversation's first turn), read one line, and
-        return it wrapped as ``[answer: <line>]`` (``y``/``n`` read as yes/no). Raises ModelError
-        (the run stops; finished conversations are kept) when the input ends."""
+        """Show the whole conversation so far (the task, every message; the hint to type plain
+        answers at a conversation's first turn), read one line, and return it wrapped as
+        ``[answer: <line>]`` (``y``/``n`` read as yes/no). Raises ModelError (the run stops;
+        finished conversations are kept) when the input ends."""
         stdin, stdout = self.stdin or sys.stdin, self.stdout or sys.stdout
+        lines = [f"\n=== conversation {item['Key']}, turn {item['turn']}: the conversation so far ==="]
+        lines += [f"{message['role']}: {message['content']}" for message in messages]
         if item["turn"] == 1:
-            system = next((m["content"] for m in messages if m["role"] == "system"), "")
-            stdout.write(
-                f"\n=== conversation {item['Key']} ===\n{system}\n"
-                "(type plain answers: yes / no, or the answer to a question)\n\n"
-            )
-        stdout.write(f"[turn {item['turn']}] {messages[-1]['content']}\nyour answer> ")
+            lines.append("(type plain answers: yes / no, or the answer to a question)")
+        stdout.write("\n".join(lines) + "\nyour answer> ")
         stdout.flush()
         line = stdin.readline()
         if not line:

@@ -191,7 +191,13 @@ class SetData:
     samples: list[dict[str, Any]]
     pool: list[dict[str, Any]]
     example: dict[str, Any] | None
-    options: dict[str, list[str]] = field(default_factory=dict)  # source -> its distinct answers, sorted
+    samples_sha256: str = ""  # the manifest's SHA-256 of samples.jsonl
+
+    @property
+    def pairing(self) -> str:
+        """Return what runs must share to be paired sample by sample: the word samples (a
+        SHA-256 prefix) and the seed of the random streams."""
+        return f"{self.samples_sha256[:16]}:{self.config.get('seed', 0)}"
 
     @property
     def has_distractors(self) -> bool:
@@ -261,9 +267,6 @@ def load_set(path: str | Path) -> SetData:
         missing = [key for key in ("id", "source", "question", "answer") if key not in record]
         if missing:
             raise DataError(f"{path / 'distractors.jsonl'}:{lineno}: field(s) {', '.join(missing)} missing")
-    options: dict[str, set[str]] = {}
-    for record in pool:
-        options.setdefault(record["source"], set()).add(str(record["answer"]).strip().lower())
     return SetData(
         path=path,
         name=str(manifest.get("set") or path.name),
@@ -271,5 +274,5 @@ def load_set(path: str | Path) -> SetData:
         samples=samples,
         pool=pool,
         example=manifest.get("example"),
-        options={source: sorted(answers) for source, answers in sorted(options.items())},
+        samples_sha256=str(manifest["sha256"].get("samples.jsonl", "")),
     )

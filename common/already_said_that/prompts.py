@@ -11,9 +11,13 @@ conversation; a wrong distractor answer does not.
 Pairing. The randomness comes from five separate streams per (seed, sample), each a
 ``random.Random`` seeded with a string (SHA-512 based, so independent of PYTHONHASHSEED):
 
-- ``main``: the main-task word schedule (new or repeated, which word). It is drawn from the
-  sample's words alone, so the j-th scheduled main-task word is the same in every variant and
-  for every model;
+- ``main``: the non-adversarial main-task words: two draws per such turn, whatever happens (new
+  or repeated, then which word). As in the original, a repeated word is drawn uniformly from
+  every word already shown as a main-task word, adversarial ones included, and a new one from
+  the sample's words not shown yet. The draws are the same in every variant and for every
+  model, so the j-th non-adversarial main-task word of a sample is the same wherever the words
+  shown before it are: always without the adversarial option, else up to the first adversarial
+  word shown (it joins the words a repeat draws from, so later repeats may differ);
 - ``turns``: whether each turn is a distractor (drawn every turn, also in ``distractorless``,
   where it is ignored), so all variants with distractors put them on the same turns;
 - ``questions``: the order of each source's questions for this sample (a shuffled cycle per
@@ -23,13 +27,13 @@ Pairing. The randomness comes from five separate streams per (seed, sample), eac
   sentences beside 200 questions of each other source); not drawn with a single source;
 - ``adversarial``: the adversarial coin of each main-task turn and the word it picks.
 
-A model's answers only influence the adversarial words (they add to the pool), never the
-schedule of the other streams.
+A model's answers influence only which words are drawn (they add to the adversarial pool, and
+the words shown add to the repeat pool), never the other streams.
 """
 
 import random
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -126,28 +130,6 @@ def _stream(seed: int, sample: int, name: str) -> random.Random:
     return random.Random(f"already_said_that:{seed}:{sample}:{name}")
 
 
-def main_schedule(words: Sequence[str], seed: int, sample: int, length: int) -> list[str]:
-    """Return the first ``length`` scheduled main-task words of a sample, from its ``main`` stream.
-
-    Each step picks, with probability 1/2, a word the schedule already showed, else a word it has
-    not (a repeat is impossible at the first step, a new word once all are used: then the other
-    pool is taken). The same words, seed and sample give the same list in every variant.
-    """
-    rng = _stream(seed, sample, "main")
-    unseen, seen = list(words), []
-    schedule = []
-    for _ in range(length):
-        pool = seen if rng.random() < REPEAT_PROBABILITY else unseen
-        if not pool:
-            pool = unseen or seen
-        word = pool[rng.randrange(len(pool))]
-        if pool is unseen:
-            unseen.remove(word)
-            seen.append(word)
-        schedule.append(word)
-    return schedule
-
-
 @dataclass
 class Turn:
     """One turn asked: what was shown and what the correct answer is."""
@@ -186,11 +168,14 @@ class Conversation:
     turns_done: int = 0  # turns passed (the failing one excluded)
     distractors_done: int = 0  # distractor turns passed
     ending: str = ""  # "" while going on, then survived | false_positive | false_negative | violation
+    violation_occurred: bool = False  # the original's flag: the last reply judged had no valid answer
     shown: set[str] = field(default_factory=set)  # words shown as main-task words (membership only)
     distracting: set[str] = field(default_factory=set)  # the adversarial pool (sorted before drawing)
 
     def __post_init__(self) -> None:
-        self.schedule: Iterator[str] = iter(main_schedule(self.words, self.seed, self.sample, self.max_turns))
+        self.unseen = list(self.words)  # the sample's words not shown as main-task words, in sample order
+        self.repeatable: list[str] = []  # every word shown as a main-task word, in the order first shown
+        self._main = _stream(self.seed, self.sample, "main")
         self._turns = _stream(self.seed, self.sample, "turns")
         self._adversarial = _stream(self.seed, self.sample, "adversarial")
         by_source: dict[str, list[int]] = {}  # pool indices per source, sources in pool order
@@ -229,10 +214,20 @@ class Conversation:
                 word = pool[self._adversarial.randrange(len(pool))]
             else:
                 adversarial = False
-                word = next(self.schedule)
+                word = self._main_word()
             gold = "yes" if word in self.shown else "no"
             self._turn = Turn(index, "main", f"{MAIN_PREFIX}{word}", gold, word=word, adversarial=adversarial)
         return self._turn
+
+    def _main_word(self) -> str:
+        """Return a non-adversarial main-task word from two draws of the ``main`` stream: with
+        probability 1/2 a word already shown as a main-task word (uniformly among them, adversarial
+        ones included, as the original's repeat pool), else a word of the sample not shown yet;
+        when the pool chosen is empty (no word shown yet, or every word shown), the other."""
+        repeat = self._main.random() < REPEAT_PROBABILITY
+        where = self._main.random()  # drawn every time: the stream stays in step across variants
+        pool = self.repeatable if repeat and self.repeatable else self.unseen or self.repeatable
+        return pool[int(where * len(pool))]
 
     def _next_question(self) -> int:
         """Return the pool index of the next distractor question: a source drawn uniformly (when
@@ -243,35 +238,49 @@ class Conversation:
         return cycle[(self._asked[source] - 1) % len(cycle)]
 
     def judge(self, reply: str) -> Outcome:
-        """Judge the model's ``reply`` to the current turn, update the state, and return the outcome."""
+        """Judge the model's ``reply`` to the current turn, update the state, and return the outcome.
+
+        As in the original, ``violation_occurred`` is set from every reply judged, so it tells
+        whether the last one had no valid answer: a malformed main-task reply (which ends the
+        conversation), or a malformed reply to a distractor on the last turn."""
         turn = self.next_turn()
         self._turn = None
         answer = parse_answer(reply)
         if turn.kind == "distractor":
-            correct = answer is not None and answer == turn.gold
-            outcome = Outcome(answer, correct, violation=answer is None, ends=False)
+            outcome = Outcome(answer, answer is not None and answer == turn.gold, answer is None, ends=False)
+        else:
+            outcome = _judge_main(answer, turn.gold)
+        self.violation_occurred = outcome.violation
+        if outcome.ends:
+            self.ending = outcome.ending
+            return outcome
+        if turn.kind == "distractor":
             self.distractors_done += 1
             self.distracting.update(turn.question.get("words") or alpha_words(turn.message))
         else:
-            violation = answer not in ("yes", "no")
-            correct = not violation and answer == turn.gold
-            ending = (
-                ""
-                if correct
-                else "violation"
-                if violation
-                else "false_positive"
-                if answer == "yes"
-                else "false_negative"
-            )
-            outcome = Outcome(answer, correct, violation, ends=not correct, ending=ending)
-            if not correct:
-                self.ending = ending
-                return outcome
-            self.shown.add(turn.word)
+            self._show(turn.word)
         if answer is not None:
             self.distracting.update(alpha_words(answer))
         self.turns_done += 1
         if self.turns_done >= self.max_turns:
             self.ending = "survived"
         return outcome
+
+    def _show(self, word: str) -> None:
+        """Record ``word`` as shown as a main-task word: it may be repeated from now on."""
+        if word not in self.shown:
+            self.shown.add(word)
+            self.repeatable.append(word)
+        if word in self.unseen:
+            self.unseen.remove(word)
+
+
+def _judge_main(answer: str | None, gold: str) -> Outcome:
+    """Return the outcome of a main-task ``answer`` (parsed; None: none) against ``gold``: anything
+    but yes/no is a violation; a wrong or malformed answer ends the conversation."""
+    violation = answer not in ("yes", "no")
+    correct = not violation and answer == gold
+    if correct:
+        return Outcome(answer, True, False, ends=False)
+    ending = "violation" if violation else "false_positive" if answer == "yes" else "false_negative"
+    return Outcome(answer, False, violation, ends=True, ending=ending)

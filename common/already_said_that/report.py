@@ -3,10 +3,10 @@
 ``detect(path)`` recognises a results directory of the suite (results/already_said_that/<set>,
 or its parent holding several sets) or a set directory (data/already_said_that/<set>, whose
 results are then read from results/already_said_that/<set>). ``section`` reads every run found
-(results file + turn log) and assembles what common/already_said_that/analysis.py computes.
+(results file + turn log) and assembles what common/already_said_that/analysis.py computes, in
+the tables of ``tables.py`` and the survival plots.
 """
 
-import itertools
 import json
 import math
 from pathlib import Path
@@ -15,13 +15,11 @@ from typing import Any
 import pandas as pd
 
 from common import sampling
-from common.already_said_that import analysis
-from common.already_said_that.run import RESULTS_DIR, read_turns
+from common.already_said_that import analysis, tables
+from common.already_said_that.run import PROMPTING, RESULTS_DIR, read_turns
 from common.analysis import Section
 from common.figures import pyplot, run_colour, save_png
-from common.report import interval_text, p_text, paired_cells
 from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
-from common.stats import share_interval
 
 VARIANT_ORDER = (
     "which_is_heavier",
@@ -32,7 +30,7 @@ VARIANT_ORDER = (
     "distractorless",
 )
 MODEL_ORDER = ("oracle", "random", "human")
-SURVIVAL_AT = (10, 25, 50, 75, 100)
+CLOCK_NAMES = {"turns": "turn", "main_turns": "main-task turn"}
 
 ABOUT = """Already Said That (after OpenAI's evals suite of that name) measures memory over a long
 conversation with distractions. The model sees up to 100 turns: either "MAIN TASK - <word>", where it
@@ -41,9 +39,13 @@ adversarial option half of the main-task words come from earlier distractor ques
 answers, and must be answered "no"), or, with probability 1/3, an unrelated question (which is heavier,
 first letters, reverse sort, ambiguous sentences, or a mix) that it must also answer. Every reply must be
 `[answer: ...]`; a wrong or malformed main-task answer ends the conversation. **Turns** is how many turns
-a conversation lasted before its failing turn (100: it survived). Intervals are 95% (means +- 1.96
-standard errors; shares: Wilson). Survival curves are Kaplan-Meier estimates (survivors censored at 100,
-conversations refused by the server, context too long, censored where they stopped, and counted apart)."""
+a conversation lasted before its failing turn (100: it survived), distractor turns included, as the
+original counts them. A distractor turn cannot end a conversation, so variants are compared with
+`distractorless` on **main-task turns** (the paired test over the samples both played: the variants share
+their samples and random streams, so the log-rank test's independent samples would be wrong there).
+Intervals are 95% (means +- 1.96 standard errors; shares: Wilson). Survival curves are Kaplan-Meier
+estimates (survivors censored at 100; conversations refused by the server, context too long, censored where
+they stopped, counted apart and left out of the averages, which biases those low)."""
 
 
 def detect(path: Path) -> bool:
@@ -79,8 +81,9 @@ def _run_dirs(path: Path) -> list[Path]:
 
 
 def load_runs(path: Path) -> list[dict[str, Any]]:
-    """Return every run under ``path``: dicts with set, model, results and turns paths, the
-    conversations frame and the turn log, sorted by set (variant order) then model."""
+    """Return every run under ``path``: dicts with set, variant, pairing (``_pairing``), model,
+    results and turns paths, the conversations frame and the turn log, sorted by set (variant
+    order) then model."""
     if _is_set_dir(path) and not _run_dirs(path):
         path = RESULTS_DIR / path.name
     runs = []
@@ -90,11 +93,12 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
             if not turns_path.is_file():
                 continue
             records = read_results(results)
-            _, model = parse_results_filename(results)
+            prompting, model = parse_results_filename(results)
             runs.append(
                 {
                     "set": directory.name,
-                    "model": model,
+                    **_pairing(directory.name, records),
+                    "model": model if prompting == PROMPTING else f"{model} ({prompting})",
                     "results": results,
                     "turns_path": turns_path,
                     "frame": analysis.conversation_frame(records),
@@ -104,159 +108,32 @@ def load_runs(path: Path) -> list[dict[str, Any]]:
     return sorted(runs, key=lambda run: (_rank(run["set"], VARIANT_ORDER), _rank(run["model"], MODEL_ORDER)))
 
 
+def _pairing(set_name: str, records: list[dict[str, Any]]) -> dict[str, str]:
+    """Return the ``variant`` and ``pairing`` of a run from its records (runs of the same pairing
+    played the same word samples and random streams); records written before they held a
+    pairing get one from the set's name (the shipped sets: original_* or not)."""
+    first = records[0] if records else {}
+    fallback = "original" if set_name.startswith("original_") else "wordnet"
+    return {
+        "variant": str(first.get("variant") or set_name),
+        "pairing": str(first.get("pairing") or fallback),
+    }
+
+
 def _rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
     """Return a sort key putting ``order``'s names first, in that order, then the rest by name."""
     return (order.index(name) if name in order else len(order), name)
 
 
-def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
-    """Return metric ``name`` of ``seed_metrics`` with its interval (``<name>_lo``/``_hi``) as
-    "value [lo, hi]" (``common.report.interval_text``, one decimal), or "-"."""
-    return interval_text(metrics[name], metrics[f"{name}_lo"], metrics[f"{name}_hi"], scale)
-
-
-def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return the display table of the original's metrics per (set, model) and the tidy one."""
-    rows, tidy = [], []
-    for run in runs:
-        m = analysis.seed_metrics(run["frame"])
-        tidy.append({"set": run["set"], "model": run["model"], **m})
-        rows.append(
-            {
-                "set": run["set"],
-                "model": run["model"],
-                "conversations": m["n"],
-                "refused": m["refused"],
-                "avg turns": _metric(m, "avg_num_turns"),
-                "sd": f"{m['stddev_num_turns']:.1f}",
-                "median": f"{m['median_num_turns']:g}",
-                "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
-                "avg distractors": _metric(m, "avg_num_distractors"),
-                "distractors sd / median / min-max": (
-                    f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
-                    f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}"
-                    if m["n"]
-                    else "-"
-                ),
-                "distractor acc. %": _metric(m, "avg_distractor_accuracy", 100),
-                "false pos. %": _metric(m, "false_positive_rate", 100),
-                "false neg. %": _metric(m, "false_negative_rate", 100),
-                "violation %": _metric(m, "violation_rate", 100),
-            }
-        )
-    return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
-
-
-def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return the share alive after selected turns per (set, model) for display, and every curve (tidy)."""
-    rows, curves = [], []
-    for run in runs:
-        curve = analysis.survival(run["frame"]).assign(set=run["set"], model=run["model"])
-        curves.append(curve)
-        at = curve.set_index("turn")
-        rows.append(
-            {
-                "set": run["set"],
-                "model": run["model"],
-                **{
-                    f"after {t}": interval_text(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
-                    for t in SURVIVAL_AT
-                },
-            }
-        )
-    return pd.DataFrame(rows).set_index(["set", "model"]), pd.concat(curves, ignore_index=True)
-
-
-def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Return the error rates per question type (display and tidy) and the format violations over
-    all turns per (set, model), with the refused conversations beside them."""
-    tidy = []
-    for run in runs:
-        if run["turns"]:
-            tidy.append(analysis.question_errors(run["turns"]).assign(set=run["set"], model=run["model"]))
-    frame = (
-        pd.concat(tidy, ignore_index=True)
-        if tidy
-        else pd.DataFrame(columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
-    )
-    cells = zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
-    display = frame.assign(**{"error %": [interval_text(r, lo, hi, 100) for r, lo, hi in cells]})
-    display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
-    rows = []
-    for run in runs:
-        m = analysis.seed_metrics(run["frame"])
-        share, lo, hi = share_interval(m["violations_all_turns"], m["turns_asked"])
-        rows.append(
-            {
-                "set": run["set"],
-                "model": run["model"],
-                "turns asked": m["turns_asked"],
-                "format violations": m["violations_all_turns"],
-                "violation % of turns": interval_text(share, lo, hi, 100, 2),
-                "refused (context)": m["refused"],
-            }
-        )
-    return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
-
-
-TEST_COLUMNS = ["comparison", "a", "b", "z", "logrank_p", "survives longer", "n", "a_better", "b_better", "p"]
-
-
-def logrank_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return survival tests for display and tidy: every pair of models on the same set, and on
-    every set each model against itself on distractorless (the variants share their word
-    schedules). Columns: ``comparison`` ("<set>: <a> vs <b>" or "<model>: <a> vs <b>"), ``a``,
-    ``b``, ``z`` (the log-rank test, scipy's signed statistic, observed minus expected failures
-    of a over their standard deviation: negative when a survives longer), ``logrank_p``
-    (two-sided) and ``survives longer`` (the name of that one), NaN (shown "-") where neither run
-    has a failure; then the exact paired test on the samples both played
-    (``analysis.paired_survival``): ``n``, ``a_better``, ``b_better`` (samples where that run
-    lasted longer) and ``p``."""
-    rows = []
-    by_set: dict[str, list[dict[str, Any]]] = {}
-    for run in runs:
-        by_set.setdefault(run["set"], []).append(run)
-    for set_name, group in by_set.items():
-        for a, b in itertools.combinations(group, 2):
-            rows.append(_test_row(set_name, a, b, (a["model"], b["model"])))
-    baseline = {run["model"]: run for run in by_set.get("distractorless", [])}
-    for run in runs:
-        if run["set"] != "distractorless" and run["model"] in baseline:
-            rows.append(_test_row(run["model"], run, baseline[run["model"]], (run["set"], "distractorless")))
-    tidy = pd.DataFrame(rows, columns=TEST_COLUMNS)
-    display = pd.DataFrame(
-        {
-            "comparison": tidy["comparison"],
-            "z": ["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
-            "log-rank p": tidy["logrank_p"].map(p_text),
-            "survives longer": tidy["survives longer"],
-            "n": tidy["n"],
-            **paired_cells(tidy),
-        }
-    )
-    return display.set_index("comparison"), tidy
-
-
-def _test_row(label: str, a: dict[str, Any], b: dict[str, Any], names: tuple[str, str]) -> dict[str, Any]:
-    """Return one row of survival tests of run ``a`` against run ``b`` (named ``names``), the
-    comparison named "<label>: <a> vs <b>"."""
-    statistic, p = analysis.logrank(a["frame"], b["frame"])
-    if math.isnan(statistic):
-        longer = "-"
-    elif statistic == 0:
-        longer = "neither"
-    else:
-        longer = names[0] if statistic < 0 else names[1]
-    paired = analysis.paired_survival(a["frame"], b["frame"])
-    comparison = {"comparison": f"{label}: {names[0]} vs {names[1]}", "a": names[0], "b": names[1]}
-    return {**comparison, "z": statistic, "logrank_p": p, "survives longer": longer, **paired}
-
-
-def plot_survival(curves: pd.DataFrame, panel: str, line: str, directory: Path) -> tuple[str, Path]:
-    """Write ``already_said_that_survival_by_<panel>.png`` in ``directory``: the survival curves with
-    95% bands, one panel per value of ``panel`` ("set" or "model"), one line per value of ``line``
-    (its colour the same in every panel). Return (caption, path)."""
+def plot_survival(
+    curves: pd.DataFrame, panel: str, line: str, clock: str, directory: Path
+) -> tuple[str, Path]:
+    """Write ``already_said_that_survival_by_<panel>.png`` in ``directory``: the survival curves on
+    ``clock`` ("turns" or "main_turns") with 95% bands, one panel per value of ``panel`` ("set" or
+    "model"), one line per value of ``line`` (its colour the same in every panel). Return
+    (caption, path)."""
     plt = pyplot()
+    curves = curves[curves["clock"] == clock]
     panels = list(dict.fromkeys(curves[panel]))
     lines = list(dict.fromkeys(curves[line]))
     columns = min(3, len(panels))
@@ -272,7 +149,7 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, directory: Path) 
         ax.set_title(str(name), fontsize="medium")
         ax.set_xlim(0, 100)
         ax.set_ylim(0, 102)
-        ax.set_xlabel("turn")
+        ax.set_xlabel(CLOCK_NAMES[clock])
         ax.legend(fontsize="x-small")
     for ax in axes[:, 0]:
         ax.set_ylabel("% conversations alive")
@@ -281,13 +158,63 @@ def plot_survival(curves: pd.DataFrame, panel: str, line: str, directory: Path) 
     fig.tight_layout()
     path = directory / f"already_said_that_survival_by_{panel}.png"
     save_png(fig, path, dpi=110)
-    return f"Already Said That: share of conversations alive after each turn, one panel per {panel}", path
+    caption = (
+        f"Already Said That: share of conversations alive after each {CLOCK_NAMES[clock]}, "
+        f"one panel per {panel}"
+    )
+    return caption, path
+
+
+def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]], dict[str, pd.DataFrame]]:
+    """Return the section's titled display tables and its tidy data (``tables.py``) for ``runs``."""
+    metrics, metrics_tidy = tables.metrics_table(runs)
+    alive, curves = tables.survival_tables(runs)
+    questions, questions_tidy, violations = tables.question_tables(runs)
+    models, models_tidy = tables.model_tests(runs)
+    variants, variants_tidy = tables.variant_tests(runs)
+    shown = [
+        (
+            (
+                "Metrics per set and model (the original's, 95% intervals; avg turns counts distractor "
+                "turns, as the original does; refused conversations are left out of the averages, which "
+                "biases them low)"
+            ),
+            metrics,
+        ),
+        ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
+        ("Error rates per question type (all turns asked)", questions),
+        ("Format violations over all turns; conversations refused by the server", violations),
+    ]
+    if not models.empty:
+        title = (
+            "Models on one set, in turns: log-rank (z < 0: the first named survives longer; two-sided p; it "
+            "takes the runs as independent samples) and the exact paired test on the samples both played (a "
+            "better: the samples where the first named lasted longer; two-sided p)"
+        )
+        shown.append((title, models))
+    if not variants.empty:
+        title = (
+            "Each set against distractorless, per model (the distractorless set of the same word samples "
+            "and seed), in main-task turns (a distractor turn cannot end a conversation): the exact paired "
+            "test on the samples both played (a better: the samples where the set named first lasted "
+            "longer; two-sided p). No log-rank test: the variants share samples, random streams and a "
+            "seeded solver's draws, so they are not independent samples"
+        )
+        shown.append((title, variants))
+    data = {
+        "metrics": metrics_tidy,
+        "survival": curves,
+        "questions": questions_tidy,
+        "logrank": models_tidy,
+        "variants": variants_tidy,
+    }
+    return shown, data
 
 
 def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     """Return the Already Said That Section of the runs under ``path``: metrics, survival, error
-    rates per question, violations over all turns, log-rank and paired tests, survival PNGs (with
-    ``figures_dir``), and a summary line per model."""
+    rates per question, violations over all turns, the tests between models and between
+    variants, survival PNGs (with ``figures_dir``), and a summary line per model."""
     runs = load_runs(Path(path))
     heading = f"ALREADY SAID THAT: {path}"
     if not runs:
@@ -295,35 +222,20 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         return Section(
             suite="already_said_that", title="Already Said That", about=ABOUT, heading=heading, notes=notes
         )
-    metrics, metrics_tidy = metrics_table(runs)
-    alive, curves = survival_tables(runs)
-    questions, questions_tidy, violations = question_tables(runs)
-    tests, tests_tidy = logrank_table(runs)
-    tables = [
-        ("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
-        ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
-        ("Error rates per question type (all turns asked)", questions),
-        ("Format violations over all turns; conversations refused by the server", violations),
-    ]
-    if not tests.empty:
-        title = (
-            "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes the "
-            "runs as independent samples) and the exact paired test on the samples both played (the same "
-            "word schedule; a better: the samples where the first named lasted longer; two-sided p)"
-        )
-        tables.append((title, tests))
+    shown, data = _tables(runs)
     label = lambda file: f"{file.parent.name} {parse_results_filename(file)[1]}"  # noqa: E731
     draws = sampling.run_frames([r["results"] for r in runs], analysis.draw_frame, label)
-    tables += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
+    shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
     figures = []
     if figures_dir is not None:
         figures = [
-            plot_survival(curves, panel, line, figures_dir)
-            for panel, line in (("set", "model"), ("model", "set"))
+            plot_survival(data["survival"], panel, line, clock, figures_dir)
+            for panel, line, clock in (("set", "model", "turns"), ("model", "set", "main_turns"))
         ]
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
-        "refused by the server (context too long), left out of the metrics, censored in the curves"
+        "refused by the server (context too long): left out of the metrics, which biases avg turns low "
+        "(they are the longest), censored in the curves"
         for r in runs
         if r["frame"]["refused"].any()
     ]
@@ -332,15 +244,10 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         title="Already Said That",
         about=ABOUT,
         heading=heading,
-        tables=tables,
+        tables=shown,
         figures=figures,
-        data={
-            "metrics": metrics_tidy,
-            "survival": curves,
-            "questions": questions_tidy,
-            "logrank": tests_tidy,
-        },
-        summary=summary_lines(metrics_tidy) + sampling.sampling_summary(draws),
+        data=data,
+        summary=summary_lines(data["metrics"]) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
     )

@@ -3,15 +3,15 @@
 The set (``generate.load_set``) gives one item per sample (``items``). Each conversation is one
 item of the shared runner (``common.models.run_items``, Key = sample id):
 ``ConversationRunner.answer`` plays its turns in order, sending the whole history every turn
-(HTTP models answer through the response cache, so a rerun replays finished turns for free),
-writes the conversation's turns to the turn log, and returns the one results record. A request
-the server refuses (context too long) ends the conversation as ``refused``: the record keeps
-the turns passed and the runner counts it apart. ``estimate`` prices a run before it starts
-(``--dry-run``); ``write_summary`` sums one up after.
+through the prompting chosen (``prompting.PROMPTINGS``: direct, cot, hhh; HTTP models answer
+through the response cache, so a rerun replays finished turns for free), writes the
+conversation's turns to the turn log, and returns the one results record. A request the server
+refuses (context too long) ends the conversation as ``refused``: the record keeps the turns
+passed and the runner counts it apart. ``write_summary`` sums a run up after (``cost.py``
+prices one before it starts).
 """
 
 import json
-import math
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,29 +19,48 @@ from typing import Any
 from common import paths
 from common.already_said_that import analysis
 from common.already_said_that.generate import SetData
+from common.already_said_that.prompting import PROMPTINGS, Asked
 from common.already_said_that.prompts import Conversation, Outcome, Turn, task_description
-from common.errors import DataError
+from common.errors import DataError, UserError
 from common.jsonl import dumps, write_json
-from common.models.base import Message, Model, Reply, RequestRefused, reasoning_fields
+from common.models.base import Message, Model, RequestRefused, reasoning_fields
 from common.models.config import cost_usd
-from common.results import draw_of, read_results, record_id, results_filename
+from common.results import draw_of, parse_results_filename, read_results, record_id, results_filename
 
 SUITE = "already_said_that"
 RESULTS_DIR = paths.RESULTS / SUITE
 PROMPTING = "direct"  # the original's "generation/direct": the reply is the answer, no reasoning asked
-CHARS_PER_TOKEN = 4  # the --dry-run estimate (English text; a real tokenizer differs by some 10-30%)
 
 
-def run_paths(set_name: str, model_name: str, results_root: Path = RESULTS_DIR) -> dict[str, Path]:
+def run_paths(
+    set_name: str, model_name: str, results_root: Path = RESULTS_DIR, prompting: str = PROMPTING
+) -> dict[str, Path]:
     """Return the files of one run: ``results`` (one line per conversation), ``turns`` (the turn
-    log), ``summary`` (the run's summary JSON), all in results/already_said_that/<set>/."""
-    results = results_root / set_name / results_filename(PROMPTING, model_name)
+    log), ``summary`` (the run's summary JSON), all in results/already_said_that/<set>/, named
+    ``<prompting>___<model>___...``."""
+    results = results_root / set_name / results_filename(prompting, model_name)
     stem = results.name.removesuffix("results.jsonl")
     return {
         "results": results,
         "turns": results.with_name(stem + "turns.jsonl"),
         "summary": results.with_name(stem + "summary.json"),
     }
+
+
+def check_prompting(model: Model, prompting: str) -> None:
+    """Raise UserError when ``model`` cannot be asked with ``prompting``: a built-in answers
+    directly only, and ``hhh`` renders a text prompt for a base model (``api: completions``)."""
+    config = getattr(model, "config", None)
+    if prompting != PROMPTING and config is None:
+        raise UserError(
+            f"the built-in {model.name!r} answers directly: use --prompting {PROMPTING} "
+            f"({prompting} is for models of configs/models/)"
+        )
+    if prompting == "hhh" and config.api != "completions":
+        raise UserError(
+            f"--prompting hhh writes a plain-text transcript for a base model: the config of "
+            f"{model.name!r} needs api: completions (it has api: {config.api})"
+        )
 
 
 def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
@@ -52,28 +71,28 @@ def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
     ]
 
 
-def turn_item(key: Any, turn: Turn, options: dict[str, list[str]], draw: int = 0) -> dict[str, Any]:
-    """Return what a built-in solver may read about a turn: the gold answer, the kind, and the
-    answers of the question's source (the random guess's options); and, for a repeated play of
-    the conversation, its ``draw`` (which HTTP models read too: each draw is seeded and cached
-    apart)."""
-    source = turn.question["source"] if turn.question else ""
+def turn_item(key: Any, turn: Turn, draw: int = 0) -> dict[str, Any]:
+    """Return what a built-in solver may read about a turn: the sample's Key, the turn number, its
+    kind and its gold answer; and, for a repeated play of the conversation, its ``draw`` (which
+    HTTP models read too: each draw is seeded and cached apart)."""
     return {
         "Key": key,
         **({"draw": draw} if draw else {}),
         "turn": turn.index,
         "kind": turn.kind,
         "gold": turn.gold,
-        "options": options.get(source, []),
     }
 
 
 class ConversationRunner:
-    """Plays conversations of one set for the shared runner, appending their turns to a log."""
+    """Plays conversations of one set for the shared runner, appending their turns to a log;
+    each turn is asked with ``prompting`` (a name of ``prompting.PROMPTINGS``)."""
 
-    def __init__(self, data: SetData, turns_path: Path, model_name: str):
+    def __init__(self, data: SetData, turns_path: Path, model_name: str, prompting: str = PROMPTING):
         self.data = data
         self.model_name = model_name
+        self.prompting = prompting
+        self.ask = PROMPTINGS[prompting]
         self.system = task_description(data.example if data.has_distractors else None)
         self.turns_path = Path(turns_path)
         self._lock = threading.Lock()
@@ -93,17 +112,14 @@ class ConversationRunner:
             turn = conversation.next_turn()
             messages.append({"role": "user", "content": turn.message})
             try:
-                reply = model.complete(
-                    messages, turn_item(item["Key"], turn, self.data.options, draw_of(item))
-                )
+                asked = self.ask(model, messages, turn_item(item["Key"], turn, draw_of(item)))
             except RequestRefused as exc:
                 refused = exc
                 log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
                 break
-            messages.append({"role": "assistant", "content": reply.text})
-            log.append(
-                {**self._turn_fields(item, turn), **_reply_fields(reply, conversation.judge(reply.text))}
-            )
+            messages.append({"role": "assistant", "content": asked.reply.text})
+            outcome = conversation.judge(asked.reply.text)
+            log.append({**self._turn_fields(item, turn), **_reply_fields(asked, outcome)})
         self._write_turns(log)
         return self._record(item, conversation, log, refused)
 
@@ -123,12 +139,15 @@ class ConversationRunner:
             "sample": item["sample"],
             "set": self.data.name,
             "variant": self.data.config.get("variant"),
+            "pairing": self.data.pairing,  # runs sharing it played the same samples and streams
             "model": self.model_name,
+            "prompting": self.prompting,
             "turns": conversation.turns_done,
             "distractors": conversation.distractors_done,
             "distractors_correct": correct,
             "distractor_accuracy": correct / len(distractor_turns) if distractor_turns else None,
             "violations": sum(line.get("violation", False) for line in log),
+            "violation_occurred": conversation.violation_occurred,  # the original's flag (last reply)
             "ended": "refused" if refused else conversation.ending,
             "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
             "resp": answered[-1]["reply"] if answered else "",
@@ -170,10 +189,15 @@ class ConversationRunner:
                 handle.write(text)
 
 
-def _reply_fields(reply: Reply, outcome: Outcome) -> dict[str, Any]:
-    """Return the turn log fields of a reply and how it was judged."""
+def _reply_fields(asked: Asked, outcome: Outcome) -> dict[str, Any]:
+    """Return the turn log fields of a reply (with the turn's written reasoning, ``cot``, or the
+    uncut completion, ``raw`` of hhh, when there is one; a reasoning model's own thinking in
+    ``reasoning``) and how it was judged."""
+    reply = asked.reply
+    extra = {name: getattr(asked, name) for name in ("cot", "raw") if getattr(asked, name) is not None}
     return {
         "reply": reply.text,
+        **extra,
         "answer": outcome.answer,
         "correct": outcome.correct,
         "violation": outcome.violation,
@@ -227,58 +251,6 @@ def read_turns(
     ]
 
 
-def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
-    """Return the cost of a run if every conversation lasted all its turns (the most it can cost):
-    ``conversations``, ``requests``, ``input_tokens`` and ``output_tokens`` (characters / 4 of
-    the exact messages, played with the oracle's replies). Input grows with the square of the
-    length: turn t sends the system message and all 2t - 1 messages before it."""
-    system_chars = len(task_description(data.example if data.has_distractors else None))
-    requests = input_chars = output_chars = 0
-    for item in items(data, limit):
-        conversation = data.conversation(item)
-        history = system_chars
-        while not conversation.over:
-            turn = conversation.next_turn()
-            reply = f"[answer: {turn.gold}]"
-            history += len(turn.message)
-            requests += 1
-            input_chars += history
-            output_chars += len(reply)
-            history += len(reply)
-            conversation.judge(reply)
-    return {
-        "conversations": len(items(data, limit)),
-        "requests": requests,
-        "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
-        "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),
-    }
-
-
-def estimate_text(
-    data: SetData, limit: int | None, price: dict[str, float] | None, max_tokens: int | None = None
-) -> str:
-    """Return the --dry-run line: what a run of ``data`` may cost at most (``estimate``), in
-    dollars too when the model config has a price; with ``max_tokens`` also the bound for a
-    model that spends its whole budget on every reply (a thinking model may)."""
-    guess = estimate(data, limit)
-    cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
-    text = (
-        f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
-        f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
-        "(characters / 4; the whole history is sent every turn, so input grows with the square of the "
-        "length; a conversation that fails early costs far less)"
-        + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config")
-    )
-    if max_tokens:
-        budget = guess["requests"] * max_tokens
-        spent = cost_usd(price, guess["input_tokens"], budget)
-        text += (
-            f". Replies of max_tokens={max_tokens:,} each (a thinking model's reasoning counts): up to "
-            f"{budget:,} output tokens" + (f", ${spent:,.2f}" if spent is not None else "")
-        )
-    return text
-
-
 def write_summary(
     files: dict[str, Path],
     data: SetData,
@@ -298,6 +270,7 @@ def write_summary(
             "set": data.name,
             "variant": data.config.get("variant"),
             "model": model_name,
+            "prompting": parse_results_filename(files["results"])[0],
             "results": paths.shown(files["results"]),
             "conversations": len(records),
             "metrics": metrics,

@@ -111,16 +111,20 @@ def cost_usd(
     return round(dollars / 1000, 6)
 
 
-def load_model_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ModelConfig:
+def load_model_config(
+    path: str | Path, overrides: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None
+) -> ModelConfig:
     """Return the ModelConfig of a YAML file, with ``overrides`` applied; ``name`` defaults to the stem.
 
-    Unknown keys, wrong types and out-of-range values raise ConfigError naming file:line: field.
+    ``defaults`` (a suite's, e.g. its decoding settings) replace the dataclass defaults: the
+    file's own settings, then ``overrides``, win over them. Unknown keys, wrong types and
+    out-of-range values raise ConfigError naming file:line: field.
     """
     path = Path(path)
     data, source = load_yaml(path)
     if data is not None and not isinstance(data, dict):
         raise ConfigError(f"{path}: a model config is a mapping of settings, got {type(data).__name__}")
-    return _build_checked({"name": path.stem, **(data or {})}, source, overrides or {})
+    return _build_checked({"name": path.stem, **(defaults or {}), **(data or {})}, source, overrides or {})
 
 
 def config_from_mapping(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> ModelConfig:

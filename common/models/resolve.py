@@ -35,22 +35,23 @@ def resolve_model(
     cache_file: str | Path = CACHE_FILE,
     counters: Counters | None = None,
     reask_truncated: bool = False,
+    defaults: dict[str, Any] | None = None,
 ) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
     Built-ins come from ``builtins`` (the suite's ``BASELINES``) and get ``seed`` and, of the
-    ``overrides``, only ``concurrency``. HTTP models get ``overrides`` applied to their config,
-    the shared response cache (unless ``use_cache`` is False; with ``reask_truncated`` a cached
-    reply cut at the token limit is asked again) and ``counters``. Raises UserError
-    listing what exists when nothing matches, ConfigError for a bad config, a setting a
-    built-in does not take, or a missing key variable.
+    ``overrides``, only ``concurrency``. HTTP models get the suite's ``defaults`` (under their
+    config's own settings), ``overrides`` applied on top, the shared response cache (unless
+    ``use_cache`` is False; with ``reask_truncated`` a cached reply cut at the token limit is
+    asked again) and ``counters``. Raises UserError listing what exists when nothing matches,
+    ConfigError for a bad config, a setting a built-in does not take, or a missing key variable.
     """
     overrides = dict(overrides or {})
     if name_or_path in builtins:
         model = builtins[name_or_path](seed)
         _apply_builtin_settings(model, overrides)
         return model
-    config = load_model_config(config_path(name_or_path, builtins), overrides)
+    config = load_model_config(config_path(name_or_path, builtins), overrides, defaults)
     cache = ResponseCache(cache_file) if use_cache else None
     return HTTPModel(config, cache=cache, counters=counters, reask_truncated=reask_truncated)
 
@@ -104,13 +105,16 @@ def models_of(
     *,
     task: str | None = None,
     overrides: dict[str, Any] | None = None,
+    defaults: dict[str, Any] | None = None,
 ) -> Iterator[Model]:
     """Yield the models a script's options ask for (``cli.add_model_options``): ``args.model``,
     or with ``args.baselines`` each default built-in of ``builtins`` answering ``task`` in turn
     (``builtin.baseline_names``). Each is resolved when the one before is done (the caller closes
     it). ``overrides`` are settings for HTTP models that ``--set`` may change (e.g. a suite's stop
-    sequence); ``--set`` applies on top. Every model gets its own ``counters``. Raises UserError
-    for a built-in of another task (blocks: a planner asked to translate)."""
+    sequence); ``--set`` applies on top. ``defaults`` are the suite's settings for HTTP models
+    that their config may change too (e.g. its decoding defaults). Every model gets its own
+    ``counters``. Raises UserError for a built-in of another task (blocks: a planner asked to
+    translate)."""
     names = baseline_names(builtins, task) if args.baselines else [args.model]
     settings = parse_overrides(args.set)
     for name in names:
@@ -124,6 +128,7 @@ def models_of(
             cache_file=args.cache_file,
             counters=Counters(),
             reask_truncated=args.retry_truncated,
+            defaults=defaults,
         )
         own = getattr(model, "task", None)
         if task is not None and own not in (None, task):

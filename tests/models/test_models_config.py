@@ -53,6 +53,17 @@ def test_an_override_can_fix_a_file_and_a_bad_one_names_the_command_line(tmp_pat
         load_model_config(write(tmp_path, "model: m\nconcurrency: 4\n"), {"concurrency": 0})
 
 
+def test_a_suites_defaults_sit_under_the_file_and_the_command_line(tmp_path):
+    defaults = {"temperature": 1.0, "max_tokens": 512}
+    plain = load_model_config(write(tmp_path, "model: m\n"), defaults=defaults)
+    assert (plain.temperature, plain.max_tokens) == (1.0, 512)
+    own = load_model_config(write(tmp_path, "model: m\nmax_tokens: 16\n"), defaults=defaults)
+    assert (own.temperature, own.max_tokens) == (1.0, 16)  # the file wins
+    told = load_model_config(write(tmp_path, "model: m\nmax_tokens: 16\n"), {"max_tokens": 64}, defaults)
+    assert told.max_tokens == 64  # then --set
+    assert load_model_config(write(tmp_path, "model: m\n")).temperature == 0.0  # no suite: the dataclass's
+
+
 @pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
 def test_shipped_configs_load(path, monkeypatch):
     config = load_model_config(path)

@@ -1,0 +1,214 @@
+"""The display tables of the Already Said That section (and their tidy twins, for CSV).
+
+Each function takes the runs ``report.load_runs`` returns (set, model, frame, turns, ...) and
+returns ``(display, tidy)``: strings for the terminal and the report, numbers for the CSV. The
+numbers come from ``analysis``; only formatting happens here.
+"""
+
+import itertools
+import math
+from typing import Any
+
+import pandas as pd
+
+from common.already_said_that import analysis
+from common.report import interval_text, p_text, paired_cells
+from common.stats import share_interval
+
+SURVIVAL_AT = (10, 25, 50, 75, 100)
+BASELINE_VARIANT = "distractorless"  # the variant every other one is compared with, per model and pairing
+
+
+def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
+    """Return metric ``name`` of ``seed_metrics`` with its interval (``<name>_lo``/``_hi``) as
+    "value [lo, hi]" (``common.report.interval_text``, one decimal), or "-"."""
+    return interval_text(metrics[name], metrics[f"{name}_lo"], metrics[f"{name}_hi"], scale)
+
+
+def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the display table of the original's metrics per (set, model) and the tidy one.
+    The conversations the server refused stand beside the average turns they are left out of,
+    and the main-task turns (what variants are compared on) beside both."""
+    rows, tidy = [], []
+    for run in runs:
+        m = analysis.seed_metrics(run["frame"])
+        tidy.append({"set": run["set"], "model": run["model"], **m})
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                "conversations": m["n"],
+                "avg turns (all turns)": _metric(m, "avg_num_turns"),
+                "refused (left out)": m["refused"],
+                "sd": f"{m['stddev_num_turns']:.1f}",
+                "median": f"{m['median_num_turns']:g}",
+                "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
+                "avg main-task turns": _metric(m, "avg_main_turns"),
+                "avg distractors": _metric(m, "avg_num_distractors"),
+                "distractors sd / median / min-max": (
+                    f"{m['stddev_num_distractors']:.1f} / {m['median_num_distractors']:g} / "
+                    f"{m['min_num_distractors']:g}-{m['max_num_distractors']:g}"
+                    if m["n"]
+                    else "-"
+                ),
+                "distractor acc. %": _metric(m, "avg_distractor_accuracy", 100),
+                "false pos. %": _metric(m, "false_positive_rate", 100),
+                "false neg. %": _metric(m, "false_negative_rate", 100),
+                "violation %": _metric(m, "violation_rate", 100),
+            }
+        )
+    return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
+
+
+def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the share alive after selected turns per (set, model) for display, and every curve
+    (tidy: ``clock`` "turns" and "main_turns", both)."""
+    rows, curves = [], []
+    for run in runs:
+        for clock in analysis.CLOCKS:
+            curve = analysis.survival(run["frame"], clock=clock)
+            curves.append(curve.assign(set=run["set"], model=run["model"], clock=clock))
+        at = curves[-2].set_index("turn")
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                **{
+                    f"after {t}": interval_text(at.loc[t, "alive"], at.loc[t, "lo"], at.loc[t, "hi"], 100, 0)
+                    for t in SURVIVAL_AT
+                },
+            }
+        )
+    return pd.DataFrame(rows).set_index(["set", "model"]), pd.concat(curves, ignore_index=True)
+
+
+def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Return the error rates per question type (display and tidy) and the format violations over
+    all turns per (set, model), with the refused conversations beside them."""
+    tidy = []
+    for run in runs:
+        if run["turns"]:
+            tidy.append(analysis.question_errors(run["turns"]).assign(set=run["set"], model=run["model"]))
+    frame = (
+        pd.concat(tidy, ignore_index=True)
+        if tidy
+        else pd.DataFrame(columns=["question", "asked", "errors", "error_rate", "lo", "hi", "set", "model"])
+    )
+    cells = zip(frame["error_rate"], frame["lo"], frame["hi"], strict=True)
+    display = frame.assign(**{"error %": [interval_text(r, lo, hi, 100) for r, lo, hi in cells]})
+    display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
+    rows = []
+    for run in runs:
+        m = analysis.seed_metrics(run["frame"])
+        share, lo, hi = share_interval(m["violations_all_turns"], m["turns_asked"])
+        rows.append(
+            {
+                "set": run["set"],
+                "model": run["model"],
+                "turns asked": m["turns_asked"],
+                "format violations": m["violations_all_turns"],
+                "violation % of turns": interval_text(share, lo, hi, 100, 2),
+                "refused (context)": m["refused"],
+            }
+        )
+    return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
+
+
+MODEL_TEST_COLUMNS = [
+    "comparison",
+    "a",
+    "b",
+    "z",
+    "logrank_p",
+    "survives longer",
+    "n",
+    "a_better",
+    "b_better",
+    "p",
+]
+VARIANT_TEST_COLUMNS = ["comparison", "a", "b", "n", "a_better", "b_better", "p", "lasts longer"]
+
+
+def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return the survival tests between every two models of a set, for display and tidy, on
+    turns: ``comparison`` ("<set>: <a> vs <b>"), ``a``, ``b``, ``z`` (the log-rank test,
+    scipy's signed statistic, observed minus expected failures of a over their standard
+    deviation: negative when a survives longer), ``logrank_p`` (two-sided) and ``survives
+    longer`` (the name of that one), NaN (shown "-") where neither run has a failure; then the
+    exact paired test on the samples both played (``analysis.paired_survival``): ``n``,
+    ``a_better``, ``b_better`` (samples where that run lasted longer) and ``p``."""
+    by_set: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        by_set.setdefault(run["set"], []).append(run)
+    rows = []
+    for set_name, group in by_set.items():
+        for a, b in itertools.combinations(group, 2):
+            statistic, p = analysis.logrank(a["frame"], b["frame"])
+            longer = _longer(-statistic, (a["model"], b["model"]))
+            rows.append(
+                {
+                    "comparison": f"{set_name}: {a['model']} vs {b['model']}",
+                    "a": a["model"],
+                    "b": b["model"],
+                    "z": statistic,
+                    "logrank_p": p,
+                    "survives longer": longer,
+                    **analysis.paired_survival(a["frame"], b["frame"]),
+                }
+            )
+    tidy = pd.DataFrame(rows, columns=MODEL_TEST_COLUMNS)
+    display = pd.DataFrame(
+        {
+            "comparison": tidy["comparison"],
+            "z": ["-" if math.isnan(z) else f"{z:.2f}" for z in tidy["z"]],
+            "log-rank p": tidy["logrank_p"].map(p_text),
+            "survives longer": tidy["survives longer"],
+            "n": tidy["n"],
+            **paired_cells(tidy),
+        }
+    )
+    return display.set_index("comparison"), tidy
+
+
+def variant_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Return, for each model, each set against the same model's ``distractorless`` run of the
+    same pairing (the same word samples and random streams; ``report._pairing``), for display and
+    tidy: the exact paired test on main-task turns over the samples both played
+    (``analysis.paired_survival``): ``comparison`` ("<model>: <set> vs <distractorless set>"),
+    ``a``, ``b``, ``n``, ``a_better``, ``b_better``, ``p`` and ``lasts longer`` (the set that
+    lasted longer on more samples, "neither" on a tie, "-" when no sample is decided)."""
+    baseline = {(run["model"], run["pairing"]): run for run in runs if run["variant"] == BASELINE_VARIANT}
+    rows = []
+    for run in runs:
+        other = baseline.get((run["model"], run["pairing"]))
+        if other is None or run["variant"] == BASELINE_VARIANT:
+            continue
+        paired = analysis.paired_survival(run["frame"], other["frame"], "main_turns")
+        decided = paired["a_better"] + paired["b_better"]
+        names = (run["set"], other["set"])
+        rows.append(
+            {
+                "comparison": f"{run['model']}: {names[0]} vs {names[1]}",
+                "a": names[0],
+                "b": names[1],
+                **paired,
+                "lasts longer": _longer(paired["a_better"] - paired["b_better"], names) if decided else "-",
+            }
+        )
+    tidy = pd.DataFrame(rows, columns=VARIANT_TEST_COLUMNS)
+    display = pd.DataFrame(
+        {
+            "comparison": tidy["comparison"],
+            "n": tidy["n"],
+            **paired_cells(tidy),
+            "lasts longer": tidy["lasts longer"],
+        }
+    )
+    return display.set_index("comparison"), tidy
+
+
+def _longer(lead: float, names: tuple[str, str]) -> str:
+    """Return which of ``names`` did better by ``lead`` (> 0: the first), "neither" at 0, "-" for NaN."""
+    if math.isnan(lead):
+        return "-"
+    return "neither" if lead == 0 else names[0] if lead > 0 else names[1]
