@@ -60,6 +60,9 @@ def main(argv: list[str] | None = None) -> int:
     cli.check_model_options(parser, args)
 
     data = load_set(set_dir(args.testset))
+    seeds = int(data.config.get("seeds") or 1)
+    if seeds > 1 and "samples" not in parse_overrides(args.set):  # the set's protocol: one draw per seed
+        args.set = [f"samples={seeds}", *args.set]
     if args.dry_run:
         config = None
         if not args.baselines and args.model not in BASELINES:
@@ -102,6 +105,7 @@ def play(model: Model, data: SetData, args: argparse.Namespace) -> RunSummary:
         answer=player.answer,
         labels=labels,
         show_progress=model.name != "human",
+        include=data.plays,
         **cli.runner_options(args),
     )
     log.info("%s", summary.describe(files["results"]))

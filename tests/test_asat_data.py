@@ -66,7 +66,12 @@ def test_shipped_configs_load_and_share_one_seed():
         ),
         ("variant: distractorless\nsources: [reverse_sort]\n", r"x.yaml:2: .*write sources: \[\]"),
         ("variant: mixed\nsources:\n  - first_letters\n  - first_letters\n", r"x.yaml:4: .*listed twice"),
-        ("variant: distractorless\nsources: []\nseeds: 3\n", r"x.yaml:3: unknown config key: seeds"),
+        ("variant: distractorless\nsources: []\nseedz: 3\n", r"x.yaml:3: unknown config key: seedz"),
+        (
+            "variant: distractorless\nsources: []\nplay: 900\n",
+            r"x.yaml:3: field .play.: 900 must be between 1 and samples",
+        ),
+        ("variant: distractorless\nsources: []\nseeds: 0\n", r"x.yaml:3: field .seeds.: must be 1 or more"),
         (
             "variant: distractorless\nsources: []\nwords: original\nsamples: 600\n",
             r"x.yaml:4: .*original word file has 500",

@@ -186,3 +186,36 @@ def test_a_worldsense_section_gains_the_sampling_tables_only_with_repeats(tmp_pa
     assert row["majority vote"] == "66.7"  # two of three draws give the first run's answers
     assert row["mean [95%, clustered by item]"].startswith("55.6 [")  # tuple means (2/3 + 1/3 + 2/3) / 3
     assert "repeated samples: A (basic) k=3" in section.summary
+
+
+def test_already_said_that_original_protocol_plays_a_different_subset_per_seed(tmp_path):
+    """The original's protocol as a set config: each of 3 seeds plays `play` of the samples, the
+    ones it picks, with streams of its own; the run asks each once per seed (draws 0, 1, 2)."""
+    from common.already_said_that.generate import load_set
+    from tests.test_already_said_that_run import load_main
+    from tests.test_scripts import run_script
+
+    config = tmp_path / "proto.yaml"
+    config.write_text("variant: distractorless\nsources: []\nturns: 10\nsamples: 20\nplay: 8\nseeds: 3\n")
+    made = run_script(
+        "scripts/generate_already_said_that.py", "--config", str(config), "--out", str(tmp_path / "proto")
+    )
+    assert made.returncode == 0, made.stderr
+    data = load_set(tmp_path / "proto")
+    chosen = [{s["sample"] for s in data.samples if data.plays(s, draw)} for draw in range(3)]
+    assert [len(c) for c in chosen] == [8, 8, 8] and len({frozenset(c) for c in chosen}) == 3
+    arguments = [
+        "-t",
+        str(tmp_path / "proto"),
+        "--model",
+        "random",
+        "--results-dir",
+        str(tmp_path / "results"),
+    ]
+    assert load_main()([*arguments, "--loglevel", "WARNING"]) == 0
+    records = read_results(tmp_path / "results" / "proto" / "direct___random___results.jsonl", all_draws=True)
+    assert sorted((r["Key"], r.get("draw", 0)) for r in records) == sorted(
+        (key, draw) for draw in range(3) for key in chosen[draw]
+    )
+    same_seed = data.conversation(data.samples[0], 0).next_turn().message
+    assert [data.conversation(data.samples[0], 0).next_turn().message for _ in range(2)] == [same_seed] * 2

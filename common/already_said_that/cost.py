@@ -34,9 +34,11 @@ def estimate(
     preamble = len(hhh_transcript([])) if prompting == "hhh" else 0
     reasoning = max_tokens * CHARS_PER_TOKEN if prompting == "cot" else 0
     samples = data.samples[:limit] if limit is not None else data.samples
+    seeds = int(data.config.get("seeds") or 1)  # the set's protocol: each seed plays its conversations
+    played = [(sample, draw) for draw in range(seeds) for sample in samples if data.plays(sample, draw)]
     requests = input_chars = output_chars = 0
-    for sample in samples:
-        conversation = data.conversation(sample)
+    for sample, draw in played:
+        conversation = data.conversation(sample, draw)
         history = system_chars + preamble
         while not conversation.over:
             turn = conversation.next_turn()
@@ -52,7 +54,7 @@ def estimate(
             history += len(reply)
             conversation.judge(reply)
     return {
-        "conversations": len(samples),
+        "conversations": len(played),
         "requests": requests,
         "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
         "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),

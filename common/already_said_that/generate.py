@@ -45,6 +45,8 @@ class SetConfig:
     turns: int = 100
     samples: int = 500
     seed: int = 0
+    play: int | None = None  # conversations each seed plays, chosen by it (the original: 250); None: all
+    seeds: int = 1  # seeds a run plays, each a draw of its own (seed, seed + 1, ...; the original: 3)
     words: Literal["wordnet", "original"] = "wordnet"
     distractors: Literal["generated", "original"] = "generated"
     name: str = field(default="", metadata={"derived": True})  # the file's stem, not a key
@@ -92,6 +94,13 @@ def validate(settings: SetConfig, source: cfg.Source) -> None:
         )
     if settings.seed < 0:
         raise ConfigError(f"{where('seed')}: field 'seed': must be 0 or more, got {settings.seed}")
+    if settings.play is not None and not 1 <= settings.play <= settings.samples:
+        raise ConfigError(
+            f"{where('play')}: field 'play': {settings.play} must be between 1 and samples "
+            f"({settings.samples}), or left out to play every sample"
+        )
+    if settings.seeds < 1:
+        raise ConfigError(f"{where('seeds')}: field 'seeds': must be 1 or more, got {settings.seeds}")
     for index, name in enumerate(settings.sources):
         if name not in SOURCES:
             raise ConfigError(
@@ -192,6 +201,7 @@ class SetData:
     pool: list[dict[str, Any]]
     example: dict[str, Any] | None
     samples_sha256: str = ""  # the manifest's SHA-256 of samples.jsonl
+    _chosen: dict[int, frozenset[int]] = field(default_factory=dict, repr=False)  # per draw, with play
 
     @property
     def pairing(self) -> str:
@@ -204,12 +214,28 @@ class SetData:
         """Whether turns may be distractor questions (a pool, and a variant other than distractorless)."""
         return bool(self.pool) and self.config.get("variant") != "distractorless"
 
-    def conversation(self, sample: dict[str, Any]) -> Conversation:
-        """Return a fresh Conversation for ``sample`` under the set's seed and options."""
+    def plays(self, sample: dict[str, Any], draw: int = 0) -> bool:
+        """Return whether seed ``draw`` (the set's seed + draw) plays ``sample``: every sample,
+        or with ``play`` N the N the seed picks (as the original picks 250 of its 500 with its
+        eval seed, a different 250 per seed)."""
+        play = self.config.get("play")
+        if play is None:
+            return True
+        if draw not in self._chosen:
+            ids = sorted(int(s["sample"]) for s in self.samples)
+            picked = random.Random(f"already_said_that:play:{int(self.config.get('seed', 0)) + draw}").sample(
+                ids, play
+            )
+            self._chosen[draw] = frozenset(picked)
+        return int(sample["sample"]) in self._chosen[draw]
+
+    def conversation(self, sample: dict[str, Any], draw: int = 0) -> Conversation:
+        """Return a fresh Conversation for ``sample`` under the set's options and seed; the
+        ``draw``-th seed of a run playing several (``seeds``) is the set's seed + draw."""
         return Conversation(
             sample["words"],
             self.pool,
-            seed=int(self.config.get("seed", 0)),
+            seed=int(self.config.get("seed", 0)) + draw,
             sample=int(sample["sample"]),
             distractors=self.has_distractors,
             adversarial=bool(self.config.get("adversarial", True)),

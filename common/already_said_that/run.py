@@ -104,7 +104,7 @@ class ConversationRunner:
         (the runner then writes the record), so a conversation's turns are contiguous and a
         re-played conversation's later block supersedes an earlier one (``read_turns``).
         """
-        conversation = self.data.conversation(item)
+        conversation = self.data.conversation(item, draw_of(item))
         messages: list[Message] = [{"role": "system", "content": self.system}]
         log: list[dict[str, Any]] = []
         refused = None

@@ -96,6 +96,7 @@ def run_items(
     retry_refused: bool = False,
     retry_truncated: bool = False,
     fresh: bool = False,
+    include: Callable[[dict[str, Any], int], bool] | None = None,
 ) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
 
@@ -106,7 +107,9 @@ def run_items(
     ``retry_truncated`` those with a reply cut at the token limit; with ``fresh`` the
     run's files are removed first and every item is asked anew (for built-in baselines, whose
     answers cost nothing and must follow the current code).
-    ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items`` is read
+    ``include(item, draw)`` says which items a draw asks (default: all; Already Said That's
+    original protocol plays 250 of its 500 samples per seed). ``labels`` (e.g. prompting and
+    model name) are recorded in the metadata. ``items`` is read
     only once the file's lock is held, so a lazy iterable (a large test set loaded by a
     generator) costs a second writer nothing before it is refused. Raises UserError when
     another process is writing the file, and the ModelError that stopped the run, after the
@@ -122,8 +125,9 @@ def run_items(
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
         draws = range(samples_of(model))
-        todo = [(item, draw) for draw in draws for item in items if not writer.has(item["Key"], draw)]
-        summary.total = len(items) * len(draws)
+        asked = [(item, draw) for draw in draws for item in items if include is None or include(item, draw)]
+        todo = [(item, draw) for item, draw in asked if not writer.has(item["Key"], draw)]
+        summary.total = len(asked)
         summary.already_done = summary.total - len(todo)
         _log_plan(model, results_path, summary, meta.runs)
         try:
