@@ -11,6 +11,7 @@ the turns passed and the runner counts it apart. ``estimate`` prices a run befor
 """
 
 import json
+import logging
 import math
 import threading
 from pathlib import Path
@@ -21,11 +22,12 @@ from common.already_said_that import analysis
 from common.already_said_that.generate import SetData
 from common.already_said_that.prompts import Conversation, Outcome, Turn, task_description
 from common.errors import DataError
-from common.jsonl import dumps, write_json
+from common.jsonl import cut_torn_tail, dumps, write_json
 from common.models.base import Message, Model, Reply, RequestRefused, reasoning_fields
 from common.models.config import cost_usd
 from common.results import draw_of, read_results, record_id, results_filename
 
+log = logging.getLogger(__name__)
 SUITE = "already_said_that"
 RESULTS_DIR = paths.RESULTS / SUITE
 PROMPTING = "direct"  # the original's "generation/direct": the reply is the answer, no reasoning asked
@@ -76,6 +78,7 @@ class ConversationRunner:
         self.model_name = model_name
         self.system = task_description(data.example if data.has_distractors else None)
         self.turns_path = Path(turns_path)
+        self._repaired = False  # a torn tail of the log is cut before this run's first write
         self._lock = threading.Lock()
 
     def answer(self, model: Model, item: dict[str, Any]) -> dict[str, Any]:
@@ -87,7 +90,7 @@ class ConversationRunner:
         """
         conversation = self.data.conversation(item)
         messages: list[Message] = [{"role": "system", "content": self.system}]
-        log: list[dict[str, Any]] = []
+        played: list[dict[str, Any]] = []
         refused = None
         while not conversation.over:
             turn = conversation.next_turn()
@@ -98,24 +101,24 @@ class ConversationRunner:
                 )
             except RequestRefused as exc:
                 refused = exc
-                log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
+                played.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
                 break
             messages.append({"role": "assistant", "content": reply.text})
-            log.append(
+            played.append(
                 {**self._turn_fields(item, turn), **_reply_fields(reply, conversation.judge(reply.text))}
             )
-        self._write_turns(log)
-        return self._record(item, conversation, log, refused)
+        self._write_turns(played)
+        return self._record(item, conversation, played, refused)
 
     def _record(
         self,
         item: dict[str, Any],
         conversation: Conversation,
-        log: list[dict[str, Any]],
+        played: list[dict[str, Any]],
         refused: RequestRefused | None,
     ) -> dict[str, Any]:
-        """Return the results record of a conversation played to its end (``log``: its turn lines)."""
-        answered = [line for line in log if "refused" not in line]
+        """Return the results record of a conversation played to its end (``played``: its turn lines)."""
+        answered = [line for line in played if "refused" not in line]
         distractor_turns = [line for line in answered if line["kind"] == "distractor"]
         correct = sum(line["correct"] for line in distractor_turns)
         record = {
@@ -128,9 +131,9 @@ class ConversationRunner:
             "distractors": conversation.distractors_done,
             "distractors_correct": correct,
             "distractor_accuracy": correct / len(distractor_turns) if distractor_turns else None,
-            "violations": sum(line.get("violation", False) for line in log),
+            "violations": sum(line.get("violation", False) for line in played),
             "ended": "refused" if refused else conversation.ending,
-            "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
+            "failed_turn": _failed_turn(played[-1]) if conversation.ending not in ("", "survived") else None,
             "resp": answered[-1]["reply"] if answered else "",
             "asked": len(answered),  # turns answered (not the refused request)
             "prompt_tokens": sum(line["prompt_tokens"] for line in answered),
@@ -166,6 +169,12 @@ class ConversationRunner:
         text = "".join(dumps(line) + "\n" for line in lines)
         with self._lock:
             self.turns_path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._repaired:  # the run holds the results file's lock: no other writer is at work
+                if cut := cut_torn_tail(self.turns_path):
+                    log.warning(
+                        "%s: cut a torn last line (%d bytes) left by a killed run", self.turns_path, cut
+                    )
+                self._repaired = True
             with open(self.turns_path, "a", encoding="utf-8") as handle:
                 handle.write(text)
 
