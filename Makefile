@@ -44,8 +44,12 @@ sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
 ALL_SETS := worldsense/test_set $(foreach s,blocks canvas already_said_that,$(addprefix $(s)/,$(call sets_of,$(s))))
 DEFAULT_SETS = worldsense/test_set blocks/cogsci_problems blocks/scaling canvas/standard \
 	$(addprefix already_said_that/,$(ASAT_GENERATED))
-SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json blocks_scaling.json canvas.json \
-	already_said_that.json)
+# The report: a section per default set (Already Said That: one for all its sets), and one per
+# other blocks or canvas set once built (`make blocks/mine`, `make canvas/scaling`).
+BUILT_OTHER_SETS = $(filter-out $(DEFAULT_SETS),$(patsubst results/%/report.txt,%,$(wildcard \
+	$(foreach s,blocks canvas,$(patsubst %,results/$(s)/%/report.txt,$(call sets_of,$(s)))))))
+SECTIONS = $(addprefix results/sections/,worldsense.json blocks.json blocks_scaling.json canvas.json \
+	already_said_that.json $(addsuffix .json,$(subst /,_,$(BUILT_OTHER_SETS))))
 
 # external data (stamps written when every file verified)
 WS := data/worldsense
@@ -67,6 +71,8 @@ BLOCKS_CODE := $(wildcard common/blocks/*.py)
 BLOCKS_RUN_CODE := scripts/lm_plan.py scripts/codex_translate.py $(BLOCKS_CODE) $(MODELS_CODE)
 BLOCKS_REPRODUCED := results/blocks/cogsci22_reproduced.txt
 BLOCKS_SET ?= cogsci_problems
+# the sets a MODEL run of blocks answers (`make all MODEL=...`: the default ones, as every suite)
+BLOCKS_MODEL_SETS ?= $(patsubst blocks/%,%,$(filter blocks/%,$(DEFAULT_SETS)))
 # The views of a generated set, read from its manifest (a failure stops the recipe: `views=$$(...)`
 # is a command of its own under `set -e`, unlike a `for` over a command substitution).
 BLOCKS_VIEWS = views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $(1)); \
@@ -85,13 +91,16 @@ ASAT_DATA_CODE := scripts/generate_already_said_that.py common/config.py common/
 	common/already_said_that/,__init__.py distractors.py winograd.py generate.py original.py prompts.py wordnet.py)
 ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) $(MODELS_CODE)
 
-# MODEL=<built-in, config name or .yaml> runs that model through every suite (`make all`) or one
-# (`make <suite>-model`); LIMIT=N caps the items it is asked per suite and set.
+# MODEL=<built-in, config name, .yaml, or a model file .py (a copy of scripts/test_random_model.py)>
+# runs that model through every suite's default sets (`make all`) or one suite (`make <suite>-model`);
+# LIMIT=N caps the items it is asked per suite and set; SET="key=value ..." overrides settings of
+# the model's config (as --set does), e.g. SET=base_url=http://127.0.0.1:8081/v1 or SET=samples=3.
 MODEL ?=
 LIMIT ?=
 MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))
-MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
-MODEL_ARGS := --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT))
+MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml %.py,$(MODEL)))
+SET ?=
+MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addprefix --set ,$(SET)))
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
 
 # ---- user-facing targets ---------------------------------------------------------------------
@@ -249,10 +258,10 @@ reproduce-blocks: $(BLOCKS_REPRODUCED)
 # the printed tables, and beside them the summary and per-problem CSV files
 $(BLOCKS_REPRODUCED): $(BLOCKS_DATA) scripts/reproduce_blocks.py $(BLOCKS_CODE)
 	mkdir -p $(@D)
-	trap 'rm -f $@.tmp' EXIT; \
+	tmp=$$(mktemp $@.XXXXXX.tmp); trap 'rm -f "$$tmp"' EXIT; \
 	$(PYTHON) scripts/reproduce_blocks.py --release data/cogsci22_blocks \
-	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv > $@.tmp; \
-	mv $@.tmp $@
+	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv > "$$tmp"; \
+	mv "$$tmp" $@
 
 ## Write the few-shot planning and translation prompts of every blocks-world set and view.
 blocks-prompts: data/blocks/released/prompts/.done $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/prompts/.done)
@@ -273,12 +282,14 @@ $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/problems/manifest.json): data/blocks
 $(foreach s,$(BLOCKS_SETS),data/blocks/$(s)/prompts/.done): data/blocks/%/prompts/.done: \
 		data/blocks/%/problems/manifest.json scripts/generate_prompts.py $(BLOCKS_CODE)
 	$(call BLOCKS_VIEWS,$<); \
+	rm -f $(@D)/paper___*___*.jsonl; \
 	for view in $$views; do \
 	  for type in nl pddl; do \
 	    $(PYTHON) scripts/generate_prompts.py --problem-path $(<D) --view $$view --prompt-type $$type \
 	        --output $(@D)/paper___$${type}___$$view.jsonl; \
 	  done; \
 	done
+	$(PYTHON) scripts/set_aside_stale.py blocks data/blocks/$*
 	touch $@
 
 data/blocks/released/prompts/.done: $(BLOCKS_DATA) scripts/generate_prompts.py $(BLOCKS_CODE)
@@ -311,6 +322,7 @@ canvas-trials: $(foreach s,$(CANVAS_SETS),data/canvas/$(s)/trials.jsonl.bz2)
 
 data/canvas/%/trials.jsonl.bz2: configs/canvas/%.yaml scripts/generate_canvas.py $(CANVAS_CODE) | $(ENV_OK)
 	$(PYTHON) scripts/generate_canvas.py $< --out $(@D)
+	$(PYTHON) scripts/set_aside_stale.py canvas $(@D)
 
 $(foreach s,$(CANVAS_SETS),results/canvas/$(s)/.baselines): results/canvas/%/.baselines: \
 		data/canvas/%/trials.jsonl.bz2 scripts/ask_model.py $(CANVAS_CODE) $(MODELS_CODE)
@@ -352,10 +364,12 @@ $(ASAT_ORIGINAL): configs/data/already_said_that_original.sha256 scripts/fetch_a
 $(foreach s,$(ASAT_GENERATED),data/already_said_that/$(s)/manifest.json): \
 		data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_WORDNET)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
+	$(PYTHON) scripts/set_aside_stale.py already_said_that $(@D)
 
 $(foreach s,$(ASAT_ORIGINAL_SETS),data/already_said_that/$(s)/manifest.json): \
 		data/already_said_that/%/manifest.json: configs/already_said_that/%.yaml $(ASAT_DATA_CODE) $(ASAT_ORIGINAL)
 	$(PYTHON) scripts/generate_already_said_that.py --config $< --out $(@D)
+	$(PYTHON) scripts/set_aside_stale.py already_said_that $(@D)
 
 $(foreach s,$(ASAT_SETS),results/already_said_that/$(s)/.baselines): results/already_said_that/%/.baselines: \
 		data/already_said_that/%/manifest.json $(ASAT_CODE)
@@ -410,7 +424,7 @@ results/sections/blocks.json: results/blocks/cogsci_problems/report.txt $(BLOCKS
 		$(REPORT_CODE)
 	$(call section,results/blocks/cogsci_problems)
 
-results/sections/blocks_scaling.json: results/blocks/scaling/report.txt \
+results/sections/blocks_scaling.json: results/blocks/scaling/report.txt $(call model_run,blocks) \
 		$(wildcard results/blocks/scaling/*/*___results.jsonl) $(BLOCKS_CODE) $(REPORT_CODE)
 	$(call section,results/blocks/scaling)
 
@@ -418,25 +432,41 @@ results/sections/canvas.json: results/canvas/standard/report.txt $(call model_ru
 		$(wildcard results/canvas/standard/*___results.jsonl) $(CANVAS_CODE) $(REPORT_CODE)
 	$(call section,-t data/canvas/standard)
 
+# a built set that is not a default one (explicit rules above take precedence over these)
+results/sections/blocks_%.json: results/blocks/%/report.txt $$(wildcard results/blocks/$$*/*/*___results.jsonl) \
+		$(BLOCKS_CODE) $(REPORT_CODE)
+	$(call section,results/blocks/$*)
+
+results/sections/canvas_%.json: results/canvas/%/report.txt $$(wildcard results/canvas/$$*/*___results.jsonl) \
+		$(CANVAS_CODE) $(REPORT_CODE)
+	$(call section,-t data/canvas/$*)
+
 results/sections/already_said_that.json: $(addprefix results/,$(addsuffix /report.txt,$(filter \
 		already_said_that/%,$(DEFAULT_SETS)))) $(call model_run,already_said_that) \
 		$(wildcard results/already_said_that/*/*___results.jsonl) $(ASAT_CODE) $(REPORT_CODE)
 	$(call section,-t results/already_said_that)
 
 # ---- model runs (MODEL=...): resumable, a rerun or a larger LIMIT asks only what is missing --------
-.PHONY: worldsense-model blocks-model canvas-model asat-model
+.PHONY: worldsense-model blocks-model canvas-model asat-model forget
 need_model = test -n "$(MODEL)" || { echo "error: name the model: make $@ MODEL=<a built-in, a config in" \
-	"configs/models/ or a .yaml path> [LIMIT=N], e.g. make $@ MODEL=llamacpp LIMIT=10" >&2; exit 2; }
+	"configs/models/, a .yaml path or a model file .py> [LIMIT=N], e.g. make $@ MODEL=llamacpp LIMIT=10" >&2; exit 2; }
+
+## Take MODEL=<name>'s results out of every suite (moved to results/forgotten/, the report rebuilt without them).
+forget: | $(ENV_OK)
+	@$(need_model)
+	$(PYTHON) scripts/forget_model.py $(MODEL)
 
 ## Run MODEL=<config> [LIMIT=N] on the WorldSense test set, then print its analysis.
 worldsense-model: $(call model_run,worldsense)
 	@$(need_model)
 	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST)
 
-## Run MODEL=<config> [LIMIT=N] on both blocks methods, every view of BLOCKS_SET, then print its analysis.
+## Run MODEL=<config> [LIMIT=N] on both blocks methods, every view of BLOCKS_MODEL_SETS, then print their analyses.
 blocks-model: $(call model_run,blocks)
 	@$(need_model)
-	$(PYTHON) scripts/analyse_results.py results/blocks/$(BLOCKS_SET) --figures results/blocks/$(BLOCKS_SET)/figures
+	for set in $(BLOCKS_MODEL_SETS); do \
+	  $(PYTHON) scripts/analyse_results.py results/blocks/$$set --figures results/blocks/$$set/figures; \
+	done
 
 ## Run MODEL=<config> [LIMIT=N] on the standard canvas set, then print its analysis.
 canvas-model: $(call model_run,canvas)
@@ -453,9 +483,12 @@ results/runs/worldsense/$(MODEL_TAG).done: $(WS_CORE) $(MODEL_CONFIG) | $(ENV_OK
 	mkdir -p $(@D)
 	touch $@
 
-results/runs/blocks/$(MODEL_TAG).done: data/blocks/$(BLOCKS_SET)/prompts/.done $(MODEL_CONFIG) | $(ENV_OK)
-	$(PYTHON) scripts/lm_plan.py -t $(BLOCKS_SET) $(MODEL_ARGS)
-	$(PYTHON) scripts/codex_translate.py -t $(BLOCKS_SET) $(MODEL_ARGS)
+results/runs/blocks/$(MODEL_TAG).done: $(foreach s,$(BLOCKS_MODEL_SETS),data/blocks/$(s)/prompts/.done) \
+		$(MODEL_CONFIG) | $(ENV_OK)
+	for set in $(BLOCKS_MODEL_SETS); do \
+	  $(PYTHON) scripts/lm_plan.py -t $$set $(MODEL_ARGS); \
+	  $(PYTHON) scripts/codex_translate.py -t $$set $(MODEL_ARGS); \
+	done
 	mkdir -p $(@D)
 	touch $@
 

@@ -131,3 +131,24 @@ def sha256_file(path: str | Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
+
+
+def cut_torn_tail(path: str | Path) -> int:
+    """Cut a JSON-lines file back to its last complete line (a writer killed mid-write leaves a
+    fragment without a newline, which the next append would glue to its own first line); return
+    how many bytes were cut (0 for a missing file or one that ends with a newline)."""
+    path = Path(path)
+    if not path.is_file():
+        return 0
+    with open(path, "r+b") as handle:
+        size = handle.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return 0
+        handle.seek(0)
+        good = handle.read().rfind(b"\n") + 1
+        handle.truncate(good)
+        os.fsync(handle.fileno())
+    return size - good

@@ -18,18 +18,21 @@ from common import paths
 from common.jsonl import sha256_file
 from common.results import read_results, token_use
 
+MAX_CHANGED = 20  # changed files named in the provenance line; the rest counted
+
 
 def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Return where the report comes from: date, commit (and whether the tree had changes), the
     configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
     section, and the models that wrote its results files (settings from their run metadata)."""
-    commit, dirty = _git_state()
+    commit, changed = _git_state()
     configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
     pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
     return {
         "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "commit": commit,
-        "uncommitted_changes": dirty,
+        "uncommitted_changes": bool(changed) if changed is not None else None,
+        "changed_files": changed or [],
         "configs": [{"path": paths.shown(p), "sha256": sha256_file(p)} for p in configs],
         "pinned_data": [
             {
@@ -47,13 +50,15 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _git_state() -> tuple[str, bool | None]:
-    """Return (commit hash, whether tracked files differ from it); ("unknown", None) outside git."""
+def _git_state() -> tuple[str, list[str] | None]:
+    """Return (commit hash, the files that differ from it: modified tracked files and untracked
+    ones that are not ignored, e.g. a new model script or config, as ``git status`` names them);
+    ("unknown", None) outside git."""
     try:
         run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
         commit = subprocess.run(["git", "rev-parse", "HEAD"], **run).stdout.strip()
-        changes = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], **run).stdout
-        return commit, bool(changes.strip())
+        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], **run).stdout
+        return commit, [line[3:] for line in status.splitlines() if line.strip()]
     except (OSError, subprocess.SubprocessError):
         return "unknown", None
 
@@ -138,7 +143,11 @@ def token_budget_lines(prov: dict[str, Any]) -> list[str]:
 def provenance_line(prov: dict[str, Any]) -> str:
     """Return the provenance's first sentence: commit, date and the pinned external data."""
     pinned = ", ".join(f"{p['list']} ({p['files']} files)" for p in prov["pinned_data"])
-    dirty = " (with uncommitted changes)" if prov["uncommitted_changes"] else ""
+    changed = prov.get("changed_files") or []
+    shown = ", ".join(changed[:MAX_CHANGED]) + (
+        f" and {len(changed) - MAX_CHANGED} more" if len(changed) > MAX_CHANGED else ""
+    )
+    dirty = f" (with uncommitted changes: {shown})" if changed else ""
     return (
         f"Commit {prov['commit']}{dirty}; built {prov['date']}. External data, each file checked "
         f"against a pinned SHA-256 when fetched: {pinned}."
@@ -175,10 +184,13 @@ def _settings_text(settings: dict[str, Any]) -> str:
     if settings.get("no_metadata"):
         return (
             "no run metadata: results released with a paper, or written by a script that does not "
-            "use the shared runner (e.g. test_random_model.py)"
+            "use the shared runner (e.g. test_random_model.py run as a script)"
         )
+    seed = f", seed {settings['seed']}" if "seed" in settings else ""
     if settings.get("builtin"):
-        return "built-in" + (f", seed {settings['seed']}" if "seed" in settings else "")
+        return "built-in" + seed
+    if settings.get("script"):
+        return f"model file {settings['script']}{seed}"
     keep = (
         "base_url",
         "model",

@@ -30,19 +30,26 @@ SEPARATOR = "___"
 SUFFIX = "___results.jsonl"
 
 
-def results_filename(prompting: str, modelname: str) -> str:
-    """Return ``<prompting>___<modelname>___results.jsonl``; raise ``ValueError`` on a bad label.
+class LabelError(UserError, ValueError):
+    """A model or prompting label that cannot name a results file."""
 
-    Labels may not be empty, contain ``/`` or a triple underscore, since the name must parse
-    back into exactly these two labels.
-    """
-    for what, label in (("prompting", prompting), ("modelname", modelname)):
-        if not label or "/" in label or SEPARATOR in label or label.startswith("."):
-            raise ValueError(
-                f"{what} label {label!r} cannot be used in a results file name: it must be "
-                f"non-empty, not start with '.', and contain neither '/' nor '{SEPARATOR}'"
-            )
-    return f"{prompting}{SEPARATOR}{modelname}{SUFFIX}"
+
+def check_label(label: str, what: str = "model name") -> str:
+    """Return ``label`` if it can name a results file; raise LabelError saying why not: it must be
+    non-empty, not start with '.', and contain neither '/' nor a triple underscore (the file name
+    must parse back into exactly its two labels)."""
+    if not label or "/" in label or SEPARATOR in label or label.startswith("."):
+        raise LabelError(
+            f"{what} {label!r} cannot be used in a results file name: it must be "
+            f"non-empty, not start with '.', and contain neither '/' nor '{SEPARATOR}'"
+        )
+    return label
+
+
+def results_filename(prompting: str, modelname: str) -> str:
+    """Return ``<prompting>___<modelname>___results.jsonl``; raise LabelError (a UserError: the
+    scripts print it without a traceback) on a label that would not parse back (``check_label``)."""
+    return f"{check_label(prompting, 'prompting label')}{SEPARATOR}{check_label(modelname)}{SUFFIX}"
 
 
 def parse_results_filename(path: str | Path) -> tuple[str, str]:
@@ -95,6 +102,19 @@ def draw_of(record: dict[str, Any]) -> int:
 def record_id(record: dict[str, Any]) -> tuple[Any, int]:
     """Return what identifies a record in its results file: (Key, draw)."""
     return record["Key"], draw_of(record)
+
+
+def records_kind(records: list[dict[str, Any]]) -> str | None:
+    """Return which suite wrote ``records``, by content: "already_said_that" (conversations:
+    ``turns`` and ``ended``), "blocks" (plans and translations: ``id`` and ``view``), "answers"
+    (WorldSense and canvas: ``resp`` to one question), or None (no records, or none of these):
+    so that a suite's analysis names a file of another suite instead of scoring it as nothing."""
+    first = records[0] if records else {}
+    if "turns" in first and "ended" in first:
+        return "already_said_that"
+    if "id" in first and "view" in first:
+        return "blocks"
+    return "answers" if "resp" in first else None
 
 
 def run_files(path: str | Path) -> list[Path]:

@@ -21,7 +21,7 @@ the runner's ...___results.meta.json. Models: random, oracle (--baselines plays 
 human (you type the answers), or any config of configs/models/.
 
 $ python scripts/already_said_that.py -t which_is_heavier --model oracle
-$ python scripts/already_said_that.py -t data/already_said_that/mixed --model human --limit 1
+$ python scripts/already_said_that.py -t mixed --model human --limit 1 --results-dir /tmp/try
 $ python scripts/already_said_that.py -t distractorless --model llamacpp --limit 5 --dry-run
 $ python scripts/already_said_that.py -t reverse_sort --model llamacpp --prompting cot --limit 5 --dry-run
 """

@@ -10,7 +10,7 @@ refuses for itself (too long for the model's context, a content filter) is recor
 and the run goes on; re-running skips it unless --retry-errors. Built-in models: random and
 oracle, and on canvas sets every shortcut baseline (--baselines asks them all, each afresh).
 
-$ python scripts/ask_model.py -t data/worldsense/test_set --model oracle --limit 100
+$ python scripts/ask_model.py -t data/worldsense/test_set --model oracle --limit 100 --results-dir /tmp/try
 $ OPENAI_API_KEY=... python scripts/ask_model.py -t data/worldsense/test_set --model openai-gpt-4o-mini
 $ python scripts/ask_model.py -t data/worldsense/test_set --model configs/models/vllm.yaml \\
       --set concurrency=32 --set max_tokens=8 --no-cache

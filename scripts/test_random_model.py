@@ -1,10 +1,17 @@
-"""Answer a WorldSense-format test set with a "model" that picks a random allowed answer.
+"""A model in one function, ``answer``: the template for testing a new model on every suite.
 
-This is the template for testing a new model: copy it under a new name, replace ``answer``
-with a call to your model. The model's name comes from the file name (``test_<name>_model.py``,
-so a copy never writes into another model's results) unless ``--modelname`` says otherwise.
-Results go to <testset>/results/<prompting>___<model>___results.jsonl, one flushed line per
-trial; re-running resumes where an interrupted run stopped.
+Copy it under a new name (``test_<name>_model.py``: the model is called ``<name>``, so a copy
+never writes into another model's results) and replace ``answer`` with a call to your model.
+The copy is then a model for every script and make target, through each suite's own protocol
+(WorldSense and canvas questions, blocks plans and PDDL facts, Already Said That conversations):
+
+$ python scripts/lm_plan.py -t cogsci_problems --model scripts/test_random_model.py --results-dir /tmp/try
+
+and ``make all MODEL=scripts/test_<name>_model.py LIMIT=N`` runs it on every suite's default sets.
+
+Run as a script, it answers a WorldSense-format test set directly, as the WorldSense release's
+template does: results go to <testset>/results/<prompting>___<model>___results.jsonl, one
+flushed line per trial; re-running resumes where an interrupted run stopped.
 
 $ python scripts/test_random_model.py -t data/worldsense/test_set
 $ python scripts/test_random_model.py -t data/worldsense/test_set --seed=3 --modelname=random3
@@ -19,6 +26,7 @@ import logging
 import random
 import sys
 from pathlib import Path
+from typing import Any
 
 from common import cli
 from common.results import ResultsWriter, results_filename
@@ -29,9 +37,17 @@ log = logging.getLogger("test_random_model")
 MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
 
 
-def answer(text: str, options: list[str], rng: random.Random) -> str:
-    """The "model": ignore the question and return one of the allowed answers at random."""
-    return rng.choice(options)
+def answer(messages: list[dict[str, str]], item: dict[str, Any], rng: random.Random) -> str:
+    """The "model": return the reply to the conversation ``messages`` (``{"role", "content"}``
+    dicts; the last one is the question). ``item`` is what the suite asks about (WorldSense and
+    canvas: ``expectedresp``, the allowed answers; Already Said That: ``options`` of a
+    distractor question), ``rng`` a generator seeded per item. This one ignores the question and
+    picks an allowed answer at random, or else a word of the question."""
+    options = item.get("expectedresp") or item.get("options")
+    if options:
+        return rng.choice(list(options))
+    words = messages[-1]["content"].split()
+    return rng.choice(words) if words else ""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -58,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
             if results.has(key):
                 continue  # answered by an earlier, interrupted run
             rng = random.Random(f"{args.seed}:{key}")  # per-trial seed: resuming gives the same answers
-            written += results.append({"Key": int(key), "resp": answer(text, options, rng)})
+            reply = answer([{"role": "user", "content": text}], {"Key": key, "expectedresp": options}, rng)
+            written += results.append({"Key": int(key), "resp": reply})
     log.info("wrote %s new answers (%s were already there)", f"{written:,}", f"{len(trials) - written:,}")
     if not written and len(trials):  # this script's own file: a rerun; a name given by hand: maybe a mistake
         log.log(

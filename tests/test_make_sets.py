@@ -54,10 +54,13 @@ def test_no_recipe_loops_over_a_command_substitution():
 
 
 def test_a_recipe_redirecting_into_a_temporary_file_removes_it_on_failure():
-    # `cmd > $@` would leave a partial target; `cmd > $@.tmp; mv` leaves the .tmp unless trapped
-    assert not [r for r in recipes(MAKEFILE) if re.search(r">>?\s*\$@(?!\.tmp)", r)]
-    redirected = [r for r in recipes(MAKEFILE) if re.search(r">\s*\$@\.tmp", r)]
-    assert redirected and all("trap 'rm -f $@.tmp' EXIT" in r for r in redirected), redirected
+    # `cmd > $@` would leave a partial target; a fixed `$@.tmp` is shared by two makes at once (one
+    # moves the other's file away); a temporary file is unique (mktemp) and removed on failure
+    assert not [r for r in recipes(MAKEFILE) if re.search(r">>?\s*\$@", r)]
+    redirected = [r for r in recipes(MAKEFILE) if re.search(r'>\s*"\$\$tmp"', r)]
+    assert redirected and all(
+        re.search(r"tmp=\$\$\(mktemp [^)]*\); trap 'rm -f \"\$\$tmp\"' EXIT", r) for r in redirected
+    ), redirected
 
 
 def test_recipes_run_under_errexit_and_pipefail():
@@ -79,6 +82,7 @@ def test_asat_model_plays_the_model_on_every_set():
         "distractorless",
         "first_letters",
         "mixed",
+        "protocol_which_is_heavier",
         "reverse_sort",
         "which_is_heavier",
     ]

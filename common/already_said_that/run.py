@@ -12,6 +12,7 @@ prices one before it starts).
 """
 
 import json
+import logging
 import threading
 from pathlib import Path
 from typing import Any
@@ -22,11 +23,12 @@ from common.already_said_that.generate import SetData
 from common.already_said_that.prompting import PROMPTINGS, Asked
 from common.already_said_that.prompts import Conversation, Outcome, Turn, task_description
 from common.errors import DataError, UserError
-from common.jsonl import dumps, write_json
+from common.jsonl import cut_torn_tail, dumps, write_json
 from common.models.base import Message, Model, RequestRefused, reasoning_fields
 from common.models.config import cost_usd
 from common.results import draw_of, parse_results_filename, read_results, record_id, results_filename
 
+log = logging.getLogger(__name__)
 SUITE = "already_said_that"
 RESULTS_DIR = paths.RESULTS / SUITE
 PROMPTING = "direct"  # the original's "generation/direct": the reply is the answer, no reasoning asked
@@ -95,6 +97,7 @@ class ConversationRunner:
         self.ask = PROMPTINGS[prompting]
         self.system = task_description(data.example if data.has_distractors else None)
         self.turns_path = Path(turns_path)
+        self._repaired = False  # a torn tail of the log is cut before this run's first write
         self._lock = threading.Lock()
 
     def answer(self, model: Model, item: dict[str, Any]) -> dict[str, Any]:
@@ -106,7 +109,7 @@ class ConversationRunner:
         """
         conversation = self.data.conversation(item, draw_of(item))
         messages: list[Message] = [{"role": "system", "content": self.system}]
-        log: list[dict[str, Any]] = []
+        played: list[dict[str, Any]] = []
         refused = None
         while not conversation.over:
             turn = conversation.next_turn()
@@ -115,23 +118,23 @@ class ConversationRunner:
                 asked = self.ask(model, messages, turn_item(item["Key"], turn, draw_of(item)))
             except RequestRefused as exc:
                 refused = exc
-                log.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
+                played.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
                 break
             messages.append({"role": "assistant", "content": asked.reply.text})
             outcome = conversation.judge(asked.reply.text)
-            log.append({**self._turn_fields(item, turn), **_reply_fields(asked, outcome)})
-        self._write_turns(log)
-        return self._record(item, conversation, log, refused)
+            played.append({**self._turn_fields(item, turn), **_reply_fields(asked, outcome)})
+        self._write_turns(played)
+        return self._record(item, conversation, played, refused)
 
     def _record(
         self,
         item: dict[str, Any],
         conversation: Conversation,
-        log: list[dict[str, Any]],
+        played: list[dict[str, Any]],
         refused: RequestRefused | None,
     ) -> dict[str, Any]:
-        """Return the results record of a conversation played to its end (``log``: its turn lines)."""
-        answered = [line for line in log if "refused" not in line]
+        """Return the results record of a conversation played to its end (``played``: its turn lines)."""
+        answered = [line for line in played if "refused" not in line]
         distractor_turns = [line for line in answered if line["kind"] == "distractor"]
         correct = sum(line["correct"] for line in distractor_turns)
         record = {
@@ -146,10 +149,10 @@ class ConversationRunner:
             "distractors": conversation.distractors_done,
             "distractors_correct": correct,
             "distractor_accuracy": correct / len(distractor_turns) if distractor_turns else None,
-            "violations": sum(line.get("violation", False) for line in log),
+            "violations": sum(line.get("violation", False) for line in played),
             "violation_occurred": conversation.violation_occurred,  # the original's flag (last reply)
             "ended": "refused" if refused else conversation.ending,
-            "failed_turn": _failed_turn(log[-1]) if conversation.ending not in ("", "survived") else None,
+            "failed_turn": _failed_turn(played[-1]) if conversation.ending not in ("", "survived") else None,
             "resp": answered[-1]["reply"] if answered else "",
             "asked": len(answered),  # turns answered (not the refused request)
             "prompt_tokens": sum(line["prompt_tokens"] for line in answered),
@@ -185,6 +188,12 @@ class ConversationRunner:
         text = "".join(dumps(line) + "\n" for line in lines)
         with self._lock:
             self.turns_path.parent.mkdir(parents=True, exist_ok=True)
+            if not self._repaired:  # the run holds the results file's lock: no other writer is at work
+                if cut := cut_torn_tail(self.turns_path):
+                    log.warning(
+                        "%s: cut a torn last line (%d bytes) left by a killed run", self.turns_path, cut
+                    )
+                self._repaired = True
             with open(self.turns_path, "a", encoding="utf-8") as handle:
                 handle.write(text)
 

@@ -19,15 +19,14 @@ import pandas as pd
 
 from common import paths
 from common.canvas.baselines import BASELINES
-from common.canvas.run import results_dir
+from common.canvas.run import CANVAS_FIELDS, results_dir
 from common.canvas.scoring import score_rows
 from common.canvas.shortcuts import SHORTCUTS, chance
 from common.errors import DataError, UserError
-from common.results import find_results_files, parse_results_filename, read_results
+from common.results import find_results_files, parse_results_filename, read_results, records_kind
 from common.stats import clustered_wilson_interval, pairwise_exact_tests
 from common.worldsense.data import RESULTS_DIR, load_testset
 
-MANIFEST = "manifest.json"
 TASK_ORDER = ["existence", "count", "coordinate", "transitivity", "existence_tracking", "shuffle_tracking"]
 SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}
 
@@ -51,14 +50,14 @@ def results_files(path: Path, extra_results: Sequence[Path] = ()) -> list[Path]:
 
 
 def load_trials(path: Path) -> pd.DataFrame:
-    """Return the trials of a canvas set; raise UserError when ``path`` is not one (a WorldSense
-    set has no manifest and no ``task`` field), saying which analysis fits it."""
+    """Return the trials of a canvas set; raise UserError when ``path`` is not one (its trials
+    lack the canvas fields ``task`` and ``item``, as a WorldSense set's do), saying which
+    analysis fits it."""
     trials = load_testset(path)
-    if not (path / MANIFEST).is_file() or "task" not in trials.columns or "item" not in trials.columns:
+    if any(field not in trials.columns for field in CANVAS_FIELDS):
         raise UserError(
-            f"{path}: not a canvas set (no {MANIFEST} beside the trials, or trials without "
-            "'task' and 'item'); a WorldSense set is analysed with "
-            f"`scripts/analyse_results.py -t {path}` (without --suite canvas)"
+            f"{path}: not a canvas set (its trials lack the fields 'task' and 'item'); a WorldSense "
+            f"set is analysed with `scripts/analyse_results.py -t {path}` (without --suite canvas)"
         )
     return trials
 
@@ -70,7 +69,12 @@ def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, 
     for file in files:
         prompting, model = parse_results_filename(file)
         label = model if prompting == "basic" else f"{model} ({prompting})"
-        scored = score_rows(trials, read_results(file))
+        records = read_results(file)
+        kind = records_kind(records)
+        if kind not in ("answers", None):
+            notes.append(f"{paths.shown(file)}: {kind} results, not answers to canvas trials; left out")
+            continue
+        scored = score_rows(trials, records)
         missing = len(trials) - len(scored)
         if missing:
             notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
@@ -81,6 +85,8 @@ def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, 
                 "(scored wrong, counted in the refused column)"
             )
         frames.append(scored.assign(model=label))
+    if not frames:
+        raise DataError("no answers to canvas trials among the results files: " + "; ".join(notes))
     return pd.concat(frames, ignore_index=True), notes
 
 

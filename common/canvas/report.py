@@ -17,7 +17,6 @@ import pandas as pd
 from common import sampling
 from common.analysis import Section
 from common.canvas.analysis import (
-    MANIFEST,
     SHORTCUT_TASKS,
     accuracy,
     chance_by_size,
@@ -29,6 +28,7 @@ from common.canvas.analysis import (
     score_files,
     shortcut_table,
 )
+from common.canvas.run import is_canvas_set
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, paired_cells
 from common.worldsense.data import trials_path
@@ -53,12 +53,8 @@ each should score at its task's chance rate."""
 
 
 def detect(path: Path) -> bool:
-    """Return whether ``path`` is a canvas set: a trials file beside a generated-set manifest."""
-    try:
-        trials_path(path)
-    except FileNotFoundError:
-        return False
-    return (path / MANIFEST).is_file()
+    """Return whether ``path`` is a canvas set, by the content of its trials (``run.is_canvas_set``)."""
+    return is_canvas_set(path)
 
 
 def section(
@@ -105,7 +101,7 @@ def section(
         data["paired"] = tests
     return Section(
         suite="canvas",
-        title="Canvas",
+        title="Canvas" if path.resolve().name == "standard" else f"Canvas: {path.resolve().name}",
         about=ABOUT,
         heading=f"CANVAS RESULTS OF {path}",
         tables=tables,

@@ -10,16 +10,20 @@ raw replies afterwards. Results of every model, built-in or not, go to
 from pathlib import Path
 
 from common import paths
+from common.worldsense.data import first_trial
 from common.worldsense.run import answer, items
 
 __all__ = ["answer", "items", "results_dir"]
 
-MANIFEST = "manifest.json"  # beside the trials: what tells a canvas set from a WorldSense one
+CANVAS_FIELDS = ("task", "item")  # in every canvas trial, in no WorldSense one
 
 
 def is_canvas_set(testset: str | Path) -> bool:
-    """Return whether ``testset`` is a canvas set directory (a generated-set manifest beside the trials)."""
-    return (Path(testset) / MANIFEST).is_file()
+    """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
+    canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
+    manifest the generator writes beside them."""
+    trial = first_trial(testset)
+    return trial is not None and all(field in trial for field in CANVAS_FIELDS)
 
 
 def results_dir(testset: str | Path, root: Path | None = None) -> Path:

@@ -7,11 +7,16 @@ scripts resolve ``--model NAME`` in their suite's registry (``resolve.resolve_mo
 Makefile runs on every set: nothing else lists them.
 """
 
+import importlib.util
 import random
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
+from common import paths
+from common.errors import UserError
 from common.models.base import Counters, Message, Model, Reply
+from common.results import check_label
 
 
 class BuiltinModel:
@@ -54,6 +59,60 @@ class BuiltinModel:
 
     def close(self) -> None:
         """Nothing to release."""
+
+
+class ScriptModel(BuiltinModel):
+    """A model written as one Python function, ``answer(messages, item, rng) -> str``, in a file
+    of its own: the template ``scripts/test_random_model.py`` and every copy of it
+    (``--model path/to/test_<name>_model.py``, ``make all MODEL=...``), on every suite.
+
+    Named after the file (``test_<name>_model.py``: ``<name>``). ``rng`` is seeded per run seed,
+    item and turn (and draw), so the answers do not depend on the order of asking; one item
+    at a time unless ``--set concurrency=N`` (the function must then be thread-safe).
+    """
+
+    seeded = True
+
+    def __init__(self, path: str | Path, seed: int = 0):
+        super().__init__(seed)
+        self.path = Path(path)
+        self.name = check_label(
+            script_model_name(self.path), f"model name (from the file name {self.path.name})"
+        )
+        self._answer = _load_answer(self.path)
+
+    def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
+        """Return the file's ``answer`` to ``messages`` about ``item``."""
+        rng = self.rng(item, item.get("Key"), *([item["turn"]] if "turn" in item else []))
+        return Reply(str(self._answer(messages, item, rng)), attempts=0)
+
+    def settings(self) -> dict[str, Any]:
+        """Return the name, the file it was read from and the seed (and samples, if more than 1)."""
+        return {**super().settings(), "builtin": False, "script": paths.shown(self.path)}
+
+
+def script_model_name(path: Path) -> str:
+    """Return the model name of a model file: ``test_<name>_model.py`` gives ``<name>``."""
+    return path.stem.removeprefix("test_").removesuffix("_model")
+
+
+def _load_answer(path: Path) -> Callable[..., Any]:
+    """Return the ``answer`` function of the Python file ``path``; raise UserError naming the file
+    when it cannot be read or defines no ``answer``."""
+    if not path.is_file():
+        raise UserError(f"no model file {path}: give the path of a copy of scripts/test_random_model.py")
+    spec = importlib.util.spec_from_file_location(f"model_{path.stem}", path)
+    module = importlib.util.module_from_spec(spec)
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:  # the user's code: say where it failed, then stop
+        raise UserError(f"{path}: the model file fails on import: {type(exc).__name__}: {exc}") from exc
+    answer = getattr(module, "answer", None)
+    if not callable(answer):
+        raise UserError(
+            f"{path}: a model file defines answer(messages, item, rng) -> str (as the template does)"
+        )
+    return answer
 
 
 Registry = Mapping[str, Callable[[int], Model]]

@@ -204,7 +204,7 @@ class HTTPModel:
                     raise ServerUnreachable(
                         f"no model server answers at {self.config.base_url} ({self._mask(_reason(exc))}). "
                         "Start the server, or fix base_url in the model config (or override it: "
-                        "--set base_url=...)"
+                        "--set base_url=..., or under make: SET=base_url=...)"
                     ) from None
                 time.sleep(1.0)
         if response.status_code in (401, 403):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from common.config import Source, apply_overrides, build, load_yaml
 from common.errors import ConfigError
+from common.results import LabelError, check_label
 
 
 @dataclass
@@ -138,8 +139,10 @@ def _build_checked(data: dict[str, Any], source: Source, overrides: dict[str, An
     if overrides:
         config = apply_overrides(config, overrides)
     config.check(source, overridden=set(overrides))
-    if not config.name:
+    try:
+        check_label(config.name)
+    except LabelError as exc:
         raise ConfigError(
-            f"{source.where('name')}: field 'name' must not be empty (it labels the results file)"
-        )
+            f"{source.where('name')}: field 'name': {exc} (it labels the results file)"
+        ) from None
     return config

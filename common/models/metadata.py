@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 from common.jsonl import write_json
 from common.models.base import Counters, Model
 from common.models.config import cost_usd
-from common.results import metadata_path
+from common.results import metadata_path, read_results
+
+TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
 
 if TYPE_CHECKING:  # the runner imports this module
     from common.models.runner import RunSummary
@@ -29,8 +31,10 @@ class RunMetadata:
 
     Created when the run starts (the caller holds the results file's lock, so no other run
     writes it meanwhile). An earlier entry still marked ``running`` belongs to a run that was
-    killed: it becomes ``killed`` with ``answered`` set from the Keys that appeared in the file
-    since it started.
+    killed: it becomes ``killed`` with ``answered`` set from the records that appeared in the
+    file since it started, and its requests, tokens and cost counted from those records (its
+    last save, up to METADATA_EVERY_S old, missed the latest ones; requests whose answer was
+    still in flight when it was killed are not counted).
     """
 
     def __init__(
@@ -52,11 +56,14 @@ class RunMetadata:
                 self.runs = json.loads(self.path.read_text(encoding="utf-8"))["runs"]
             except (ValueError, KeyError, TypeError):
                 log.warning("%s: not a run metadata file; starting it afresh", self.path)
-        for run in self.runs:
-            if run.get("status") == "running":
+        killed = [run for run in self.runs if run.get("status") == "running"]
+        if killed:
+            records = read_results(results_path, all_draws=True) if Path(results_path).is_file() else []
+            for run in killed:
                 run["status"] = "killed"
                 if isinstance(run.get("keys_at_start"), int):
                     run["answered"] = keys_at_start - run["keys_at_start"]
+                    _account(run, records[run["keys_at_start"] : keys_at_start])
 
     def save(self, summary: "RunSummary", counters: Counters, every: float = 0.0) -> None:
         """Write the entry with the current counts (unless saved less than ``every`` seconds ago)."""
@@ -86,3 +93,25 @@ class RunMetadata:
         if cost is not None:
             entry["cost_usd"] = cost
         write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})
+
+
+def _account(run: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    """Set a killed run's requests, tokens and cost from the records it wrote (answers from the
+    cache cost nothing), where they exceed what its last save recorded."""
+    paid = [record for record in records if not record.get("cached")]
+    totals = {
+        "requests": sum(int(record.get("attempts") or 0) for record in records),
+        **{name: sum(int(record.get(name) or 0) for record in paid) for name in TOKEN_FIELDS},
+    }
+    if all(totals[name] <= int(run.get(name) or 0) for name in totals):
+        return
+    run.update({name: max(value, int(run.get(name) or 0)) for name, value in totals.items()})
+    cost = cost_usd(
+        (run.get("model") or {}).get("price_per_1k_tokens"),
+        run["prompt_tokens"],
+        run["completion_tokens"],
+        run.get("cached_tokens", 0),
+    )
+    if cost is not None:
+        run["cost_usd"] = cost
+    run["counted_from_results"] = True

@@ -1,7 +1,9 @@
 """Turn ``--model NAME_OR_CONFIG`` into a Model: a built-in of the suite, a config path, or a config name.
 
 Looked up in this order: a name in the suite's ``BASELINES`` registry (passed in by the script:
-the models layer knows no suite); an existing ``.yaml`` file; ``configs/models/<name>.yaml``.
+the models layer knows no suite); a ``.py`` file (a model written as one function, the template
+``scripts/test_random_model.py``: ``builtin.ScriptModel``); an existing ``.yaml`` file;
+``configs/models/<name>.yaml``.
 ``models_of`` does it for a script's options (``cli.add_model_options``): the one ``--model``,
 or with ``--baselines`` every default built-in of the suite.
 """
@@ -15,7 +17,7 @@ from common import paths
 from common.config import parse_overrides
 from common.errors import ConfigError, UserError
 from common.models.base import Counters, Model
-from common.models.builtin import Registry, baseline_names
+from common.models.builtin import Registry, ScriptModel, baseline_names, script_model_name
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.config import load_model_config
@@ -47,8 +49,8 @@ def resolve_model(
     ConfigError for a bad config, a setting a built-in does not take, or a missing key variable.
     """
     overrides = dict(overrides or {})
-    if name_or_path in builtins:
-        model = builtins[name_or_path](seed)
+    if name_or_path in builtins or name_or_path.endswith(".py"):
+        model = builtins[name_or_path](seed) if name_or_path in builtins else ScriptModel(name_or_path, seed)
         _apply_builtin_settings(model, overrides)
         return model
     config = load_model_config(config_path(name_or_path, builtins), overrides, defaults)
@@ -92,6 +94,18 @@ def config_path(name_or_path: str, builtins: Mapping[str, Any]) -> Path:
     if name_or_path and "/" not in name_or_path and named.is_file():
         return named
     raise UserError(f"unknown model {name_or_path!r}: use {choices}; a config file path ends in .yaml")
+
+
+def model_name(name_or_path: str) -> str:
+    """Return the name a model's results files carry, without building the model: a model file's
+    (``test_<name>_model.py``: ``<name>``), a config's ``name`` (default: its file stem), or the
+    name itself (a built-in, or a model whose config is gone)."""
+    if name_or_path.endswith(".py"):
+        return script_model_name(Path(name_or_path))
+    try:
+        return load_model_config(config_path(name_or_path, {})).name
+    except UserError:
+        return name_or_path
 
 
 def available_configs() -> list[str]:

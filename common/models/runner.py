@@ -111,7 +111,8 @@ def run_items(
     original protocol plays 250 of its 500 samples per seed). ``labels`` (e.g. prompting and
     model name) are recorded in the metadata. ``items`` is read
     only once the file's lock is held, so a lazy iterable (a large test set loaded by a
-    generator) costs a second writer nothing before it is refused. Raises UserError when
+    generator) costs a second writer nothing before it is refused, and a model server that is
+    down stops the run before the items load (``check_endpoint``). Raises UserError when
     another process is writing the file, and the ModelError that stopped the run, after the
     answers so far and the metadata are written; a run that created the results file and
     answered nothing leaves neither it nor a metadata file.
@@ -122,6 +123,8 @@ def run_items(
     redo = ("refused",) * retry_refused + ("truncated",) * retry_truncated
     with ResultsWriter(results_path, redo=redo, fresh=fresh) as writer:
         summary.retried = writer.dropped
+        if hasattr(model, "check_endpoint"):  # a server that is down: said before a large set loads
+            model.check_endpoint()
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
         draws = range(samples_of(model))

@@ -11,6 +11,8 @@ what they parsed in a cache keyed by the files' content hash, one entry per tria
 file, answered trial).
 """
 
+import bz2
+import json
 import logging
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -66,6 +68,21 @@ def trials_path(testset_dir: str | Path) -> Path:
     raise FileNotFoundError(2, f"No {TRIALS_FILE} (or trials.jsonl) in test set directory", str(testset_dir))
 
 
+def first_trial(testset_dir: str | Path) -> dict[str, Any] | None:
+    """Return the first trial of a test set (read alone, streaming the bzip2 file), or None when
+    the directory has no trials file or its first line is not a JSON object: enough to tell a
+    canvas set (``task`` and ``item`` fields) from a WorldSense one by content."""
+    try:
+        path = trials_path(testset_dir)
+        opener = bz2.open if path.suffix == ".bz2" else open
+        with opener(path, "rt", encoding="utf-8") as handle:
+            line = handle.readline()
+        trial = json.loads(line)
+    except (OSError, ValueError, EOFError):
+        return None
+    return trial if isinstance(trial, dict) else None
+
+
 def load_testset(testset_dir: str | Path) -> pd.DataFrame:
     """Return the trials of a test set as a DataFrame, one row per trial, with ``goldresp`` in clear.
 
@@ -76,6 +93,11 @@ def load_testset(testset_dir: str | Path) -> pd.DataFrame:
     path = trials_path(testset_dir)
     data = decompress(path, path.read_bytes())
     records = parse_trials(path, data)
+    if not records:
+        raise DataError(
+            f"{path}: the file holds no trials; fetch or generate the set again "
+            "(`make data`, or `make <suite>/<set>` for a generated set)"
+        )
     if not all(is_int64(r.get("Key")) for r in records):
         _raise_bad_key(path, data)
     df = pd.DataFrame({name: [r.get(name) for r in records] for name in _field_names(records)})

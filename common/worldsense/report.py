@@ -26,7 +26,7 @@ from common.worldsense.analysis import (
     paired_tests,
     pivot_pretty,
 )
-from common.worldsense.data import RESULTS_DIR, load_testset, trials_path
+from common.worldsense.data import RESULTS_DIR, first_trial, load_testset, trials_path
 from common.worldsense.scoring import draw_frame
 
 MODEL_ROWS = ["prompting", "modelname"]
@@ -43,13 +43,14 @@ is the leaning towards the affirmative answer (+1 always, -1 never)."""
 
 
 def detect(path: Path) -> bool:
-    """Return whether ``path`` is a WorldSense test set: a trials file and no generated-set
-    manifest (the canvas sets share the trial format but carry a manifest.json)."""
+    """Return whether ``path`` is a WorldSense test set: a trials file whose trials are not a
+    canvas set's (the canvas sets share the trial format; their trials carry ``task`` and ``item``)."""
     try:
         trials_path(path)
     except FileNotFoundError:
         return False
-    return not (path / "manifest.json").is_file()
+    trial = first_trial(path)  # None: an empty or broken file, which loading then names
+    return trial is None or not all(field in trial for field in ("task", "item"))
 
 
 def section(
