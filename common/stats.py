@@ -319,7 +319,9 @@ def logrank(
     At every failure time the observed failures of a are compared with those expected if both
     groups shared one hazard; the statistic is scipy.stats.logrank's signed z, (observed -
     expected failures of a) / its standard deviation: negative when a survives longer. p is
-    two-sided. Both NaN when neither group has a failure (nothing to compare).
+    two-sided. Both NaN when neither group has a failure, and when the statistic has no
+    variance (at every failure time, every subject still at risk failed: e.g. both groups fail
+    all at once at the same turn), where there is nothing to compare; no warning is printed.
     """
     import scipy.stats
 
@@ -327,5 +329,6 @@ def logrank(
         return math.nan, math.nan
     x = scipy.stats.CensoredData(uncensored=np.asarray(events_a, float), right=np.asarray(censored_a, float))
     y = scipy.stats.CensoredData(uncensored=np.asarray(events_b, float), right=np.asarray(censored_b, float))
-    result = scipy.stats.logrank(x, y)
+    with np.errstate(divide="ignore", invalid="ignore"):  # zero variance: NaN, said in the docstring
+        result = scipy.stats.logrank(x, y)
     return float(result.statistic), float(result.pvalue)

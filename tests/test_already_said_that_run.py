@@ -541,10 +541,12 @@ def test_human_solver_through_a_pipe(tmp_path):
                 pytest.skip("turn 6 happened to be a question")  # not with this fixture's seed
         process.stdin.close()
         assert process.wait(timeout=60) == 0
+        told = process.stdout.read()
     finally:
         process.kill()
     [result] = read_results(run_paths("mixed", "human", tmp_path / "results")["results"])
     assert result["turns"] == 5 and result["ended"] in ("false_positive", "false_negative")
+    assert "=== conversation 0 over: game lost at turn 6 (false " in told and "5 turns passed ===" in told
     turns = read_turns(run_paths("mixed", "human", tmp_path / "results")["turns"])
     assert {t["reply"] for t in turns if t["kind"] == "main"} <= {"[answer: yes]", "[answer: no]"}
 

@@ -222,3 +222,9 @@ def test_paired_survival_test_counts_only_what_censoring_decides():
     assert paired_survival_test(b, fb, a, fa) == stats.PairedTest(2, 2, test.p)
     with pytest.raises(ValueError):
         paired_survival_test([1], [True], [1, 2], [True, True])
+
+
+def test_logrank_without_variance_is_nan_and_quiet(recwarn):
+    # both groups fail all at once at the same time: nothing to compare, no scipy warning
+    z, p = logrank([1, 1, 1], [], [1, 1], [])
+    assert math.isnan(z) and math.isnan(p) and not recwarn.list

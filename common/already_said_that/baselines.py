@@ -91,6 +91,24 @@ class HumanSolver(BuiltinModel):
             return Reply(typed, attempts=0)
         return Reply(f"[answer: {SHORT_ANSWERS.get(typed.lower(), typed)}]", attempts=0)
 
+    def conversation_over(self, record: dict[str, Any]) -> None:
+        """Tell the player how the conversation ended: survived, or the turn, word and answer
+        that lost it (the runner calls this after each conversation)."""
+        stdout = self.stdout or sys.stdout
+        ending, failed = record["ended"], record.get("failed_turn") or {}
+        if ending == "survived":
+            verdict = f"you survived all {record['turns']} turns"
+        else:
+            told = failed.get("answer") or "no answer in the [answer: ...] form"
+            verdict = (
+                f"game lost at turn {failed.get('turn')} ({ending.replace('_', ' ')}): the word "
+                f"{failed.get('word')!r} called for {failed.get('gold')!r}, you answered {told!r}"
+            )
+        stdout.write(
+            f"\n=== conversation {record['Key']} over: {verdict}; {record['turns']} turns passed ===\n"
+        )
+        stdout.flush()
+
 
 BASELINES = {
     "random": RandomSolver,

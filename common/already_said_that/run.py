@@ -124,7 +124,10 @@ class ConversationRunner:
             outcome = conversation.judge(asked.reply.text)
             played.append({**self._turn_fields(item, turn), **_reply_fields(asked, outcome)})
         self._write_turns(played)
-        return self._record(item, conversation, played, refused)
+        record = self._record(item, conversation, played, refused)
+        if hasattr(model, "conversation_over"):  # a person playing is told how it ended
+            model.conversation_over(record)
+        return record
 
     def _record(
         self,

@@ -134,7 +134,8 @@ def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]
     turns: ``comparison`` ("<set>: <a> vs <b>"), ``a``, ``b``, ``z`` (the log-rank test,
     scipy's signed statistic, observed minus expected failures of a over their standard
     deviation: negative when a survives longer), ``logrank_p`` (two-sided) and ``survives
-    longer`` (the name of that one), NaN (shown "-") where neither run has a failure; then the
+    longer`` (the name of that one), NaN (shown "-") where neither run has a failure or the test
+    has no variance (every conversation still going failed at each failure turn); then the
     exact paired test on the samples both played (``analysis.paired_survival``): ``n``,
     ``a_better``, ``b_better`` (samples where that run lasted longer) and ``p``."""
     by_set: dict[str, list[dict[str, Any]]] = {}

@@ -310,6 +310,11 @@ def results_path(
     prompting label (``conversation.prompting_label``: the prompts file's, plus ``-turns`` for a
     chat endpoint and ``-feedback<N>`` with feedback rounds). Raises DataError for an empty
     prompts file or one mixing views or prompt styles."""
+    if not items:
+        raise DataError(
+            f"{prompts}: the file holds no prompts; generate the set again (`make blocks/<set>`, "
+            "or scripts/generate_prompts.py for one view)"
+        )
     views = sorted({item["view"] for item in items})
     promptings = sorted({item["prompting"] for item in items})
     if len(views) != 1 or len(promptings) != 1:
