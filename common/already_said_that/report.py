@@ -190,7 +190,7 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
             "Models on one set, in turns: log-rank (z < 0: the first named survives longer; two-sided p; it "
             "takes the runs as independent samples) and the exact paired test on the samples both played (a "
             'better: the samples where the first named lasted longer; two-sided p). z and p are "-" where '
-            "neither run failed or every conversation still going failed at each failure turn: nothing to compare"
+            "neither run failed, or every conversation still going failed at each failure turn"
         )
         shown.append((title, models))
     if not variants.empty:
