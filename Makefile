@@ -229,14 +229,20 @@ $(WS_RANDOM): $(WS_CORE) scripts/test_random_model.py
 results/worldsense/test_set/report.txt: $(WS_CORE) $(WS_RANDOM) $(WS_RESULTS) $(WS_CODE)
 	$(PYTHON) scripts/analyse_results.py -t $(WS_TEST) --quiet --out $@
 
+# A WorldSense test set other than the official one comes from the network only (not in the mirror).
+need_ws_set = test -d $(1) || { echo "error: no test set $(1): the other WorldSense test sets are not in" \
+	"the offline mirror; fetch them once with network: make data-worldsense-other" >&2; exit 2; }
+
 ## Print the accuracy and bias tables of a WorldSense test set (WS_TESTSET=<dir>, default the official one).
 analyse-worldsense: $(WS_CORE)
+	$(call need_ws_set,$(WS_TESTSET))
 	$(PYTHON) scripts/analyse_results.py -t $(WS_TESTSET)
 
 ## Print and save the tables of the four other WorldSense test sets (their data needs the network once).
 analyse-worldsense-other: $(WS_OTHER_REPORTS)
 
 results/worldsense/other_tests/%/report.txt: $(WS_OTHER) $(WS_CODE)
+	$(call need_ws_set,$(WS)/other_tests/$*)
 	$(PYTHON) scripts/analyse_results.py -t $(WS)/other_tests/$* --out $@
 
 ## Time the WorldSense analysis, cold and cached, against the release's script (WS_ANCHOR=<dir>).
