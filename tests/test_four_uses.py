@@ -1,0 +1,69 @@
+"""The four uses, walked on a fresh copy of the repository as a new user would: `make all`; a
+script run by hand (trying things writes to a scratch directory: the report does not change);
+a new problem set per suite from a copied config, reaching the report; and the template copied
+under a new name with only its answer function edited, which `make all MODEL=<the copy>` runs
+on every suite, its rows in every section of the report. Slow: two full `make all` runs."""
+
+import re
+
+import pytest
+
+from tests.sandbox import make_sandbox, run
+from tests.test_make_sets import TINY_BLOCKS, documented_commands
+
+pytestmark = pytest.mark.slow
+
+# the template's random choice replaced by a rule: the first allowed answer, else the first word
+FIRST = '''    options = item.get("expectedresp") or item.get("options")
+    if options:
+        return list(options)[0]
+    words = messages[-1]["content"].split()
+    return words[0] if words else ""'''
+
+
+def test_the_four_uses_on_a_fresh_copy(tmp_path):
+    repo = make_sandbox(tmp_path)
+    assert run(repo, "make all").returncode == 0
+    before = (repo / "results/report.txt").read_text()
+
+    # a script by hand, trying a built-in: a scratch directory, nothing in the report
+    tried = run(repo, ".venv/bin/python scripts/ask_model.py -t data/canvas/standard --model oracle --limit 5 "
+                      f"--results-dir {tmp_path / 'try'}")  # fmt: skip
+    assert tried.returncode == 0, tried.stderr[-2000:]
+    assert run(repo, "make all").returncode == 0
+    assert (repo / "results/report.txt").read_text() == before
+
+    # a new set per suite, from a copied config (the documented commands), then the report
+    (repo / "configs/blocks/mine.yaml").write_text(TINY_BLOCKS)
+    commands = [
+        "make blocks/mine",
+        documented_commands("**Make a new set.**"),  # canvas/mine
+        documented_commands("**A new problem set**: every `configs/already_said_that"),  # mixed_seed7
+    ]
+    for command in commands:
+        made = run(repo, command)
+        assert made.returncode == 0, (command, made.stderr[-2000:])
+
+    # the template copied, only its answer function edited
+    template = (repo / "scripts/test_random_model.py").read_text()
+    body = re.search(
+        r'(    options = item.get\("expectedresp"\).*?return rng.choice\(words\) if words else ""\n)',
+        template,
+        re.S,
+    )
+    (repo / "scripts/test_first_model.py").write_text(template.replace(body.group(1), FIRST + "\n"))
+    made = run(repo, "make all MODEL=scripts/test_first_model.py LIMIT=2")
+    assert made.returncode == 0, made.stderr[-3000:]
+
+    report = (repo / "results/report.md").read_text()
+    sections = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", report, re.S | re.M))
+    assert {"Blocks world: mine", "Canvas: mine"} <= set(sections), list(sections)
+    assert "mixed_seed7" in sections["Already Said That"]
+    for title in (
+        "WorldSense",
+        "Blocks world: cogsci_problems",
+        "Blocks world: scaling",
+        "Canvas",
+        "Already Said That",
+    ):
+        assert re.search(r"\bfirst\b", sections[title]), title  # the copy's rows in every section
