@@ -23,7 +23,7 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Return where the report comes from: date, commit (and whether the tree had changes), the
     configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
     section, and the models that wrote its results files (settings from their run metadata)."""
-    commit, dirty = _git_state()
+    commit, dirty = git_state()
     configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
     pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
     return {
@@ -47,7 +47,7 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _git_state() -> tuple[str, bool | None]:
+def git_state() -> tuple[str, bool | None]:
     """Return (commit hash, whether tracked files differ from it); ("unknown", None) outside git."""
     try:
         run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
