@@ -40,7 +40,7 @@ EXPLORE_OK := $(VENV)/.explore-ok
 CODE_DIRS := common scripts tests $(wildcard bench)
 MODELS_CODE := $(wildcard common/models/*.py) common/results.py common/cli.py
 REPORT_CODE := scripts/analyse_results.py scripts/build_report.py $(addprefix common/,analysis.py report.py \
-	provenance.py figures.py stats.py results.py jsonl.py)
+	render.py examples.py queries.py provenance.py figures.py stats.py results.py jsonl.py)
 
 # Every configs/<suite>/<set>.yaml is a set: `make <suite>/<set>` builds its report.txt and prints it.
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
@@ -118,7 +118,7 @@ help:
 	@echo "Default sets (built by make all): $(DEFAULT_SETS)"
 
 ## Reproduce the papers, run the baselines (and MODEL=<config> LIMIT=N) on the default sets, write the report.
-all: data $(addprefix results/,$(addsuffix /report.txt,$(DEFAULT_SETS))) $(BLOCKS_REPRODUCED) results/report.html $(DB)
+all: data $(addprefix results/,$(addsuffix /report.txt,$(DEFAULT_SETS))) $(BLOCKS_REPRODUCED) results/report.html
 	@cat results/report.txt
 
 ## Delete generated sets and analysis outputs (never downloads, model results or the response cache).
@@ -410,9 +410,9 @@ test-engine: $(ENGINE_OK) $(WS_CORE) $(BLOCKS_DATA)
 bench-models: $(ENV_OK)
 	$(PYTHON) bench/bench_runner.py
 
-results/report.html results/report.md &: $(SECTIONS) $(REPORT_CODE)
-	$(PYTHON) scripts/build_report.py $(SECTIONS) --html results/report.html --markdown results/report.md \
-	    --summary results/report.txt > /dev/null
+results/report.html results/report.md &: $(SECTIONS) $(DB) $(REPORT_CODE)
+	$(PYTHON) scripts/build_report.py $(SECTIONS) --database $(DB) --html results/report.html \
+	    --markdown results/report.md --summary results/report.txt > /dev/null
 
 # section = analyse_results.py <what> --section $@ (and its text beside it) --figures results/figures/<name>
 section = $(PYTHON) scripts/analyse_results.py $(1) --quiet --section $@ --out $(@:.json=.txt) \

@@ -73,10 +73,11 @@ WITH settings AS (
      WHERE r.run_id = s.winner AND i.unit = s.unit AND w.scored ORDER BY w.Key, w.turn LIMIT 1)) AS won_row
   FROM shown s JOIN answers l ON l.rowid = s.lost_row
 )
-SELECT p.discordant, p.a_better, p.b_better, p.better, p.nth, p.unit, p.task, p.size, p.score_a, p.score_b,
-  l.Key, l.turn, {_excerpt("coalesce(l.question, i.prompt)", end=True)} AS prompt,
-  coalesce(l.expected, i.gold) AS gold, a.answer AS answer_a, {_excerpt("a.reply")} AS reply_a,
-  b.answer AS answer_b, {_excerpt("b.reply")} AS reply_b
+SELECT p.discordant, p.a_better, p.b_better, p.better, p.unit, coalesce(l.expected, i.gold) AS gold,
+  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("a.reply")} AS reply_a,
+  {_excerpt("b.reply")} AS reply_b,
+  {_excerpt("coalesce(l.question, i.prompt)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
+  l.Key, l.turn, p.nth
 FROM picked p JOIN answers l ON l.rowid = p.lost_row
 JOIN runs r ON r.run_id = l.run_id
 JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name AND i.Key = l.Key

@@ -19,6 +19,7 @@ import logging
 import sqlite3
 import sys
 import time
+from contextlib import closing
 from pathlib import Path
 
 from common import cli, database, paths, queries
@@ -51,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     sets = database.collect(roots, args.suite or tuple(database.ADAPTERS))
     read = time.monotonic() - start
     counts = database.build(args.out, sets)
-    with sqlite3.connect(f"file:{args.out}?mode=ro", uri=True) as conn:
+    with closing(sqlite3.connect(f"file:{args.out}?mode=ro", uri=True)) as conn:
         write_json(args.metadata, queries.datasette_metadata(conn))
     shown = ", ".join(f"{n:,} {table}" for table, n in counts.items())
     elapsed = time.monotonic() - start

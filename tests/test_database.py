@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from common import analysis, database, queries
+from common import analysis, database, examples, queries, render, report
 from common.canvas.scoring import response_text
 from common.jsonl import sha256_file, write_jsonl
 from common.results import read_results, token_use
@@ -38,7 +38,8 @@ def _worldsense(data: Path) -> None:
         }
         record.update(completion_tokens=5, reasoning_tokens=3, reasoning=["<think> & \x1b[31m"])
         runner.append(record)
-    runner[0] = {**runner[0], "resp": "", "raw": ["thinking..."], "finish_reason": ["length"]}
+    cut = "<script>alert('x')</script>\x00\x1b[31m|thinking..."  # model text: escaped wherever shown
+    runner[0] = {**runner[0], "resp": "", "raw": [cut], "finish_reason": ["length"]}
     runner[3] = {"Key": 103, "resp": "", "refused": "context_length_exceeded", "error": "too long"}
     write_jsonl(testset / "results" / "basic___C___results.jsonl", runner)
 
@@ -254,6 +255,47 @@ def test_the_flagged_answers_are_the_token_budget_s_cut_replies_and_the_refusals
     refused = sum(bool(r.get("refused")) for f in files for r in read_results(f))
     flagged = queries.run_query(db, "truncated_or_refused")
     assert (flagged["replies_cut"].iloc[0], flagged["refused_answers"].iloc[0]) == (cut, refused) == (1, 2)
+
+
+# ---- the report's examples -----------------------------------------------------------------------
+def test_the_report_shows_examples_from_the_database_escaped(db, sections, tmp_path):
+    records = []
+    for name, section in sections.items():
+        report.save_section(section, tmp_path / f"{name}.json")
+        records.append(examples.attach(report.load_section(tmp_path / f"{name}.json"), db))
+    prov = {
+        "date": "d",
+        "commit": "c",
+        "uncommitted_changes": False,
+        "pinned_data": [],
+        "inputs": [],
+        "models": [],
+    }
+    prov["configs"] = []
+    page, markdown = render.render_html(records, prov), render.render_markdown(records, prov, {})
+    for record in records:
+        pairs = record["examples"]["pairs"]
+        assert (
+            len(pairs)
+            == db.execute("SELECT count(*) FROM pairs WHERE suite = ?", (record["suite"],)).fetchone()[0]
+        )
+        for pair, test in zip(
+            pairs,
+            db.execute("SELECT run_a, run_b, rule FROM pairs WHERE suite = ?", (record["suite"],)),
+            strict=True,
+        ):
+            found = queries.run_query(db, "disagreements", run_a=test[0], run_b=test[1], rule=test[2])
+            for table in pair["tables"]:
+                cell = "a" if table["title"].startswith("a better") else "b"
+                units = [row[0] for row in table["rows"]]
+                assert units == list(found[found["better"] == cell]["unit"][: len(units)]) and len(units) <= 3
+                assert all(f"<td>{unit}</td>" in page for unit in units)
+        assert record["examples"]["failures"]["tables"][0]["rows"]
+    assert "Examples behind the paired test" in page and "Failures: the first 2 wrong answers" in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;\\x00\\x1b[31m|thinking" in page
+    assert "<script>" not in page and "\x1b" not in page and "\x00" not in page
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;\\x00\\x1b[31m\\|thinking" in markdown
+    assert "<script>" not in markdown and "\x1b" not in markdown
 
 
 # ---- determinism, the script, the explorer's metadata ------------------------------------------------

@@ -45,6 +45,13 @@ standard errors; shares: Wilson). Survival curves are Kaplan-Meier estimates (su
 conversations refused by the server, context too long, censored where they stopped, and counted apart)."""
 
 
+TESTS_TITLE = (
+    "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes the "
+    "runs as independent samples) and the exact paired test on the samples both played (the same "
+    "word schedule; a better: the samples where the first named lasted longer; two-sided p)"
+)
+
+
 def detect(path: Path) -> bool:
     """Return whether ``path`` holds Already Said That results (a set's results directory or its
     parent) or is an Already Said That set directory."""
@@ -144,6 +151,16 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
             }
         )
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
+
+
+def turns_table(tidy: pd.DataFrame) -> pd.DataFrame:
+    """Return the compact comparison of the runs: average turns "value [lo, hi]", one row per
+    model, one column per set (``metrics_table``'s tidy rows, in their order)."""
+    cells = tidy.assign(cell=[_metric(m, "avg_num_turns") for m in tidy.to_dict("records")])
+    table = cells.pivot(index="model", columns="set", values="cell")
+    table = table.reindex(index=list(dict.fromkeys(tidy["model"])), columns=list(dict.fromkeys(tidy["set"])))
+    table.columns.name = None
+    return table.fillna("-")
 
 
 def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -299,18 +316,17 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     questions, questions_tidy, violations = question_tables(runs)
     tests, tests_tidy = logrank_table(runs)
     tables = [
+        (
+            "Average turns per model and set (95% interval; refused conversations apart)",
+            turns_table(metrics_tidy),
+        ),
         ("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
         ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
         ("Error rates per question type (all turns asked)", questions),
         ("Format violations over all turns; conversations refused by the server", violations),
     ]
     if not tests.empty:
-        title = (
-            "Survival tests: log-rank (z < 0: the first named survives longer; two-sided p; it takes the "
-            "runs as independent samples) and the exact paired test on the samples both played (the same "
-            "word schedule; a better: the samples where the first named lasted longer; two-sided p)"
-        )
-        tables.append((title, tests))
+        tables.append((TESTS_TITLE, tests))
     figures = []
     if figures_dir is not None:
         figures = [
@@ -339,6 +355,8 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         summary=summary_lines(metrics_tidy),
         notes=notes,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
+        headline_tables=1,
+        paired_table=TESTS_TITLE,
     )
 
 

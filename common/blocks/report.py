@@ -35,6 +35,13 @@ of their own. An empty plan already succeeds where the goal holds at the start, 
 *needs a move* table is the fairer comparison."""
 
 
+HEADLINE_TITLE = "SUCCESS (lenient %, 95% Wilson interval) by run and view"
+PAIRED_TITLE = (
+    "PAIRED: exact McNemar test between runs, paired by problem (refused = failed; "
+    "a better: the problems only a solved), lenient and strict rules"
+)
+
+
 def detect(path: Path) -> bool:
     """Return whether ``path`` is a blocks results set: it holds ``nl___<view>`` or
     ``pddl___<view>`` directories with results files."""
@@ -67,7 +74,10 @@ def section(
     rounds = analysis.feedback_rounds(df)
     tests = analysis.paired_tests(df)
     hard_shown = hard if len(analysis.needs_a_move(df)) < len(df) else None  # else the same table again
-    tables = _tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests)
+    tables = [
+        (HEADLINE_TITLE, headline_table(by_view, runs)),
+        *_tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests),
+    ]
     figures = []
     if figures_dir is not None:
         figures.append(plot_by_view(by_view, views, runs, figures_dir, set_name))
@@ -91,6 +101,8 @@ def section(
         paper=paper,
         notes=notes,
         inputs=[*files, *inputs],
+        headline_tables=1,
+        paired_table=PAIRED_TITLE,
     )
 
 
@@ -122,11 +134,7 @@ def _tables(
         title = "TRANSLATION ACCURACY (mean precision and recall of the facts)"
         tables.append((title, accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
     if not tests.empty:
-        title = (
-            "PAIRED: exact McNemar test between runs, paired by problem (refused = failed; "
-            "a better: the problems only a solved), lenient and strict rules"
-        )
-        tables.append((title, tests_table(tests)))
+        tables.append((PAIRED_TITLE, tests_table(tests)))
     return tables
 
 
@@ -135,6 +143,21 @@ def cell(rate: float, lo: float, hi: float) -> str:
     """Return "rate [lo, hi]" (percent, one decimal, aligned in 5 characters), or "-" for a group
     without problems."""
     return interval_text(rate, lo, hi, width=5)
+
+
+def headline_table(by_view: pd.DataFrame, runs: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """Return the compact comparison of the runs: one row per run (in ``runs`` order), one column
+    per view (in ``by_view``'s order), lenient success "rate [lo, hi]"; "-" where a run has no view."""
+    bounds = zip(by_view["lenient_rate"], by_view["lenient_lo"], by_view["lenient_hi"], strict=True)
+    cells = by_view.assign(
+        run=[run_label(*r) for r in zip(*(by_view[c] for c in RUN), strict=True)],
+        cell=[interval_text(*values) for values in bounds],
+    )
+    table = cells.pivot(index="run", columns="view", values="cell")
+    views = list(dict.fromkeys(by_view["view"]))
+    table = table.reindex(index=[run_label(*r) for r in runs], columns=views).fillna("-")
+    table.columns.name = None
+    return table
 
 
 def run_summary_text(records: list[dict[str, Any]], prompt_type: str) -> str:

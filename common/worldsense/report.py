@@ -28,6 +28,10 @@ from common.worldsense.analysis import (
 from common.worldsense.data import RESULTS_DIR, trials_path
 
 MODEL_ROWS = ["prompting", "modelname"]
+PAIRED_TITLE = (
+    "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
+    "t-test of the mean difference; exact test of the tuples where one is better"
+)
 PUBLISHED = paths.CONFIGS / "papers" / "worldsense.yaml"
 
 
@@ -69,11 +73,7 @@ def section(
     tables = [*release_tables(result), *coverage_table(result)]
     paired = paired_tests(result.tuples)
     if not paired.empty:
-        title = (
-            "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
-            "t-test of the mean difference; exact test of the tuples where one is better"
-        )
-        tables.append((title, paired_display(paired)))
+        tables.append((PAIRED_TITLE, paired_display(paired)))
     return Section(
         suite="worldsense",
         title="WorldSense",
@@ -86,6 +86,8 @@ def section(
         notes=coverage_notes(result),
         paper=paper_table(comparison) if comparison is not None else None,
         inputs=[trials_path(path), *find_results_files(path / RESULTS_DIR)],
+        headline_tables=1 if result.average is not None else 0,  # the average accuracy, then the figure
+        paired_table=PAIRED_TITLE,
     )
 
 
