@@ -445,6 +445,8 @@ results/sections/already_said_that.json: $(addprefix results/,$(addsuffix /repor
 # default sets), scored by each suite's own code; rebuilt when a results file (or that code)
 # changes. The default sets are built first (order-only: their analysis changing alone does not
 # rebuild it). `make explore` serves it with Datasette (EXPLORE_DB=<file> serves another one).
+.PHONY: check-explore bench-db
+
 ## Build the results database results/results.sqlite: every answer of every run, one schema (docs/database.md).
 db: $(DB)
 
@@ -457,6 +459,14 @@ explore: $(EXPLORE_OK) $(EXPLORE_DB)
 	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
 	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
 	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50
+
+## Time building the database of the released WorldSense results (87,048 trials x 4 models; median of 5 runs).
+bench-db: $(WS_CORE)
+	$(PYTHON) bench/bench_database.py
+
+## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
+check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html
+	$(PYTHON) -m pytest -m integration -q tests/test_explore_browser.py
 
 # ---- model runs (MODEL=...): resumable, a rerun or a larger LIMIT asks only what is missing --------
 .PHONY: worldsense-model blocks-model canvas-model asat-model
