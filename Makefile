@@ -458,7 +458,8 @@ $(DB) $(DB_METADATA) &: $(DB_RESULTS) $(DB_CODE) $(foreach s,worldsense blocks c
 explore: $(EXPLORE_OK) $(EXPLORE_DB)
 	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
 	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
-	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50
+	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \
+	    --setting truncate_cells_html 120
 
 ## Time building the database of the released WorldSense results (87,048 trials x 4 models; median of 5 runs).
 bench-db: $(WS_CORE)

@@ -92,7 +92,7 @@ CREATE TABLE pairs (
   run_a INTEGER NOT NULL REFERENCES runs (run_id), run_b INTEGER NOT NULL REFERENCES runs (run_id),
   rule TEXT NOT NULL);
 CREATE VIEW answer_rows AS
-  SELECT r.suite, r.set_name, r.label, r.view, a.*, i.unit, i.task, i.size, i.variant,
+  SELECT r.suite, r.set_name, r.model, r.prompting, r.label, r.view, a.*, i.unit, i.task, i.size, i.variant,
     coalesce(a.question, i.prompt) AS prompt, coalesce(a.expected, i.gold) AS gold
   FROM answers a JOIN runs r USING (run_id)
   JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name AND i.Key = a.Key;

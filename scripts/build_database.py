@@ -28,8 +28,7 @@ from common.jsonl import write_json
 log = logging.getLogger("build_database")
 
 DEFAULTS = {
-    "out": database.DEFAULT_PATH,  # the database written
-    "metadata": database.DEFAULT_PATH.with_suffix(".metadata.json"),  # Datasette's canned queries
+    "out": database.DEFAULT_PATH,  # the database written; Datasette's metadata beside it (make explore)
 }
 
 
@@ -37,7 +36,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--out", type=Path, default=DEFAULTS["out"], help="the SQLite database to write")
     parser.add_argument(
-        "--metadata", type=Path, default=DEFAULTS["metadata"], help="Datasette's metadata (canned queries)"
+        "--metadata",
+        type=Path,
+        help="Datasette's metadata with the canned queries (default: beside --out, .metadata.json)",
     )
     parser.add_argument(
         "--suite", action="append", choices=list(database.ADAPTERS), help="only this suite (repeatable)"
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     read = time.monotonic() - start
     counts = database.build(args.out, sets)
     with closing(sqlite3.connect(f"file:{args.out}?mode=ro", uri=True)) as conn:
-        write_json(args.metadata, queries.datasette_metadata(conn))
+        write_json(args.metadata or args.out.with_suffix(".metadata.json"), queries.datasette_metadata(conn))
     shown = ", ".join(f"{n:,} {table}" for table, n in counts.items())
     elapsed = time.monotonic() - start
     log.info("read and scored in %.1f s, written in %.1f s", read, elapsed - read)

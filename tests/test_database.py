@@ -5,6 +5,7 @@ same whatever the hash seed. Built from small sets of every suite written in a t
 import hashlib
 import json
 import os
+import re
 import sqlite3
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from common import analysis, database, examples, queries, render, report
 from common.canvas.scoring import response_text
 from common.jsonl import sha256_file, write_jsonl
+from common.paths import ROOT
 from common.results import read_results, token_use
 from tests.already_said_that_fixtures import write_set
 from tests.conftest import run_script
@@ -344,3 +346,11 @@ def test_no_key_reaches_the_database(project, tmp_path):
         "date": "2026-01-01T00:00:00Z",
         "git_commit": "abc",
     }
+
+
+def test_the_documented_queries_run(db):
+    text = (ROOT / "docs" / "database.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sql\n(.*?)```", text, re.S)
+    assert len(blocks) == 3
+    for sql in blocks:
+        db.execute(sql).fetchall()
