@@ -154,13 +154,9 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
 
 
 def turns_table(tidy: pd.DataFrame) -> pd.DataFrame:
-    """Return the compact comparison of the runs: average turns "value [lo, hi]", one row per
-    model, one column per set (``metrics_table``'s tidy rows, in their order)."""
+    """Return the headline: average turns "value [lo, hi]", a row per model, a column per set."""
     cells = tidy.assign(cell=[_metric(m, "avg_num_turns") for m in tidy.to_dict("records")])
-    table = cells.pivot(index="model", columns="set", values="cell")
-    table = table.reindex(index=list(dict.fromkeys(tidy["model"])), columns=list(dict.fromkeys(tidy["set"])))
-    table.columns.name = None
-    return table.fillna("-")
+    return cells.pivot_table(index="model", columns="set", values="cell", aggfunc="first", sort=False)
 
 
 def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -316,10 +312,7 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     questions, questions_tidy, violations = question_tables(runs)
     tests, tests_tidy = logrank_table(runs)
     tables = [
-        (
-            "Average turns per model and set (95% interval; refused conversations apart)",
-            turns_table(metrics_tidy),
-        ),
+        ("Average turns per model and set (95% interval)", turns_table(metrics_tidy)),
         ("Metrics per set and model (the original's, 95% intervals; refused conversations apart)", metrics),
         ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
         ("Error rates per question type (all turns asked)", questions),
