@@ -8,6 +8,8 @@
 #              suite's BASELINES registry) run afresh; model runs are appended to and resumed
 #   analysis   results/<suite>/<set>/report.txt           every run on the set: `make <suite>/<set>`
 #   report     results/sections/*.json -> results/report.html and .md (the default sets)
+#   database   every results file -> results/results.sqlite (`make db`; `make explore` browses it;
+#              the report's examples come from it)
 # WorldSense keeps its results in the test set (data/worldsense/test_set/results/), as released.
 # `make all MODEL=<m> [LIMIT=N]` adds a model's runs (stamps results/runs/<suite>/<m>[.limit<N>].done);
 # model results are raw data, never deleted by make.
@@ -34,16 +36,26 @@ ENV_OK := $(VENV)/.ok
 ENGINE_OK := $(VENV)/.engine-ok
 BROWSER_OK := $(VENV)/.browser-ok
 BENCH_OK := $(VENV)/.bench-ok
+EXPLORE_OK := $(VENV)/.explore-ok
 CODE_DIRS := common scripts tests $(wildcard bench)
 MODELS_CODE := $(wildcard common/models/*.py) common/results.py common/cli.py
 REPORT_CODE := scripts/analyse_results.py scripts/build_report.py $(addprefix common/,analysis.py report.py \
-	provenance.py figures.py stats.py results.py jsonl.py)
+	render.py examples.py queries.py provenance.py figures.py stats.py results.py jsonl.py)
 
 # Every configs/<suite>/<set>.yaml is a set: `make <suite>/<set>` builds its report.txt and prints it.
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
 ALL_SETS := worldsense/test_set $(foreach s,blocks canvas already_said_that,$(addprefix $(s)/,$(call sets_of,$(s))))
 DEFAULT_SETS = worldsense/test_set blocks/cogsci_problems blocks/scaling canvas/standard \
 	$(addprefix already_said_that/,$(ASAT_GENERATED))
+# the results database (schema: docs/database.md) and Datasette's canned queries beside it
+DB := results/results.sqlite
+DB_METADATA := results/results.metadata.json
+EXPLORE_DB ?= $(DB)
+EXPLORE_PORT ?= 8001
+DB_RESULTS = $(WS_RESULTS) $(wildcard results/blocks/*/*/*___results.jsonl results/canvas/*/*___results.jsonl \
+	results/already_said_that/*/*___results.jsonl results/already_said_that/*/*___turns.jsonl)
+DB_CODE = scripts/build_database.py common/database.py common/queries.py common/results.py $(wildcard \
+	common/worldsense/*.py common/blocks/*.py common/canvas/*.py common/canvas/tasks/*.py common/already_said_that/*.py)
 # The report: a section per default set (Already Said That: one for all its sets), and one per
 # other blocks or canvas set once built (`make blocks/mine`, `make canvas/scaling`).
 BUILT_OTHER_SETS = $(filter-out $(DEFAULT_SETS),$(patsubst results/%/report.txt,%,$(wildcard \
@@ -104,7 +116,7 @@ MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addpref
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
 
 # ---- user-facing targets ---------------------------------------------------------------------
-.PHONY: help all clean sets $(ALL_SETS) env lock data data-worldsense-other test test-all lint format
+.PHONY: help all clean sets $(ALL_SETS) env lock data data-worldsense-other test test-all lint format db explore
 
 ## List the targets with one line each.
 help:
@@ -123,6 +135,7 @@ clean:
 	rm -rf .pytest_cache .ruff_cache .cache/worldsense data/blocks data/already_said_that
 	rm -f data/canvas/*/trials.jsonl.bz2 data/canvas/*/manifest.json
 	rm -rf results/sections results/figures results/runs results/report.html results/report.md results/report.txt
+	rm -f $(DB) $(DB_METADATA)
 	rm -rf results/*/*/report.txt results/*/*/.baselines results/*/*/figures results/*/*/stats.csv \
 	    results/blocks/cogsci22_*
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
@@ -146,8 +159,8 @@ data-worldsense-other: $(WS_OTHER)
 test: lint $(WS_CORE) $(BLOCKS_DATA) $(ASAT_WORDNET)
 	$(PYTHON) -m pytest -m "not slow and not integration"
 
-## Run every test, including the slow ones and those against llama.cpp and headless Chromium.
-test-all: lint $(WS_CORE) $(BLOCKS_DATA) $(ASAT_WORDNET) $(ENGINE_OK) $(BROWSER_OK)
+## Run every test, including the slow ones and those against llama.cpp, headless Chromium and Datasette.
+test-all: lint $(WS_CORE) $(BLOCKS_DATA) $(ASAT_WORDNET) $(ENGINE_OK) $(BROWSER_OK) $(EXPLORE_OK)
 	$(PYTHON) -m pytest
 
 ## Check the code with ruff: lint rules, and that the tree is formatted (`make format` fixes both).
@@ -182,9 +195,13 @@ lock:
 
 # Optional extras, each installed by its own target: pyperplan (bench-blocks), llama-cpp-python
 # (test-engine; builds from source, GGML_NATIVE=OFF runs on any x86-64 CPU), selenium + Debian's
-# chromium (check-report; apt-get as root).
+# chromium (check-report; apt-get as root), Datasette (explore).
 $(BENCH_OK): requirements-bench.txt | $(ENV_OK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt -c requirements.lock
+	touch $@
+
+$(EXPLORE_OK): requirements-explore.txt | $(ENV_OK)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-explore.txt -c requirements.lock
 	touch $@
 
 $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
@@ -413,9 +430,9 @@ test-engine: $(ENGINE_OK) $(WS_CORE) $(BLOCKS_DATA)
 bench-models: $(ENV_OK)
 	$(PYTHON) bench/bench_runner.py
 
-results/report.html results/report.md &: $(SECTIONS) $(REPORT_CODE)
-	$(PYTHON) scripts/build_report.py $(SECTIONS) --html results/report.html --markdown results/report.md \
-	    --summary results/report.txt > /dev/null
+results/report.html results/report.md &: $(SECTIONS) $(DB) $(REPORT_CODE)
+	$(PYTHON) scripts/build_report.py $(SECTIONS) --database $(DB) --html results/report.html \
+	    --markdown results/report.md --summary results/report.txt > /dev/null
 
 # section = analyse_results.py <what> --section $@ (and its text beside it) --figures results/figures/<name>
 section = $(PYTHON) scripts/analyse_results.py $(1) --quiet --section $@ --out $(@:.json=.txt) \
@@ -451,6 +468,35 @@ results/sections/already_said_that.json: $(addprefix results/,$(addsuffix /repor
 		already_said_that/%,$(DEFAULT_SETS)))) $(call model_run,already_said_that) \
 		$(wildcard results/already_said_that/*/*___results.jsonl) $(ASAT_CODE) $(REPORT_CODE)
 	$(call section,-t results/already_said_that)
+
+# ---- the results database ------------------------------------------------------------------
+# results/results.sqlite: every item and answer of every results file of every suite (not only the
+# default sets), scored by each suite's own code; rebuilt when a results file (or that code)
+# changes. The default sets are built first (order-only: their analysis changing alone does not
+# rebuild it). `make explore` serves it with Datasette (EXPLORE_DB=<file> serves another one).
+.PHONY: check-explore bench-db
+
+## Build the results database results/results.sqlite: every answer of every run, one schema (docs/database.md).
+db: $(DB)
+
+$(DB) $(DB_METADATA) &: $(DB_RESULTS) $(DB_CODE) $(foreach s,worldsense blocks canvas already_said_that,$(call \
+		model_run,$(s))) | $(addprefix results/,$(addsuffix /report.txt,$(DEFAULT_SETS)))
+	$(PYTHON) scripts/build_database.py --out $(DB) --metadata $(DB_METADATA)
+
+## Browse the results database in Datasette on http://127.0.0.1:EXPLORE_PORT/ (installs Datasette; Ctrl-C stops).
+explore: $(EXPLORE_OK) $(EXPLORE_DB)
+	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
+	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
+	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \
+	    --setting truncate_cells_html 120
+
+## Time building the database of the released WorldSense results (87,048 trials x 4 models; median of 5 runs).
+bench-db: $(WS_CORE)
+	$(PYTHON) bench/bench_database.py
+
+## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
+check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html
+	$(PYTHON) -m pytest -m integration -q tests/test_explore_browser.py
 
 # ---- model runs (MODEL=...): resumable, a rerun or a larger LIMIT asks only what is missing --------
 .PHONY: worldsense-model blocks-model canvas-model asat-model forget

@@ -46,6 +46,10 @@ class Section:
     paper: pd.DataFrame | None = None  # published vs reproduced numbers, where a paper is reproduced
     notes: list[str] = field(default_factory=list)  # caveats: partial files, refused items, ...
     inputs: list[Path] = field(default_factory=list)  # files read (their SHA-256 go in the provenance)
+    # the report opens with the first ``headline_tables`` tables (a compact comparison of the runs)
+    # and the first figure, the rest folded; None: every table and figure shown open
+    headline_tables: int | None = None
+    paired_table: str | None = None  # the title of the table of paired tests (examples go under it)
 
     def __repr__(self) -> str:
         return f"<Section {self.suite}: {len(self.tables)} tables, {len(self.figures)} figures>"

@@ -25,7 +25,7 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Return where the report comes from: date, commit (and whether the tree had changes), the
     configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
     section, and the models that wrote its results files (settings from their run metadata)."""
-    commit, changed = _git_state()
+    commit, changed = git_state()
     configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
     pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
     return {
@@ -50,7 +50,7 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _git_state() -> tuple[str, list[str] | None]:
+def git_state() -> tuple[str, list[str] | None]:
     """Return (commit hash, the files that differ from it: modified tracked files and untracked
     ones that are not ignored, e.g. a new model script or config, as ``git status`` names them);
     ("unknown", None) outside git."""

@@ -34,7 +34,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import analysis, cli, paths, report
+from common import analysis, cli, paths, render, report
 from common.jsonl import write_text
 
 log = logging.getLogger("analyse_results")
@@ -124,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.csv:
         write_text(args.csv, analysis.tidy_data(section).to_csv(index=False, lineterminator="\n"))
     if args.markdown:
-        write_text(args.markdown, report.section_markdown(section))
+        write_text(args.markdown, render.section_markdown(section))
     for note in section.notes:
         log.warning("%s", note)
     log.info("analysed %s: %s", args.testset, "; ".join(section.summary) or section.title)

@@ -1,12 +1,16 @@
 """Build the one report of every suite from saved sections: results/report.html and report.md.
 
 Each section is the JSON that `scripts/analyse_results.py --section` wrote for one suite (its
-tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). The HTML
-stands alone (images embedded, no network); the Markdown links the figures. Prints where the
-report is and one summary line per section.
+tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). With
+--database (results/results.sqlite, `make db`), each section also shows a few examples under
+its paired tests and a few failures of each run. The HTML stands alone (images embedded, no
+network); the Markdown links the figures. Prints where the report is and one summary line per
+section.
 
 $ python scripts/build_report.py results/sections/worldsense.json \\
       --html results/report.html --markdown results/report.md --summary results/report.txt
+$ python scripts/build_report.py results/sections/*.json --database results/results.sqlite \\
+      --html /tmp/report.html --markdown /tmp/report.md
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -15,10 +19,12 @@ except ModuleNotFoundError:  # a copy of this script outside scripts/: the insta
     pass
 
 import logging
+import sqlite3
 import sys
+from contextlib import closing
 from pathlib import Path
 
-from common import cli, paths, report
+from common import cli, examples, paths, render, report
 from common.jsonl import write_text
 from common.provenance import provenance, token_budget_lines
 
@@ -31,6 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, required=True, help="the HTML report to write")
     parser.add_argument("--markdown", type=Path, required=True, help="the Markdown report to write")
     parser.add_argument(
+        "--database", type=Path, help="the results database the examples come from (none without it)"
+    )
+    parser.add_argument(
         "--summary",
         type=Path,
         help="also write the printed lines here (`make all` shows them without rebuilding)",
@@ -40,9 +49,14 @@ def main(argv: list[str] | None = None) -> int:
 
     sections = [report.load_section(path) for path in args.sections]
     prov = provenance(sections)
+    if args.database:
+        if not args.database.is_file():
+            raise FileNotFoundError(2, "No results database (make db builds it)", str(args.database))
+        with closing(sqlite3.connect(f"file:{args.database}?mode=ro", uri=True)) as conn:
+            sections = [examples.attach(section, conn) for section in sections]
     links = report.figure_copies(sections, args.markdown.resolve().parent)
-    write_text(args.markdown, report.render_markdown(sections, prov, links))
-    write_text(args.html, report.render_html(sections, prov))
+    write_text(args.markdown, render.render_markdown(sections, prov, links))
+    write_text(args.html, render.render_html(sections, prov))
     lines = [
         f"Report: {paths.shown(args.html)} (and {paths.shown(args.markdown)})",
         *[f"  {line}" for line in report.summary_lines(sections) + token_budget_lines(prov)],

@@ -1,6 +1,7 @@
 """Shared fixtures: paths of the project and of the fetched data."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -10,6 +11,7 @@ import pytest
 from common.paths import DATA, ROOT
 
 WORLDSENSE_TEST_SET = DATA / "worldsense" / "test_set"
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 # `make` exports LOGLEVEL=WARNING for quiet runs; the scripts the tests start log at their default
 os.environ.pop("LOGLEVEL", None)
 
@@ -20,6 +22,35 @@ def worldsense_test_set() -> Path:
     if not (WORLDSENSE_TEST_SET / "trials.jsonl.bz2").is_file():
         pytest.fail("data/worldsense/test_set is missing: run `make data` (DATA_MIRROR=../shared offline)")
     return WORLDSENSE_TEST_SET
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium driven by selenium (no network traffic of its own): the browser tests'
+    (make browser installs it)."""
+    webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium: make browser")
+    from selenium.webdriver.chrome.service import Service
+
+    if not (shutil.which(CHROMIUM) and shutil.which(CHROMEDRIVER)):
+        pytest.fail("Debian's chromium and chromium-driver are not installed: make browser")
+    options = webdriver.ChromeOptions()
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--window-size=1280,900",
+    ):
+        options.add_argument(flag)
+    options.binary_location = CHROMIUM
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    yield driver
+    driver.quit()
 
 
 def run_script(

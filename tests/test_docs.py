@@ -17,6 +17,7 @@ DOCUMENTS = (
     "docs/canvas.md",
     "docs/already_said_that.md",
     "docs/models.md",
+    "docs/database.md",
     "docs/benchmarks.md",
 )
 LINKING = (*DOCUMENTS, *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("common/*/README.md")))

@@ -34,6 +34,8 @@ EXCLUDED = {
     "bench/bench_blocks.py": "benchmark (minutes; needs pyperplan from `make bench-blocks`)",
     "bench/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
     "bench/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
+    "bench/bench_database.py": "benchmark (five builds of the WorldSense database)",
+    "make explore": "a server that runs until Ctrl-C (tests/test_explore_browser.py starts and stops it)",
     "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
     "-t data/worldsense/test_set --model vllm": "asks all 87,048 WorldSense trials (minutes)",
     "--model configs/models/vllm.yaml --set concurrency=32": "asks all 87,048 WorldSense trials (as above)",

@@ -27,8 +27,8 @@ def test_the_four_uses_on_a_fresh_copy(tmp_path):
     before = (repo / "results/report.txt").read_text()
 
     # a script by hand, trying a built-in: a scratch directory, nothing in the report
-    tried = run(repo, ".venv/bin/python scripts/ask_model.py -t data/canvas/standard --model oracle --limit 5 "
-                      f"--results-dir {tmp_path / 'try'}")  # fmt: skip
+    command = ".venv/bin/python scripts/ask_model.py -t data/canvas/standard --model oracle --limit 5"
+    tried = run(repo, f"{command} --results-dir {tmp_path / 'try'}")
     assert tried.returncode == 0, tried.stderr[-2000:]
     assert run(repo, "make all").returncode == 0
     assert (repo / "results/report.txt").read_text() == before

@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 
-from common import report
+from common import render, report
 from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
@@ -93,7 +93,7 @@ def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
     prov = provenance(sections)
-    page = report.render_html(sections, prov)
+    page = render.render_html(sections, prov)
     assert page.count("<table>") == 2 + 3  # the section's table and paper table, three provenance tables
     assert page.count('src="data:image/png;base64,') == 1
     assert not re.search(r'(src|href)="(https?:)?//', page)  # nothing fetched from a network
@@ -102,7 +102,7 @@ def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     assert "api_key_env=M_KEY" in page and "12" in page and SENTINEL not in page
     assert re.fullmatch(r"[0-9a-f]{40}|unknown", prov["commit"])
     assert any(c["path"] == "configs/papers/worldsense.yaml" for c in prov["configs"])
-    markdown = report.render_markdown(sections, prov, {sections[0]["figures"][0]["path"]: "fig.png"})
+    markdown = render.render_markdown(sections, prov, {sections[0]["figures"][0]["path"]: "fig.png"})
     assert "| oracle \\| x | 75.0 [65.1, 82.8] |" in markdown and "![A line](fig.png)" in markdown
 
 
@@ -154,7 +154,7 @@ def test_every_section_prints_the_same_way_banner_notes_paper_tables(tmp_path):
 
 
 def test_one_section_as_markdown_has_the_report_layout(tmp_path):
-    markdown = report.section_markdown(_section(tmp_path))
+    markdown = render.section_markdown(_section(tmp_path))
     assert markdown.startswith("# Toy suite\n") and "> 1 trial refused by the server" in markdown
     assert markdown.index("## Paper vs reproduced") < markdown.index("## Accuracy")
     assert "| model | acc |\n|---|---|\n| random | 50.0 [40.0, 60.0] |" in markdown
@@ -187,8 +187,8 @@ def test_the_token_budget_of_model_runs_shows_at_the_top_with_what_was_cut(tmp_p
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
     prov = provenance(sections)
-    page = report.render_html(sections, prov)
-    markdown = report.render_markdown(sections, prov, {})
+    page = render.render_html(sections, prov)
+    markdown = render.render_markdown(sections, prov, {})
     # 4 replies, 1 cut; 94 reasoning and 30 answer tokens
     row = (
         "| toy | <script>m</script> | "
@@ -199,3 +199,31 @@ def test_the_token_budget_of_model_runs_shows_at_the_top_with_what_was_cut(tmp_p
     assert "1 of 4 replies cut at max_tokens=64" in markdown and "--retry-truncated" in markdown
     assert page.index("Token budget of the model runs") < page.index("Toy suite</h2>")
     assert "<script>m" not in page and "&lt;script&gt;m&lt;/script&gt;" in page
+
+
+def test_a_section_with_a_headline_opens_with_it_and_folds_the_rest(tmp_path):
+    section = _section(tmp_path)
+    section.tables.append(("Detail", pd.DataFrame({"n": [1]})))
+    section.figures.append(("A second line", section.figures[0][1]))
+    section.headline_tables = 1
+    report.save_section(section, tmp_path / "s.json")
+    record = report.load_section(tmp_path / "s.json")
+    assert [(b.kind, b.folded) for b in render.layout(record)] == [
+        ("table", False),
+        ("figure", False),
+        ("table", True),  # the paper's
+        ("table", True),
+        ("figure", True),
+    ]
+    page = render.render_html([record], provenance([record]))
+    assert "<h3>Accuracy</h3>" in page and "<details><summary>Detail</summary>" in page
+    assert (
+        page.index("<h3>Accuracy</h3>")
+        < page.index('alt="A line"')
+        < page.index("<summary>Paper vs reproduced")
+    )
+    assert "<details><summary>A second line</summary><figure>" in page
+    markdown = render.render_markdown([record], provenance([record]), {})
+    assert "### Accuracy\n" in markdown and "<details><summary>Detail</summary>\n\n| n |" in markdown
+    record["headline_tables"] = None  # a suite that marks no headline: every part open, as before
+    assert not any(block.folded for block in render.layout(record))

@@ -29,3 +29,11 @@ def test_suite_names_are_the_same_everywhere():
     assert sorted(p.name for p in CONFIGS.iterdir() if p.is_dir() and p.name in SUITES) == sorted(
         s for s in SUITES if s != "worldsense"
     )
+
+
+def test_every_suite_has_its_adapter_to_the_results_database():
+    from common.database import ADAPTERS
+
+    assert sorted(ADAPTERS) == sorted(SUITES)
+    for suite, module in ADAPTERS.items():
+        assert module == f"common.{suite}.rows" and callable(importlib.import_module(module).sets)

@@ -48,6 +48,14 @@ estimates (survivors censored at 100; conversations refused by the server, conte
 they stopped, counted apart and left out of the averages, which biases those low)."""
 
 
+MODELS_TITLE = (
+    "Models on one set, in turns: log-rank (z < 0: the first named survives longer; two-sided p; it "
+    "takes the runs as independent samples) and the exact paired test on the samples both played (a "
+    'better: the samples where the first named lasted longer; two-sided p). z and p are "-" where '
+    "neither run failed, or every conversation still going failed at each failure turn"
+)
+
+
 def detect(path: Path) -> bool:
     """Return whether ``path`` holds Already Said That results (a set's results directory or its
     parent) or is an Already Said That set directory."""
@@ -173,6 +181,7 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
     models, models_tidy = tables.model_tests(runs)
     variants, variants_tidy = tables.variant_tests(runs)
     shown = [
+        ("Average turns per model and set (95% interval)", tables.turns_table(metrics_tidy)),
         (
             (
                 "Metrics per set and model (the original's, 95% intervals; avg turns counts distractor "
@@ -186,13 +195,7 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
         ("Format violations over all turns; conversations refused by the server", violations),
     ]
     if not models.empty:
-        title = (
-            "Models on one set, in turns: log-rank (z < 0: the first named survives longer; two-sided p; it "
-            "takes the runs as independent samples) and the exact paired test on the samples both played (a "
-            'better: the samples where the first named lasted longer; two-sided p). z and p are "-" where '
-            "neither run failed, or every conversation still going failed at each failure turn"
-        )
-        shown.append((title, models))
+        shown.append((MODELS_TITLE, models))
     if not variants.empty:
         title = (
             "Each set against distractorless, per model (the distractorless set of the same word samples "
@@ -251,6 +254,8 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         summary=summary_lines(data["metrics"]) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
+        headline_tables=1,
+        paired_table=MODELS_TITLE,
     )
 
 

@@ -60,6 +60,13 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
 
 
+def turns_table(tidy: pd.DataFrame) -> pd.DataFrame:
+    """Return the headline: average turns "value [lo, hi]" (all turns, as the original counts
+    them), a row per model, a column per set."""
+    cells = tidy.assign(cell=[_metric(m, "avg_num_turns") for m in tidy.to_dict("records")])
+    return cells.pivot_table(index="model", columns="set", values="cell", aggfunc="first", sort=False)
+
+
 def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return the share alive after selected turns per (set, model) for display, and every curve
     (tidy: ``clock`` "turns" and "main_turns", both)."""

@@ -92,7 +92,7 @@ def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
                         "file (regenerated since): left out; a rerun asks them again"
                     )
             for record in records:
-                rows.append(_row(record, METHODS[prefix], view, prompting, model, file))
+                rows.append(record_row(record, METHODS[prefix], view, prompting, model, file))
     if not rows:
         raise DataError(
             f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
@@ -128,12 +128,26 @@ def rescored(
     file: Path, prompt_type: str, all_draws: bool = False
 ) -> tuple[list[dict[str, Any]], int, int] | None:
     """Return ``(records, items, stale)``: the records of a results file re-scored from their raw
-    answers (``scoring.rescore``), with the prompts file, problems (default: beside the prompts) and
-    ``objects`` protocol its last run recorded in the metadata (paths relative to the project
-    root); the number of problems of that prompts file; the number of rows left out because
-    their prompt is no longer in it. None when the prompts or problems are not at hand. Only the
-    first answer to each prompt unless ``all_draws`` (a model asked ``samples: k`` times)."""
-    from common.blocks import run, scoring  # run imports this module's callers' items
+    answers (``scoring.rescore``) with the inputs of its last run (``rescore_inputs``); the
+    number of problems of that prompts file; the number of rows left out because their prompt is
+    no longer in it. None when the prompts or problems are not at hand. Only the first answer to
+    each prompt unless ``all_draws`` (a model asked ``samples: k`` times)."""
+    from common.blocks import scoring
+
+    found = rescore_inputs(file, prompt_type)
+    if found is None:
+        return None
+    items, objects = found
+    raw = read_results(file, all_draws)
+    records = scoring.rescore(raw, items, prompt_type, objects)
+    return records, len(items), len({record_id(record) for record in raw}) - len(records)
+
+
+def rescore_inputs(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], str] | None:
+    """Return ``(items, objects)`` to re-score a results file with: the items of the prompts file
+    and problems (default: beside the prompts) its last run recorded in the metadata (paths
+    relative to the project root), and its ``objects`` protocol. None when they are not at hand."""
+    from common.blocks import run  # run imports this module's callers' items
 
     meta = metadata_path(file)
     try:
@@ -145,12 +159,9 @@ def rescored(
     if not prompts.is_file() or not problems.is_dir():
         return None
     try:
-        items = run.load_items(prompts, problems, prompt_type)
+        return run.load_items(prompts, problems, prompt_type), last.get("objects", "true")
     except (DataError, OSError):
         return None
-    raw = read_results(file, all_draws)
-    records = scoring.rescore(raw, items, prompt_type, last.get("objects", "true"))
-    return records, len(items), len({record_id(record) for record in raw}) - len(records)
 
 
 def draw_frame(file: Path) -> pd.DataFrame:
@@ -171,10 +182,11 @@ def draw_frame(file: Path) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer"])
 
 
-def _row(
+def record_row(
     record: dict[str, Any], method: str, view: str, prompting: str, model: str, file: Path
 ) -> dict[str, Any]:
-    """Return the analysed fields of one results record."""
+    """Return the analysed fields of one results record of ``file`` (``method``, ``view``,
+    ``prompting``, ``model``): a refused problem fails both rules and is not invalid."""
     refused = str(record.get("refused") or "")
     row = {
         "method": method,
@@ -211,7 +223,7 @@ def run_summary(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataF
     feedback rounds, ``by_round``: the lenient success after round 0, 1, ... (a refused problem
     fails every round)."""
     frame = pd.DataFrame(records)
-    rows = pd.DataFrame([_row(r, METHODS[prompt_type], r["view"], "", "", Path()) for r in records])
+    rows = pd.DataFrame([record_row(r, METHODS[prompt_type], r["view"], "", "", Path()) for r in records])
     table = success(rows, ["view"]).set_index("view")
     held = rows["goal_held_initially"].fillna(False).astype(bool)
     table["goal_held_initially"] = held.groupby(rows["view"], sort=False).sum().astype(int)

@@ -17,8 +17,8 @@ from common import sampling
 from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.analysis import RUN, run_label
+from common.blocks.figures import plot_by_length, plot_by_view
 from common.blocks.reproduce import paper_section
-from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, paired_cells
 from common.results import parse_results_filename
 
@@ -35,6 +35,13 @@ move of the problem's items, or facts that give no plan) fail the strict rule, a
 one except where the goal already held (a plan of no moves). Both are also counted in columns
 of their own. An empty plan already succeeds where the goal holds at the start, so the
 *needs a move* table is the fairer comparison."""
+
+
+HEADLINE_TITLE = "SUCCESS (lenient %, 95% Wilson interval) by run and view"
+PAIRED_TITLE = (
+    "PAIRED: exact McNemar test between runs, paired by problem (refused = failed; "
+    "a better: the problems only a solved), lenient and strict rules"
+)
 
 
 def detect(path: Path) -> bool:
@@ -69,7 +76,10 @@ def section(
     rounds = analysis.feedback_rounds(df)
     tests = analysis.paired_tests(df)
     hard_shown = hard if len(analysis.needs_a_move(df)) < len(df) else None  # else the same table again
-    tables = _tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests)
+    tables = [
+        (HEADLINE_TITLE, headline_table(by_view, runs)),
+        *_tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests),
+    ]
     draws = sampling.run_frames(files, analysis.draw_frame, _file_label)
     tables += sampling.sampling_tables(draws, "pass@k", "lenient success")
     figures = []
@@ -95,6 +105,8 @@ def section(
         paper=paper,
         notes=notes,
         inputs=[*files, *inputs],
+        headline_tables=1,
+        paired_table=PAIRED_TITLE,
     )
 
 
@@ -131,11 +143,7 @@ def _tables(
         title = "TRANSLATION ACCURACY (mean precision and recall of the facts)"
         tables.append((title, accuracy.set_index(["view", *RUN]).map(lambda v: f"{v:.2f}")))
     if not tests.empty:
-        title = (
-            "PAIRED: exact McNemar test between runs, paired by problem (refused = failed; "
-            "a better: the problems only a solved), lenient and strict rules"
-        )
-        tables.append((title, tests_table(tests)))
+        tables.append((PAIRED_TITLE, tests_table(tests)))
     return tables
 
 
@@ -144,6 +152,21 @@ def cell(rate: float, lo: float, hi: float) -> str:
     """Return "rate [lo, hi]" (percent, one decimal, aligned in 5 characters), or "-" for a group
     without problems."""
     return interval_text(rate, lo, hi, width=5)
+
+
+def headline_table(by_view: pd.DataFrame, runs: list[tuple[str, str, str]]) -> pd.DataFrame:
+    """Return the compact comparison of the runs: one row per run (in ``runs`` order), one column
+    per view (in ``by_view``'s order), lenient success "rate [lo, hi]"; "-" where a run has no view."""
+    bounds = zip(by_view["lenient_rate"], by_view["lenient_lo"], by_view["lenient_hi"], strict=True)
+    cells = by_view.assign(
+        run=[run_label(*r) for r in zip(*(by_view[c] for c in RUN), strict=True)],
+        cell=[interval_text(*values) for values in bounds],
+    )
+    table = cells.pivot(index="run", columns="view", values="cell")
+    views = list(dict.fromkeys(by_view["view"]))
+    table = table.reindex(index=[run_label(*r) for r in runs], columns=views).fillna("-")
+    table.columns.name = None
+    return table
 
 
 def run_summary_text(records: list[dict[str, Any]], prompt_type: str) -> str:
@@ -226,98 +249,6 @@ def tests_table(tests: pd.DataFrame) -> pd.DataFrame:
         **paired_cells(tests, label="lenient: "), **paired_cells(tests, "strict_", "strict: ")
     )
     return shown.set_index(["view", "a", "b"])
-
-
-# ---- figures ----------------------------------------------------------------------------------------
-MARKERS = "osD^vP*Xhp"  # per run in the length figure, so runs with equal rates stay apart
-
-
-def _rows_of(stats: pd.DataFrame, run: tuple[str, str, str]) -> pd.DataFrame:
-    """Return the rows of ``stats`` of one run (method, prompting, model)."""
-    return stats[(stats["method"] == run[0]) & (stats["prompting"] == run[1]) & (stats["model"] == run[2])]
-
-
-def _bars(part: pd.DataFrame, rule: str) -> tuple[pd.Series, list[pd.Series]]:
-    """Return the success rate of ``rule`` and its error bars (distances to the Wilson bounds)."""
-    rate = part[f"{rule}_rate"]
-    return rate, [(rate - part[f"{rule}_lo"]).clip(lower=0), (part[f"{rule}_hi"] - rate).clip(lower=0)]
-
-
-def plot_by_view(
-    stats: pd.DataFrame, views: list[str], runs: list[tuple[str, str, str]], directory: Path, set_name: str
-) -> tuple[str, Path]:
-    """Write ``blocks_<set>_success_by_view.png`` in ``directory``: bars of success (%) by view, one
-    bar per run of ``runs`` (their order and colours), lenient and strict side by side, with the
-    Wilson intervals as error bars. Return (caption, path)."""
-    plt = pyplot()
-    views = [v for v in views if v in set(stats["view"])]
-    width = 0.8 / max(1, len(runs))
-    width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
-    fig, axes = plt.subplots(1, 2, figsize=(width_inches, 4.5), sharey=True)
-    for ax, rule in zip(axes, ("lenient", "strict"), strict=True):
-        for i, run in enumerate(runs):
-            part = _rows_of(stats, run).set_index("view").reindex(views)
-            xs = [v + (i - (len(runs) - 1) / 2) * width for v in range(len(views))]
-            rate, errors = _bars(part, rule)
-            style = {"capsize": 2, "label": run_label(*run), "color": run_colour(i, len(runs))}
-            ax.bar(xs, rate.fillna(0), width, yerr=[e.fillna(0) for e in errors], **style)
-        ax.set_xticks(range(len(views)), views)
-        ax.set_title(rule)
-        ax.set_ylim(0, 105)
-        ax.set_xlabel("view")
-    axes[0].set_ylabel("success (%), 95% interval")
-    axes[1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    path = directory / f"blocks_{set_name}_success_by_view.png"
-    save_png(fig, path)
-    return f"Blocks world ({set_name}): success by view and run, lenient and strict (95% intervals)", path
-
-
-def plot_by_length(
-    stats: pd.DataFrame, runs: list[tuple[str, str, str]], directory: Path, set_name: str
-) -> tuple[str, Path]:
-    """Write ``blocks_<set>_success_by_length.png`` in ``directory``: lines of success (%) against
-    the optimal plan length, lenient and strict side by side, one line per run of ``runs`` (the
-    colours of ``plot_by_view``, a marker each, shifted apart so that equal rates stay visible),
-    with the Wilson intervals as error bars; below each, bars of the number of problems of each
-    length (the most of any run), which says how wide an interval must be. Return (caption, path)."""
-    plt = pyplot()
-    fig, axes = plt.subplots(
-        2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row", gridspec_kw={"height_ratios": [4, 1]}
-    )
-    spread = min(0.4, 0.08 * len(runs))  # the runs of one length share this much of the x axis
-    sizes = stats.groupby("optimal_length")["problems"].max()
-    for column, rule in enumerate(("lenient", "strict")):
-        ax, counts = axes[0][column], axes[1][column]
-        for i, run in enumerate(runs):
-            part = _rows_of(stats, run)
-            if part.empty:
-                continue
-            rate, errors = _bars(part, rule)
-            shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
-            style = {
-                "color": run_colour(i, len(runs)),
-                "marker": MARKERS[i % len(MARKERS)],
-                "label": run_label(*run),
-            }
-            lines = {"markersize": 5, "capsize": 2, "linewidth": 1.2, "elinewidth": 0.8}
-            ax.errorbar(part["optimal_length"] + shift, rate, yerr=errors, **style, **lines)
-        ax.set_title(rule)
-        ax.set_ylim(-2, 105)
-        counts.bar(sizes.index, sizes.to_numpy(), width=0.6, color="0.6")
-        counts.set_xlabel("optimal plan length (moves)")
-        counts.xaxis.get_major_locator().set_params(integer=True)  # lengths are whole moves
-    axes[0][0].set_ylabel("success (%), 95% interval")
-    axes[1][0].set_ylabel("problems")
-    axes[0][1].legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-    fig.tight_layout()
-    path = directory / f"blocks_{set_name}_success_by_length.png"
-    save_png(fig, path)
-    caption = (
-        f"Blocks world ({set_name}): success against the optimal plan length, lenient and "
-        "strict, all views pooled (95% Wilson intervals; problems per length below)"
-    )
-    return caption, path
 
 
 # ---- notes, summary ------------------------------------------------------------------------

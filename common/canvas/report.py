@@ -52,6 +52,9 @@ model has the same denominator. Shortcut baselines answer by a rule needing no s
 each should score at its task's chance rate."""
 
 
+PAIRED_TITLE = "Paired exact tests on shared items (a better: the items where a answered more variants right)"
+
+
 def detect(path: Path) -> bool:
     """Return whether ``path`` is a canvas set, by the content of its trials (``run.is_canvas_set``)."""
     return is_canvas_set(path)
@@ -76,16 +79,14 @@ def section(
     by_size = accuracy(models, ["model", "task", "num_shapes"])
     tests = paired_tests(models)
     tables = [
+        ("Strict accuracy per model (%, 95% interval clustered by item)", overall_display(models)),
         ("Accuracy per task (strict; 95% interval clustered by item)", task_display(by_task)),
         ("Accuracy per task and number of shapes (strict, %)", size_display(by_size)),
     ]
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
     if not tests.empty:
-        title = (
-            "Paired exact tests on shared items (a better: the items where a answered more variants right)"
-        )
-        tables.append((title, tests_display(tests)))
+        tables.append((PAIRED_TITLE, tests_display(tests)))
     draws = sampling.run_frames(files, functools.partial(draw_frame, trials))
     tables += sampling.sampling_tables(draws, "majority vote", "strict")
     figures = []
@@ -110,12 +111,30 @@ def section(
         summary=summary_lines(scored, shortcuts) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[trials_path(path), *files],
+        headline_tables=1,
+        paired_table=PAIRED_TITLE,
     )
 
 
 def _cell(p: float, lo: float, hi: float) -> str:
     """Return ``"57.1 [45.0, 68.4]"`` (percent), or ``"-"`` without answers."""
     return interval_text(p, lo, hi, scale=100)
+
+
+def overall_display(scored: pd.DataFrame) -> pd.DataFrame:
+    """Return the compact comparison of the models: trials, items, strict accuracy with its
+    clustered 95% interval, invalid and refused answers, one row per model."""
+    rows = {
+        model: {
+            "trials": len(part),
+            "items": part["item"].nunique(),
+            "strict % [95% CI]": _cell(*interval(part)),
+            "invalid": int(part["invalid"].sum()),
+            "refused": int(part["refused"].sum()),
+        }
+        for model, part in scored.groupby("model", sort=False)
+    }
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("model")
 
 
 def task_display(table: pd.DataFrame) -> pd.DataFrame:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from common.jsonl import write_json
 from common.models.base import Counters, Model
 from common.models.config import cost_usd
+from common.provenance import git_state
 from common.results import metadata_path, read_results
 
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
@@ -50,6 +51,7 @@ class RunMetadata:
         self.path = metadata_path(results_path)
         self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
         self.start = counters.as_dict()  # the model's counters may serve several runs: count this one's
+        self.commit = git_state()[0]  # the project's commit, recorded with the run (the database shows it)
         self.runs: list[dict[str, Any]] = []
         if self.path.is_file():
             try:
@@ -77,6 +79,7 @@ class RunMetadata:
         entry = {
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
             **self.labels,
+            "commit": self.commit,
             "model": settings,
             **{name: value for name, value in vars(summary).items() if name != "failed_in_a_row"},
             "elapsed_s": elapsed,

@@ -132,7 +132,7 @@ def models_of(
     names = baseline_names(builtins, task) if args.baselines else [args.model]
     settings = parse_overrides(args.set)
     for name in names:
-        extra = {} if name in builtins else dict(overrides or {})
+        extra = {} if name in builtins or name.endswith(".py") else dict(overrides or {})  # HTTP models only
         model = resolve_model(
             name,
             builtins=builtins,

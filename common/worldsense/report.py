@@ -30,6 +30,10 @@ from common.worldsense.data import RESULTS_DIR, first_trial, load_testset, trial
 from common.worldsense.scoring import draw_frame
 
 MODEL_ROWS = ["prompting", "modelname"]
+PAIRED_TITLE = (
+    "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
+    "t-test of the mean difference; exact test of the tuples where one is better"
+)
 PUBLISHED = paths.CONFIGS / "papers" / "worldsense.yaml"
 
 
@@ -72,11 +76,7 @@ def section(
     tables = [*release_tables(result), *coverage_table(result)]
     paired = paired_tests(result.tuples)
     if not paired.empty:
-        title = (
-            "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
-            "t-test of the mean difference; exact test of the tuples where one is better"
-        )
-        tables.append((title, paired_display(paired)))
+        tables.append((PAIRED_TITLE, paired_display(paired)))
     files = find_results_files(path / RESULTS_DIR)
     trials = functools.cache(lambda: load_testset(path)[["Key", "goldresp", "tuple_ID"]])
     draws = sampling.run_frames(files, lambda file: draw_frame(read_results(file, all_draws=True), trials()))
@@ -93,6 +93,8 @@ def section(
         notes=coverage_notes(result),
         paper=paper_table(comparison) if comparison is not None else None,
         inputs=[trials_path(path), *files],
+        headline_tables=1 if result.average is not None else 0,  # the average accuracy, then the figure
+        paired_table=PAIRED_TITLE,
     )
 
 

@@ -91,15 +91,20 @@ def compute_acc_table(
     if np.isnan(weight).any():
         unknown = sorted({str(g) for g in df["goldresp"][np.isnan(weight)]})
         raise DataError(f"unknown gold answer(s) {unknown}: known are {list(GOLD_WEIGHT)}")
-    resp_class = _lookup(df["resp"], _CLASS_CODE, -1.0)
-    gold_class = _lookup(df["goldresp"], _CLASS_CODE, -2.0)
     bias = np.nan_to_num(_lookup(df["resp"], BIAS, np.nan))
     weight_sum = np.bincount(group, weights=weight)
     out = df.iloc[first].drop(columns=[c for c in ("resp", "goldresp", "text") if c in df.columns])
     out = out.reset_index(drop=True)
-    out["acc"] = np.bincount(group, weights=weight * (resp_class == gold_class)) / weight_sum
+    out["acc"] = np.bincount(group, weights=weight * trial_correct(df["resp"], df["goldresp"])) / weight_sum
     out["bias"] = np.bincount(group, weights=weight * bias) / weight_sum
     return out
+
+
+def trial_correct(resp: pd.Series, gold: pd.Series) -> np.ndarray:
+    """Return 1.0 for each answer ``resp`` in the class of its ``gold`` answer (``ANSWER_CLASS``),
+    else 0.0 (an answer outside the options, such as "", is wrong): the score of one trial,
+    which ``compute_acc_table`` averages over a tuple. The inputs are not modified."""
+    return (_lookup(resp, _CLASS_CODE, -1.0) == _lookup(gold, _CLASS_CODE, -2.0)).astype(float)
 
 
 _CLASSES = list(dict.fromkeys(ANSWER_CLASS.values()))

@@ -1,0 +1,257 @@
+"""The questions a reader asks the results database (``common.database``), in SQL: the canned
+queries of the explorer (``make explore``: Datasette) and the examples of the report.
+
+- ``disagreements`` (``:run_a``, ``:run_b``, ``:rule``): the units two runs disagree on, the
+  discordant pairs of the exact paired test the report prints for them, each with one answer of
+  each run side by side: the losing run's first answer that is wrong under the rule (preferring
+  one the other run got right) and the winning run's answer to the same item and turn. Every
+  row carries the counts (``discordant``, ``a_better``, ``b_better``);
+- ``failures_by_group`` and ``failures`` (``:run``): a run's wrong answers by task, size and
+  variant, and one by one;
+- ``truncated_or_refused``: every answer cut at the token limit or refused by the server;
+- ``paired_tests``: the report's paired tests recounted, with the run ids to pass on;
+- one headline per suite recomputed from the rows: WorldSense's average accuracy (tuples, then
+  problem sizes, then problems weighted equally), canvas's strict accuracy, blocks' success by
+  view, Already Said That's average turns.
+
+``datasette_metadata`` writes them for Datasette; ``pair_examples`` and ``failure_examples``
+give the report its few examples (first by unit, so the same every time).
+"""
+
+import sqlite3
+from typing import Any
+
+import pandas as pd
+
+EXCERPT = 400  # characters of a prompt (its end: the question) or a reply (its start) shown
+RULE_SCORE = (
+    "(CASE {rule} WHEN 'strict' THEN {t}.strict WHEN 'lenient' THEN {t}.lenient ELSE {t}.correct END)"
+)
+
+
+def _excerpt(column: str, end: bool = False) -> str:
+    """Return SQL for a shortened ``column``: its last (``end``) or first EXCERPT characters."""
+    cut = f"'…' || substr({column}, -{EXCERPT})" if end else f"substr({column}, 1, {EXCERPT}) || '…'"
+    return f"CASE WHEN length({column}) > {EXCERPT} THEN {cut} ELSE {column} END"
+
+
+def disagreements_sql(per_cell: bool = False) -> str:
+    """Return the SQL of the ``disagreements`` query; with ``per_cell`` only the first ``:per_cell``
+    units of each cell (a better, b better) are shown (the counts stay those of every unit). The
+    answers shown are picked by subqueries run for the rows fetched only (Datasette shows 1,000)."""
+    rule = "(SELECT rule FROM settings)"
+    loser_score, winner_score = RULE_SCORE.format(rule=rule, t="l"), RULE_SCORE.format(rule=rule, t="w")
+    return f"""
+WITH settings AS (
+  SELECT CAST(:run_a AS INTEGER) AS run_a, CAST(:run_b AS INTEGER) AS run_b,
+    coalesce(nullif(:rule, ''), (SELECT min(rule) FROM units WHERE run_id = CAST(:run_a AS INTEGER))) AS rule
+), discordant AS (
+  SELECT x.unit, x.task, x.size, x.score AS score_a, y.score AS score_b, s.run_a, s.run_b,
+    CASE WHEN x.score > y.score AND NOT y.censored THEN 'a' ELSE 'b' END AS better
+  FROM settings s JOIN units x ON x.run_id = s.run_a AND x.rule = s.rule
+  JOIN units y ON y.run_id = s.run_b AND y.rule = s.rule AND y.unit = x.unit
+  WHERE (x.score > y.score AND NOT y.censored) OR (y.score > x.score AND NOT x.censored)
+), counted AS (
+  SELECT d.*, count(*) OVER () AS discordant, sum(better = 'a') OVER () AS a_better,
+    sum(better = 'b') OVER () AS b_better, row_number() OVER (PARTITION BY better ORDER BY unit) AS nth,
+    CASE better WHEN 'a' THEN run_b ELSE run_a END AS loser,
+    CASE better WHEN 'a' THEN run_a ELSE run_b END AS winner
+  FROM discordant d
+), shown AS (
+  SELECT c.*, (  -- the loser's first wrong scored answer in the unit, first one the winner got right
+    SELECT l.rowid FROM runs r JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name
+    JOIN answers l ON l.run_id = r.run_id AND l.Key = i.Key
+    LEFT JOIN answers w ON w.run_id = c.winner AND w.Key = l.Key AND w.turn = l.turn
+    WHERE r.run_id = c.loser AND i.unit = c.unit AND l.scored AND {loser_score} = 0
+    ORDER BY {winner_score} DESC NULLS LAST, l.Key, l.turn LIMIT 1) AS lost_row
+  FROM counted c {"WHERE nth <= CAST(:per_cell AS INTEGER)" if per_cell else ""}
+), picked AS (
+  SELECT s.*, coalesce(  -- the winner's answer to the same item and turn, else its scored one of the unit
+    (SELECT w.rowid FROM answers w WHERE w.run_id = s.winner AND w.Key = l.Key AND w.turn = l.turn),
+    (SELECT w.rowid FROM runs r JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name
+     JOIN answers w ON w.run_id = r.run_id AND w.Key = i.Key
+     WHERE r.run_id = s.winner AND i.unit = s.unit AND w.scored ORDER BY w.Key, w.turn LIMIT 1)) AS won_row
+  FROM shown s JOIN answers l ON l.rowid = s.lost_row
+)
+SELECT p.discordant, p.a_better, p.b_better, p.better, p.unit, coalesce(l.expected, i.gold) AS gold,
+  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("a.reply")} AS reply_a,
+  {_excerpt("b.reply")} AS reply_b,
+  {_excerpt("coalesce(l.question, i.prompt)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
+  l.Key, l.turn, p.nth
+FROM picked p JOIN answers l ON l.rowid = p.lost_row
+JOIN runs r ON r.run_id = l.run_id
+JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name AND i.Key = l.Key
+LEFT JOIN answers a ON a.rowid = CASE p.better WHEN 'a' THEN p.won_row ELSE p.lost_row END
+LEFT JOIN answers b ON b.rowid = CASE p.better WHEN 'b' THEN p.won_row ELSE p.lost_row END
+ORDER BY p.better, p.nth"""
+
+
+FAILURES_BY_GROUP = """
+SELECT task, size, variant, count(*) AS answers, sum(correct = 0) AS failures,
+  round(100.0 * avg(correct), 1) AS correct_pct
+FROM answer_rows WHERE run_id = CAST(:run AS INTEGER) AND scored
+GROUP BY task, size, variant ORDER BY task, size, variant"""
+
+FAILURES = f"""
+SELECT unit, Key, turn, task, size, variant, {_excerpt("prompt", end=True)} AS prompt, gold, answer,
+  {_excerpt("reply")} AS reply, refused, truncated
+FROM answer_rows WHERE run_id = CAST(:run AS INTEGER) AND scored AND correct = 0
+ORDER BY unit, Key, turn"""
+
+TRUNCATED_OR_REFUSED = f"""
+SELECT count(*) OVER () AS answers_flagged, sum(truncated) OVER () AS replies_cut,
+  sum(refused IS NOT NULL) OVER () AS refused_answers, r.run_id, r.suite, r.set_name, r.label, a.Key, a.turn,
+  a.truncated, a.finish_reason, a.refused, a.error, a.completion_tokens, a.reasoning_tokens,
+  {_excerpt("a.reply")} AS reply
+FROM answers a JOIN runs r USING (run_id)
+WHERE a.truncated > 0 OR a.refused IS NOT NULL
+ORDER BY r.run_id, a.Key, a.turn"""
+
+PAIRED_TESTS = "SELECT * FROM paired"
+
+WORLDSENSE_AVERAGE = """
+WITH by_size AS (
+  SELECT run_id, task, size, avg(score) AS acc FROM units JOIN runs USING (run_id)
+  WHERE suite = 'worldsense' GROUP BY run_id, task, size
+), by_problem AS (SELECT run_id, task, avg(acc) AS acc FROM by_size GROUP BY run_id, task)
+SELECT r.run_id, r.model, r.prompting, round(100 * avg(acc), 1) AS accuracy_pct, count(*) AS problems
+FROM by_problem JOIN runs r USING (run_id) GROUP BY r.run_id ORDER BY r.run_id"""
+
+CANVAS_ACCURACY = """
+SELECT r.run_id, r.set_name, r.label, count(*) AS trials, round(100.0 * avg(a.strict), 1) AS strict_pct,
+  round(100.0 * avg(a.contains), 1) AS contains_pct, sum(a.invalid) AS invalid,
+  sum(a.refused IS NOT NULL) AS refused
+FROM answers a JOIN runs r USING (run_id) WHERE r.suite = 'canvas' AND a.scored
+GROUP BY r.run_id ORDER BY r.run_id"""
+
+BLOCKS_SUCCESS = """
+SELECT r.run_id, r.set_name, r.view, r.label, count(*) AS problems,
+  round(100.0 * avg(a.lenient), 1) AS lenient_pct, round(100.0 * avg(a.strict), 1) AS strict_pct,
+  sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
+FROM answers a JOIN runs r USING (run_id) WHERE r.suite = 'blocks' AND a.scored
+GROUP BY r.run_id ORDER BY r.run_id"""
+
+ASAT_TURNS = """
+SELECT r.run_id, r.set_name, r.model, count(*) AS conversations, round(avg(u.score), 1) AS avg_turns,
+  sum(NOT u.censored) AS failed
+FROM units u JOIN runs r USING (run_id) WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
+GROUP BY r.run_id ORDER BY r.run_id"""
+
+# name -> (title, description, SQL): the explorer's canned queries
+QUERIES: dict[str, tuple[str, str, str]] = {
+    "disagreements": (
+        "Items two runs disagree on",
+        (
+            "The units (WorldSense tuples, canvas items, blocks problems, Already Said That "
+            "conversations) where run_a and run_b differ: the discordant pairs of the report's exact "
+            "paired test. Give two run ids (see paired_tests) and a rule (blank: the suite's first; "
+            "blocks: lenient or strict). Each row shows one answer of each run side by side; every "
+            "row carries the counts."
+        ),
+        disagreements_sql(),
+    ),
+    "paired_tests": (
+        "The report's paired tests",
+        (
+            "Every exact paired test the report prints, recounted from the units: n shared units, "
+            "a_better, b_better; run_a and run_b are the ids to give the disagreements query."
+        ),
+        PAIRED_TESTS,
+    ),
+    "failures_by_group": (
+        "A run's failures by task, size and variant",
+        (
+            "Scored answers and wrong ones of one run (see runs for its id), by task, size (problem "
+            "size, number of shapes, optimal plan length) and variant."
+        ),
+        FAILURES_BY_GROUP,
+    ),
+    "failures": ("A run's failures", "Every wrong scored answer of one run, first by unit.", FAILURES),
+    "truncated_or_refused": (
+        "Truncated or refused answers",
+        "Answers with a reply cut at the token limit (finish_reason length) or refused by the server.",
+        TRUNCATED_OR_REFUSED,
+    ),
+    "worldsense_average_accuracy": (
+        "WorldSense: average accuracy",
+        (
+            "Tuples' weighted accuracy, averaged over tuples, then problem sizes, then problems "
+            "(equal weights): the report's AVERAGE ACCURACY table."
+        ),
+        WORLDSENSE_AVERAGE,
+    ),
+    "canvas_strict_accuracy": (
+        "Canvas: strict accuracy",
+        "Every trial of a run, as the report's summary.",
+        CANVAS_ACCURACY,
+    ),
+    "blocks_success_by_view": (
+        "Blocks: success by view",
+        "Each results file is one view of a run: the report's SUCCESS by view and run table.",
+        BLOCKS_SUCCESS,
+    ),
+    "already_said_that_average_turns": (
+        "Already Said That: average turns",
+        "Turns passed before the failing one, over the conversations not refused by the server.",
+        ASAT_TURNS,
+    ),
+}
+
+
+def run_query(conn: sqlite3.Connection, name: str, **params: Any) -> pd.DataFrame:
+    """Return the result of the canned query ``name`` with ``params`` (as Datasette passes them)."""
+    return pd.read_sql_query(QUERIES[name][2], conn, params=params)
+
+
+def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> dict[str, Any]:
+    """Return Datasette's metadata for the results database: its title, the canned queries, and
+    in the description of the disagreements query the first paired test's run ids as an example."""
+    first = conn.execute("SELECT run_a, run_b, rule, a, b FROM paired LIMIT 1").fetchone()
+    queries = {
+        name: {"title": title, "description": about, "sql": sql.strip()}
+        for name, (title, about, sql) in QUERIES.items()
+    }
+    if first:
+        queries["disagreements"]["description"] += (
+            f" Example: run_a={first[0]}, run_b={first[1]}, rule={first[2]} ({first[3]} vs {first[4]})."
+        )
+    return {
+        "title": "Grounded reasoning benchmarks: every answer",
+        "description": "Derived from the JSON-lines results files (the source of truth): docs/database.md.",
+        "databases": {database: {"queries": queries}},
+    }
+
+
+def pair_examples(conn: sqlite3.Connection, files: list[str], per_cell: int = 3) -> list[dict[str, Any]]:
+    """Return the examples behind the paired tests between runs of ``files`` (results files as
+    ``paths.shown`` names them): per test, its labels and counts and the first ``per_cell`` units
+    of each discordant cell (the ``disagreements`` query's rows, as a DataFrame)."""
+    marks = ", ".join("?" * len(files))
+    tests = pd.read_sql_query(
+        f"SELECT p.* FROM paired p JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b "
+        f"WHERE ra.results_file IN ({marks}) AND rb.results_file IN ({marks}) ORDER BY p.pair_id",
+        conn,
+        params=[*files, *files],
+    )
+    found = []
+    for test in tests.to_dict("records"):
+        params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
+        rows = pd.read_sql_query(disagreements_sql(per_cell=True), conn, params=params)
+        found.append({**test, "rows": rows})
+    return found
+
+
+def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 3) -> pd.DataFrame:
+    """Return the first ``per_run`` failures (``failures`` query, first by unit) of every run of
+    ``files``, with the run's label, in run order."""
+    marks = ", ".join("?" * len(files))
+    runs = conn.execute(
+        f"SELECT run_id, label FROM runs WHERE results_file IN ({marks}) ORDER BY run_id", files
+    )
+    frames = [_failures(conn, run_id, per_run).assign(run=label) for run_id, label in runs.fetchall()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
+    """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
+    return pd.read_sql_query(f"SELECT * FROM ({FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id})

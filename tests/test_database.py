@@ -1,0 +1,357 @@
+"""The results database: its rows are the results files' (counts and a content checksum per run),
+its paired tests and canned queries give the figures each suite's report prints, and it is the
+same whatever the hash seed. Built from small sets of every suite written in a temporary directory."""
+
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from common import analysis, database, examples, queries, render, report
+from common.canvas.scoring import response_text
+from common.jsonl import sha256_file, write_jsonl
+from common.paths import ROOT
+from common.results import read_results, token_use
+from tests.already_said_that_fixtures import write_set
+from tests.conftest import run_script
+from tests.worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
+
+
+def _worldsense(data: Path) -> None:
+    """Three runs of a 5-tuple test set: two plain files and one as the shared runner writes, with a
+    reply cut at the token limit, a refused trial and a reasoning model's thinking."""
+    trials = [*tf_tuple("t1", "Infer.normal", 3), *tf_tuple("t2", "Infer.trivial", 4)]
+    trials += [*tf_tuple("t3", "Infer.normal", 4), *compl_tuple("t4"), *tf_tuple("t5", "Infer.trivial", 3)]
+    answers = [*answers_for(trials[:6], [1, 0, 1]), "1", "3", "3", *answers_for(trials[9:], [0])]
+    others = [*answers_for(trials[:6], [0, 1, 1]), "1", "2", "3", *answers_for(trials[9:], [1])]
+    testset = write_testset(data / "worldsense" / "test_set", trials, {"A": answers, "B": others})
+    runner = []
+    for key, trial in enumerate(trials, start=100):
+        record = {
+            "Key": key,
+            "resp": trial["goldresp"],
+            "raw": [trial["goldresp"]],
+            "finish_reason": ["stop"],
+        }
+        record.update(completion_tokens=5, reasoning_tokens=3, reasoning=["<think> & \x1b[31m"])
+        runner.append(record)
+    cut = "<script>alert('x')</script>\x00\x1b[31m|thinking..."  # model text: escaped wherever shown
+    runner[0] = {**runner[0], "resp": "", "raw": [cut], "finish_reason": ["length"]}
+    runner[3] = {"Key": 103, "resp": "", "refused": "context_length_exceeded", "error": "too long"}
+    write_jsonl(testset / "results" / "basic___C___results.jsonl", runner)
+
+
+def _blocks(results: Path) -> None:
+    """Two planners on view one, one on view all, scores as recorded (no prompts at hand)."""
+
+    def records(outcomes: str, view: str) -> list[dict]:
+        rows = []
+        for n, outcome in enumerate(outcomes):
+            record = {"Key": 1000 * (view == "all") + n, "id": f"{n:03d}", "view": view, "optimal_length": n}
+            record["goal_held_initially"] = False
+            if outcome == "r":
+                record.update(resp="", refused="context_length_exceeded", error="HTTP 400")
+            else:
+                record.update(
+                    raw=f"plan {n}", lenient=outcome in "Ll", strict=outcome == "L", plan=["Move x."]
+                )
+            rows.append(record)
+        return rows
+
+    root = results / "blocks" / "myset"
+    write_jsonl(root / "nl___one" / "paper___alpha___results.jsonl", records("LLlxxr", "one"))
+    write_jsonl(root / "nl___one" / "paper___beta___results.jsonl", records("xLLLxL", "one"))
+    write_jsonl(root / "nl___all" / "paper___alpha___results.jsonl", records("Lx", "all"))
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory) -> database.Roots:
+    """Results of every suite under a temporary results/ and data/."""
+    base = tmp_path_factory.mktemp("project")
+    roots = database.Roots(results=base / "results", data=base / "data")
+    _worldsense(roots.data)
+    _blocks(roots.results)
+    canvas = roots.data / "canvas" / "small"
+    done = run_script(
+        "scripts/generate_canvas.py", "configs/canvas/standard.yaml", "--out", str(canvas),
+        "--set", "items=2", "--set", "num_shapes=[3, 4]",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    for model in ("oracle", "random"):
+        done = run_script("scripts/ask_model.py", "-t", str(canvas), "--model", model, "--results-dir",
+                          str(roots.results / "canvas"))  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    for variant in ("mixed", "distractorless"):
+        set_dir = write_set(roots.data / "already_said_that" / variant, variant, samples=8)
+        for model in ("oracle", "random"):
+            done = run_script("scripts/already_said_that.py", "-t", str(set_dir), "--model", model,
+                              "--results-dir", str(roots.results / "already_said_that"))  # fmt: skip
+            assert done.returncode == 0, done.stderr
+    return roots
+
+
+@pytest.fixture(scope="module")
+def db(project, tmp_path_factory) -> sqlite3.Connection:
+    path = tmp_path_factory.mktemp("db") / "results.sqlite"
+    counts = database.build(path, database.collect(project))
+    assert counts["runs"] == 3 + 3 + 2 + 4 and counts["pairs"] > 0
+    conn = sqlite3.connect(path)
+    yield conn
+    conn.close()
+
+
+def _sections(project: database.Roots) -> dict[str, analysis.Section]:
+    """The report's section of each suite on the project's sets."""
+    results = project.results
+    return {
+        "worldsense": analysis.analyse(project.data / "worldsense" / "test_set", cache_dir=None),
+        "blocks": analysis.analyse(results / "blocks" / "myset"),
+        "canvas": analysis.analyse(
+            project.data / "canvas" / "small", extra_results=[results / "canvas" / "small"]
+        ),
+        "already_said_that": analysis.analyse(results / "already_said_that"),
+    }
+
+
+@pytest.fixture(scope="module")
+def sections(project):
+    return _sections(project)
+
+
+# ---- the rows are the results files' --------------------------------------------------------------
+def _checksum(rows) -> str:
+    """SHA-256 of rows (Key, turn, reply), sorted: the content a run's answers must carry."""
+    text = json.dumps(sorted((int(k), int(t), str(r or "")) for k, t, r in rows), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _file_rows(suite: str, file: Path) -> list[tuple]:
+    """The (Key, turn, reply) of a results file, read the way each suite's scorer reads a reply."""
+    records = read_results(file)
+    if suite == "already_said_that":
+        lines = [json.loads(line) for line in file.with_name(file.name.replace("results", "turns")).open()]
+        return [(x["Key"], x["turn"], "" if "refused" in x else x["reply"]) for x in lines]
+    if suite == "worldsense":
+        return [(r["Key"], 0, (r.get("raw") or [r["resp"]])[-1]) for r in records]
+    if suite == "canvas":
+        return [(r["Key"], 0, "" if r.get("refused") else response_text(r)) for r in records]
+    return [(r["Key"], 0, r.get("raw") or "") for r in records]  # blocks, as recorded
+
+
+def test_every_run_holds_its_results_file_rows_counts_and_content(db):
+    runs = pd.read_sql_query("SELECT * FROM runs", db)
+    assert sorted(set(runs["suite"])) == sorted(database.ADAPTERS)
+    for run in runs.itertuples():
+        file = Path(run.results_file)
+        assert run.sha256 == sha256_file(file) and run.records == len(read_results(file))
+        stored = db.execute("SELECT Key, turn, reply FROM answers WHERE run_id = ?", (run.run_id,)).fetchall()
+        assert len({key for key, _, _ in stored}) == run.records, run.label
+        assert _checksum(stored) == _checksum(_file_rows(run.suite, file)), run.label
+
+
+def test_items_say_what_was_asked_and_every_answer_has_its_item(db):
+    missing = (
+        db.execute("SELECT count(*) FROM answers").fetchone()[0]
+        - db.execute("SELECT count(*) FROM answer_rows").fetchone()[0]
+    )
+    assert missing == 0
+    item = db.execute(
+        "SELECT unit, task, size, prompt, gold FROM items WHERE suite = 'worldsense' AND Key = 100"
+    )
+    assert item.fetchone() == ("t1", "Infer.normal", 3, "t1 question 0", "TRUE")
+    canvas = db.execute("SELECT count(*), count(DISTINCT unit) FROM items WHERE suite = 'canvas'").fetchone()
+    assert canvas[0] > canvas[1] > 0  # an item's variants share one unit
+
+
+def test_reasoning_refusals_and_cut_replies_are_kept(db):
+    row = db.execute(
+        "SELECT a.reasoning, a.truncated, a.finish_reason, a.correct FROM answers a "
+        "JOIN runs r USING (run_id) WHERE r.model = 'C' AND a.Key = 100"
+    ).fetchone()
+    assert row == ("<think> & \x1b[31m", 1, "length", 0)
+    flagged = queries.run_query(db, "truncated_or_refused").query("suite == 'worldsense'")
+    assert len(flagged) == 2 and list(flagged["refused"].dropna()) == ["context_length_exceeded"]
+
+
+# ---- the figures the report prints ----------------------------------------------------------------
+def _paired(section: analysis.Section) -> pd.DataFrame:
+    """The section's paired tests as (a, b, a_better, b_better), in the database's run names."""
+    tests = section.data.get("paired", section.data.get("logrank"))
+    if section.suite == "worldsense":
+        from common.worldsense.analysis import analyse_results_in_testset_dir, paired_tests
+
+        tests = paired_tests(analyse_results_in_testset_dir(section.inputs[0].parent, cache_dir=None).tuples)
+    if section.suite == "already_said_that":  # "<set>: <model> vs <model>" or "<model>: <set> vs <set>"
+        tests = pd.concat([section.data["logrank"], section.data["variants"]], ignore_index=True)
+        sets = {p.parent.name for p in section.inputs}
+        prefix = tests["comparison"].str.split(":").str[0]
+        tests = tests.assign(
+            a=[f"{a} ({p})" if p in sets else f"{p} ({a})" for p, a in zip(prefix, tests["a"], strict=True)],
+            b=[f"{b} ({p})" if p in sets else f"{p} ({b})" for p, b in zip(prefix, tests["b"], strict=True)],
+        )
+    return tests[["a", "b", "a_better", "b_better"]].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("suite", list(database.ADAPTERS))
+def test_the_paired_tests_and_the_disagreements_query_give_the_report_s_counts(db, sections, suite):
+    rule = {"blocks": "lenient"}.get(suite)
+    found = pd.read_sql_query(
+        "SELECT a, b, a_better, b_better, run_a, run_b FROM paired "
+        "WHERE suite = ? AND rule = coalesce(?, rule)",
+        db,
+        params=(suite, rule),
+    )
+    expected = _paired(sections[suite])
+    assert not expected.empty
+    records = found[["a", "b", "a_better", "b_better"]].to_dict("records")
+    assert sorted(records, key=str) == sorted(expected.to_dict("records"), key=str)
+    for test in found.itertuples():
+        rows = queries.run_query(db, "disagreements", run_a=str(test.run_a), run_b=str(test.run_b), rule="")
+        assert len(rows) == test.a_better + test.b_better
+        if len(rows):
+            assert (rows["discordant"] == len(rows)).all() and rows["a_better"].iloc[0] == test.a_better
+            assert rows["reply_a"].notna().all() and rows["reply_b"].notna().all()
+
+
+def test_the_headline_queries_give_the_report_s_figures(db, sections):
+    average = sections["worldsense"].data["stats"].query("metric == 'average_accuracy'")
+    found = queries.run_query(db, "worldsense_average_accuracy")
+    assert list(found["accuracy_pct"]) == [round(100 * m, 1) for m in average["mean"]]
+    by_task = sections["canvas"].data["accuracy_by_task"]
+    overall = (by_task["strict"] * by_task["trials"]).groupby(by_task["model"], sort=False).sum()
+    overall /= by_task.groupby("model", sort=False)["trials"].sum()
+    found = queries.run_query(db, "canvas_strict_accuracy").set_index("label")
+    assert {m: found.loc[m, "strict_pct"] for m in overall.index} == {
+        m: round(100 * v, 1) for m, v in overall.items()
+    }
+    success = sections["blocks"].data["success"]
+    found = queries.run_query(db, "blocks_success_by_view")
+    assert list(found["lenient_pct"]) == [
+        round(r, 1) for r in success.sort_values(["view", "model"])["lenient_rate"]
+    ]
+    metrics = sections["already_said_that"].data["metrics"]
+    found = queries.run_query(db, "already_said_that_average_turns")
+    expected = {(m.set, m.model): round(m.avg_num_turns, 1) for m in metrics.itertuples()}
+    assert {(r.set_name, r.model): r.avg_turns for r in found.itertuples()} == expected
+
+
+def test_failures_by_group_sum_to_the_report_s_accuracy_by_task_and_size(db, sections):
+    by_size = sections["canvas"].data["accuracy_by_size"]
+    for run_id, label in db.execute("SELECT run_id, label FROM runs WHERE suite = 'canvas'").fetchall():
+        found = queries.run_query(db, "failures_by_group", run=str(run_id)).groupby(["task", "size"]).sum()
+        mine = by_size[by_size["model"] == label].set_index(["task", "num_shapes"])
+        assert (found["answers"] - found["failures"]).to_dict() == (
+            mine["strict"] * mine["trials"]
+        ).round().to_dict()
+        listed = queries.run_query(db, "failures", run=str(run_id))
+        assert len(listed) == found["failures"].sum()
+
+
+def test_the_flagged_answers_are_the_token_budget_s_cut_replies_and_the_refusals(db):
+    files = [Path(f) for (f,) in db.execute("SELECT results_file FROM runs").fetchall()]
+    cut = sum(token_use(read_results(f))["cut"] for f in files)
+    refused = sum(bool(r.get("refused")) for f in files for r in read_results(f))
+    flagged = queries.run_query(db, "truncated_or_refused")
+    assert (flagged["replies_cut"].iloc[0], flagged["refused_answers"].iloc[0]) == (cut, refused) == (1, 2)
+
+
+# ---- the report's examples -----------------------------------------------------------------------
+def test_the_report_shows_examples_from_the_database_escaped(db, sections, tmp_path):
+    records = []
+    for name, section in sections.items():
+        report.save_section(section, tmp_path / f"{name}.json")
+        records.append(examples.attach(report.load_section(tmp_path / f"{name}.json"), db))
+    prov = {
+        "date": "d",
+        "commit": "c",
+        "uncommitted_changes": False,
+        "pinned_data": [],
+        "inputs": [],
+        "models": [],
+    }
+    prov["configs"] = []
+    page, markdown = render.render_html(records, prov), render.render_markdown(records, prov, {})
+    for record in records:
+        pairs = record["examples"]["pairs"]
+        assert (
+            len(pairs)
+            == db.execute("SELECT count(*) FROM pairs WHERE suite = ?", (record["suite"],)).fetchone()[0]
+        )
+        for pair, test in zip(
+            pairs,
+            db.execute("SELECT run_a, run_b, rule FROM pairs WHERE suite = ?", (record["suite"],)),
+            strict=True,
+        ):
+            found = queries.run_query(db, "disagreements", run_a=test[0], run_b=test[1], rule=test[2])
+            for table in pair["tables"]:
+                cell = "a" if table["title"].startswith("a better") else "b"
+                units = [row[0] for row in table["rows"]]
+                assert units == list(found[found["better"] == cell]["unit"][: len(units)]) and len(units) <= 3
+                assert all(f"<td>{unit}</td>" in page for unit in units)
+        assert record["examples"]["failures"]["tables"][0]["rows"]
+    assert "Examples behind the paired test" in page and "Failures: the first 2 wrong answers" in page
+    assert "&lt;script&gt;alert(&#x27;x&#x27;)&lt;/script&gt;\\x00\\x1b[31m|thinking" in page
+    assert "<script>" not in page and "\x1b" not in page and "\x00" not in page
+    assert "&lt;script&gt;alert('x')&lt;/script&gt;\\x00\\x1b[31m\\|thinking" in markdown
+    assert "<script>" not in markdown and "\x1b" not in markdown
+
+
+# ---- determinism, the script, the explorer's metadata ------------------------------------------------
+def _content(path: Path) -> dict[str, list]:
+    """Every table's rows, in order: the database's content (not its bytes)."""
+    with sqlite3.connect(path) as conn:
+        return {
+            t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
+            for t in (*database.TABLES, "meta")
+        }
+
+
+def test_the_script_builds_the_same_content_under_any_hash_seed(project, tmp_path):
+    built = []
+    for seed in ("0", "12345"):
+        out = tmp_path / seed / "results.sqlite"
+        done = run_script(
+            "scripts/build_database.py", "--out", str(out),
+            "--metadata", str(out.with_suffix(".metadata.json")),
+            "--results-root", str(project.results), "--data-root", str(project.data),
+            env={"PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("Database: ") and "12 runs" in done.stdout
+        built.append(_content(out))
+    assert built[0] == built[1]
+    metadata = json.loads((tmp_path / "0" / "results.metadata.json").read_text())
+    canned = metadata["databases"]["results"]["queries"]
+    assert set(canned) == set(queries.QUERIES) and ":run_a" in canned["disagreements"]["sql"]
+
+
+def test_no_key_reaches_the_database(project, tmp_path):
+    meta = {
+        "runs": [
+            {"started": "2026-01-01T00:00:00Z", "commit": "abc", "model": {"name": "A", "api_key_env": "K"}}
+        ]
+    }
+    file = project.data / "worldsense" / "test_set" / "results" / "basic___A___results.meta.json"
+    file.write_text(json.dumps(meta))
+    try:
+        found = database.run_metadata(file.with_name("basic___A___results.jsonl"))
+    finally:
+        os.remove(file)
+    assert found == {
+        "settings": '{"api_key_env": "K", "name": "A"}',
+        "date": "2026-01-01T00:00:00Z",
+        "git_commit": "abc",
+    }
+
+
+def test_the_documented_queries_run(db):
+    text = (ROOT / "docs" / "database.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```sql\n(.*?)```", text, re.S)
+    assert len(blocks) == 3
+    for sql in blocks:
+        db.execute(sql).fetchall()
