@@ -111,10 +111,10 @@ def test_transitivity_words():
     subject = RULES["shortcut-transitivity-subject-word"]
     reference = RULES["shortcut-transitivity-reference-word"]
     prompt = ask(text, "Where is the large red circle relative to the large green triangle?")
-    assert subject(prompt) == "Above"  # "The small red circle is above a large red circle."
-    assert reference(prompt) == "Above"  # opposite of "below a large green triangle"
+    assert subject(prompt) == "Below"  # "The small red circle is above a large red circle.": it is below
+    assert reference(prompt) == "Below"  # the triangle is above the square: the opposite
     prompt = ask(text, "Where is the small blue square relative to the large red circle?")  # the pivot
-    assert subject(prompt) == "Below" and reference(prompt) == "Below"
+    assert subject(prompt) == "Above" and reference(prompt) == "Above"
 
 
 def test_shortcuts_are_built_in_models_falling_back_to_random():
@@ -138,7 +138,7 @@ def test_shortcuts_are_built_in_models_falling_back_to_random():
 
 @pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if not s.guard], ids=lambda s: s.name)
 def test_every_shortcut_stays_at_chance_on_every_prefix(shortcut):
-    sizes = [3, 4, 5, 8]
+    sizes = [n for n in (3, 4, 5, 8) if not TASKS[shortcut.task]().unsupported(n)]
     built = generate_set(
         SetConfig(
             seed=3, items=32, num_shapes=sizes, tasks=[shortcut.task], fewshot=["none"], descriptions=["full"]

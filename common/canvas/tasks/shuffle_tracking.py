@@ -9,25 +9,27 @@ positions (no touching). Shapes that cannot fit in one column make the request i
 
 Balanced over two independent axes of N labels (``strata``): the position asked (0 = bottom;
 positions below the middle are asked from the bottom, the others from the top), and which
-shortcut rules (``RULES``) give the answer: each rule ignores the tracking in its own way
-("ignore the swaps", "stop after the first swap", "the shape named last", "the first shape of
-the last swap", "the shape named first", "the most-swapped shape"), and a label of the second
-axis names the rules that are right on the item, exactly one label of N naming each rule, so
-each rule is right exactly as often as a random pick among the N shapes. With N >= 5 the labels
-are the rules alone (the shape named first and the most-swapped shape together: a shape named
-first that is the answer is named again or ends where the first swap put it) and N - 5
-``none``; fewer shapes group more rules per label (``rule_groups``). The swaps are drawn at
-random until the rules right are those of the label (bounded). The whole balance needs three
-swaps; with fewer, only "ignore the swaps" is balanced. "Stop before the last swap" is not a
-rule without skill (it tracks every swap but one) and is right when the last swap misses the
-asked position: 1 - 2/N, as with unbalanced random swaps. The answer is an identity: "Large
-Blue Square".
+rules without full tracking (``RULES``) give the answer: "ignore the swaps", "stop after the
+first swap", "the shape named last", "the first shape of the last swap", "the shape named
+first", "the most-swapped shape", and one partial skill, "apply the swaps in reverse order"
+(with an odd number of swaps on 3 shapes it is the skill itself: the task needs an even number
+there, hence 4 swaps by default). A label of the second axis names the rules right on the item,
+exactly one label of N naming each rule, so each is right exactly as often as a random pick
+among the N shapes: ``rule_groups`` finds the finest such grouping the swaps allow (rules that
+are always right together share a label), from the rule sets random swaps make. The swaps are
+drawn at random until the rules right are those of the label (bounded). Every prompt has a
+decisive swap: the asked position is touched by some swap (the last one touching it brings the
+answer there). No two swaps cancel (the same two shapes swapped again with no swap touching
+either in between) unless the set's ``cancelling_swaps`` allows it. "Stop before the last swap"
+tracks every swap but one and is right when the last swap misses the asked position. The answer
+is an identity: "Large Blue Square".
 
 No same-canvas examples: a question about another position names a shape that is not the
 answer, so examples would narrow the answer by elimination (from N shapes to N - 2 with two
 examples); other-canvas examples carry no such hint.
 """
 
+import functools
 import itertools
 import math
 import random
@@ -72,33 +74,114 @@ def position_question(position: int, n: int) -> str:
     return f"What shape is {ORDINALS[n - 1 - position]} from the top?"
 
 
-RULES = ["initial", "first-swap", "last-named", "last-swap-first", "first-named", "most-swapped"]
+RULES = ["initial", "first-swap", "last-named", "last-swap-first", "first-named", "most-swapped", "reverse"]
 
 
-def rule_groups(num_shapes: int, swaps: int) -> list[list[str]]:
-    """Return the rules right together on the items of each label of the rule axis, one list per
-    label (``[]``: none right); every rule is in exactly one list (see the module docstring)."""
-    if swaps < 3:
-        return [["initial"]] + [[]] * (num_shapes - 1)
-    if num_shapes >= 5:
-        return [
-            ["initial"],
-            ["first-swap"],
-            ["last-named"],
-            ["last-swap-first"],
-            ["first-named", "most-swapped"],
-        ] + [[]] * (num_shapes - 5)
-    if num_shapes == 4:
-        return [
-            ["initial", "first-swap"],
-            ["last-named"],
-            ["last-swap-first"],
-            ["first-named", "most-swapped"],
-        ]
-    return [["initial", "first-swap", "last-named"], ["last-swap-first", "first-named", "most-swapped"], []]
+def cancels(swaps: list[tuple[int, int]]) -> bool:
+    """Return whether some swap repeats an earlier one (the same two positions) with no swap in
+    between touching either position: the two cancel out."""
+    for later, pair in enumerate(swaps):
+        for earlier in range(later - 1, -1, -1):
+            if set(swaps[earlier]) == set(pair):
+                return True
+            if set(swaps[earlier]) & set(pair):
+                break
+    return False
 
 
-def rule_label(group: list[str], index: int) -> str:
+def _random_swaps(
+    rng: random.Random, n: int, count: int, position: int, cancelling: bool
+) -> list[tuple[int, int]]:
+    """Return ``count`` swaps (index pairs) drawn answer first, or [] when the draw failed.
+
+    The swaps other than the decisive one are drawn at random, and the answer uniformly among the
+    shapes; then the decisive swap, which brings the answer to ``position`` (swapping it with the
+    shape there), is put at a random slot after which the other swaps never name the answer (so
+    it stays there) and before which some swap has touched the position (so the shape it
+    displaces is not simply the one first there). What a reader sees without the decisive swap is
+    thus drawn before, and apart from, the answer. [] when no slot fits, or two swaps cancel and
+    ``cancelling`` is False."""
+    if count < 2:
+        return []
+    order, rest = list(range(n)), []
+    for _ in range(count - 1):
+        i, j = rng.sample(range(n), 2)
+        rest.append((order[i], order[j]))  # the swap as the two shapes it names
+        order[i], order[j] = order[j], order[i]
+    answer = rng.randrange(n)
+    slots, order, touched = [], list(range(n)), False
+    for slot in range(count):  # the decisive swap before rest[slot]
+        later = rest[slot:]
+        if touched and order[position] != answer and all(answer not in pair for pair in later):
+            slots.append((slot, order[position]))
+        if slot < count - 1:
+            touched = touched or order[position] in rest[slot]
+            _exchange(order, *rest[slot])
+    if not slots:
+        return []
+    slot, displaced = rng.choice(slots)
+    decisive = (answer, displaced) if rng.random() < 0.5 else (displaced, answer)
+    order, swaps = list(range(n)), []
+    for a, b in [*rest[:slot], decisive, *rest[slot:]]:
+        swaps.append((order.index(a), order.index(b)))
+        _exchange(order, a, b)
+    return [] if not cancelling and cancels(swaps) else swaps
+
+
+def _exchange(order: list, a, b) -> None:
+    """Swap the places of ``a`` and ``b`` in ``order`` (in place)."""
+    i, j = order.index(a), order.index(b)
+    order[i], order[j] = b, a
+
+
+def rule_groups(num_shapes: int, swaps: int, cancelling: bool = False) -> tuple[tuple[str, ...], ...]:
+    """Return the rules right together on the items of each of the ``num_shapes`` labels of the
+    rule axis (``()``: none right); every rule is in exactly one group. The grouping is the finest
+    whose every group is a set of rules right, exactly, after some swaps (``_achievable``). Raises
+    Impossible when there is none (e.g. 3 shapes and an odd number of swaps: "reverse" is always
+    right)."""
+    seen = _achievable(min(num_shapes, 2 * swaps), swaps, cancelling)
+    best: list[list[str]] | None = None
+    for blocks in _partitions(RULES):
+        fits = len(blocks) <= num_shapes and (len(blocks) == num_shapes or frozenset() in seen)
+        if fits and all(frozenset(b) in seen for b in blocks) and (best is None or len(blocks) > len(best)):
+            best = blocks
+    if best is None:
+        raise Impossible(f"no balanced rule labels with {swaps} swaps of {num_shapes} shapes")
+    groups = sorted(
+        (tuple(r for r in RULES if r in block) for block in best), key=lambda g: RULES.index(g[0])
+    )
+    return tuple(groups) + ((),) * (num_shapes - len(groups))
+
+
+@functools.cache
+def _achievable(positions: int, swaps: int, cancelling: bool) -> frozenset[frozenset[str]]:
+    """Return the sets of rules right together (exactly) after the swaps of 20,000 random sequences
+    (fixed seed) on ``positions`` shapes. The rules only see the positions the swaps touch, at most
+    twice the number of swaps, so more shapes than that allow no other sets."""
+    rng = random.Random(f"rule-groups:{positions}:{swaps}:{cancelling}")
+    start = [str(i) for i in range(positions)]
+    seen = set()
+    for _ in range(20000):
+        position = rng.randrange(positions)
+        drawn = _random_swaps(rng, positions, swaps, position, cancelling)
+        if drawn:
+            seen.add(frozenset(rules_right(start, drawn, position)))
+    return frozenset(seen)
+
+
+def _partitions(items: list[str]):
+    """Yield every partition of ``items`` into blocks (lists), in a fixed order."""
+    if not items:
+        yield []
+        return
+    for rest in _partitions(items[1:]):
+        for i in range(len(rest)):
+            yield [*rest[:i], [items[0], *rest[i]], *rest[i + 1 :]]
+        yield [[items[0]], *rest]
+
+
+def rule_label(group: tuple[str, ...], index: int) -> str:
     """Return the label of a rule group: its rules joined with ``+``, or ``none-<index>``."""
     return "+".join(group) or f"none-{index}"
 
@@ -111,7 +194,12 @@ def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -
         named += [order[i], order[j]]
         order[i], order[j] = order[j], order[i]
         after_first = after_first or list(order)
+    backwards = list(start)  # the named swaps applied last first
+    for a, b in reversed(list(zip(named[::2], named[1::2], strict=True))):
+        i, j = backwards.index(a), backwards.index(b)
+        backwards[i], backwards[j] = b, a
     answers = {"initial": start[position], "first-swap": (after_first or order)[position]}
+    answers["reverse"] = backwards[position]
     if named:
         answers |= {
             "last-named": named[-1],
@@ -130,7 +218,8 @@ class ShuffleTrackingTask(Task):
     owned_description = "shuffle"
     instruction = 'Answer with the shape\'s size, colour and kind, such as "Large Blue Square".'
     min_shapes = 3
-    swaps = 3
+    swaps = 4
+    cancelling_swaps = False  # whether two swaps may cancel out (see the module docstring)
     no_same_canvas = "same-canvas examples would narrow the answer by elimination"
 
     swap_attempts = 20000  # random swap sequences tried per question
@@ -140,15 +229,23 @@ class ShuffleTrackingTask(Task):
         return [str(p) for p in range(num_shapes)]
 
     def strata(self, num_shapes: int) -> list[list[str]]:
-        """Return the axes: the position asked, and the label of the rules right (``rule_groups``)."""
-        groups = rule_groups(num_shapes, self.swaps)
+        """Return the axes: the position asked, and the label of the rules right (``rule_groups``;
+        a single ``unbalanced`` label when the swaps allow no grouping, see ``unsupported``)."""
+        try:
+            groups = rule_groups(num_shapes, self.swaps, self.cancelling_swaps)
+        except Impossible:
+            return [self.answer_strata(num_shapes), ["unbalanced"]]
         return [self.answer_strata(num_shapes), [rule_label(g, i) for i, g in enumerate(groups)]]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
-        """Return why a stratum cannot be asked: without swaps every shape stays where it started."""
-        if stratum is not None and self.swaps == 0 and "initial" not in stratum.split("|")[1].split("+"):
-            return "without swaps no shape moves"
-        return super().unsupported(num_shapes, stratum)
+        """Return why no item can be asked: too few shapes, or swaps that allow no balanced labels."""
+        reason = super().unsupported(num_shapes, stratum)
+        if reason is None and num_shapes >= self.min_shapes:
+            try:
+                rule_groups(num_shapes, self.swaps, self.cancelling_swaps)
+            except Impossible as exc:
+                return str(exc)
+        return reason
 
     def place(
         self, rng: random.Random, identities: list[tuple[str, str, str]], geometry: Geometry
@@ -218,12 +315,11 @@ class ShuffleTrackingTask(Task):
     def _swaps(
         self, rng: random.Random, start: list[str], position: int, wanted: list[str]
     ) -> list[tuple[int, int]]:
-        """Return ``self.swaps`` random swaps (index pairs) after which exactly the ``wanted`` rules
-        give the shape at ``position``; raise Impossible when none were found."""
-        n = len(start)
-        balanced = [rule for group in rule_groups(n, self.swaps) for rule in group]
-        for _ in range(self.swap_attempts if self.swaps else 1):
-            swaps = [tuple(rng.sample(range(n), 2)) for _ in range(self.swaps)]
-            if [r for r in rules_right(start, swaps, position) if r in balanced] == wanted:
+        """Return ``self.swaps`` random swaps (index pairs, touching ``position``, none cancelling
+        unless allowed) after which exactly the ``wanted`` rules give the shape at ``position``;
+        raise Impossible when none were found."""
+        for _ in range(self.swap_attempts):
+            swaps = _random_swaps(rng, len(start), self.swaps, position, self.cancelling_swaps)
+            if swaps and rules_right(start, swaps, position) == wanted:
                 return swaps
         raise Impossible(f"no {self.swaps} swaps found with the rules {wanted or 'none'} right")
