@@ -9,7 +9,7 @@ scoring counts as wrong). ``items`` reads what the runner asks.
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +44,16 @@ def reprompt_text(options: Sequence[str]) -> str:
     return REPROMPT.format(options=", ".join(map(str, options)))
 
 
-def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
+Reader = Callable[[str, Sequence[str]], "str | None"]  # a completion and the options -> the option, or None
+
+
+def answer(
+    model: Model, item: dict[str, Any], reprompts: int = 1, reader: Reader = extract_answer
+) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
+
+    ``reader`` reads the option a completion gives (WorldSense: ``extract_answer``); a completion
+    it reads no option from is re-prompted.
 
     ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every completion, in
     order), ``finish_reason`` (the server's, per completion: "length" means cut at max_tokens),
@@ -74,7 +82,7 @@ def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, 
                 raise  # nothing answered: the runner records the refused item
             refused = refusal
             break
-        resp = extract_answer(replies[-1].text, options)
+        resp = reader(replies[-1].text, options)
         if resp is not None:
             break
     record = {
