@@ -105,7 +105,8 @@ def _random_swaps(
         return []
     order, rest = list(range(n)), []
     for _ in range(count - 1):
-        i, j = rng.sample(range(n), 2)
+        i, j = rng.randrange(n), rng.randrange(n - 1)
+        j += j >= i  # two different positions
         rest.append((order[i], order[j]))  # the swap as the two shapes it names
         order[i], order[j] = order[j], order[i]
     answer = rng.randrange(n)
