@@ -209,23 +209,32 @@ def candidate_rows(trials: pd.DataFrame, view: View) -> tuple[learners.Rows, pd.
     return rows, pd.DataFrame(choices)
 
 
+MIN_ITEMS = 8  # fewer items than this are not split: the check gives no verdict
+
+
 def check_view(trials: pd.DataFrame, view: View) -> dict[str, object]:
     """Return the ablation check of ``view`` on one task's ``trials``: trials, items, the accuracy
     of the cross-fitted classifier with its 95% interval clustered by item, the mean chance rate,
-    whether the interval holds it, and the models chosen on each half."""
+    whether the interval holds it (None, with no accuracy, below ``MIN_ITEMS`` items), and the
+    models chosen on each half."""
     rows, choices = candidate_rows(trials, view)
+    out = {
+        "trials": len(trials),
+        "items": trials["item"].nunique(),
+        "chance": float(choices["chance"].mean()),
+    }
+    if out["items"] < MIN_ITEMS:
+        nothing = {"score": float("nan"), "lo": float("nan"), "hi": float("nan"), "at_chance": None}
+        return out | nothing | {"models": f"fewer than {MIN_ITEMS} items: not checked"}
     right, chosen = learners.cross_fit(rows)
     sums = choices.assign(right=right).groupby("item", sort=True)["right"].agg(["sum", "count"])
     p, lo, hi = clustered_wilson_interval(sums["sum"].tolist(), sums["count"].tolist())
-    rate = float(choices["chance"].mean())
-    return {
-        "trials": len(trials),
-        "items": trials["item"].nunique(),
+    at_chance = bool(lo <= out["chance"] <= hi)
+    return out | {
         "score": p,
         "lo": lo,
         "hi": hi,
-        "chance": rate,
-        "at_chance": bool(lo <= rate <= hi),
+        "at_chance": at_chance,
         "models": " / ".join(dict.fromkeys(chosen)),
     }
 

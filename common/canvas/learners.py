@@ -71,6 +71,8 @@ class Rows:
     def picked(self, scores: np.ndarray) -> np.ndarray:
         """Return, per trial in increasing order, whether the highest-scoring row (the first on
         ties) is gold."""
+        if not len(scores):
+            return np.zeros(0, dtype=bool)
         order = np.lexsort((np.arange(len(scores)), -np.round(scores, 9), self.trial))
         first = np.r_[True, self.trial[order][1:] != self.trial[order][:-1]]
         return self.gold[order][first]
@@ -196,7 +198,8 @@ def cross_validated(model, rows: Rows, k: int = 4) -> float:
     model fitted on the others."""
     right = 0
     for mask in folds(rows, k):
-        right += int(rows.take(mask).picked(model.fit(rows.take(~mask)).scores(rows.take(mask))).sum())
+        if mask.any() and (~mask).any():
+            right += int(rows.take(mask).picked(model.fit(rows.take(~mask)).scores(rows.take(mask))).sum())
     return right / len(np.unique(rows.trial))
 
 
