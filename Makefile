@@ -42,10 +42,10 @@ REPORT_CODE := scripts/analyse_results.py scripts/build_report.py $(addprefix co
 # Every configs/<suite>/<set>.yaml is a set: `make <suite>/<set>` builds its report.txt and prints it.
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
 ALL_SETS := worldsense/test_set $(foreach s,blocks canvas already_said_that,$(addprefix $(s)/,$(call sets_of,$(s))))
-DEFAULT_SETS = worldsense/test_set blocks/cogsci_problems blocks/scaling canvas/standard \
+DEFAULT_SETS = worldsense/test_set blocks/cogsci_problems blocks/scaling canvas/standard canvas/scaling \
 	$(addprefix already_said_that/,$(ASAT_GENERATED))
 SECTIONS := $(addprefix results/sections/,worldsense.json blocks.json blocks_scaling.json canvas.json \
-	already_said_that.json)
+	canvas_scaling.json already_said_that.json)
 
 # external data (stamps written when every file verified)
 WS := data/worldsense
@@ -417,6 +417,10 @@ results/sections/blocks_scaling.json: results/blocks/scaling/report.txt \
 results/sections/canvas.json: results/canvas/standard/report.txt $(call model_run,canvas) \
 		$(wildcard results/canvas/standard/*___results.jsonl) $(CANVAS_CODE) $(REPORT_CODE)
 	$(call section,-t data/canvas/standard)
+
+results/sections/canvas_scaling.json: results/canvas/scaling/report.txt \
+		$(wildcard results/canvas/scaling/*___results.jsonl) $(CANVAS_CODE) $(REPORT_CODE)
+	$(call section,-t data/canvas/scaling)
 
 results/sections/already_said_that.json: $(addprefix results/,$(addsuffix /report.txt,$(filter \
 		already_said_that/%,$(DEFAULT_SETS)))) $(call model_run,already_said_that) \

@@ -116,7 +116,7 @@ def section(
         data["paired"] = tests
     return Section(
         suite="canvas",
-        title="Canvas",
+        title=f"Canvas: {path.name}",
         about=ABOUT,
         heading=f"CANVAS RESULTS OF {path}",
         tables=tables,
@@ -174,7 +174,7 @@ def ablation_display(table: pd.DataFrame) -> pd.DataFrame:
     shown = table[["check", "items"]].copy()
     shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
     shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["at chance"] = ["yes" if ok else "NO" for ok in table["at_chance"]]
+    shown["at chance"] = ["-" if ok is None else "yes" if ok else "NO" for ok in table["at_chance"]]
     shown["classifier chosen (each half)"] = table["models"]
     return shown.set_index("check")
 
@@ -203,6 +203,7 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, ablated: pd.Dat
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
     checks = []
     for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (ablated, "check", "ablation checks")):
+        table = table[table["at_chance"].notna()] if not table.empty else table
         if not table.empty:
             missed = [getattr(r, name) for r in table.itertuples() if not r.at_chance]
             checks.append(
