@@ -7,22 +7,27 @@ as a column: each shape above the previous one by the smallest integer step beyo
 the spare height spread at random (sorted random cut points), inside the border, then random x
 positions (no touching). Shapes that cannot fit in one column make the request impossible.
 
-Balanced over two independent axes of N labels (``strata``): the position asked (0 = bottom;
-positions below the middle are asked from the bottom, the others from the top), and which
-rules without full tracking (``RULES``) give the answer: "ignore the swaps", "stop after the
-first swap", "the shape named last", "the first shape of the last swap", "the shape named
+The answer is drawn first (``_random_swaps``): the swaps other than the decisive one (the last
+swap touching the asked position, which brings the answer there) are drawn at random, the
+answer uniformly among the shapes, and the decisive swap goes at a random slot after which no
+other swap names the answer and before which some swap has touched the position. So what a
+reader sees without the decisive swap is drawn apart from the answer (the ablation check reads
+that view). No two swaps cancel (the same two shapes swapped again with no swap touching either
+in between) unless the set's ``cancelling_swaps`` allows it.
+
+Balanced besides over two independent axes of N labels (``strata``): the position asked (0 =
+bottom; positions below the middle are asked from the bottom, the others from the top), and
+which rules without full tracking (``RULES``) give the answer: "ignore the swaps", "stop after
+the first swap", "the shape named last", "the first shape of the last swap", "the shape named
 first", "the most-swapped shape", and one partial skill, "apply the swaps in reverse order"
-(with an odd number of swaps on 3 shapes it is the skill itself: the task needs an even number
-there, hence 4 swaps by default). A label of the second axis names the rules right on the item,
-exactly one label of N naming each rule, so each is right exactly as often as a random pick
-among the N shapes: ``rule_groups`` finds the finest such grouping the swaps allow (rules that
-are always right together share a label), from the rule sets random swaps make. The swaps are
-drawn at random until the rules right are those of the label (bounded). Every prompt has a
-decisive swap: the asked position is touched by some swap (the last one touching it brings the
-answer there). No two swaps cancel (the same two shapes swapped again with no swap touching
-either in between) unless the set's ``cancelling_swaps`` allows it. "Stop before the last swap"
-tracks every swap but one and is right when the last swap misses the asked position. The answer
-is an identity: "Large Blue Square".
+(with an odd number of swaps on 3 shapes it is the skill itself: hence 4 swaps by default). A
+label of the second axis names the rules right on the item, exactly one label of N naming each
+rule, so each is right exactly as often as a random pick among the N shapes: ``rule_groups``
+finds the finest such grouping the swaps allow (rules always right together share a label),
+from the rule sets drawn swaps make (fewer than 4 swaps allow none, nor an odd number on 3
+shapes). Draws are repeated until the rules right are those of the label (bounded). "Stop
+before the last swap" tracks every swap but one and is right when the last swap misses the
+asked position (a partial skill). The answer is an identity: "Large Blue Square".
 
 No same-canvas examples: a question about another position names a shape that is not the
 answer, so examples would narrow the answer by elimination (from N shapes to N - 2 with two
