@@ -10,7 +10,14 @@ from common.canvas import describe, reading
 from common.canvas.shapes import Geometry, Shape, title
 from common.canvas.tasks import TASKS, Impossible
 from common.canvas.tasks import attributes as attr
-from common.canvas.tasks.shuffle_tracking import RULES, cancels, position_question, rule_groups, rules_right
+from common.canvas.tasks.shuffle_tracking import (
+    agreement_mix,
+    agreements,
+    cancels,
+    position_question,
+    random_swaps,
+    rules_right,
+)
 
 G = Geometry()
 CIRCLE = Shape("large", "red", "circle", 0, 0)
@@ -198,7 +205,9 @@ def test_shuffle_tracking_answers():
         Shape("large", "blue", "square", 0, 0),
         Shape("large", "blue", "triangle", 0, 10),
     ]
-    made = qa("shuffle_tracking", column, "1|last-swap-first")
+    task = TASKS["shuffle_tracking"]()
+    assert task.strata(3) == [["0", "1", "2"], ["3-1-3", "0-1-0", "0-1-0#1"]]
+    made = qa("shuffle_tracking", column, "1|0-1-0")
     assert made.description.startswith(
         "There are 3 shapes in a canvas. From bottom to top, the shapes are a small blue "
         "triangle, a large blue square, and a large blue triangle."
@@ -207,42 +216,44 @@ def test_shuffle_tracking_answers():
     assert position_question(0, 3) == "What shape is first from the bottom?"
     assert position_question(2, 3) == "What shape is first from the top?"
     with pytest.raises(Impossible):
-        qa("shuffle_tracking", CANVAS, "0|last-swap-first")  # the circle and the square are level
-    # with swaps, exactly the rules of the label give the answer; the asked position is touched
-    task = TASKS["shuffle_tracking"]()
+        qa("shuffle_tracking", CANVAS, "0|0-1-0")  # the circle and the square are level
     start = [s.name for s in column]
     for label in task.strata(3)[1]:
         for seed in range(5):
             made = qa("shuffle_tracking", column, f"2|{label}", seed)
             swaps = re.findall(r"The ([a-z ]+) and the ([a-z ]+) swap positions\.", made.description)
-            assert len(swaps) == 4
+            assert len(swaps) == 4  # max(swaps, N)
             indices, order = [], list(start)
             for a, b in swaps:
                 indices.append((order.index(a), order.index(b)))
                 order[indices[-1][0]], order[indices[-1][1]] = b, a
             assert made.pairs[0][1] == title(tuple(order[2].split()))
-            assert any(2 in pair for pair in indices) and not cancels(indices)
-            assert rules_right(start, indices, 2) == ([] if label.startswith("none") else label.split("+"))
+            assert not cancels(indices)
+            assert "-".join(map(str, agreements(3, indices))) == label.split("#")[0]
+
+
+def test_shuffle_agreements_count_the_positions_each_rule_is_right_at():
+    start = [str(i) for i in range(5)]
+    rng = random.Random(4)
+    for _ in range(50):
+        swaps = random_swaps(rng, 5, 5, cancelling=True)
+        right = [rules_right(start, swaps, p) for p in range(5)]
+        counts = tuple(sum(rule in r for r in right) for rule in ("initial", "first-swap", "reverse"))
+        assert agreements(5, swaps) == counts
+    for n in (3, 4, 5, 8, 12):  # the mix averages one position per rule
+        mix = agreement_mix(n, max(4, n))
+        assert all(sum(s[i] for s in mix) == len(mix) for i in range(3))
+    with pytest.raises(Impossible):  # 3 shapes, an odd number of swaps: the reverse order is the skill
+        agreement_mix(3, 3)
+    task = TASKS["shuffle_tracking"]()
+    task.swaps = 3
+    assert task.count(3) == 3 and task.count(8) == 8
+    assert "no mix of 3 swaps of 3 shapes" in task.unsupported(3)
 
 
 def test_cancelling_swaps():
     assert cancels([(0, 1), (1, 0)]) and cancels([(0, 1), (2, 3), (0, 1)])
     assert not cancels([(0, 1), (1, 2), (0, 1)]) and not cancels([(0, 1), (2, 3)])
-
-
-def test_shuffle_rule_groups_name_every_rule_once():
-    for n in range(3, 13):
-        groups = rule_groups(n, 4)
-        assert len(groups) == n
-        assert sorted(rule for group in groups for rule in group) == sorted(RULES)
-        assert all(list(group) == [r for r in RULES if r in group] for group in groups)  # in RULES order
-    # with an odd number of swaps on 3 shapes, the reverse order is the skill: no balance exists
-    with pytest.raises(Impossible, match="3 swaps of 3 shapes"):
-        rule_groups(3, 3)
-    task = TASKS["shuffle_tracking"]()
-    assert task.unsupported(3) is None and task.unsupported(8) is None
-    task.swaps = 3  # a swap before the decisive one touches the position: 3 swaps force rules together
-    assert task.unsupported(5) == "no balanced rule labels with 3 swaps of 5 shapes"
 
 
 @pytest.mark.parametrize("stratum", TASKS["existence_tracking"]().strata(3)[0])

@@ -16,7 +16,8 @@ What is removed, per task:
   chain's axis stay the candidates: the axis is no secret, chance is 1/2);
 - coordinate: the subject's and the reference's centres, and the examples naming either;
 - shuffle tracking: the decisive swap (the last swap naming the answer: it brings it to the
-  asked position);
+  asked position); and, as a second check, the position asked, leaving how the swap sentences
+  name each shape;
 - existence and count: every shape sentence (each bears on the answer: a shape that does not
   match counts too, against the stated number of shapes), leaving the question's wording, the
   stated number of shapes and the examples.
@@ -158,24 +159,44 @@ def _coordinate_view(trial: dict) -> list[Choice]:
 
 
 def _shuffle_view(trial: dict) -> list[Choice]:
-    """Shuffle tracking without the decisive swap; the candidates are the shapes of the line-up,
-    each with its place relative to the asked one and how many remaining swaps name it (not their
-    order: no swap after the decisive one names the answer, which would move it away, so without
-    the decisive swap the answer is never named late, a trace of the removal, not of the set)."""
+    """Shuffle tracking without the decisive swap (the last swap naming the answer: it brings it
+    to the asked position); the candidates are the shapes of the line-up, each with its place
+    relative to the asked one. Not how often or when the remaining swaps name it: the decisive
+    swap names the answer, so without it the answer is named once less, and never after the
+    others (a swap after it would move the answer away): traces of the removal, not of the set.
+    (The shape the decisive swap moved away, which tracking the other swaps finds, is never the
+    answer either: a classifier that tracks would score 1/(N-1), not 1/N.)"""
+    prompt = trial["text"]
+    start = reading.line_up(reading.description(prompt))
+    asked = reading.position(reading.question(prompt), len(start))
+    item = {"shapes": len(start), "asked": asked, "from_top": asked - len(start) + 1}
+    return [[item | {"answer": s.title(), "offset": i - asked} for i, s in enumerate(start)]]
+
+
+def _names_view(trial: dict) -> list[Choice]:
+    """Shuffle tracking without the position asked: how the swap sentences name each shape (how
+    often, first or last, in the first or the last swap, most often). The answer is the shape that
+    ends at a position drawn apart from the swaps, so none of this should point at it."""
     prompt = trial["text"]
     text = reading.description(prompt)
     start, swaps = reading.line_up(text), reading.swaps(text)
-    asked = reading.position(reading.question(prompt), len(start))
-    gold = trial["goldresp"].lower()
-    decisive = max((i for i, pair in enumerate(swaps) if gold in pair), default=None)
-    named = [shape for i, pair in enumerate(swaps) if i != decisive for shape in pair]
-    item = {"shapes": len(start), "asked": asked, "from_top": asked - len(start) + 1}
-    return [
-        [
-            item | {"answer": s.title(), "offset": i - asked, "mentions": named.count(s)}
-            for i, s in enumerate(start)
-        ]
-    ]
+    named = [shape for pair in swaps for shape in pair]
+    most = max(dict.fromkeys(named), key=named.count) if named else None
+    rows = []
+    for shape in start:
+        rows.append(
+            {
+                "answer": shape.title(),
+                "shapes": len(start),
+                "mentions": named.count(shape),
+                "first_named": named[:1] == [shape],
+                "last_named": named[-1:] == [shape],
+                "in_first": bool(swaps) and shape in swaps[0],
+                "in_last": bool(swaps) and shape in swaps[-1],
+                "most_named": shape == most,
+            }
+        )
+    return [rows]
 
 
 # check name -> (task, view); a task may have several checks
@@ -187,6 +208,7 @@ CHECKS: dict[str, tuple[str, View]] = {
     "transitivity, one sentence": ("transitivity", _one_sentence_view),
     "existence_tracking": ("existence_tracking", _tracking_view),
     "shuffle_tracking": ("shuffle_tracking", _shuffle_view),
+    "shuffle_tracking, swap names": ("shuffle_tracking", _names_view),
 }
 
 

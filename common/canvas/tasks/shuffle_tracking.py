@@ -7,27 +7,22 @@ as a column: each shape above the previous one by the smallest integer step beyo
 the spare height spread at random (sorted random cut points), inside the border, then random x
 positions (no touching). Shapes that cannot fit in one column make the request impossible.
 
-The answer is drawn first (``_random_swaps``): the swaps other than the decisive one (the last
-swap touching the asked position, which brings the answer there) are drawn at random, the
-answer uniformly among the shapes, and the decisive swap goes at a random slot after which no
-other swap names the answer and before which some swap has touched the position. So what a
-reader sees without the decisive swap is drawn apart from the answer (the ablation check reads
-that view). No two swaps cancel (the same two shapes swapped again with no swap touching either
-in between) unless the set's ``cancelling_swaps`` allows it.
-
-Balanced besides over two independent axes of N labels (``strata``): the position asked (0 =
-bottom; positions below the middle are asked from the bottom, the others from the top), and
-which rules without full tracking (``RULES``) give the answer: "ignore the swaps", "stop after
-the first swap", "the shape named last", "the first shape of the last swap", "the shape named
-first", "the most-swapped shape", and one partial skill, "apply the swaps in reverse order"
-(with an odd number of swaps on 3 shapes it is the skill itself: hence 4 swaps by default). A
-label of the second axis names the rules right on the item, exactly one label of N naming each
-rule, so each is right exactly as often as a random pick among the N shapes: ``rule_groups``
-finds the finest such grouping the swaps allow (rules always right together share a label),
-from the rule sets drawn swaps make (fewer than 4 swaps allow none, nor an odd number on 3
-shapes). Draws are repeated until the rules right are those of the label (bounded). "Stop
-before the last swap" tracks every swap but one and is right when the last swap misses the
-asked position (a partial skill). The answer is an identity: "Large Blue Square".
+The answer is drawn first: the position asked comes from its own balanced schedule (0 = bottom;
+positions below the middle are asked from the bottom, the others from the top), and the swaps
+are drawn apart from it, so the answer, the shape that ends at that position, is a uniform pick
+among the shapes whatever the swaps say: no rule reading the swaps without the position asked
+("the shape named last", "the most-swapped shape", "a shape never named is not the answer", any
+count of mentions) can beat 1/N, in expectation. The rules that do use the position without
+tracking every swap are right at as many positions as the swaps leave in place for them:
+"ignore the swaps" at the positions the swaps fix, "stop after the first swap" at those the
+other swaps fix, and the partial skill "apply the swaps in reverse order" at those in cycles of
+one or two. Each swap sequence has these three counts (its ``agreements``); the set balances
+over a mix of them averaging one each (``agreement_mix``: most often exactly one each), so each
+rule is right at 1/N in expectation. That needs enough swaps to move nearly every shape: a
+prompt has ``max(swaps, N)`` swaps (4 on 3 shapes: with an odd number there, the reverse order is
+the skill itself). No two swaps cancel (the same two shapes swapped again with no swap touching
+either in between) unless the set's ``cancelling_swaps`` allows it. The answer is an identity:
+"Large Blue Square".
 
 No same-canvas examples: a question about another position names a shape that is not the
 answer, so examples would narrow the answer by elimination (from N shapes to N - 2 with two
@@ -38,6 +33,7 @@ import functools
 import itertools
 import math
 import random
+from collections import Counter
 
 from common.canvas import describe
 from common.canvas.relations import vertical
@@ -85,111 +81,69 @@ RULES = ["initial", "first-swap", "last-named", "last-swap-first", "first-named"
 def cancels(swaps: list[tuple[int, int]]) -> bool:
     """Return whether some swap repeats an earlier one (the same two positions) with no swap in
     between touching either position: the two cancel out."""
-    for later, pair in enumerate(swaps):
-        for earlier in range(later - 1, -1, -1):
-            if set(swaps[earlier]) == set(pair):
-                return True
-            if set(swaps[earlier]) & set(pair):
-                break
+    last: dict[int, int] = {}  # position -> the index of the last swap touching it
+    for index, (i, j) in enumerate(swaps):
+        if i in last and last.get(j) == last[i]:
+            return True
+        last[i] = last[j] = index
     return False
 
 
-def _random_swaps(
-    rng: random.Random, n: int, count: int, position: int, cancelling: bool
-) -> list[tuple[int, int]]:
-    """Return ``count`` swaps (index pairs) drawn answer first, or [] when the draw failed.
-
-    The swaps other than the decisive one are drawn at random, and the answer uniformly among the
-    shapes; then the decisive swap, which brings the answer to ``position`` (swapping it with the
-    shape there), is put at a random slot after which the other swaps never name the answer (so
-    it stays there) and before which some swap has touched the position (so the shape it
-    displaces is not simply the one first there). What a reader sees without the decisive swap is
-    thus drawn before, and apart from, the answer. [] when no slot fits, or two swaps cancel and
-    ``cancelling`` is False."""
-    if count < 2:
-        return []
-    order, rest = list(range(n)), []
-    for _ in range(count - 1):
+def random_swaps(rng: random.Random, n: int, count: int, cancelling: bool) -> list[tuple[int, int]]:
+    """Return ``count`` random swaps of two different positions among ``n``, or [] when two of them
+    cancel and ``cancelling`` is False."""
+    swaps = []
+    for _ in range(count):
         i, j = rng.randrange(n), rng.randrange(n - 1)
-        j += j >= i  # two different positions
-        rest.append((order[i], order[j]))  # the swap as the two shapes it names
-        order[i], order[j] = order[j], order[i]
-    answer = rng.randrange(n)
-    slots, order, touched = [], list(range(n)), False
-    for slot in range(count):  # the decisive swap before rest[slot]
-        later = rest[slot:]
-        if touched and order[position] != answer and all(answer not in pair for pair in later):
-            slots.append((slot, order[position]))
-        if slot < count - 1:
-            touched = touched or order[position] in rest[slot]
-            _exchange(order, *rest[slot])
-    if not slots:
-        return []
-    slot, displaced = rng.choice(slots)
-    decisive = (answer, displaced) if rng.random() < 0.5 else (displaced, answer)
-    order, swaps = list(range(n)), []
-    for a, b in [*rest[:slot], decisive, *rest[slot:]]:
-        swaps.append((order.index(a), order.index(b)))
-        _exchange(order, a, b)
+        swaps.append((i, j + (j >= i)))
     return [] if not cancelling and cancels(swaps) else swaps
 
 
-def _exchange(order: list, a, b) -> None:
-    """Swap the places of ``a`` and ``b`` in ``order`` (in place)."""
-    i, j = order.index(a), order.index(b)
-    order[i], order[j] = b, a
-
-
-def rule_groups(num_shapes: int, swaps: int, cancelling: bool = False) -> tuple[tuple[str, ...], ...]:
-    """Return the rules right together on the items of each of the ``num_shapes`` labels of the
-    rule axis (``()``: none right); every rule is in exactly one group. The grouping is the finest
-    whose every group is a set of rules right, exactly, after some swaps (``_achievable``). Raises
-    Impossible when there is none (e.g. 3 shapes and an odd number of swaps: "reverse" is always
-    right)."""
-    seen = _achievable(min(num_shapes, 2 * swaps), swaps, cancelling)
-    best: list[list[str]] | None = None
-    for blocks in _partitions(RULES):
-        fits = len(blocks) <= num_shapes and (len(blocks) == num_shapes or frozenset() in seen)
-        if fits and all(frozenset(b) in seen for b in blocks) and (best is None or len(blocks) > len(best)):
-            best = blocks
-    if best is None:
-        raise Impossible(f"no balanced rule labels with {swaps} swaps of {num_shapes} shapes")
-    groups = sorted(
-        (tuple(r for r in RULES if r in block) for block in best), key=lambda g: RULES.index(g[0])
+def agreements(n: int, swaps: list[tuple[int, int]]) -> tuple[int, int, int]:
+    """Return at how many of the ``n`` positions "ignore the swaps", "stop after the first swap"
+    and "apply the swaps in reverse order" give the shape that ends there (``rules_right``)."""
+    order, named = list(range(n)), []  # order[p]: the shape (its first position) at p
+    for i, j in swaps:
+        named.append((order[i], order[j]))
+        order[i], order[j] = order[j], order[i]
+    first = list(range(n))
+    if swaps:
+        i, j = swaps[0]
+        first[i], first[j] = first[j], first[i]
+    backwards, where = list(range(n)), list(range(n))  # where[shape]: its position
+    for a, b in reversed(named):
+        i, j = where[a], where[b]
+        backwards[i], backwards[j] = b, a
+        where[a], where[b] = j, i
+    return (
+        sum(order[p] == p for p in range(n)),
+        sum(order[p] == first[p] for p in range(n)),
+        sum(order[p] == backwards[p] for p in range(n)),
     )
-    return tuple(groups) + ((),) * (num_shapes - len(groups))
 
 
 @functools.cache
-def _achievable(positions: int, swaps: int, cancelling: bool) -> frozenset[frozenset[str]]:
-    """Return the sets of rules right together (exactly) after the swaps of 20,000 random sequences
-    (fixed seed) on ``positions`` shapes. The rules only see the positions the swaps touch, at most
-    twice the number of swaps, so more shapes than that allow no other sets."""
-    rng = random.Random(f"rule-groups:{positions}:{swaps}:{cancelling}")
-    start = [str(i) for i in range(positions)]
-    seen = set()
-    for _ in range(20000):
-        position = rng.randrange(positions)
-        drawn = _random_swaps(rng, positions, swaps, position, cancelling)
+def agreement_mix(n: int, swaps: int, cancelling: bool = False) -> tuple[tuple[int, int, int], ...]:
+    """Return the agreements (``agreements``) the set's swap sequences take in turn: the fewest,
+    among those 5,000 random sequences (fixed seed) show, whose mean is one at each rule (a single
+    (1, 1, 1) when it occurs), the most frequent first. Raises Impossible when none average one."""
+    rng = random.Random(f"agreements:{n}:{swaps}:{cancelling}")
+    seen: Counter = Counter()
+    for _ in range(5000):
+        drawn = random_swaps(rng, n, swaps, cancelling)
         if drawn:
-            seen.add(frozenset(rules_right(start, drawn, position)))
-    return frozenset(seen)
+            seen[agreements(n, drawn)] += 1
+    common = [signature for signature, _ in seen.most_common(12)]
+    for size in (1, 2, 3):
+        for mix in itertools.combinations_with_replacement(common, size):
+            if all(sum(s[i] for s in mix) == size for i in range(3)):
+                return mix
+    raise Impossible(f"no mix of {swaps} swaps of {n} shapes leaves each rule right at one position")
 
 
-def _partitions(items: list[str]):
-    """Yield every partition of ``items`` into blocks (lists), in a fixed order."""
-    if not items:
-        yield []
-        return
-    for rest in _partitions(items[1:]):
-        for i in range(len(rest)):
-            yield [*rest[:i], [items[0], *rest[i]], *rest[i + 1 :]]
-        yield [[items[0]], *rest]
-
-
-def rule_label(group: tuple[str, ...], index: int) -> str:
-    """Return the label of a rule group: its rules joined with ``+``, or ``none-<index>``."""
-    return "+".join(group) or f"none-{index}"
+def mix_label(signature: tuple[int, int, int], index: int) -> str:
+    """Return the stratum label of an agreement signature: ``1-1-1`` (``#i`` for repeats)."""
+    return "-".join(map(str, signature)) + (f"#{index}" if index else "")
 
 
 def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -> list[str]:
@@ -217,38 +171,43 @@ def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -
 
 
 class ShuffleTrackingTask(Task):
-    """Which shape is at this position after the swaps? Balanced over positions and over which
-    shortcut rules give the answer."""
+    """Which shape is at this position after the swaps? Balanced over positions and over how many
+    positions each rule without full tracking is right at."""
 
     name = "shuffle_tracking"
     owned_description = "shuffle"
     instruction = 'Answer with the shape\'s size, colour and kind, such as "Large Blue Square".'
     min_shapes = 3
-    swaps = 4
+    swaps = 4  # at least; a column of N shapes gets max(swaps, N)
     cancelling_swaps = False  # whether two swaps may cancel out (see the module docstring)
     no_same_canvas = "same-canvas examples would narrow the answer by elimination"
 
     swap_attempts = 20000  # random swap sequences tried per question
+
+    def count(self, num_shapes: int) -> int:
+        """Return the number of swaps of a prompt about ``num_shapes`` shapes."""
+        return max(self.swaps, num_shapes)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the positions ``"0"`` (bottom) .. ``"N-1"`` (top)."""
         return [str(p) for p in range(num_shapes)]
 
     def strata(self, num_shapes: int) -> list[list[str]]:
-        """Return the axes: the position asked, and the label of the rules right (``rule_groups``;
-        a single ``unbalanced`` label when the swaps allow no grouping, see ``unsupported``)."""
+        """Return the axes: the position asked, and the agreement signature of the swaps
+        (``agreement_mix``; a single ``unbalanced`` label when none fits, see ``unsupported``)."""
         try:
-            groups = rule_groups(num_shapes, self.swaps, self.cancelling_swaps)
+            mix = agreement_mix(num_shapes, self.count(num_shapes), self.cancelling_swaps)
         except Impossible:
             return [self.answer_strata(num_shapes), ["unbalanced"]]
-        return [self.answer_strata(num_shapes), [rule_label(g, i) for i, g in enumerate(groups)]]
+        labels = [mix_label(s, mix[:i].count(s)) for i, s in enumerate(mix)]
+        return [self.answer_strata(num_shapes), labels]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
-        """Return why no item can be asked: too few shapes, or swaps that allow no balanced labels."""
+        """Return why no item can be asked: too few shapes, or swaps that allow no balanced mix."""
         reason = super().unsupported(num_shapes, stratum)
-        if reason is None and num_shapes >= self.min_shapes:
+        if reason is None:
             try:
-                rule_groups(num_shapes, self.swaps, self.cancelling_swaps)
+                agreement_mix(num_shapes, self.count(num_shapes), self.cancelling_swaps)
             except Impossible as exc:
                 return str(exc)
         return reason
@@ -293,7 +252,7 @@ class ShuffleTrackingTask(Task):
         (no examples: ``no_same_canvas``).
 
         Raises Impossible when the shapes are not all vertically apart by the relation rule, or no
-        swaps were found for the stratum.
+        swaps were found with the stratum's agreements.
         """
         column = sorted(shapes, key=lambda s: (s.y, s.name))
         if any(vertical(a, b, geometry) != "Above" for a, b in itertools.pairwise(column)):
@@ -302,8 +261,8 @@ class ShuffleTrackingTask(Task):
         n = len(start)
         asked, label = self.pick_stratum(rng, n, selected).split("|")
         position = int(asked)
-        wanted = [] if label.startswith("none") else label.split("+")  # in RULES order
-        swaps = self._swaps(rng, start, position, wanted)
+        wanted = tuple(int(a) for a in label.split("#")[0].split("-"))
+        swaps = self._swaps(rng, n, wanted)
         order = list(start)
         sentences = [describe.line_up(n, start)]
         for i, j in swaps:
@@ -311,21 +270,19 @@ class ShuffleTrackingTask(Task):
             order[i], order[j] = order[j], order[i]
         pairs = [(position_question(position, n), title(tuple(order[position].split())))]
         vocabulary = [title(s.identity) for s in sorted(shapes, key=lambda s: s.identity)]
-        return Questions(
-            pairs,
-            vocabulary,
-            description=" ".join(sentences),
-            facts={"final_order": order, "rules_right": wanted},
-        )
+        facts = {
+            "final_order": order,
+            "rules_right": rules_right(start, swaps, position),
+            "agreements": label,
+        }
+        return Questions(pairs, vocabulary, description=" ".join(sentences), facts=facts)
 
-    def _swaps(
-        self, rng: random.Random, start: list[str], position: int, wanted: list[str]
-    ) -> list[tuple[int, int]]:
-        """Return ``self.swaps`` random swaps (index pairs, touching ``position``, none cancelling
-        unless allowed) after which exactly the ``wanted`` rules give the shape at ``position``;
-        raise Impossible when none were found."""
+    def _swaps(self, rng: random.Random, n: int, wanted: tuple[int, ...]) -> list[tuple[int, int]]:
+        """Return ``count(n)`` random swaps (none cancelling unless allowed) with the agreements
+        ``wanted``, drawn without regard to the position asked; raise Impossible when none were
+        found."""
         for _ in range(self.swap_attempts):
-            swaps = _random_swaps(rng, len(start), self.swaps, position, self.cancelling_swaps)
-            if swaps and rules_right(start, swaps, position) == wanted:
+            swaps = random_swaps(rng, n, self.count(n), self.cancelling_swaps)
+            if swaps and agreements(n, swaps) == wanted:
                 return swaps
-        raise Impossible(f"no {self.swaps} swaps found with the rules {wanted or 'none'} right")
+        raise Impossible(f"no {self.count(n)} swaps found with the agreements {wanted}")
