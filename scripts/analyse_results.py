@@ -18,7 +18,7 @@ $ python scripts/analyse_results.py -t data/worldsense/test_set
 $ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown /tmp/report.md
 $ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
 $ python scripts/analyse_results.py results/blocks/cogsci_problems --figures /tmp/blocks-figures
-$ python scripts/analyse_results.py results/canvas/standard --results data/canvas/standard/results
+$ python scripts/analyse_results.py -t data/canvas/standard --results results/canvas/standard
 $ python scripts/analyse_results.py results/already_said_that --figures /tmp/asat-figures
 """
 
