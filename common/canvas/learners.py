@@ -132,6 +132,7 @@ class Logit:
         sizes = np.diff(np.r_[starts, len(gold)])
 
         def loss(w: np.ndarray) -> tuple[float, np.ndarray]:
+            """Return the penalised negative log-likelihood of the gold candidates and its gradient."""
             scores = x @ w
             top = np.maximum.reduceat(scores, starts)
             exp = np.exp(scores - np.repeat(top, sizes))
