@@ -106,7 +106,6 @@ def test_the_check_holds_chance_on_a_small_set():
     assert table["at_chance"].all(), table
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", ["standard", "scaling"])
 def test_the_shipped_sets_hold_chance_on_every_check(name):
     trials = pd.DataFrame(generate_set(load_config(CONFIGS / "canvas" / f"{name}.yaml")).trials)
