@@ -45,7 +45,7 @@ REPORT_CODE := scripts/analyse_results.py scripts/build_report.py $(addprefix co
 # Every configs/<suite>/<set>.yaml is a set: `make <suite>/<set>` builds its report.txt and prints it.
 sets_of = $(patsubst configs/$(1)/%.yaml,%,$(wildcard configs/$(1)/*.yaml))
 ALL_SETS := worldsense/test_set $(foreach s,blocks canvas already_said_that,$(addprefix $(s)/,$(call sets_of,$(s))))
-DEFAULT_SETS = worldsense/test_set blocks/cogsci_problems blocks/scaling canvas/standard \
+DEFAULT_SETS = worldsense/test_set blocks/cogsci_problems blocks/scaling canvas/standard canvas/scaling \
 	$(addprefix already_said_that/,$(ASAT_GENERATED))
 # the results database (schema: docs/database.md) and Datasette's canned queries beside it
 DB := results/results.sqlite
@@ -61,7 +61,7 @@ DB_CODE = scripts/build_database.py common/database.py common/queries.py common/
 BUILT_OTHER_SETS = $(filter-out $(DEFAULT_SETS),$(patsubst results/%/report.txt,%,$(wildcard \
 	$(foreach s,blocks canvas,$(patsubst %,results/$(s)/%/report.txt,$(call sets_of,$(s)))))))
 SECTIONS = $(addprefix results/sections/,worldsense.json blocks.json blocks_scaling.json canvas.json \
-	already_said_that.json $(addsuffix .json,$(subst /,_,$(BUILT_OTHER_SETS))))
+	canvas_scaling.json already_said_that.json $(addsuffix .json,$(subst /,_,$(BUILT_OTHER_SETS))))
 
 # external data (stamps written when every file verified)
 WS := data/worldsense
@@ -83,8 +83,9 @@ BLOCKS_CODE := $(wildcard common/blocks/*.py)
 BLOCKS_RUN_CODE := scripts/lm_plan.py scripts/codex_translate.py $(BLOCKS_CODE) $(MODELS_CODE)
 BLOCKS_REPRODUCED := results/blocks/cogsci22_reproduced.txt
 BLOCKS_SET ?= cogsci_problems
-# the sets a MODEL run of blocks answers (`make all MODEL=...`: the default ones, as every suite)
+# the sets a MODEL run of blocks (and canvas) answers (`make all MODEL=...`: the default ones, as every suite)
 BLOCKS_MODEL_SETS ?= $(patsubst blocks/%,%,$(filter blocks/%,$(DEFAULT_SETS)))
+CANVAS_MODEL_SETS ?= $(patsubst canvas/%,%,$(filter canvas/%,$(DEFAULT_SETS)))
 # The views of a generated set, read from its manifest (a failure stops the recipe: `views=$$(...)`
 # is a command of its own under `set -e`, unlike a `for` over a command substitution).
 BLOCKS_VIEWS = views=$$($(PYTHON) -c 'import json, sys; print(*json.load(open(sys.argv[1]))["views"])' $(1)); \
@@ -455,13 +456,13 @@ results/sections/canvas.json: results/canvas/standard/report.txt $(call model_ru
 		$(wildcard results/canvas/standard/*___results.jsonl) $(CANVAS_CODE) $(REPORT_CODE)
 	$(call section,-t data/canvas/standard)
 
-# a built set that is not a default one (explicit rules above take precedence over these)
+# canvas/scaling, and a built set that is not a default one (explicit rules above take precedence)
 results/sections/blocks_%.json: results/blocks/%/report.txt $$(wildcard results/blocks/$$*/*/*___results.jsonl) \
 		$(BLOCKS_CODE) $(REPORT_CODE)
 	$(call section,results/blocks/$*)
 
-results/sections/canvas_%.json: results/canvas/%/report.txt $$(wildcard results/canvas/$$*/*___results.jsonl) \
-		$(CANVAS_CODE) $(REPORT_CODE)
+results/sections/canvas_%.json: results/canvas/%/report.txt $(call model_run,canvas) \
+		$$(wildcard results/canvas/$$*/*___results.jsonl) $(CANVAS_CODE) $(REPORT_CODE)
 	$(call section,-t data/canvas/$*)
 
 results/sections/already_said_that.json: $(addprefix results/,$(addsuffix /report.txt,$(filter \
@@ -520,10 +521,12 @@ blocks-model: $(call model_run,blocks)
 	  $(PYTHON) scripts/analyse_results.py results/blocks/$$set --figures results/blocks/$$set/figures; \
 	done
 
-## Run MODEL=<config> [LIMIT=N] on the standard canvas set, then print its analysis.
+## Run MODEL=<config> [LIMIT=N] on the default canvas sets (standard, scaling), then print their analyses.
 canvas-model: $(call model_run,canvas)
 	@$(need_model)
-	$(PYTHON) scripts/analyse_results.py -t data/canvas/standard --figures results/canvas/standard/figures
+	for set in $(CANVAS_MODEL_SETS); do \
+	  $(PYTHON) scripts/analyse_results.py -t data/canvas/$$set --figures results/canvas/$$set/figures; \
+	done
 
 ## Run MODEL=<config> [LIMIT=N] on every Already Said That set (not original_*), then print the analysis of them all.
 asat-model: $(call model_run,already_said_that)
@@ -544,8 +547,9 @@ results/runs/blocks/$(MODEL_TAG).done: $(foreach s,$(BLOCKS_MODEL_SETS),data/blo
 	mkdir -p $(@D)
 	touch $@
 
-results/runs/canvas/$(MODEL_TAG).done: data/canvas/standard/trials.jsonl.bz2 $(MODEL_CONFIG) | $(ENV_OK)
-	$(PYTHON) scripts/ask_model.py -t data/canvas/standard $(MODEL_ARGS)
+results/runs/canvas/$(MODEL_TAG).done: $(foreach s,$(CANVAS_MODEL_SETS),data/canvas/$(s)/trials.jsonl.bz2) \
+		$(MODEL_CONFIG) | $(ENV_OK)
+	for set in $(CANVAS_MODEL_SETS); do $(PYTHON) scripts/ask_model.py -t data/canvas/$$set $(MODEL_ARGS); done
 	mkdir -p $(@D)
 	touch $@
 

@@ -134,7 +134,8 @@ GROUP BY r.run_id ORDER BY r.run_id"""
 ASAT_TURNS = """
 SELECT r.run_id, r.set_name, r.model, count(*) AS conversations, round(avg(u.score), 1) AS avg_turns,
   sum(NOT u.censored) AS failed
-FROM units u JOIN runs r USING (run_id) WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
+FROM units u JOIN runs r USING (run_id)
+WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
 GROUP BY r.run_id ORDER BY r.run_id"""
 
 # name -> (title, description, SQL): the explorer's canned queries

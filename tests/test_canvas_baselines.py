@@ -111,10 +111,10 @@ def test_transitivity_words():
     subject = RULES["shortcut-transitivity-subject-word"]
     reference = RULES["shortcut-transitivity-reference-word"]
     prompt = ask(text, "Where is the large red circle relative to the large green triangle?")
-    assert subject(prompt) == "Above"  # "The small red circle is above a large red circle."
-    assert reference(prompt) == "Above"  # opposite of "below a large green triangle"
+    assert subject(prompt) == "Below"  # "The small red circle is above a large red circle.": it is below
+    assert reference(prompt) == "Below"  # the triangle is above the square: the opposite
     prompt = ask(text, "Where is the small blue square relative to the large red circle?")  # the pivot
-    assert subject(prompt) == "Below" and reference(prompt) == "Below"
+    assert subject(prompt) == "Above" and reference(prompt) == "Above"
 
 
 def test_shortcuts_are_built_in_models_falling_back_to_random():
@@ -136,9 +136,13 @@ def test_shortcuts_are_built_in_models_falling_back_to_random():
     assert model.settings()["task"] == "existence"
 
 
-@pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if not s.guard], ids=lambda s: s.name)
+EXACT = [s for s in SHORTCUTS if not s.guard and s.task != "shuffle_tracking"]
+DRAWN = [s for s in SHORTCUTS if not s.guard and s.task == "shuffle_tracking"]
+
+
+@pytest.mark.parametrize("shortcut", EXACT, ids=lambda s: s.name)
 def test_every_shortcut_stays_at_chance_on_every_prefix(shortcut):
-    sizes = [3, 4, 5, 8]
+    sizes = [n for n in (3, 4, 5, 8) if not TASKS[shortcut.task]().unsupported(n)]
     built = generate_set(
         SetConfig(
             seed=3, items=32, num_shapes=sizes, tasks=[shortcut.task], fewshot=["none"], descriptions=["full"]
@@ -155,6 +159,25 @@ def test_every_shortcut_stays_at_chance_on_every_prefix(shortcut):
             assert abs(right - expected) <= 3, (n, trial["item"], right, expected)
             if done % block == 0:  # a full block of every stratum: exactly chance
                 assert right == pytest.approx(expected), (n, done, right, expected)
+
+
+@pytest.fixture(scope="module")
+def shuffle_set():
+    config = SetConfig(
+        seed=3, items=60, num_shapes=[3, 4, 5, 8], tasks=["shuffle_tracking"], fewshot=["none"]
+    )
+    return generate_set(config)
+
+
+@pytest.mark.parametrize("shortcut", DRAWN, ids=lambda s: s.name)
+def test_shuffle_shortcuts_hold_chance_in_expectation(shortcut, shuffle_set):
+    """The shuffle answer is the shape that ends at a position drawn apart from the swaps: a rule
+    is right at 1/N in expectation, not exactly per block (within 2.6 binomial standard errors)."""
+    trials = shuffle_set.trials
+    rates = [chance(t["task"], len(t["expectedresp"]), t["text"]) for t in trials]
+    right = sum(shortcut.rule(t["text"]) == t["goldresp"] for t in trials)
+    sd = sum(r * (1 - r) for r in rates) ** 0.5
+    assert abs(right - sum(rates)) <= 2.6 * sd, (right, sum(rates), sd)
 
 
 @pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if s.guard], ids=lambda s: s.name)

@@ -220,3 +220,19 @@ def test_the_stated_rule_is_needed_and_used():
     with pytest.raises(AssertionError, match="states the sizes"):
         solve(re.sub(r"A small circle has radius.*relation on it\.", "", prompt))
     assert math.isclose(stated_rule(parts(prompt)[0])["height"], math.sqrt(3) / 2, abs_tol=1e-3)
+
+
+def test_the_first_sentence_counts_the_shapes_named(trials):
+    """'There are N shapes in a canvas.' says how many shapes the description names (before any
+    event adds one), in every description of every prompt, examples included."""
+    for trial in trials:
+        descriptions = [parts(trial["text"])[0]]
+        descriptions += re.findall(r"Example \d+: (.*)\nQuestion:", trial["text"])
+        for description in descriptions:
+            n = int(re.match(r"There are (\d+) shapes in a canvas\.", description)[1])
+            first = re.sub(
+                rf"A {SHAPE} is added to the canvas\.|The {SHAPE} is removed from the canvas\.",
+                "",
+                description,
+            )
+            assert len(set(re.findall(SHAPE, first))) == n, trial["Key"]

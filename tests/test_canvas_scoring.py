@@ -115,12 +115,57 @@ TRICKY = [
     ("Large Red Square, not Small Red Square", SHAPES, "Large Red Square"),  # a negated option dropped
     ("Large Blue Triangle? No, Small Red Square.", SHAPES, None),
     ("small red squares", SHAPES, None),
+    # negations of several directions read as the one direction left
+    ("Left (not above or below)", DIRECTIONS, "Left"),
+    ("Left (not above or below)", CHAIN, "Left"),
+    ("Above, not to the left or right.", DIRECTIONS, "Above"),
+    ("Below, neither left nor right.", DIRECTIONS, "Below"),
+    ("Right, and not above nor below", DIRECTIONS, "Right"),
+    ("Below, not left, not right", DIRECTIONS, "Below"),
+    # "down" and "up" alone are directions; inside a phrase they are not
+    ("Down.", DIRECTIONS, "Below"),
+    ("Down.", CHAIN, "Below"),
+    ("up", CHAIN, "Above"),
+    ("**Up**", DIRECTIONS, "Above"),
+    ("Let me write it down: above.", DIRECTIONS, "Above"),
+    # a shape pointed at is not a second number; alone it is the count
+    ("There are 2: one at (3, 4) and one at (5, 6).", COUNTS, "2"),
+    ("Two of them, one at (3, 4) and the other at (-1, 2).", COUNTS, "2"),
+    ("There is one at (3, 4).", COUNTS, "1"),
+    # hedges are no commitment
+    ("at least 2", COUNTS, None),
+    ("about 2", COUNTS, None),
+    ("There are roughly 3.", COUNTS, None),
+    ("2 or so", COUNTS, None),
+    ("right-ish", CHAIN, None),
+    ("Roughly to the left.", CHAIN, None),
+    ("About above right.", DIRECTIONS, None),
+    ("Yes, there is at least one.", YES_NO, "Yes"),  # not a hedge of the Yes
 ]
 
 
 @pytest.mark.parametrize("response, vocabulary, expected", TRICKY)
 def test_strict_extraction(response, vocabulary, expected):
     assert extract(response, vocabulary) == expected
+
+
+@pytest.mark.parametrize("response, vocabulary, expected", TRICKY)
+def test_the_runner_reprompts_exactly_what_the_strict_reader_cannot_read(response, vocabulary, expected):
+    """The canvas runner's re-prompt decision is the strict reader's: a reply the score credits is
+    never re-prompted (and its answer is the record's ``resp``), any other is."""
+    from common.canvas.run import answer
+    from common.models.base import Reply
+
+    class Scripted:
+        def __init__(self):
+            self.replies = [response, "whatever"]
+
+        def complete(self, messages, item):
+            return Reply(self.replies[len(messages) // 2])
+
+    record = answer(Scripted(), {"Key": 1, "text": "Question?", "expectedresp": vocabulary})
+    assert (len(record["raw"]) == 1) == (expected is not None)
+    assert record["raw"][0] == response and record["resp"] == (expected or "")
 
 
 def test_the_table_is_large_and_covers_both_verdicts():

@@ -5,7 +5,7 @@ import pytest
 
 from tests.conftest import run_script
 
-SMALL = ["--set", "items=2", "--set", "num_shapes=[3, 4]"]
+SMALL = ["--set", "items=2", "--set", "num_shapes=[3, 5]"]
 
 
 @pytest.fixture(scope="module")

@@ -57,7 +57,7 @@ def test_the_four_uses_on_a_fresh_copy(tmp_path):
 
     report = (repo / "results/report.md").read_text()
     sections = dict(re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", report, re.S | re.M))
-    assert {"Blocks world: mine", "Canvas: mine"} <= set(sections), list(sections)
+    assert {"Blocks world: mine", "Canvas: mine", "Canvas: scaling"} <= set(sections), list(sections)
     assert "mixed_seed7" in sections["Already Said That"]
     for title in (
         "WorldSense",

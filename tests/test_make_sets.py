@@ -104,7 +104,7 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
         "canvas/extra",
     } <= set(found)
     defaults = "Default sets (built by make all): worldsense/test_set blocks/cogsci_problems blocks/scaling "
-    defaults += "canvas/standard already_said_that/ambiguous_sentences"
+    defaults += "canvas/standard canvas/scaling already_said_that/ambiguous_sentences"
     assert defaults in result.stdout
     assert re.search(r"^  sets +Build every set", result.stdout, re.M)
     assert re.search(r"^  <suite>/<set> +Build one set", result.stdout, re.M)
@@ -127,6 +127,7 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
     dry_all = run(sandbox, "make -n all").stdout
     assert "results/blocks/cogsci_problems/report.txt" in dry_all
     assert "results/canvas/standard/report.txt" in dry_all
+    assert "results/canvas/scaling/report.txt" in dry_all
     assert "results/blocks/extra/report.txt" not in dry_all
 
 

@@ -1,5 +1,6 @@
 """The numbers of the canvas suite: scored results files, accuracy with intervals clustered by
-item, the shortcut baselines against chance, exact paired tests between models.
+item, the shortcut baselines against chance, the ablation check and the partial skills (both
+read the trials alone), exact paired tests between models.
 
 A canvas set directory holds ``manifest.json``, ``trials.jsonl.bz2`` and ``results/`` (one file
 per model, written by ``scripts/ask_model.py``). Accuracy is the strict reader's
@@ -18,7 +19,9 @@ from pathlib import Path
 import pandas as pd
 
 from common import paths
+from common.canvas import ablation
 from common.canvas.baselines import BASELINES
+from common.canvas.partial import PARTIAL_SKILLS
 from common.canvas.run import CANVAS_FIELDS, results_dir
 from common.canvas.scoring import score_rows
 from common.canvas.shortcuts import SHORTCUTS, chance
@@ -157,6 +160,44 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
                 "hi": hi,
                 "chance": rate,
                 "at_chance": bool(lo <= rate <= hi),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def ablation_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """Return the ablation check of the set (``ablation.check``): per check, the accuracy of the
+    best classifier on what remains once the asked facts are removed, against chance."""
+    return ablation.check(trials)
+
+
+def partial_table(trials: pd.DataFrame) -> pd.DataFrame:
+    """Return, for each partial skill (``partial.PARTIAL_SKILLS``) whose task is in the set, its
+    score on the task's trials with the 95% interval clustered by item, the share of the trials
+    its rule reads, the mean chance rate, and the share of trials on which it differs from the
+    skill (gives another answer than the gold one): ``differs``."""
+    rows = []
+    for skill in PARTIAL_SKILLS:
+        of_task = trials[trials["task"] == skill.task]
+        if of_task.empty:
+            continue
+        answers = [skill.rule(str(text)) for text in of_task["text"]]
+        right = of_task.assign(
+            strict=[int(a == g) for a, g in zip(answers, of_task["goldresp"], strict=True)]
+        )
+        p, lo, hi = interval(right)
+        rows.append(
+            {
+                "rule": skill.name,
+                "task": skill.task,
+                "about": skill.about,
+                "items": of_task["item"].nunique(),
+                "reads": sum(a is not None for a in answers) / len(answers),
+                "score": p,
+                "lo": lo,
+                "hi": hi,
+                "chance": float(trial_chance(of_task).mean()),
+                "differs": 1 - float(right["strict"].mean()),
             }
         )
     return pd.DataFrame(rows)

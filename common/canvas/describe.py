@@ -70,15 +70,21 @@ def describe(kind: str, shapes: list[Shape], geometry: Geometry) -> str:
 
 # ---- task-owned sentences ----
 def chain(
-    n: int, pivot: Shape, sides: list[tuple[str, list[Shape]]], inverted: frozenset[str] = frozenset()
+    pivot: Shape,
+    sides: list[tuple[str, list[Shape]]],
+    inverted: frozenset[str] = frozenset(),
+    others: tuple[Shape, ...] = (),
 ) -> str:
-    """Return a transitivity-chain description: the pivot, then per side each shape after the previous.
+    """Return a transitivity-chain description: the pivot, then per side each shape after the
+    previous, then the shapes ``others`` off the chain ("There is also a {s} in the canvas.").
 
     ``sides`` is ``[(word, shapes), ...]`` with word one of Left/Right/Above/Below, the shapes of a
     side listed going away from the pivot. A shape is introduced relative to the previous one:
     "Below the {previous} is a {shape}.", or, for the shapes named in ``inverted``, the previous
-    one relative to it: "The {previous} is above a {shape}." (the same fact, the other word).
+    one relative to it: "The {previous} is above a {shape}." (the same fact, the other word). The
+    first sentence counts every shape named.
     """
+    n = 1 + sum(len(shapes) for _, shapes in sides) + len(others)
     sentences = [intro(n), f"There is a {pivot.name} in the canvas."]
     for word, shapes in sides:
         previous = pivot
@@ -89,6 +95,7 @@ def chain(
                 preposition = {"Left": "Left of", "Right": "Right of"}.get(word, word)
                 sentences.append(f"{preposition} the {previous.name} is a {shape.name}.")
             previous = shape
+    sentences += [f"There is also a {shape.name} in the canvas." for shape in others]
     return " ".join(sentences)
 
 

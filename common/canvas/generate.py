@@ -51,8 +51,9 @@ class SetConfig:
     fewshot: list[FewShot] = field(default_factory=lambda: ["none", "same_canvas", "other_canvas"])
     examples: int = 2  # few-shot examples per prompt (the original: 2)
     canvas_attempts: int = 200  # canvases drawn per item before it is skipped
-    events: int = 3  # existence tracking: additions and removals
-    swaps: int = 3  # shuffle tracking: swaps
+    events: int = 4  # existence tracking: additions and removals (half the prompts have one more)
+    swaps: int = 4  # shuffle tracking: swaps (3 shapes need an even number)
+    cancelling_swaps: bool = False  # shuffle tracking: may two swaps cancel out (the same pair again)
     geometry: Geometry = field(default_factory=Geometry)
 
 
@@ -98,10 +99,10 @@ def _check(cfg: SetConfig, source: config.Source) -> None:
 
 
 def make_tasks(cfg: SetConfig) -> list[Task]:
-    """Return the configured task instances, with the set's event and swap counts."""
+    """Return the configured task instances, with the set's event and swap settings."""
     tasks = [TASKS[name]() for name in cfg.tasks]
     for task in tasks:
-        for setting in ("events", "swaps"):
+        for setting in ("events", "swaps", "cancelling_swaps"):
             if hasattr(task, setting):
                 setattr(task, setting, getattr(cfg, setting))
     return tasks

@@ -9,6 +9,7 @@ question ("Question: ...") with the task's instruction.
 """
 
 import re
+from collections.abc import Callable
 
 SHAPE = r"(?:small|large) (?:red|blue|yellow|green) (?:square|circle|triangle)"
 OTHER_CANVAS = "Now a new canvas. "
@@ -57,15 +58,14 @@ def without_events(text: str) -> str:
     return _EVENT.sub("", text)
 
 
-def introducing_word(text: str, shape: str) -> str | None:
-    """Return the direction word of the chain sentence introducing ``shape`` ("Below the x is a
-    {shape}." gives Below, "The x is above a {shape}." gives Above), or None (the pivot)."""
-    for match in _INTRO_PLAIN.finditer(text):
-        if match.group(3) == shape:
-            return match.group(1).split()[0]
-    for match in _INTRO_INVERTED.finditer(text):
-        if match.group(3) == shape:
-            return match.group(2).split()[0].capitalize()
+def introducing_direction(text: str, shape: str) -> str | None:
+    """Return the direction the chain sentence introducing ``shape`` gives it relative to the
+    previous shape, whichever its form ("Below the x is a {shape}." and "The x is above a
+    {shape}." both give Below), or None (the pivot, or a shape off the chain)."""
+    for sentence in sentences(text):
+        step = chain_step(sentence)
+        if step and step[2] == shape:
+            return step[1]
     return None
 
 
@@ -90,7 +90,44 @@ def relation_sentences(text: str) -> list[tuple[str, tuple[str, ...], str]]:
 
 def example_answers(prompt: str) -> list[str]:
     """Return the answers of the same-canvas examples (``Answer: ...`` lines about the test canvas)."""
-    return re.findall(r"^Answer: (.*)$", test_canvas(prompt), flags=re.MULTILINE)
+    return [answer for _, answer in examples(prompt)]
+
+
+def examples(prompt: str) -> list[tuple[str, str]]:
+    """Return the same-canvas examples as ``(question, answer)`` pairs."""
+    return re.findall(r"^Question: (.*)\nAnswer: (.*)$", test_canvas(prompt), flags=re.MULTILINE)
+
+
+def other_canvas_answers(prompt: str) -> list[str]:
+    """Return the answers of the other-canvas examples (before "Now a new canvas.")."""
+    if OTHER_CANVAS not in prompt:
+        return []
+    return re.findall(r"^Answer: (.*)$", prompt.split(OTHER_CANVAS)[0], flags=re.MULTILINE)
+
+
+def sentences(text: str) -> list[str]:
+    """Return the sentences of a description (split after each full stop followed by a space)."""
+    return [s for s in re.split(r"(?<=\.) ", text) if s]
+
+
+def stated_count(text: str) -> int:
+    """Return N of the description's first sentence "There are N shapes in a canvas."; raise
+    ValueError without it."""
+    match = re.match(r"There are (\d+) shapes in a canvas\.", text)
+    if not match:
+        raise ValueError("no 'There are N shapes in a canvas.' sentence")
+    return int(match.group(1))
+
+
+def chain_step(sentence: str) -> tuple[str, str, str] | None:
+    """Return a chain sentence as ``(previous, direction, new)``: the shape it introduces is
+    ``direction`` of the previous one, whichever form it takes ("Below the x is a y." and "The x
+    is above a y." both give ``(x, "Below", y)``); None for another sentence."""
+    if match := _INTRO_PLAIN.fullmatch(sentence):
+        return match.group(2), match.group(1).split()[0], match.group(3)
+    if match := _INTRO_INVERTED.fullmatch(sentence):
+        return match.group(1), OPPOSITE[match.group(2).split()[0].capitalize()], match.group(3)
+    return None
 
 
 def line_up(text: str) -> list[str]:
@@ -104,6 +141,22 @@ def line_up(text: str) -> list[str]:
 def swaps(text: str) -> list[tuple[str, str]]:
     """Return the swap sentences of ``text`` in order as pairs of shape names."""
     return re.findall(rf"The ({SHAPE}) and the ({SHAPE}) swap positions\.", text)
+
+
+def after_swaps(prompt: str, pick: Callable[[list[tuple[str, str]]], list[tuple[str, str]]]) -> str | None:
+    """Return the shape (``Large Blue Square``) at the asked position of a shuffle prompt after the
+    swaps ``pick`` selects from its swap sentences (all of them: the answer), or None for another
+    question."""
+    try:
+        text = description(prompt)
+        order, done = line_up(text), pick(swaps(text))
+        asked = position(question(prompt), len(order))
+    except ValueError:
+        return None
+    for a, b in done:
+        i, j = order.index(a), order.index(b)
+        order[i], order[j] = b, a
+    return order[asked].title()
 
 
 def position(asked: str, n: int) -> int:

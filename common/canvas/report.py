@@ -3,8 +3,9 @@
 ``section`` assembles what ``common.canvas.analysis`` computes from a canvas set and its results
 files (``make canvas-baselines`` builds one under ``results/canvas/standard``): accuracy per task
 and per number of shapes with intervals clustered by item, invalid and refused answers apart,
-the shortcut baselines against chance, exact paired tests between models, and the accuracy
-figure.
+the shortcut baselines against chance, the ablation check (the best classifier on what remains
+once the asked facts are removed) and the partial skills, exact paired tests between models,
+and the accuracy figure.
 """
 
 import functools
@@ -18,12 +19,14 @@ from common import sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     SHORTCUT_TASKS,
+    ablation_table,
     accuracy,
     chance_by_size,
     draw_frame,
     interval,
     load_trials,
     paired_tests,
+    partial_table,
     results_files,
     score_files,
     shortcut_table,
@@ -49,7 +52,13 @@ the strict reader's; 95% intervals are Wilson-type with the effective size of th
 item (the variants of one item count as one cluster); refused requests (too long for the
 model's context) and invalid answers count as wrong, each counted in its own column, so every
 model has the same denominator. Shortcut baselines answer by a rule needing no skill:
-each should score at its task's chance rate."""
+each should score at its task's chance rate. The ablation check searches for any such rule
+instead of listing them: for each task it removes the facts the question depends on (the
+sentences and events naming the asked shape, the subject's and reference's chain sentences or
+centres, the decisive swap, the description for existence and count) and fits the best of
+many classifiers on structured features of what remains, on half the items, testing it on the
+other half; its accuracy should hold chance. Partial skills read part of the asked facts: they
+are reported with the share of trials on which they differ from the skill."""
 
 
 PAIRED_TITLE = "Paired exact tests on shared items (a better: the items where a answered more variants right)"
@@ -72,6 +81,8 @@ def section(
     files = results_files(path, extra_results)
     scored, notes = score_files(trials, files)
     shortcuts = shortcut_table(scored, trials)
+    ablated = ablation_table(trials)
+    partial = partial_table(trials)
     models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
     if models.empty:
         models = scored
@@ -85,6 +96,9 @@ def section(
     ]
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
+    tables.append((ABLATION_TITLE, ablation_display(ablated)))
+    if not partial.empty:
+        tables.append(("Partial skills: rules reading part of the asked facts", partial_display(partial)))
     if not tests.empty:
         tables.append((PAIRED_TITLE, tests_display(tests)))
     draws = sampling.run_frames(files, functools.partial(draw_frame, trials))
@@ -95,20 +109,22 @@ def section(
         plot_accuracy(by_size, chance_by_size(trials), figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
-    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size}
+    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "ablation": ablated}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
+    if not partial.empty:
+        data["partial_skills"] = partial
     if not tests.empty:
         data["paired"] = tests
     return Section(
         suite="canvas",
-        title="Canvas" if path.resolve().name == "standard" else f"Canvas: {path.resolve().name}",
+        title=f"Canvas: {path.resolve().name}",
         about=ABOUT,
         heading=f"CANVAS RESULTS OF {path}",
         tables=tables,
         figures=figures,
         data=data,
-        summary=summary_lines(scored, shortcuts) + sampling.sampling_summary(draws),
+        summary=summary_lines(scored, shortcuts, ablated) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[trials_path(path), *files],
         headline_tables=1,
@@ -167,25 +183,55 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     return shown.set_index("shortcut")
 
 
+ABLATION_TITLE = (
+    "Ablation: the best classifier on what remains once the asked facts are removed "
+    "(trained on half the items, tested on the other half, and back), vs chance"
+)
+
+
+def ablation_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the ablation check for display (percent), indexed by check."""
+    shown = table[["check", "items"]].copy()
+    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
+    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
+    shown["at chance"] = ["-" if ok is None else "yes" if ok else "NO" for ok in table["at_chance"]]
+    shown["classifier chosen (each half)"] = table["models"]
+    return shown.set_index("check")
+
+
+def partial_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the partial skills for display (percent), indexed by rule."""
+    shown = table[["rule", "task", "about", "items"]].copy()
+    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
+    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
+    shown["differs from the skill %"] = [f"{100 * d:.1f}" for d in table["differs"]]
+    return shown.set_index("rule")
+
+
 def tests_display(table: pd.DataFrame) -> pd.DataFrame:
     """Return the paired tests for display: items compared, then ``common.report.paired_cells``."""
     return table[["a", "b", "n"]].assign(**paired_cells(table)).set_index(["a", "b"])
 
 
-def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame) -> list[str]:
-    """Return 1-3 lines: overall strict accuracy per model (other than shortcuts), and how many
-    shortcuts stay at chance."""
+def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, ablated: pd.DataFrame) -> list[str]:
+    """Return 1-3 lines: overall strict accuracy per model (other than shortcuts), how many
+    shortcuts stay at chance, and how many ablation checks do."""
     cells = []
     for model in dict.fromkeys(scored["model"]):
         if model not in SHORTCUT_TASKS:
             cells.append(f"{model} {_cell(*interval(scored[scored['model'] == model]))}")
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
-    if not shortcuts.empty:
-        missed = [r.shortcut for r in shortcuts.itertuples() if not r.at_chance]
-        lines.append(
-            f"canvas shortcuts at chance: {len(shortcuts) - len(missed)} of {len(shortcuts)}"
-            + (f" (above or below: {', '.join(missed)})" if missed else "")
-        )
+    checks = []
+    for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (ablated, "check", "ablation checks")):
+        table = table[table["at_chance"].notna()] if not table.empty else table
+        if not table.empty:
+            missed = [getattr(r, name) for r in table.itertuples() if not r.at_chance]
+            checks.append(
+                f"{label} at chance: {len(table) - len(missed)} of {len(table)}"
+                + (f" (above or below: {', '.join(missed)})" if missed else "")
+            )
+    if checks:
+        lines.append("canvas " + "; ".join(checks))
     return lines
 
 

@@ -2,20 +2,33 @@
 
 The sets are in the WorldSense trial format (``common/canvas/generate.py``), so the items and
 the answering protocol are WorldSense's (``common/worldsense/run.py``: ask, re-prompt once with
-the options when the answer is not one of them); the strict reader of ``scoring.py`` scores the
-raw replies afterwards. Results of every model, built-in or not, go to
-``results/canvas/<set>/`` (the set directory under data/ is generated, and may be regenerated).
+the options when no answer is read), with one difference: the answer is read by the strict
+reader of ``scoring.py``, the one that scores the raw replies afterwards, so a reply the score
+would credit is never re-prompted, and ``resp`` is the answer the score reads. Results of every
+model, built-in or not, go to ``results/canvas/<set>/`` (the set directory under data/ is
+generated, and may be regenerated).
 """
 
 from pathlib import Path
+from typing import Any
 
 from common import paths
+from common.canvas.scoring import extract
+from common.models.base import Model
+from common.worldsense import run as worldsense_run
 from common.worldsense.data import first_trial
-from common.worldsense.run import answer, items
+from common.worldsense.run import items
 
 __all__ = ["answer", "items", "results_dir"]
 
 CANVAS_FIELDS = ("task", "item")  # in every canvas trial, in no WorldSense one
+
+
+def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
+    """Return the results record of asking ``model`` about ``item``: the WorldSense protocol
+    (``worldsense.run.answer``) with the strict reader (``scoring.extract``) deciding whether a
+    reply gives an answer or is re-prompted. Changes nothing."""
+    return worldsense_run.answer(model, item, reprompts, reader=extract)
 
 
 def is_canvas_set(testset: str | Path) -> bool:

@@ -19,21 +19,26 @@ How ``extract`` reads a response:
    "not yes", "not the small red square", are dropped first):
    - directions: the vertical and horizontal words are collected (any order, hyphens, commas,
      "to the"; upper, higher, top and lower, bottom, beneath, underneath as above and below, "up"
-     and "down" before left or right), "neither above nor below" dropped; one of each combines into "Below
-     Right". Two words on one axis, a combination the vocabulary lacks, or a hedge ("or",
-     "maybe") is invalid;
+     and "down" before left or right or alone: "Down."), negated ones dropped, several at once
+     ("not above or below", "not to the left or right", "neither above nor below"); one of each
+     combines into "Below Right". Two words on one axis, a combination the vocabulary lacks, a
+     hedge ("or", "maybe") or an approximation ("roughly", "about", "right-ish") is invalid;
    - Yes / No: yes, yeah, yep, yup and no, nope, nah as answers ("no doubt" is not one); "no"
      before a noun ("there is no red shape") counts as No only when no sentence gives a yes/no
      answer; both is invalid;
    - counts: digits and number words ("two", "twenty-one") as whole words ("10" is not "0"),
-     coordinates "(3, -4)" left out; several different numbers, or a hedge, is invalid; "none"
+     coordinates "(3, -4)" left out, and "one" in "one at (3, 4)" when another number gives the
+     count; several different numbers, a hedge, or an approximation ("at least 2", "about 2")
+     is invalid; "none"
      or "no" before a noun ("there are no red shapes") counts as 0 only when no sentence gives a
      number;
    - anything else (shape identities): each option as whole words in any order ("blue large
      square"), separated by spaces, hyphens or commas; more than one option found is invalid.
 
 The response scored is the model's last completion (``raw[-1]``: after the runner's re-prompt,
-if one was needed), or ``resp`` when a results file has no ``raw``. A record the server refused
+if one was needed), or ``resp`` when a results file has no ``raw``. The canvas runner
+(``run.answer``) decides whether to re-prompt with this same reader, so a reply it credits is
+never re-prompted. A record the server refused
 (``refused`` set by the shared runner) has no response: it scores 0 and is flagged ``refused``.
 """
 
@@ -70,9 +75,16 @@ _DIRECTION_WORDS = {
 _WORDS = "|".join(w for w in _DIRECTION_WORDS if w not in ("up", "down"))
 _SIDE = r"(?=[\s,-]+(?:and\s+)?(?:to\s+the\s+)?(?:left|right)\b)"  # "up" and "down" only before a side
 _DIRECTION = re.compile(rf"(?<!\w)({_WORDS}|up{_SIDE}|down{_SIDE})(?!\w)", re.IGNORECASE)
-_NOT_DIRECTION = re.compile(
-    rf"\bnot\s+(?:to\s+the\s+|directly\s+)?(?:{_WORDS})\b|"
-    rf"\bneither\s+(?:{_WORDS})\s+nor\s+(?:{_WORDS})\b",
+_ALONE = re.compile(r"\W*(up|down)\W*", re.IGNORECASE)  # "Down." alone: a direction
+_NEGATED = rf"(?:to\s+the\s+|directly\s+)?(?:{_WORDS}|up|down)"
+_NOT_DIRECTION = re.compile(  # "not above", "not to the left or right", "neither above nor below"
+    rf"\bnot\s+{_NEGATED}(?:\s*,?\s*(?:or|nor|and|and\s+not)\s+{_NEGATED})*\b|"
+    rf"\bneither\s+{_NEGATED}\s+nor\s+{_NEGATED}\b",
+    re.IGNORECASE,
+)
+_APPROXIMATE = re.compile(  # "at least 2", "about 2", "roughly left", "right-ish": no commitment
+    r"\b(?:at\s+least|at\s+most|about|around|approximately|roughly|nearly|almost|or\s+so)\b|"
+    r"(?<=\w)-?ish\b",
     re.IGNORECASE,
 )
 _YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
@@ -84,6 +96,7 @@ _CORRECTION = re.compile(
     re.IGNORECASE,
 )
 _COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
+_ONE_AT = re.compile(r"\bone\s+(?=at\s*\()", re.IGNORECASE)  # "one at (3, 4)": a shape, not a count
 _NONE = re.compile(r"(?<![\w-])none(?![\w-])", re.IGNORECASE)
 _NO_DETERMINER = re.compile(
     r"(?<![\w-])no\s+(?:such\s+|other\s+)?"
@@ -176,12 +189,15 @@ def _reader(options: list[str]):
 def _directions(sentence: str, options: list[str]) -> str | None:
     """Read the direction words of a sentence (see the module docstring)."""
     kept = _NOT_DIRECTION.sub(" ", sentence)
-    words = [_DIRECTION_WORDS[w.lower()] for w in _DIRECTION.findall(kept)]
+    alone = _ALONE.fullmatch(kept)
+    words = [_DIRECTION_WORDS[w.lower()] for w in ([alone.group(1)] if alone else _DIRECTION.findall(kept))]
     if not words:
         return None
     vertical = list(dict.fromkeys(w for w in words if w in VERTICAL))
     horizontal = list(dict.fromkeys(w for w in words if w in HORIZONTAL))
     if len(vertical) > 1 or len(horizontal) > 1 or (len(words) > 1 and _HEDGE.search(kept)):
+        return ""
+    if _APPROXIMATE.search(kept):
         return ""
     answer = " ".join(vertical + horizontal)
     return answer if answer in options else ""
@@ -207,11 +223,21 @@ def _no_determiner(sentence: str, options: list[str]) -> str | None:
 
 
 def _count(sentence: str, options: list[str]) -> str | None:
-    """Read the numbers of a sentence, negated ones ("not 2") and coordinates left out (see the
-    module docstring)."""
-    kept = _NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", sentence))
+    """Read the numbers of a sentence, negated ones ("not 2") and coordinates left out, and "one"
+    in "one at (3, 4)" when another number gives the count (see the module docstring)."""
+    kept = _NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", _ONE_AT.sub(" ", sentence)))
+    values = _numbers(kept) or _numbers(_NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", sentence)))
+    if not values:
+        return None
+    if len(values) > 1 or _HEDGE.search(kept) or _APPROXIMATE.search(kept) or values[0] not in options:
+        return ""
+    return values[0]
+
+
+def _numbers(text: str) -> list[str]:
+    """Return the different numbers of ``text`` (digits and number words), in order."""
     values = []
-    for token in _NUMBER.findall(kept):
+    for token in _NUMBER.findall(text):
         word = token.lower().replace(" ", "-")
         if word.isdigit():
             values.append(str(int(word)))
@@ -219,12 +245,7 @@ def _count(sentence: str, options: list[str]) -> str | None:
             values.append(str(20 + NUMBER_WORDS.index(word.split("-")[1])))
         else:
             values.append(str(NUMBER_WORDS.index(word)))
-    values = list(dict.fromkeys(values))
-    if not values:
-        return None
-    if len(values) > 1 or _HEDGE.search(kept) or values[0] not in options:
-        return ""
-    return values[0]
+    return list(dict.fromkeys(values))
 
 
 def _no_count(sentence: str, options: list[str]) -> str | None:

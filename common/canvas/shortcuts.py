@@ -3,7 +3,8 @@
 Each shortcut reads the prompt text only (``reading``), as a model would, and applies one rule
 a model could learn from the wording instead of the canvas. A shortcut that scores above its
 task's chance rate shows a flaw of the set; the generator balances against each one (see the
-tasks' docstrings), and ``report`` shows their scores beside chance. Two (``guard=True``) find
+tasks' docstrings), and ``report`` shows their scores beside chance and beside the ablation
+check (``ablation``), which looks for any such rule instead of this list. Two (``guard=True``) find
 nothing to read in the sets the generator makes now and stay as guards against a change that
 reopens their leak: the relation a description sentence states about a coordinate pair (the
 task shows centres only) and elimination by same-canvas examples (shuffle tracking offers
@@ -109,16 +110,7 @@ def _shuffle_initial(prompt: str) -> str | None:
 
 def _shuffle_first_swap(prompt: str) -> str | None:
     """Shuffle tracking, stopping after the first swap: the shape at the asked position then."""
-    try:
-        text = reading.description(prompt)
-        order, swaps = reading.line_up(text), reading.swaps(text)
-        asked = reading.position(reading.question(prompt), len(order))
-    except ValueError:
-        return None
-    for a, b in swaps[:1]:
-        i, j = order.index(a), order.index(b)
-        order[i], order[j] = order[j], order[i]
-    return title(tuple(order[asked].split()))
+    return reading.after_swaps(prompt, lambda swaps: swaps[:1])
 
 
 def _swap_names(prompt: str) -> list[str] | None:
@@ -178,7 +170,7 @@ def _coordinate_stated(prompt: str) -> str | None:
     return None
 
 
-def _count_range(prompt: str) -> range | None:
+def count_range(prompt: str) -> range | None:
     """Return the counts a count question's wording allows on the test canvas (see the count
     task), or None for another question."""
     match = re.fullmatch(r"How many (.+?)(?: are there)?\?", reading.question(prompt))
@@ -194,13 +186,13 @@ def _count_range(prompt: str) -> range | None:
 
 def _count_most(prompt: str) -> str | None:
     """Count: the largest count the query's wording allows (all of its kind, or every shape)."""
-    counts = _count_range(prompt)
+    counts = count_range(prompt)
     return None if counts is None else str(counts[-1])
 
 
 def _count_expected(prompt: str) -> str | None:
     """Count: the count expected of a random canvas, N u / 24 rounded (u: identities the query matches)."""
-    counts = _count_range(prompt)
+    counts = count_range(prompt)
     if counts is None:
         return None
     n = int(re.match(r"There are (\d+)", reading.description(prompt)).group(1))
@@ -212,7 +204,8 @@ def _count_expected(prompt: str) -> str | None:
 
 
 def _transitivity_words(prompt: str) -> tuple[str | None, str | None] | None:
-    """Return the words introducing the subject and the reference of a chain question, or None."""
+    """Return the directions the sentences introducing the subject and the reference give them
+    (their meaning, whatever the form), or None for another question."""
     text = reading.description(prompt)
     if not reading.chain_facts(text):
         return None
@@ -220,12 +213,12 @@ def _transitivity_words(prompt: str) -> tuple[str | None, str | None] | None:
         subject, reference = reading.relative_pair(reading.question(prompt))
     except ValueError:
         return None
-    return reading.introducing_word(text, subject), reading.introducing_word(text, reference)
+    return reading.introducing_direction(text, subject), reading.introducing_direction(text, reference)
 
 
 def _transitivity_subject_word(prompt: str) -> str | None:
-    """Transitivity: the direction word of the sentence introducing the subject (for the pivot: the
-    opposite of the reference's word)."""
+    """Transitivity: the direction the sentence introducing the subject gives it (for the pivot: the
+    opposite of the reference's)."""
     words = _transitivity_words(prompt)
     if words is None:
         return None
@@ -234,8 +227,8 @@ def _transitivity_subject_word(prompt: str) -> str | None:
 
 
 def _transitivity_reference_word(prompt: str) -> str | None:
-    """Transitivity: the opposite of the word introducing the reference (for the pivot: the
-    subject's word)."""
+    """Transitivity: the opposite of the direction the sentence introducing the reference gives it
+    (for the pivot: the subject's)."""
     words = _transitivity_words(prompt)
     if words is None:
         return None
@@ -294,9 +287,9 @@ SHORTCUTS = [
              "a shape no same-canvas example answers (the lowest in the line-up)", _shuffle_elimination,
              guard=True),
     Shortcut("shortcut-transitivity-subject-word", "transitivity",
-             "the direction word of the sentence introducing the subject", _transitivity_subject_word),
+             "the direction the sentence introducing the subject gives it", _transitivity_subject_word),
     Shortcut("shortcut-transitivity-reference-word", "transitivity",
-             "the opposite of the word introducing the reference", _transitivity_reference_word),
+             "the opposite of the direction the reference's sentence gives it", _transitivity_reference_word),
 ]
 # fmt: on
 
@@ -310,5 +303,5 @@ def chance(task: str, options: int, prompt: str = "") -> float:
     """
     if task == "transitivity":
         return 0.5
-    counts = _count_range(prompt) if task == "count" and prompt else None
+    counts = count_range(prompt) if task == "count" and prompt else None
     return 1.0 / (len(counts) if counts else options)

@@ -10,7 +10,7 @@ not re-prompted, and ``resp`` is "". ``items`` reads what the runner asks.
 
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,8 +46,16 @@ def reprompt_text(options: Sequence[str]) -> str:
     return REPROMPT.format(options=", ".join(map(str, options)))
 
 
-def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
+Reader = Callable[[str, Sequence[str]], "str | None"]  # a completion and the options -> the option, or None
+
+
+def answer(
+    model: Model, item: dict[str, Any], reprompts: int = 1, reader: Reader = extract_answer
+) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
+
+    ``reader`` reads the option a completion gives (WorldSense: ``extract_answer``); a completion
+    it reads no option from is re-prompted.
 
     ``Key`` and ``resp`` (an option or ""), then diagnostics: ``raw`` (every answer, in order;
     a reasoning model's thinking is in ``reasoning``), ``finish_reason`` (the server's, per
@@ -79,7 +87,7 @@ def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, 
             break
         if replies[-1].cut_while_thinking:
             break  # no answer to re-prompt about: the budget ran out while thinking
-        resp = extract_answer(replies[-1].text, options)
+        resp = reader(replies[-1].text, options)
         if resp is not None:
             break
     record = {

@@ -2,7 +2,10 @@
 
 Answers are the relation rule's words: one of Above, Below, Left, Right, or a vertical word then
 a horizontal one. Balanced over the eight answers; a single-word answer needs a pair within
-the margin on one axis, so some canvases are redrawn for it.
+the margin on one axis, so some canvases are redrawn for it. Same-canvas examples ask about
+pairs of other shapes: one about the subject ("Where is the subject relative to X?") tells
+where the subject lies on the canvas, and so hints at the answer; a canvas of 3 shapes has no
+such pair, and that few-shot style is skipped there.
 
 The task owns the ``coordinates`` description (the centres, the sizes and the rule), as in the
 original: the ``full`` and ``partial`` descriptions state the relation of every pair in a
@@ -42,7 +45,8 @@ class CoordinateTask(Task):
         selected: str | None = None,
         examples: int = 2,
     ) -> Questions:
-        """Return a question about an ordered pair answered ``selected``, examples on other pairs.
+        """Return a question about an ordered pair answered ``selected``, examples on pairs of other
+        shapes (an example about the subject or the reference would hint at where it lies).
 
         Raises Impossible when no pair of this canvas has that answer.
         """
@@ -52,7 +56,7 @@ class CoordinateTask(Task):
         if not candidates:
             raise Impossible(f"no pair is {stratum} of another")
         reference, subject = rng.choice(candidates)
-        others = [(a, b) for a, b in ordered if {a, b} != {reference, subject}]
+        others = [(a, b) for a, b in ordered if not {a, b} & {reference, subject}]
         chosen = [(reference, subject), *rng.sample(others, min(examples, len(others)))]
         pairs = [
             (f"Where is the {b.name} relative to the {a.name}?", answer(a, b, geometry)) for a, b in chosen

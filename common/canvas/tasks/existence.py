@@ -2,12 +2,19 @@
 
 Balanced over (answer, query type): every query type (which attributes the query fixes: colour,
 size + kind, a full identity, ...) is asked as often with answer Yes as with No, so no rule on
-the wording of the question ("a one-attribute query means Yes") beats chance. A "No" to a
-one-attribute query on a large canvas needs a canvas lacking that value, so the canvas draw is
-biased toward the requested answer: a query of the type is chosen and the identities drawn
-with (Yes) or without (No) a match. A stratum no canvas of that size allows (no large shape
-among 16 of the 24 identities) is skipped with its reason; on a 24-shape canvas every
-identity is present, so every answer would be Yes and the task does not run.
+the wording of the question ("a one-attribute query means Yes") beats chance.
+
+The answer is drawn first, then everything the question does not depend on independently of it:
+the canvas is drawn the same way for both answers (``canvas``): a query of the type is picked
+and the shapes drawn among the identities it does not match, so every canvas admits a No to a
+query of its type (and a Yes to another). Only then is the query chosen: a matched one for Yes,
+an unmatched one for No. So the canvas alone ("a colour is missing, so No") tells nothing. For
+a query of two or three attributes, the canvas is drawn until each word of the unmatched query
+occurs in the description (on different shapes), and a No asks such a query: "every word of
+the query occurs somewhere in the description" (a partial skill, ``partial``) then says Yes to
+every multi-attribute question, wrong on all its No items. A stratum no canvas of that size
+allows (no large shape among 16 of the 24 identities) is skipped with its reason; on a 24-shape
+canvas every identity is present, so every answer would be Yes and the task does not run.
 """
 
 import random
@@ -57,6 +64,31 @@ def _absent_queries(mask: tuple[bool, bool, bool], num_shapes: int) -> list[attr
     return [q for q in attr.queries_of_type(mask) if len(IDENTITIES) - attr.universe_count(q) >= num_shapes]
 
 
+def near_misses(mask: tuple[bool, bool, bool], identities: list[tuple[str, str, str]]) -> list[attr.Query]:
+    """Return the queries of type ``mask`` no shape matches; for several attributes only those
+    whose every word occurs on some shape (a "No" the query's words alone do not give away)."""
+    present = {value for identity in identities for value in identity}
+    return [
+        q
+        for q in attr.queries_of_type(mask)
+        if not attr.count(q, identities) and (sum(mask) == 1 or all(v in present for v in q if v))
+    ]
+
+
+def canvas(rng: random.Random, num_shapes: int, mask: tuple[bool, bool, bool], attempts: int = 100):
+    """Return the identities of a canvas admitting a No to a query of type ``mask`` (for several
+    attributes, a near miss: ``near_misses``): a query missable at this size is picked and the
+    shapes drawn among the identities it does not match, redrawn (at most ``attempts`` times)
+    until a near miss exists. Raises Impossible when none did (or no query is missable)."""
+    queries = _absent_queries(mask, num_shapes)
+    for _ in range(attempts if queries else 0):
+        query = rng.choice(queries)
+        chosen = rng.sample([i for i in IDENTITIES if not attr.matches(query, i)], num_shapes)
+        if near_misses(mask, chosen):
+            return chosen
+    raise Impossible(f"no canvas of {num_shapes} shapes with an unmatched {attr.mask_name(mask)} query")
+
+
 class ExistenceTask(Task):
     """Is there a shape with these attributes? Balanced over (Yes / No, query type)."""
 
@@ -81,20 +113,11 @@ class ExistenceTask(Task):
     def identities(
         self, rng: random.Random, num_shapes: int, stratum: str | None
     ) -> list[tuple[str, str, str]]:
-        """Return identities giving some query of the stratum's type the stratum's answer."""
+        """Return the identities of a canvas for a query of the stratum's type, drawn the same way
+        whatever the answer (``canvas``)."""
         if stratum is None:
             return sample_identities(rng, num_shapes)
-        answer, mask = stratum.split(":")
-        if answer == "No":
-            query = rng.choice(_absent_queries(attr.MASK_NAMES[mask], num_shapes) or [None])
-            if query is None:
-                return sample_identities(rng, num_shapes)  # generate_questions will find it impossible
-            return rng.sample([i for i in IDENTITIES if not attr.matches(query, i)], num_shapes)
-        query = rng.choice(attr.queries_of_type(attr.MASK_NAMES[mask]))
-        match = rng.choice([i for i in IDENTITIES if attr.matches(query, i)])
-        chosen = [match, *rng.sample([i for i in IDENTITIES if i != match], num_shapes - 1)]
-        rng.shuffle(chosen)
-        return chosen
+        return canvas(rng, num_shapes, attr.MASK_NAMES[stratum.split(":")[1]])
 
     def generate_questions(
         self,
@@ -104,11 +127,17 @@ class ExistenceTask(Task):
         selected: str | None = None,
         examples: int = 2,
     ) -> Questions:
-        """Return an existence question of stratum ``selected`` and examples on attribute-disjoint
-        queries."""
+        """Return an existence question of stratum ``selected`` (for No and several attributes, a
+        query each of whose words occurs on the canvas) and examples on attribute-disjoint queries."""
         identities = [s.identity for s in shapes]
         answer, mask = self.pick_stratum(rng, len(shapes), selected).split(":")
-        test = pick_query(rng, identities, None, exists=answer == "Yes", masks=[attr.MASK_NAMES[mask]])
+        if answer == "Yes" or selected is None:
+            test = pick_query(rng, identities, None, exists=answer == "Yes", masks=[attr.MASK_NAMES[mask]])
+        else:
+            near = near_misses(attr.MASK_NAMES[mask], identities)
+            if not near:
+                raise Impossible("no unmatched query whose words all occur on this canvas")
+            test = rng.choice(near)
         pairs = [
             (self._ask(q), "Yes" if attr.count(q, identities) else "No")
             for q in [test, *example_queries(rng, test, examples)]

@@ -1,20 +1,29 @@
 """Existence tracking: a shared description, additions and removals, then
 "Is there a {s} in the canvas?".
 
-The asked shape is always touched by the events, in one of four equally frequent histories
-(the balancing strata): ``removed-added`` (Yes), ``added-removed`` (No), ``removed-added-removed``
-(No) and ``added-removed-added`` (Yes). Only the last event touching the shape decides; each of
-these rules is right in exactly two of the four: "ignore the events" (answer whether the first
-description names the shape), "answer by its first event", "a shape ever removed is gone", "a
-shape ever added is there", and "a never-mentioned shape is absent" (none is asked). The last
-event of all decides in exactly two as well: a three-event history ends the events, while after
-a two-event history the last event is another shape's, of the other kind (a removal after the
-asked shape came back, an addition after it went). A history of one event would put the
-"ever removed" and "ever added" rules above chance, so none is asked; the histories need three
-events (fewer: the task does not run). The other events remove a shape still on the canvas or
-add an absent identity (identities stay unique; the canvas never empties). A canvas of 24 shapes
-has no absent identity, so its questions are ``removed-added`` and ``removed-added-removed``
-(still half Yes, half No, and every rule above at chance).
+The answer is drawn first, then everything the question does not depend on independently of it.
+The asked shape is always touched by the events, with one of six histories: removed-added
+(Yes), added-removed (No), removed-added-removed (No), added-removed-added (Yes) and the two
+four-event ones (Yes for removed-first, No for added-first). Its answer is whether it was on the
+first canvas, flipped by each of its events, so two things a rule might read without its
+events, whether it was there at first and how many events concern it, must each be balanced
+and must not both be readable: the stratum pairs a history with the number of events of the
+prompt, ``events`` or one more (``short`` / ``long``), so that a short prompt has a two- or a
+three-event history and a long one a three- or a four-event one, half of each. Then neither the
+number of events of the prompt, nor the number of events about other shapes (``events`` - 2 or -
+1 in a short prompt, one fewer in a long one), tells the parity of the asked shape's events, so
+no count does; whether it was there at first is Yes as often as No within each.
+
+The events about other shapes are drawn without looking at the asked shape: each removes a
+shape still on the canvas (never the last other one) or adds an absent identity, with equal
+odds when both are possible, and the last event of the prompt is always about another shape,
+its kind (the ``last-add`` / ``last-remove`` label) balanced independently of the answer. So
+"the last event of all decides", "ignore the events", "the first event naming the shape
+decides", "a shape ever removed is gone" and "a shape ever added is there" are each right half
+the time, as are the answers of the same-canvas examples (other shapes the prompt mentions) as
+a guess. A shape the prompt does not mention is never asked; the histories need ``events`` >= 4.
+A canvas of 24 shapes has no absent identity: its histories start with a removal and its last
+event is a removal.
 """
 
 import random
@@ -23,35 +32,57 @@ from common.canvas import describe
 from common.canvas.shapes import IDENTITIES, Geometry, Shape
 from common.canvas.tasks.base import Impossible, Questions, Task
 
-# stratum -> (the asked shape's events in order, the answer)
+# history -> the asked shape's events in order
 HISTORIES = {
-    "removed-added": (["remove", "add"], "Yes"),
-    "added-removed": (["add", "remove"], "No"),
-    "removed-added-removed": (["remove", "add", "remove"], "No"),
-    "added-removed-added": (["add", "remove", "add"], "Yes"),
+    "removed-added": ["remove", "add"],
+    "added-removed": ["add", "remove"],
+    "removed-added-removed": ["remove", "add", "remove"],
+    "added-removed-added": ["add", "remove", "add"],
+    "removed-added-removed-added": ["remove", "add", "remove", "add"],
+    "added-removed-added-removed": ["add", "remove", "add", "remove"],
 }
-MIN_EVENTS = 3  # a two-event history needs a later event on another shape
+LENGTHS = {"short": (2, 3), "long": (3, 4)}  # prompt length -> the histories' lengths it holds
+MIN_EVENTS = 4  # a short prompt with a three-event history keeps one event for another shape
+
+
+def answer_of(history: str) -> str:
+    """Return the answer after ``history``: on the first canvas when it starts with a removal,
+    flipped by each event."""
+    kinds = HISTORIES[history]
+    return "Yes" if (kinds[0] == "remove") == (len(kinds) % 2 == 0) else "No"
 
 
 class ExistenceTrackingTask(Task):
-    """Is this shape on the canvas after the events? Balanced over the asked shape's history."""
+    """Is this shape on the canvas after the events? Balanced over (history, prompt length, the
+    kind of the last event)."""
 
     name = "existence_tracking"
     instruction = "Answer Yes or No."
-    events = 3  # additions and removals appended to the description
+    events = MIN_EVENTS  # events in a short prompt (a long one has one more)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return the histories of the asked shape (two answered Yes, two No); on a canvas holding
-        every identity only those starting with a removal."""
-        if num_shapes >= len(IDENTITIES):
-            return [h for h, (touches, _) in HISTORIES.items() if touches[0] == "remove"]
-        return list(HISTORIES)
+        """Return ``"<answer>:<history>:<short|long>:<last-add|last-remove>"``: each history with
+        each prompt length that holds it, and both kinds of last event (on a canvas holding every
+        identity only the histories starting with a removal, and a last removal)."""
+        full = num_shapes >= len(IDENTITIES)
+        lasts = ["last-remove"] if full else ["last-add", "last-remove"]
+        return [
+            f"{answer_of(history)}:{history}:{length}:{last}"
+            for length, sizes in LENGTHS.items()
+            for history, kinds in HISTORIES.items()
+            if len(kinds) in sizes and not (full and kinds[0] == "add")
+            for last in lasts
+        ]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why a history cannot be asked: too few events, or nothing absent to add."""
         if self.events < MIN_EVENTS:
             return f"the balanced histories need {MIN_EVENTS} events (the set has {self.events})"
-        if stratum is not None and HISTORIES[stratum][0][0] == "add" and num_shapes >= len(IDENTITIES):
+        if (
+            stratum is not None
+            and num_shapes >= len(IDENTITIES)
+            and stratum.split(":")[1].startswith("added")
+        ):
             return "every identity is on the canvas: none can be added first"
         return super().unsupported(num_shapes, stratum)
 
@@ -63,29 +94,25 @@ class ExistenceTrackingTask(Task):
         selected: str | None = None,
         examples: int = 2,
     ) -> Questions:
-        """Return the events (as a suffix), a question about a shape with history ``selected``, and
-        examples on other mentioned shapes. Raises Impossible when the events cannot be made."""
-        stratum = self.pick_stratum(rng, len(shapes), selected)
-        touches, answer = HISTORIES[stratum]
+        """Return the events (as a suffix), a question about a shape with the stratum's history,
+        and examples on other mentioned shapes. Raises Impossible when the events cannot be made."""
+        answer, history, length, last = self.pick_stratum(rng, len(shapes), selected).split(":")
+        touches = HISTORIES[history]
         initial = [s.identity for s in shapes]
         pool = initial if touches[0] == "remove" else [i for i in IDENTITIES if i not in initial]
         if not pool or self.events < MIN_EVENTS:
-            raise Impossible(f"no shape can have the history {stratum}")
+            raise Impossible(f"no shape can have the history {history}")
         target = rng.choice(pool)
-        slots = self._slots(rng, len(touches))
-        present = list(initial)
-        touched: list[tuple[str, str, str]] = []
-        sentences = []
-        for slot in range(self.events):
+        total = self.events + (length == "long")
+        slots = sorted(rng.sample(range(total - 1), len(touches)))  # the last event is another shape's
+        present, touched, sentences = list(initial), [], []
+        for slot in range(total):
             if slot in slots:
                 event, identity = touches[slots.index(slot)], target
             else:
-                # the last event, after a two-event history, is of the other kind than the answer's
-                wanted = ("remove" if answer == "Yes" else "add") if slot == self.events - 1 else None
+                wanted = last.removeprefix("last-") if slot == total - 1 else None
                 event, identity = self._other_event(rng, present, target, wanted)
             if event == "remove":
-                if len(present) == 1:
-                    raise Impossible("a removal would empty the canvas")
                 present.remove(identity)
                 sentences.append(describe.removed(" ".join(identity)))
             else:
@@ -93,8 +120,7 @@ class ExistenceTrackingTask(Task):
                 sentences.append(describe.added(" ".join(identity)))
             touched.append(identity)
         assert (target in present) == (answer == "Yes")
-        mentioned = list(dict.fromkeys(initial + touched))
-        others = [i for i in mentioned if i != target]
+        others = [i for i in dict.fromkeys(initial + touched) if i != target]
         chosen = [target, *rng.sample(others, min(examples, len(others)))]
         pairs = [
             (f"Is there a {' '.join(i)} in the canvas?", "Yes" if i in present else "No") for i in chosen
@@ -103,13 +129,6 @@ class ExistenceTrackingTask(Task):
             pairs, ["Yes", "No"], suffix=" ".join(sentences), facts={"final": [" ".join(i) for i in present]}
         )
 
-    def _slots(self, rng: random.Random, touches: int) -> list[int]:
-        """Return the sorted event slots of the asked shape's ``touches`` events: a three-event
-        history ends at the last slot, a two-event one ends before it (see the module docstring)."""
-        if touches == MIN_EVENTS:
-            return [*sorted(rng.sample(range(self.events - 1), touches - 1)), self.events - 1]
-        return sorted(rng.sample(range(self.events - 1), touches))
-
     @staticmethod
     def _other_event(
         rng: random.Random,
@@ -117,15 +136,12 @@ class ExistenceTrackingTask(Task):
         target: tuple[str, str, str],
         wanted: str | None = None,
     ) -> tuple[str, tuple[str, str, str]]:
-        """Return an event on a shape other than ``target``: of kind ``wanted``, or a removal (never
-        of the last shape) or an addition with equal odds when both are possible; raise Impossible
-        when none is."""
-        removable = [i for i in present if i != target] if len(present) > 1 else []
-        absent = [i for i in IDENTITIES if i not in present and i != target]
-        if wanted == "remove":
-            absent = []
-        elif wanted == "add":
-            removable = []
+        """Return an event on a shape other than ``target``, drawn without regard to it: of kind
+        ``wanted``, or a removal (never of the last other shape) or an addition with equal odds when
+        both are possible; raise Impossible when none is."""
+        others = [i for i in present if i != target]
+        removable = others if len(others) > 1 and wanted != "add" else []
+        absent = [i for i in IDENTITIES if i not in present and i != target] if wanted != "remove" else []
         if removable and (not absent or rng.random() < 0.5):
             return "remove", rng.choice(removable)
         if absent:

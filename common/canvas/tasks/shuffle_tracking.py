@@ -7,30 +7,33 @@ as a column: each shape above the previous one by the smallest integer step beyo
 the spare height spread at random (sorted random cut points), inside the border, then random x
 positions (no touching). Shapes that cannot fit in one column make the request impossible.
 
-Balanced over two independent axes of N labels (``strata``): the position asked (0 = bottom;
-positions below the middle are asked from the bottom, the others from the top), and which
-shortcut rules (``RULES``) give the answer: each rule ignores the tracking in its own way
-("ignore the swaps", "stop after the first swap", "the shape named last", "the first shape of
-the last swap", "the shape named first", "the most-swapped shape"), and a label of the second
-axis names the rules that are right on the item, exactly one label of N naming each rule, so
-each rule is right exactly as often as a random pick among the N shapes. With N >= 5 the labels
-are the rules alone (the shape named first and the most-swapped shape together: a shape named
-first that is the answer is named again or ends where the first swap put it) and N - 5
-``none``; fewer shapes group more rules per label (``rule_groups``). The swaps are drawn at
-random until the rules right are those of the label (bounded). The whole balance needs three
-swaps; with fewer, only "ignore the swaps" is balanced. "Stop before the last swap" is not a
-rule without skill (it tracks every swap but one) and is right when the last swap misses the
-asked position: 1 - 2/N, as with unbalanced random swaps. The answer is an identity: "Large
-Blue Square".
+The answer is drawn first: the position asked comes from its own balanced schedule (0 = bottom;
+positions below the middle are asked from the bottom, the others from the top), and the swaps
+are drawn apart from it, so the answer, the shape that ends at that position, is a uniform pick
+among the shapes whatever the swaps say: no rule reading the swaps without the position asked
+("the shape named last", "the most-swapped shape", "a shape never named is not the answer", any
+count of mentions) can beat 1/N, in expectation. The rules that do use the position without
+tracking every swap are right at as many positions as the swaps leave in place for them:
+"ignore the swaps" at the positions the swaps fix, "stop after the first swap" at those the
+other swaps fix, and the partial skill "apply the swaps in reverse order" at those in cycles of
+one or two. Each swap sequence has these three counts (its ``agreements``); the set balances
+over a mix of them averaging one each (``agreement_mix``: most often exactly one each), so each
+rule is right at 1/N in expectation. That needs enough swaps to move nearly every shape: a
+prompt has ``max(swaps, N)`` swaps (4 on 3 shapes: with an odd number there, the reverse order is
+the skill itself). No two swaps cancel (the same two shapes swapped again with no swap touching
+either in between) unless the set's ``cancelling_swaps`` allows it. The answer is an identity:
+"Large Blue Square".
 
 No same-canvas examples: a question about another position names a shape that is not the
 answer, so examples would narrow the answer by elimination (from N shapes to N - 2 with two
 examples); other-canvas examples carry no such hint.
 """
 
+import functools
 import itertools
 import math
 import random
+from collections import Counter
 
 from common.canvas import describe
 from common.canvas.relations import vertical
@@ -72,35 +75,75 @@ def position_question(position: int, n: int) -> str:
     return f"What shape is {ORDINALS[n - 1 - position]} from the top?"
 
 
-RULES = ["initial", "first-swap", "last-named", "last-swap-first", "first-named", "most-swapped"]
+RULES = ["initial", "first-swap", "last-named", "last-swap-first", "first-named", "most-swapped", "reverse"]
 
 
-def rule_groups(num_shapes: int, swaps: int) -> list[list[str]]:
-    """Return the rules right together on the items of each label of the rule axis, one list per
-    label (``[]``: none right); every rule is in exactly one list (see the module docstring)."""
-    if swaps < 3:
-        return [["initial"]] + [[]] * (num_shapes - 1)
-    if num_shapes >= 5:
-        return [
-            ["initial"],
-            ["first-swap"],
-            ["last-named"],
-            ["last-swap-first"],
-            ["first-named", "most-swapped"],
-        ] + [[]] * (num_shapes - 5)
-    if num_shapes == 4:
-        return [
-            ["initial", "first-swap"],
-            ["last-named"],
-            ["last-swap-first"],
-            ["first-named", "most-swapped"],
-        ]
-    return [["initial", "first-swap", "last-named"], ["last-swap-first", "first-named", "most-swapped"], []]
+def cancels(swaps: list[tuple[int, int]]) -> bool:
+    """Return whether some swap repeats an earlier one (the same two positions) with no swap in
+    between touching either position: the two cancel out."""
+    last: dict[int, int] = {}  # position -> the index of the last swap touching it
+    for index, (i, j) in enumerate(swaps):
+        if i in last and last.get(j) == last[i]:
+            return True
+        last[i] = last[j] = index
+    return False
 
 
-def rule_label(group: list[str], index: int) -> str:
-    """Return the label of a rule group: its rules joined with ``+``, or ``none-<index>``."""
-    return "+".join(group) or f"none-{index}"
+def random_swaps(rng: random.Random, n: int, count: int, cancelling: bool) -> list[tuple[int, int]]:
+    """Return ``count`` random swaps of two different positions among ``n``, or [] when two of them
+    cancel and ``cancelling`` is False."""
+    swaps = []
+    for _ in range(count):
+        i, j = rng.randrange(n), rng.randrange(n - 1)
+        swaps.append((i, j + (j >= i)))
+    return [] if not cancelling and cancels(swaps) else swaps
+
+
+def agreements(n: int, swaps: list[tuple[int, int]]) -> tuple[int, int, int]:
+    """Return at how many of the ``n`` positions "ignore the swaps", "stop after the first swap"
+    and "apply the swaps in reverse order" give the shape that ends there (``rules_right``)."""
+    order, named = list(range(n)), []  # order[p]: the shape (its first position) at p
+    for i, j in swaps:
+        named.append((order[i], order[j]))
+        order[i], order[j] = order[j], order[i]
+    first = list(range(n))
+    if swaps:
+        i, j = swaps[0]
+        first[i], first[j] = first[j], first[i]
+    backwards, where = list(range(n)), list(range(n))  # where[shape]: its position
+    for a, b in reversed(named):
+        i, j = where[a], where[b]
+        backwards[i], backwards[j] = b, a
+        where[a], where[b] = j, i
+    return (
+        sum(order[p] == p for p in range(n)),
+        sum(order[p] == first[p] for p in range(n)),
+        sum(order[p] == backwards[p] for p in range(n)),
+    )
+
+
+@functools.cache
+def agreement_mix(n: int, swaps: int, cancelling: bool = False) -> tuple[tuple[int, int, int], ...]:
+    """Return the agreements (``agreements``) the set's swap sequences take in turn: the fewest,
+    among the 30 most frequent in 5,000 random sequences (fixed seed), whose mean is one at each
+    rule (a single (1, 1, 1) when it occurs). Raises Impossible when none average one."""
+    rng = random.Random(f"agreements:{n}:{swaps}:{cancelling}")
+    seen: Counter = Counter()
+    for _ in range(5000):
+        drawn = random_swaps(rng, n, swaps, cancelling)
+        if drawn:
+            seen[agreements(n, drawn)] += 1
+    common = [signature for signature, _ in seen.most_common(30)]
+    for size in (1, 2, 3):
+        for mix in itertools.combinations_with_replacement(common, size):
+            if all(sum(s[i] for s in mix) == size for i in range(3)):
+                return mix
+    raise Impossible(f"no mix of {swaps} swaps of {n} shapes leaves each rule right at one position")
+
+
+def mix_label(signature: tuple[int, int, int], index: int) -> str:
+    """Return the stratum label of an agreement signature: ``1-1-1`` (``#i`` for repeats)."""
+    return "-".join(map(str, signature)) + (f"#{index}" if index else "")
 
 
 def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -> list[str]:
@@ -111,7 +154,12 @@ def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -
         named += [order[i], order[j]]
         order[i], order[j] = order[j], order[i]
         after_first = after_first or list(order)
+    backwards = list(start)  # the named swaps applied last first
+    for a, b in reversed(list(zip(named[::2], named[1::2], strict=True))):
+        i, j = backwards.index(a), backwards.index(b)
+        backwards[i], backwards[j] = b, a
     answers = {"initial": start[position], "first-swap": (after_first or order)[position]}
+    answers["reverse"] = backwards[position]
     if named:
         answers |= {
             "last-named": named[-1],
@@ -123,32 +171,46 @@ def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -
 
 
 class ShuffleTrackingTask(Task):
-    """Which shape is at this position after the swaps? Balanced over positions and over which
-    shortcut rules give the answer."""
+    """Which shape is at this position after the swaps? Balanced over positions and over how many
+    positions each rule without full tracking is right at."""
 
     name = "shuffle_tracking"
     owned_description = "shuffle"
     instruction = 'Answer with the shape\'s size, colour and kind, such as "Large Blue Square".'
     min_shapes = 3
-    swaps = 3
+    swaps = 4  # at least; a column of N shapes gets max(swaps, N)
+    cancelling_swaps = False  # whether two swaps may cancel out (see the module docstring)
     no_same_canvas = "same-canvas examples would narrow the answer by elimination"
 
     swap_attempts = 20000  # random swap sequences tried per question
+
+    def count(self, num_shapes: int) -> int:
+        """Return the number of swaps of a prompt about ``num_shapes`` shapes."""
+        return max(self.swaps, num_shapes)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the positions ``"0"`` (bottom) .. ``"N-1"`` (top)."""
         return [str(p) for p in range(num_shapes)]
 
     def strata(self, num_shapes: int) -> list[list[str]]:
-        """Return the axes: the position asked, and the label of the rules right (``rule_groups``)."""
-        groups = rule_groups(num_shapes, self.swaps)
-        return [self.answer_strata(num_shapes), [rule_label(g, i) for i, g in enumerate(groups)]]
+        """Return the axes: the position asked, and the agreement signature of the swaps
+        (``agreement_mix``; a single ``unbalanced`` label when none fits, see ``unsupported``)."""
+        try:
+            mix = agreement_mix(num_shapes, self.count(num_shapes), self.cancelling_swaps)
+        except Impossible:
+            return [self.answer_strata(num_shapes), ["unbalanced"]]
+        labels = [mix_label(s, mix[:i].count(s)) for i, s in enumerate(mix)]
+        return [self.answer_strata(num_shapes), labels]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
-        """Return why a stratum cannot be asked: without swaps every shape stays where it started."""
-        if stratum is not None and self.swaps == 0 and "initial" not in stratum.split("|")[1].split("+"):
-            return "without swaps no shape moves"
-        return super().unsupported(num_shapes, stratum)
+        """Return why no item can be asked: too few shapes, or swaps that allow no balanced mix."""
+        reason = super().unsupported(num_shapes, stratum)
+        if reason is None:
+            try:
+                agreement_mix(num_shapes, self.count(num_shapes), self.cancelling_swaps)
+            except Impossible as exc:
+                return str(exc)
+        return reason
 
     def place(
         self, rng: random.Random, identities: list[tuple[str, str, str]], geometry: Geometry
@@ -190,7 +252,7 @@ class ShuffleTrackingTask(Task):
         (no examples: ``no_same_canvas``).
 
         Raises Impossible when the shapes are not all vertically apart by the relation rule, or no
-        swaps were found for the stratum.
+        swaps were found with the stratum's agreements.
         """
         column = sorted(shapes, key=lambda s: (s.y, s.name))
         if any(vertical(a, b, geometry) != "Above" for a, b in itertools.pairwise(column)):
@@ -199,8 +261,8 @@ class ShuffleTrackingTask(Task):
         n = len(start)
         asked, label = self.pick_stratum(rng, n, selected).split("|")
         position = int(asked)
-        wanted = [] if label.startswith("none") else label.split("+")  # in RULES order
-        swaps = self._swaps(rng, start, position, wanted)
+        wanted = tuple(int(a) for a in label.split("#")[0].split("-"))
+        swaps = self._swaps(rng, n, wanted)
         order = list(start)
         sentences = [describe.line_up(n, start)]
         for i, j in swaps:
@@ -208,22 +270,19 @@ class ShuffleTrackingTask(Task):
             order[i], order[j] = order[j], order[i]
         pairs = [(position_question(position, n), title(tuple(order[position].split())))]
         vocabulary = [title(s.identity) for s in sorted(shapes, key=lambda s: s.identity)]
-        return Questions(
-            pairs,
-            vocabulary,
-            description=" ".join(sentences),
-            facts={"final_order": order, "rules_right": wanted},
-        )
+        facts = {
+            "final_order": order,
+            "rules_right": rules_right(start, swaps, position),
+            "agreements": label,
+        }
+        return Questions(pairs, vocabulary, description=" ".join(sentences), facts=facts)
 
-    def _swaps(
-        self, rng: random.Random, start: list[str], position: int, wanted: list[str]
-    ) -> list[tuple[int, int]]:
-        """Return ``self.swaps`` random swaps (index pairs) after which exactly the ``wanted`` rules
-        give the shape at ``position``; raise Impossible when none were found."""
-        n = len(start)
-        balanced = [rule for group in rule_groups(n, self.swaps) for rule in group]
-        for _ in range(self.swap_attempts if self.swaps else 1):
-            swaps = [tuple(rng.sample(range(n), 2)) for _ in range(self.swaps)]
-            if [r for r in rules_right(start, swaps, position) if r in balanced] == wanted:
+    def _swaps(self, rng: random.Random, n: int, wanted: tuple[int, ...]) -> list[tuple[int, int]]:
+        """Return ``count(n)`` random swaps (none cancelling unless allowed) with the agreements
+        ``wanted``, drawn without regard to the position asked; raise Impossible when none were
+        found."""
+        for _ in range(self.swap_attempts):
+            swaps = random_swaps(rng, n, self.count(n), self.cancelling_swaps)
+            if swaps and agreements(n, swaps) == wanted:
                 return swaps
-        raise Impossible(f"no {self.swaps} swaps found with the rules {wanted or 'none'} right")
+        raise Impossible(f"no {self.count(n)} swaps found with the agreements {wanted}")

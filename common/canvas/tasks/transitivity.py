@@ -2,17 +2,24 @@
 
 The description (owned by the task) names a pivot shape, then the shapes on one side of it
 going away from it, then those on the other side, each sentence relating a shape to the
-previous one, in one of two forms: "Below the small blue square is a small blue triangle." or
-"The small blue square is above a small blue triangle." (the same fact). Each side is built
-greedily: the next shape is the nearest one (on the chain's axis) that is beyond the previous by
-the relation rule. The answer follows by transitivity and agrees with the rule on the pair.
+previous one, in one of two forms drawn at random: "Below the small blue square is a small blue
+triangle." or "The small blue square is above a small blue triangle." (the same fact). Each side
+is built greedily: the next shape is the nearest one (on the chain's axis) beyond the previous
+by the relation rule. The shapes off the chain close the description ("There is also a ... in
+the canvas."), so its first sentence counts every shape it names.
 
-Balanced over (answer, whether the word of the sentence introducing the subject is the answer,
-whether the opposite of the word introducing the reference is): neither the subject nor the
-reference is the pivot, and the forms of their sentences are set by the stratum, so "answer
-with the word that introduced the subject" and "answer the opposite of the reference's word"
-are each right in half the items, and given the answer the two words are independent of it.
-The other shapes' sentences take either form at random. The chain fixes the axis, so chance is 1/2.
+The answer is drawn first, then everything the question does not depend on independently of it.
+A stratum is (answer, which of the two asked shapes lies further from the pivot). Both asked
+shapes are on one side of the pivot, neither is the pivot nor the last shape of the side, and
+they are not adjacent: each is named in two sentences of opposite meaning (it is beyond the
+shape before it and before the shape after it), so no single sentence tells the answer; the
+stratum's "further" label sets which one is the subject, the two positions being drawn first.
+The side's direction follows (the answer if the subject is further, its opposite otherwise), so
+it is independent of the answer; the other side, the forms, the order of the sides and the
+examples (other pairs of the chain, never naming the subject or the reference) are drawn at
+random. With the pivot beside, a side needs four shapes: the task needs 5 shapes (with 3 or 4,
+one sentence about the subject or the reference always gives the answer). The chain fixes the
+axis, so chance is 1/2.
 """
 
 import random
@@ -24,8 +31,8 @@ from common.canvas.tasks.base import Impossible, Questions, Task
 
 OPPOSITE = describe.OPPOSITE
 ANSWERS = ["Left", "Right", "Above", "Below"]
-INTRO = ["intro-same", "intro-other"]  # the subject's introducing word is / is not the answer
-REFERENCE = ["ref-same", "ref-other"]  # the opposite of the reference's introducing word is / is not
+FURTHER = ["subject-further", "reference-further"]  # which asked shape is further from the pivot
+SIDE = 4  # shapes a side needs beyond the pivot: two interior, non-adjacent positions
 
 
 def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
@@ -42,17 +49,26 @@ def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> l
 
 
 class TransitivityTask(Task):
-    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four directions
-    and over whether the subject's introducing word is the answer."""
+    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four
+    directions and over which asked shape is further from the pivot."""
 
     name = "transitivity"
     owned_description = "chain"
     instruction = "Answer with one of Left, Right, Above, Below."
-    min_shapes = 3
+    min_shapes = SIDE + 1
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``"<direction>:<intro-same|intro-other>:<ref-same|ref-other>"`` (16 strata)."""
-        return [f"{answer}:{intro}:{ref}" for answer in ANSWERS for intro in INTRO for ref in REFERENCE]
+        """Return ``"<direction>:<subject-further|reference-further>"`` (8 strata)."""
+        return [f"{answer}:{further}" for answer in ANSWERS for further in FURTHER]
+
+    def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
+        """Return why a canvas this small cannot be asked (see the module docstring)."""
+        if num_shapes < self.min_shapes:
+            return (
+                f"transitivity needs at least {self.min_shapes} shapes (with fewer, one sentence about "
+                "the subject or the reference gives the answer)"
+            )
+        return None
 
     def generate_questions(
         self,
@@ -63,52 +79,44 @@ class TransitivityTask(Task):
         examples: int = 2,
     ) -> Questions:
         """Return a chain description, a question of stratum ``selected`` and examples on other
-        chain pairs.
-
-        Raises Impossible when no shape has shapes on both sides along the answer's axis.
-        """
-        stratum, intro, ref = self.pick_stratum(rng, len(shapes), selected).split(":")
-        words = ["Left", "Right"] if stratum in ("Left", "Right") else ["Below", "Above"]
+        pairs of the chain. Raises Impossible when no shape has ``SIDE`` shapes beyond it in the
+        side's direction."""
+        answer, further = self.pick_stratum(rng, len(shapes), selected).split(":")
+        word = answer if further == "subject-further" else OPPOSITE[answer]  # the asked side's direction
         chains = [
-            (p, _side(p, shapes, words[0], geometry), _side(p, shapes, words[1], geometry)) for p in shapes
+            (p, _side(p, shapes, word, geometry), _side(p, shapes, OPPOSITE[word], geometry)) for p in shapes
         ]
-        chains = [c for c in chains if c[1] and c[2]]
+        chains = [c for c in chains if len(c[1]) >= SIDE]
         if not chains:
-            raise Impossible(f"no 3-shape chain along the {'x' if words[0] == 'Left' else 'y'} axis")
-        pivot, first, second = rng.choice(chains)
-        line = [*reversed(first), pivot, *second]  # ordered along words[0] -> words[1]
-        sides = [(words[0], first), (words[1], second)]
-        if rng.random() < 0.5:
-            sides.reverse()
-        far = [(i, j) for i in range(len(line)) for j in range(i + 2, len(line))]
-        # line[i] lies towards words[0] of line[j]
-        pairs_ = [(line[i], line[j]) if stratum == words[0] else (line[j], line[i]) for i, j in far]
-        pairs_ = [(s, r) for s, r in pairs_ if pivot not in (s, r)]
-        subject, reference = rng.choice(pairs_)
-
-        def side(shape: Shape) -> str:
-            return words[0] if shape in first else words[1]  # the shape's side of the pivot
-
-        # plain sentence: the introducing word is the side's; inverted: its opposite
-        inverted = {s.name for s in line if s not in (pivot, subject, reference) and rng.random() < 0.5}
-        if (side(subject) == stratum) != (intro == "intro-same"):
-            inverted.add(subject.name)
-        if (OPPOSITE[side(reference)] == stratum) != (ref == "ref-same"):
-            inverted.add(reference.name)
-        others = [(a, b) for a in line for b in line if a != b and {a, b} != {subject, reference}]
-        chosen = [(subject, reference), *rng.sample(others, min(examples, len(others)))]
+            raise Impossible(f"no {SIDE + 1}-shape chain going {word.lower()}")
+        pivot, asked_side, other_side = rng.choice(chains)
+        near, far = rng.choice(
+            [(i, j) for i in range(len(asked_side) - 1) for j in range(i + 2, len(asked_side) - 1)]
+        )
+        subject, reference = asked_side[far], asked_side[near]
+        if further == "reference-further":
+            subject, reference = reference, subject
+        line = [*reversed(other_side), pivot, *asked_side]  # ordered along OPPOSITE[word] -> word
+        sides = [(word, asked_side), (OPPOSITE[word], other_side)]
+        rng.shuffle(sides)
+        inverted = frozenset(s.name for s in line if rng.random() < 0.5)
+        others = [s for s in line if s not in (subject, reference)]
+        pairs_ = [(a, b) for a in others for b in others if a != b]
+        chosen = [(subject, reference), *rng.sample(pairs_, min(examples, len(pairs_)))]
         pairs = [
-            (f"Where is the {a.name} relative to the {b.name}?", self._word(a, b, line, words))
+            (f"Where is the {a.name} relative to the {b.name}?", self._word(a, b, line, word))
             for a, b in chosen
         ]
+        off_chain = tuple(s for s in shapes if s not in line)
         return Questions(
             pairs,
             list(ANSWERS),
-            description=describe.chain(len(shapes), pivot, sides, frozenset(inverted)),
-            facts={"chain": [s.name for s in line]},
+            description=describe.chain(pivot, [s for s in sides if s[1]], inverted, off_chain),
+            facts={"chain": [s.name for s in line], "pivot": pivot.name},
         )
 
     @staticmethod
-    def _word(a: Shape, b: Shape, line: list[Shape], words: list[str]) -> str:
-        """Return where ``a`` is relative to ``b`` from their order in the chain."""
-        return words[0] if line.index(a) < line.index(b) else words[1]
+    def _word(a: Shape, b: Shape, line: list[Shape], word: str) -> str:
+        """Return where ``a`` is relative to ``b`` from their order in the chain (``line`` runs
+        towards ``word``)."""
+        return word if line.index(a) > line.index(b) else OPPOSITE[word]
