@@ -19,7 +19,7 @@ from collections import Counter
 from pathlib import Path
 
 from common import cli
-from common.canvas.generate import generate_set, load_config, summary
+from common.canvas.generate import check_every_task_runs, generate_set, load_config, summary
 from common.config import parse_overrides
 from common.jsonl import write_json, write_jsonl
 
@@ -54,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.monotonic()
     built = generate_set(cfg)
     manifest = summary(cfg, built, cfg.seed)
+    check_every_task_runs(cfg, manifest, args.config)  # before anything is written
     trials_file = args.out / ("trials.jsonl" if args.plain else "trials.jsonl.bz2")
     trials_file.unlink(missing_ok=True)  # an old set's trials never stand beside the new manifest
     write_json(args.out / "manifest.json", manifest)  # first: the trials file marks a finished set

@@ -169,6 +169,8 @@ def test_every_config_loads_and_generates(path):
         ("fewshot: [some]\n", "bad.yaml:1: field 'fewshot.0': 'some' is not one of"),
         ("geometry:\n  side: {small: 2}\n", "bad.yaml:2: field 'geometry.side'"),
         ("items: many\n", "bad.yaml:1: field 'items': expected int"),
+        ("seed: 1\nnum_shapes: []\n", "bad.yaml:2: field 'num_shapes': needs at least one entry"),
+        ("fewshot: []\n", "bad.yaml:1: field 'fewshot': needs at least one entry"),
     ],
 )
 def test_bad_configs_name_file_line_and_field(tmp_path, text, fragment):

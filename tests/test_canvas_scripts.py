@@ -51,6 +51,11 @@ def test_other_seed_gives_other_trials(tmp_path, small_set):
         ("itemz: 3\n", [], "bad.yaml:1: unknown config key: itemz"),
         ("tasks: [count, sorting]\n", [], "bad.yaml:1: field 'tasks.1': unknown task 'sorting'"),
         ("seed: 1\n", ["--set", "num_shapes=[0]"], "<command line>: field 'num_shapes.0'"),
+        (  # a task the config leaves no trial: an error before anything is written, not a warning
+            "tasks: [count, existence_tracking]\nnum_shapes: [3]\nevents: 1\n",
+            [],
+            "bad.yaml:1: field 'tasks': existence_tracking gets no trial from this config",
+        ),
     ],
 )
 def test_bad_config_exits_2_with_one_line(tmp_path, config, override, fragment):
@@ -59,8 +64,9 @@ def test_bad_config_exits_2_with_one_line(tmp_path, config, override, fragment):
         "scripts/generate_canvas.py", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "o"), *override
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
-    lines = done.stderr.strip().splitlines()
+    lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("INFO ")]
     assert len(lines) == 1 and lines[0].startswith("error: ") and fragment in lines[0], done.stderr
+    assert not (tmp_path / "o").exists()
 
 
 def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, small_set):

@@ -94,8 +94,25 @@ def _check(cfg: SetConfig, source: config.Source) -> None:
             fail(f"geometry.{name}", f"needs a positive value for each of {', '.join(SIZES)}")
     if geometry.half < 4 or geometry.margin_scale < 0 or geometry.place_attempts < 1:
         fail("geometry", "half must be >= 4, margin_scale >= 0 and place_attempts >= 1")
-    if not cfg.tasks or not cfg.num_shapes or not cfg.fewshot:
-        fail("tasks", "tasks, num_shapes and fewshot need at least one entry each")
+    for name in ("tasks", "num_shapes", "fewshot"):
+        if not getattr(cfg, name):
+            fail(name, "needs at least one entry (an empty list makes an empty set)")
+
+
+def check_every_task_runs(cfg: SetConfig, manifest: dict[str, Any], path: str | Path) -> None:
+    """Raise ConfigError (file:line of ``tasks``) when a task of the config gets no trial at any
+    number of shapes (``manifest["not_run"]`` gives it for each): the config asks for a task it
+    cannot have, e.g. ``events: 1`` for existence tracking. A task missing at some sizes only
+    is a warning of the script."""
+    for name in cfg.tasks:
+        reasons = [entry["reasons"] for entry in manifest["not_run"] if entry["task"] == name]
+        if len(reasons) == len(cfg.num_shapes):
+            where = config.load_yaml(path)[1].where("tasks")
+            raise ConfigError(
+                f"{where}: field 'tasks': {name} gets no trial from this config "
+                f"({'; '.join(dict.fromkeys(r for found in reasons for r in found))}): change what the "
+                f"reason names, or drop {name} from tasks"
+            )
 
 
 def make_tasks(cfg: SetConfig) -> list[Task]:
