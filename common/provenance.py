@@ -126,17 +126,26 @@ def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def token_budget_lines(prov: dict[str, Any]) -> list[str]:
-    """Return one summary line per model run with replies cut at the token limit (none when no
-    reply was cut): how many, and what to do."""
-    lines = []
+    """Return one summary line per model whose replies were cut at the token limit (none when no
+    reply was cut): how many, per suite, and what to do (the token-budget table lists each run)."""
+    cut: dict[str, list[dict[str, Any]]] = {}
     for m in prov["models"]:
-        use = m.get("use") or {}
-        if use.get("cut"):
-            name, limit = m["settings"].get("name", "?"), m["settings"].get("max_tokens")
-            lines.append(
-                f"{name} on {m['suite']}: {use['cut']:,} of {use['replies']:,} replies cut at "
-                f"max_tokens={limit} ({m['results']}); raise it and rerun with --retry-truncated"
-            )
+        if (m.get("use") or {}).get("cut"):
+            cut.setdefault(m["settings"].get("name", "?"), []).append(m)
+    lines = []
+    for name, runs in cut.items():
+        by_suite: dict[str, list[int]] = {}
+        for m in runs:
+            counts = by_suite.setdefault(m["suite"], [0, 0])
+            counts[0] += m["use"]["cut"]
+            counts[1] += m["use"]["replies"]
+        total = [sum(c[0] for c in by_suite.values()), sum(c[1] for c in by_suite.values())]
+        limits = sorted({str(m["settings"].get("max_tokens")) for m in runs})
+        parts = ", ".join(f"{suite} {c:,}/{r:,}" for suite, (c, r) in by_suite.items())
+        lines.append(
+            f"{name}: {total[0]:,} of {total[1]:,} replies cut at max_tokens={'/'.join(limits)} ({parts}); "
+            "raise it and rerun with --retry-truncated"
+        )
     return lines
 
 

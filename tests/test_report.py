@@ -196,7 +196,8 @@ def test_the_token_budget_of_model_runs_shows_at_the_top_with_what_was_cut(tmp_p
         + " | 64 | 4 | 25.0% (1) | 23.5 | 7.5 |"
     )
     assert row in markdown
-    assert "1 of 4 replies cut at max_tokens=64" in markdown and "--retry-truncated" in markdown
+    assert "<script>m</script>: 1 of 4 replies cut at max_tokens=64 (toy 1/4)" in markdown
+    assert "--retry-truncated" in markdown
     assert page.index("Token budget of the model runs") < page.index("Toy suite</h2>")
     assert "<script>m" not in page and "&lt;script&gt;m&lt;/script&gt;" in page
 
