@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from common.jsonl import write_json
 from common.models.base import Counters, Model
 from common.models.config import cost_usd
+from common.models.endpoints import stats_since
 from common.results import metadata_path
 
 if TYPE_CHECKING:  # the runner imports this module
@@ -46,6 +47,7 @@ class RunMetadata:
         self.path = metadata_path(results_path)
         self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
         self.start = counters.as_dict()  # the model's counters may serve several runs: count this one's
+        self.endpoints_start = self._transport().get("endpoints", {})
         self.runs: list[dict[str, Any]] = []
         if self.path.is_file():
             try:
@@ -77,12 +79,22 @@ class RunMetadata:
             **totals,
             "items_per_s": round(summary.answered / elapsed, 2) if elapsed else None,
         }
+        transport = self._transport()
+        if transport:  # an HTTP model: requests per endpoint, the concurrency reached
+            entry["endpoints"] = stats_since(transport["endpoints"], self.endpoints_start)
+            entry["concurrency"] = transport["concurrency"]
         cost = cost_usd(  # tokens of cached answers cost nothing and are not in the counters
             settings.get("price_per_1k_tokens"),
             totals["prompt_tokens"],
             totals["completion_tokens"],
             totals["cached_tokens"],
+            batch=bool(summary.batch),
         )
         if cost is not None:
             entry["cost_usd"] = cost
         write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})
+
+    def _transport(self) -> dict[str, Any]:
+        """Return the model's ``run_stats`` (HTTP models: endpoints, concurrency), else {}."""
+        stats = getattr(self.model, "run_stats", None)
+        return stats() if stats else {}

@@ -57,6 +57,8 @@ class RunSummary:
     failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
     failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
     counts: dict[str, int] = field(default_factory=dict)  # this run's requests, retries, tokens, ...
+    deferred: int = 0  # batch mode: items waiting for a batch's answers (not written; the next run goes on)
+    batch: dict[str, Any] = field(default_factory=dict)  # batch mode: rounds, the batch ids, where it stands
 
     def describe(self, results_path: str | Path) -> str:
         """Return the one-line account of the run that scripts log: what was written and how

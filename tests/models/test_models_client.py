@@ -164,7 +164,7 @@ def test_a_refused_connection_is_retried_then_fails(server):
 def test_a_model_name_the_server_does_not_list_is_a_warning_only_where_it_lists_several(server, caplog):
     import logging
 
-    caplog.set_level(logging.INFO, logger="common.models.client")
+    caplog.set_level(logging.INFO, logger="common.models.endpoints")
     model = HTTPModel(make_config(server, model="local-gguf"))  # the stub lists one model, stub-model
     assert model.complete(ASK).text == "TRUE"
     unlisted = [r for r in caplog.records if "does not list model 'local-gguf'" in r.getMessage()]
