@@ -12,7 +12,8 @@ from common.models.base import Counters, Model, ModelError, Reply, RequestFailed
 from common.models.builtin import BuiltinModel, baseline_names
 from common.models.config import ModelConfig, load_model_config
 from common.models.resolve import models_of, resolve_model
-from common.models.runner import RunSummary, exit_code, run_items
+from common.models.runner import run_items
+from common.models.summary import RunSummary, exit_code
 from common.results import metadata_path
 
 __all__ = [

@@ -317,6 +317,15 @@ class HTTPModel:
         ceiling = min(self.config.backoff_max_s, self.config.backoff_s * 2 ** (attempt - 1))
         return ceiling / 2 + self._jitter.uniform(0, ceiling / 2)  # "equal jitter": never zero, spread out
 
+    @property
+    def api_key(self) -> str | None:
+        """Return the key this model sends (for masking it out of messages; never to be written)."""
+        return self._key
+
+    def session(self) -> requests.Session:
+        """Return this thread's Session (the Batch API calls go through it too)."""
+        return self._session()
+
     def _session(self) -> requests.Session:
         """Return this thread's Session (keep-alive, no automatic retries), creating it on first use."""
         session = getattr(self._local, "session", None)

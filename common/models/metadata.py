@@ -19,8 +19,8 @@ from common.models.config import cost_usd
 from common.models.endpoints import stats_since
 from common.results import metadata_path
 
-if TYPE_CHECKING:  # the runner imports this module
-    from common.models.runner import RunSummary
+if TYPE_CHECKING:
+    from common.models.summary import RunSummary
 
 log = logging.getLogger(__name__)
 

@@ -20,70 +20,35 @@ and cost when the model has a price. It is written when the run starts and every
 such an entry ``killed`` and sets its ``answered`` from the file (only one run writes at a time).
 """
 
+import functools
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from common import cli, paths
-from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused, ServerUnreachable
+from common.models.base import (
+    Counters,
+    Deferred,
+    Model,
+    ModelError,
+    RequestFailed,
+    RequestRefused,
+    ServerUnreachable,
+)
+from common.models.batch import BatchJob, BatchOptions
 from common.models.metadata import RunMetadata
+from common.models.summary import RunSummary
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
 
 FAILED_IN_A_ROW = 10  # items failing one after the other (at least, or 2 x concurrency) stop the run
 METADATA_EVERY_S = 5.0  # how often a running run's metadata entry is brought up to date
-
-
-@dataclass
-class RunSummary:
-    """What one run did."""
-
-    total: int = 0  # items asked for (after --limit)
-    already_done: int = 0  # skipped: their Key was in the results file
-    answered: int = 0  # records written by this run (refused ones included)
-    invalid: int = 0  # of those, answers with an error (WorldSense: resp "", no valid option)
-    refused: int = 0  # of those, requests the server refused for that item (context length, filter)
-    failed: int = 0  # not answered after retries (not written; a later run asks them again)
-    retried: int = 0  # refused or truncated records dropped at the start to be asked again
-    status: str = "running"  # running | complete | incomplete (some failed) | stopped: <why> | killed
-    elapsed_s: float = 0.0
-    failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
-    failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
-    counts: dict[str, int] = field(default_factory=dict)  # this run's requests, retries, tokens, ...
-    deferred: int = 0  # batch mode: items waiting for a batch's answers (not written; the next run goes on)
-    batch: dict[str, Any] = field(default_factory=dict)  # batch mode: rounds, the batch ids, where it stands
-
-    def describe(self, results_path: str | Path) -> str:
-        """Return the one-line account of the run that scripts log: what was written and how
-        (answers, invalid answers, refused items kept apart), what was skipped or failed, and
-        the requests it took."""
-        counts = self.counts
-        answers = self.answered - self.invalid - self.refused
-        return (
-            f"{paths.shown(results_path)}: {self.answered:,} written ({answers:,} answers, "
-            f"{self.invalid:,} invalid, {self.refused:,} refused by the server), "
-            f"{self.already_done:,} already there, {self.failed:,} failed after retries; "
-            f"{counts.get('requests', 0):,} requests, {counts.get('retries', 0):,} retries, "
-            f"{counts.get('cache_hits', 0):,} cache hits, "
-            f"{counts.get('prompt_tokens', 0) + counts.get('completion_tokens', 0):,} tokens"
-        )
-
-
-def exit_code(summaries: Iterable[RunSummary], unit: str = "items") -> int:
-    """Return a script's exit code after its runs: 1 when some ``unit`` failed after their retries
-    (logging how many and that the same command asks them again), else 0."""
-    failed = sum(summary.failed for summary in summaries)
-    if failed:
-        log.error("%s %s failed after retries; run the same command again to ask them", f"{failed:,}", unit)
-        return 1
-    return 0
 
 
 def run_items(
@@ -98,6 +63,7 @@ def run_items(
     retry_refused: bool = False,
     retry_truncated: bool = False,
     fresh: bool = False,
+    batch: BatchOptions | None = None,
 ) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
 
@@ -107,7 +73,9 @@ def run_items(
     the refused records already in the file are dropped and asked again, with
     ``retry_truncated`` those with a reply cut at the token limit; with ``fresh`` the
     run's files are removed first and every item is asked anew (for built-in baselines, whose
-    answers cost nothing and must follow the current code).
+    answers cost nothing and must follow the current code). With ``batch`` the requests an HTTP
+    model still needs go out as batches, round by round (``common.models.batch``); items waiting
+    for a batch that is still out are counted in ``deferred`` and asked by the next run.
     ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items`` is read
     only once the file's lock is held, so a lazy iterable (a large test set loaded by a
     generator) costs a second writer nothing before it is refused. Raises UserError when
@@ -131,15 +99,32 @@ def run_items(
         try:
             meta.save(summary, counters)
             tick = lambda: meta.save(summary, counters, every=METADATA_EVERY_S)  # noqa: E731
-            _run_pool(model, todo, writer, answer, counters, summary, show_progress, tick)
+            ask = functools.partial(
+                _run_pool,
+                model,
+                writer=writer,
+                answer=answer,
+                counters=counters,
+                summary=summary,
+                show_progress=show_progress,
+                tick=tick,
+            )
+            if batch is not None and hasattr(model, "batch"):
+                BatchJob(model, results_path, batch, retry_refused).run(todo, writer.has, ask, summary)
+            else:
+                if batch is not None:
+                    log.info("%s answers at once, offline: nothing to batch", model.name)
+                ask(todo)
             summary.status = "complete" if not summary.failed else "incomplete"
+            if summary.deferred:
+                summary.status = f"waiting for batch ({summary.deferred:,} items)"
         except BaseException as exc:
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
             raise
         finally:
             summary.elapsed_s = round(time.time() - started, 3)
             summary.counts = counters.since(meta.start)
-            if writer.untouched and not meta.runs:  # nothing answered into a new file: no trace left
+            if writer.untouched and not meta.runs and not summary.deferred:  # nothing answered, nothing sent
                 meta.path.unlink(missing_ok=True)
             else:
                 meta.save(summary, counters)
@@ -323,7 +308,9 @@ def _collect(
     Raises ModelError when ``max_failed_in_a_row`` items failed with no answer in between: a
     server that is down would otherwise cost every item its full backoff.
     """
-    if isinstance(exc, RequestFailed):
+    if isinstance(exc, Deferred):
+        summary.deferred += 1  # its request is in the coming batch: nothing written, nothing failed
+    elif isinstance(exc, RequestFailed):
         counters.add(errors=1)
         summary.failed += 1
         summary.failed_in_a_row += 1

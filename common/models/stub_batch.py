@@ -6,12 +6,14 @@
 its ``outcome``: ``completed`` (every line answered, by the same answer function as the live
 routes), ``expired`` (the first half answered, the rest in the error file as ``batch_expired``)
 or ``failed`` (validation failed: no output at all). ``fail_every`` k > 0 makes every k-th line
-fail with a 500 in the error file (a partial failure). ``GET /batches`` lists the batches,
+fail with a 500 in the error file (a partial failure). Both concern the first ``bad_batches``
+batches (default: all); later ones complete. ``GET /batches`` lists the batches,
 ``GET /files/<id>/content`` gives a file. A line's answer is what the live route would answer
 (``respond``), so a batch run and a live run against the same stub give the same replies.
 """
 
 import email.parser
+import email.policy
 import json
 import threading
 import time
@@ -25,10 +27,13 @@ Responder = Callable[[dict[str, Any], str], tuple[int, dict[str, Any]]]  # (body
 class BatchStore:
     """Files and batches of one stub server; every method returns ``(status, json or bytes)``."""
 
-    def __init__(self, polls: int = 1, outcome: str = "completed", fail_every: int = 0):
+    def __init__(
+        self, polls: int = 0, outcome: str = "completed", fail_every: int = 0, bad_batches: int = 10**9
+    ):
         if outcome not in BATCH_OUTCOMES:
             raise ValueError(f"outcome must be one of {', '.join(BATCH_OUTCOMES)}, got {outcome!r}")
         self.polls, self.outcome, self.fail_every = polls, outcome, fail_every
+        self.bad_batches = bad_batches  # batches that get ``outcome`` and ``fail_every``; later ones complete
         self.files: dict[str, dict[str, Any]] = {}
         self.batches: dict[str, dict[str, Any]] = {}
         self.lines_answered = 0  # request lines the batches answered (200 or not)
@@ -105,8 +110,10 @@ class BatchStore:
 
     def _finish(self, batch: dict[str, Any], respond: Responder) -> None:
         """Answer the batch's lines and give it its outcome, its output and error files (lock held)."""
-        batch["status"] = self.outcome
-        if self.outcome == "failed":
+        bad = int(batch["id"].split("_")[1]) <= self.bad_batches
+        outcome, fail_every = (self.outcome, self.fail_every) if bad else ("completed", 0)
+        batch["status"] = outcome
+        if outcome == "failed":
             batch["errors"] = {
                 "object": "list",
                 "data": [{"code": "invalid_request", "message": "stub: failed"}],
@@ -115,7 +122,7 @@ class BatchStore:
         requests = [
             json.loads(line) for line in self.files[batch["input_file_id"]]["data"].splitlines() if line
         ]
-        answered = len(requests) // 2 if self.outcome == "expired" else len(requests)
+        answered = len(requests) // 2 if outcome == "expired" else len(requests)
         output, errors = [], []
         for number, request in enumerate(requests, start=1):
             line = {"id": f"req_{number}", "custom_id": request["custom_id"]}
@@ -125,7 +132,7 @@ class BatchStore:
                     {**line, "response": None, "error": {"code": "batch_expired", "message": message}}
                 )
                 continue
-            if self.fail_every and number % self.fail_every == 0:
+            if fail_every and number % fail_every == 0:
                 status, payload = 500, _error("stub: internal error")
             else:
                 status, payload = respond(request["body"], request["url"])
@@ -142,9 +149,8 @@ class BatchStore:
 
 def _multipart(content_type: str, raw: bytes) -> dict[str, tuple[bytes, str]]:
     """Return the parts of a multipart/form-data body: name -> (bytes, filename)."""
-    message = email.parser.BytesParser().parsebytes(
-        b"Content-Type: " + content_type.encode() + b"\r\n\r\n" + raw
-    )
+    head = b"Content-Type: " + content_type.encode() + b"\r\n\r\n"
+    message = email.parser.BytesParser(policy=email.policy.HTTP).parsebytes(head + raw)
     parts = {}
     for part in message.iter_parts() if message.is_multipart() else []:
         name = part.get_param("name", header="content-disposition")

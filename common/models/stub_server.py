@@ -97,9 +97,8 @@ class StubServer:
         self.record = record
         self.latency = latency  # seconds every completion takes
         self.max_concurrent = max_concurrent  # more completions at once get a 429
-        self.batches = (
-            batches if batches is not None else BatchStore()
-        )  # the Batch API (None: no such routes)
+        # the Batch API's files and batches (None: no such routes, as vLLM's server)
+        self.batches = (batches or BatchStore()) if batch_api else None
         self.peak_concurrent = 0  # the most completions it answered at once
         self._busy = 0
         self.requests: list[dict[str, Any]] = []
@@ -183,7 +182,7 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         """Answer ``GET .../models`` with the one model ``stub-model``, and the Batch API's looks
         at batches and files (``stub_batch``); anything else with a 404."""
-        path, batches = self.path.rstrip("/"), self.stub.batches
+        path, batches = self.path.split("?")[0].rstrip("/"), self.stub.batches
         if path.endswith("/models"):
             listed = {"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]}
             return self._send(200, json.dumps(listed).encode())
