@@ -86,12 +86,16 @@ ASAT_DATA_CODE := scripts/generate_already_said_that.py common/config.py common/
 ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) $(MODELS_CODE)
 
 # MODEL=<built-in, config name or .yaml> runs that model through every suite (`make all`) or one
-# (`make <suite>-model`); LIMIT=N caps the items it is asked per suite and set.
+# (`make <suite>-model`); LIMIT=N caps the items it is asked per suite and set. BATCH=1 sends what is
+# still to ask as batches (--batch: a step stops with exit code 75 while its batch is out, and the same
+# make command collects it later); WAIT=1 waits for each batch instead (--batch --wait).
 MODEL ?=
 LIMIT ?=
+BATCH ?=
+WAIT ?=
 MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))
 MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
-MODEL_ARGS := --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT))
+MODEL_ARGS := --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait)
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
 
 # ---- user-facing targets ---------------------------------------------------------------------

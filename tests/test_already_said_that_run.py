@@ -22,6 +22,7 @@ from common.errors import UserError
 from common.paths import ROOT
 from common.results import read_results
 from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
+from tests.conftest import live_then_batch
 
 
 def load_main():
@@ -689,3 +690,28 @@ def test_a_thinking_model_is_judged_on_its_answer_and_sent_back_its_answers_only
     # cut while thinking: no answer, every turn a violation, the first main-task turn ends it
     assert {r["ended"] for r in cut[0]} == {"violation"}
     assert all(t["answer"] is None and t["reply"] == "" and t["finish_reason"] == "length" for t in cut[1])
+
+
+def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(tmp_path):
+    from common.models.stub_server import StubServer
+
+    set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=4, turns=30)
+    with StubServer(answer=lambda prompt: "[answer: no]") as server:
+        config = stub_config(tmp_path, server, max_tokens=8, batch_poll_s=0.01)
+        for _, options in live_then_batch(tmp_path):
+            assert (
+                load_main()(["-t", str(set_dir), "--model", str(config), *options, "--loglevel", "WARNING"])
+                == 0
+            )
+        live_requests = len(server.requests)
+    played = {}
+    for name in ("live", "batch"):
+        files = run_paths("mixed", "stub", tmp_path / name)
+        played[name] = (
+            sorted(read_results(files["results"]), key=lambda r: r["Key"]),
+            sorted(read_turns(files["turns"]), key=lambda t: (t["Key"], t["turn"])),
+        )
+    assert played["batch"] == played["live"]
+    records, turns = played["batch"]
+    assert live_requests == len(turns) and server.batches.lines_answered == len(turns)  # each turn once
+    assert len(server.batches.batches) == max(r["asked"] for r in records)  # one batch per turn
