@@ -163,6 +163,15 @@ def add_model_options(parser: argparse.ArgumentParser, *, testset: str, promptin
         metavar="DIR",
         help="results go to DIR/<set>/ (default: results/<suite>/<set>/; WorldSense: <set>/results/)",
     )
+    _add_batch_options(parser)
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
+    parser.add_argument(
+        "--cache-file", type=Path, default=CACHE_FILE, metavar="FILE", help="SQLite response cache"
+    )
+
+
+def _add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--batch``, ``--wait`` and ``--batch-output`` (batch mode: ``common.models.batch``)."""
     parser.add_argument(
         "--batch",
         action="store_true",
@@ -181,10 +190,6 @@ def add_model_options(parser: argparse.ArgumentParser, *, testset: str, promptin
         metavar="FILE",
         help="with --batch: the output file an offline engine wrote for the batch in hand "
         "(default: beside its input)",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
-    parser.add_argument(
-        "--cache-file", type=Path, default=CACHE_FILE, metavar="FILE", help="SQLite response cache"
     )
 
 

@@ -56,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             config = load_model_config(config_path(args.model, BASELINES), parse_overrides(args.set))
         price = config.price_per_1k_tokens if config else None
         budget = config.max_tokens if config else None
-        print(run.estimate_text(data, args.limit, vars(price) if price else None, budget))
+        print(run.estimate_text(data, args.limit, vars(price) if price else None, budget, batch=args.batch))
         return 0
 
     summaries = []

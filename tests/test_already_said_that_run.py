@@ -346,6 +346,15 @@ def test_dry_run_estimates_and_asks_nothing(tmp_path, capsys):
     assert "max_tokens=1,000 each (a thinking model's reasoning counts): up to 400,000 output tokens" in (
         capsys.readouterr().out
     )
+    # priced, as a live run and as batches (half the price, one batch per turn)
+    config.write_text(config.read_text() + "price_per_1k_tokens: {input: 1.0, output: 2.0}\n")
+    costs = []
+    for batch in ([], ["--batch"]):
+        assert load_main()(["-t", str(set_dir), "--model", str(config), "--dry-run", *batch]) == 0
+        out = capsys.readouterr().out
+        costs.append(float(out.split("at most $")[1].split()[0].rstrip(";.").replace(",", "")))
+    assert costs[1] == pytest.approx(costs[0] / 2, abs=0.01)
+    assert "at the batch price (50%); as batches: one per turn, at most 100" in out
 
 
 def test_read_turns_keeps_the_last_block_of_a_replayed_conversation(tmp_path):

@@ -230,10 +230,11 @@ def read_turns(
 def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
     """Return the cost of a run if every conversation lasted all its turns (the most it can cost):
     ``conversations``, ``requests``, ``input_tokens`` and ``output_tokens`` (characters / 4 of
-    the exact messages, played with the oracle's replies). Input grows with the square of the
-    length: turn t sends the system message and all 2t - 1 messages before it."""
+    the exact messages, played with the oracle's replies), and ``turns`` of the longest. Input
+    grows with the square of the length: turn t sends the system message and all 2t - 1 messages
+    before it."""
     system_chars = len(task_description(data.example if data.has_distractors else None))
-    requests = input_chars = output_chars = 0
+    requests = input_chars = output_chars = longest = 0
     for item in items(data, limit):
         conversation = data.conversation(item)
         history = system_chars
@@ -246,32 +247,42 @@ def estimate(data: SetData, limit: int | None = None) -> dict[str, Any]:
             output_chars += len(reply)
             history += len(reply)
             conversation.judge(reply)
+        longest = max(longest, conversation.turns_done)
     return {
         "conversations": len(items(data, limit)),
         "requests": requests,
         "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
         "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),
+        "turns": longest,  # of the longest conversation: the rounds a batch run takes
     }
 
 
 def estimate_text(
-    data: SetData, limit: int | None, price: dict[str, float] | None, max_tokens: int | None = None
+    data: SetData,
+    limit: int | None,
+    price: dict[str, float] | None,
+    max_tokens: int | None = None,
+    batch: bool = False,
 ) -> str:
     """Return the --dry-run line: what a run of ``data`` may cost at most (``estimate``), in
-    dollars too when the model config has a price; with ``max_tokens`` also the bound for a
-    model that spends its whole budget on every reply (a thinking model may)."""
+    dollars too when the model config has a price (at the batch price with ``batch``: one
+    batch per turn); with ``max_tokens`` also the bound for a model that spends its whole
+    budget on every reply (a thinking model may)."""
     guess = estimate(data, limit)
-    cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
+    cost = cost_usd(price, guess["input_tokens"], guess["output_tokens"], batch=batch)
+    at = f" at the batch price ({price.get('batch', 0.5):.0%})" if batch and price else ""
     text = (
         f"{data.name}: {guess['conversations']:,} conversations; at most {guess['requests']:,} requests, "
         f"~{guess['input_tokens']:,} input tokens and ~{guess['output_tokens']:,} output tokens "
         "(characters / 4; the whole history is sent every turn, so input grows with the square of the "
         "length; a conversation that fails early costs far less)"
-        + (f"; at most ${cost:,.2f}" if cost is not None else "; no price in the model config")
+        + (f"; at most ${cost:,.2f}{at}" if cost is not None else "; no price in the model config")
     )
+    if batch:
+        text += f"; as batches: one per turn, at most {guess['turns']:,}"
     if max_tokens:
         budget = guess["requests"] * max_tokens
-        spent = cost_usd(price, guess["input_tokens"], budget)
+        spent = cost_usd(price, guess["input_tokens"], budget, batch=batch)
         text += (
             f". Replies of max_tokens={max_tokens:,} each (a thinking model's reasoning counts): up to "
             f"{budget:,} output tokens" + (f", ${spent:,.2f}" if spent is not None else "")

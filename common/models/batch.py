@@ -31,10 +31,15 @@ from typing import Any
 
 from common import cli, paths
 from common.errors import UserError
-from common.jsonl import write_json
 from common.models.base import ModelError, Reply, RequestFailed, RequestRefused
 from common.models.batch_api import FINAL, BatchAPI
-from common.models.batch_files import custom_id, output_lines, read_output_line, write_input
+from common.models.batch_files import (
+    BatchState,
+    custom_id,
+    output_lines,
+    read_output_line,
+    write_input,
+)
 from common.models.responses import cache_entry, reply_from_cache, worth_caching
 
 log = logging.getLogger(__name__)
@@ -51,12 +56,6 @@ class BatchOptions:
     output: Path | None = None  # an offline engine's output file to import (default: beside the input)
 
 
-def state_path(results_path: str | Path) -> Path:
-    """Return the batch state file of a results file: ``<name without .jsonl>.batch.json``."""
-    results_path = Path(results_path)
-    return results_path.with_name(results_path.name.removesuffix(".jsonl") + ".batch.json")
-
-
 class BatchJob:
     """The batches of one results file, round after round; while a round runs it is the model's
     ``batch`` (``imported`` and ``defer``, called by ``HTTPModel.complete`` from worker threads)."""
@@ -69,22 +68,19 @@ class BatchJob:
                 "--batch needs the response cache (the batch output goes into it): drop --no-cache"
             )
         self.model, self.options = model, options
-        self.results_path, self.path = Path(results_path), state_path(results_path)
+        self.results_path = Path(results_path)
         self.api = BatchAPI(model)
-        self.state = self._load()
+        self.store = BatchState(self.results_path)
+        self.state, self.answered = self.store.data, self.store.answered
         if retry_refused:
             self.state["refused"] = {}
-        self.answered_path = self.results_path.with_name(self._stem() + ".batch.answered")
-        self.answered = self._load_answered()  # requests the batches of this file answered (cache keys)
         self.tries: dict[str, int] = {}  # batches each request went into during this run
         self.errors: dict[str, str] = {}  # why the last batch did not answer a request
-        self.asking: dict[
-            str, tuple[str, dict[str, Any]]
-        ] = {}  # this round: request key -> (custom_id, body)
+        self.asking: dict[str, tuple[str, dict[str, Any]]] = {}  # this round: key -> (custom_id, body)
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"<BatchJob {self.path.name}: round {self.state['round']}>"
+        return f"<BatchJob {self.store.path.name}: round {self.state['round']}>"
 
     # ---- called by the model while a round runs ------------------------------------------------
     def imported(self, key: str) -> Reply | None:
@@ -151,7 +147,7 @@ class BatchJob:
         """Return what the run metadata records: the state file, rounds, batch ids, the one in hand."""
         pending = self.state.get("pending") or {}
         return {
-            "state": self.path.name,
+            "state": self.store.path.name,
             "rounds": self.state["round"],
             "batches": [r.get("batch_id") or r["input"] for r in self.state["done"]],
             "pending": {k: pending.get(k) for k in ("round", "mode", "batch_id", "status", "input")}
@@ -167,7 +163,9 @@ class BatchJob:
         lines = sorted((custom_id, key, body) for key, (custom_id, body) in self.asking.items())
         for _, key, _ in lines:
             self.tries[key] = self.tries.get(key, 0) + 1
-        input_path = self.results_path.with_name(self._stem() + f".batch{number}.input.jsonl")
+        input_path = self.store.path.with_name(
+            self.store.path.name.replace(".batch.json", f".batch{number}.input.jsonl")
+        )
         write_input(input_path, [(name, body) for name, _, body in lines], route)
         mode = "api" if self.api.available() else "offline"
         self.state["round"] = number
@@ -179,7 +177,7 @@ class BatchJob:
             "written": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "requests": {name: key for name, key, _ in lines},
         }
-        self._save()
+        self.store.save()
         if mode == "api":
             self._send()
         else:
@@ -190,13 +188,13 @@ class BatchJob:
         pending = self.state["pending"]
         if not pending.get("input_file_id"):
             pending["input_file_id"] = self.api.upload(self.results_path.with_name(pending["input"]))
-            self._save()
+            self.store.save()
         if not pending.get("batch_id"):
             found = self.api.find(pending["input_file_id"])
             metadata = {"results_file": self.results_path.name[:500], "round": str(pending["round"])}
             batch = found or self.api.create(pending["input_file_id"], "/v1" + self.model.route, metadata)
             pending.update(batch_id=batch["id"], status=batch.get("status", "validating"))
-            self._save()
+            self.store.save()
             log.info(
                 "batch %s: %s requests (round %d) submitted; run the same command again to collect it, "
                 "or add --wait",
@@ -272,7 +270,7 @@ class BatchJob:
         """Save the batch's status in the state when it changed."""
         if batch["status"] != self.state["pending"].get("status"):
             self.state["pending"]["status"] = batch["status"]
-            self._save()
+            self.store.save()
 
     def _collect_offline(self) -> bool:
         """Import the offline engine's output file when it is there (waiting for it with ``wait``)."""
@@ -309,7 +307,7 @@ class BatchJob:
         done = {k: pending.get(k) for k in ("round", "mode", "input", "input_file_id", "batch_id")}
         self.state["done"].append({**done, "status": status, "requests": len(pending["requests"]), **counts})
         self.state["pending"] = None
-        self._save()
+        self.store.save()
         log.info(
             "batch round %d (%s): %s",
             done["round"],
@@ -333,42 +331,14 @@ class BatchJob:
                 cached_tokens=reply.cached_tokens,
             )
         self.model.cache.flush()
-        with open(self.answered_path, "a", encoding="utf-8") as handle:
-            handle.write("".join(key + "\n" for key in replies))
-        self.answered.update(replies)
+        self.store.add_answered(replies)
 
     # ---- files ---------------------------------------------------------------------------------
-    def _stem(self) -> str:
-        """Return the results file's name without ``.jsonl`` (the batch files' prefix)."""
-        return self.results_path.name.removesuffix(".jsonl")
-
     def _output_path(self) -> Path:
         """Return where the offline engine's output of the pending input is read from."""
         pending = self.state["pending"]
         default = self.results_path.with_name(pending["input"].replace(".input.jsonl", ".output.jsonl"))
         return self.options.output or default
-
-    def _load(self) -> dict[str, Any]:
-        """Return the batch state of the results file (a fresh one when there is none)."""
-        if self.path.is_file():
-            return json.loads(self.path.read_text(encoding="utf-8"))
-        return {
-            "results_file": self.results_path.name,
-            "round": 0,
-            "pending": None,
-            "done": [],
-            "refused": {},
-        }
-
-    def _load_answered(self) -> set[str]:
-        """Return the cache keys in ``answered_path`` (none when there is no such file)."""
-        if not self.answered_path.is_file():
-            return set()
-        return set(self.answered_path.read_text(encoding="utf-8").split())
-
-    def _save(self) -> None:
-        """Write the state atomically (a kill leaves the old one or the new one)."""
-        write_json(self.path, self.state)
 
 
 def _done(batch: dict[str, Any]) -> int:

@@ -14,12 +14,54 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from common.jsonl import atomic_write
+from common.jsonl import atomic_write, write_json
 from common.models.base import Reply, RequestRefused
 from common.models.responses import classify_refusal, reply_of
 
 REFUSED_STATUSES = (400, 413, 422)  # what a refusal of one request comes with (responses.classify_refusal)
 GIVE_UP_STATUSES = (401, 403, 404)  # the key or the model is wrong: every request would fail the same way
+
+
+def state_path(results_path: str | Path) -> Path:
+    """Return the batch state file of a results file: ``<name without .jsonl>.batch.json``."""
+    results_path = Path(results_path)
+    return results_path.with_name(results_path.name.removesuffix(".jsonl") + ".batch.json")
+
+
+class BatchState:
+    """The batches of one results file, on disk beside it: ``data`` in ``<name>.batch.json``
+    (``round``, ``pending``: the batch in hand, ``done``: the rounds done, ``refused``: requests a
+    batch refused), rewritten atomically by ``save``; and ``answered``, the cache keys of the
+    requests its batches answered, in ``<name>.batch.answered`` (appended, one a line)."""
+
+    def __init__(self, results_path: Path):
+        self.path = state_path(results_path)
+        self.answered_path = self.path.with_suffix(".answered")
+        self.data: dict[str, Any] = {
+            "results_file": results_path.name,
+            "round": 0,
+            "pending": None,
+            "done": [],
+        }
+        self.data["refused"] = {}
+        if self.path.is_file():
+            self.data = json.loads(self.path.read_text(encoding="utf-8"))
+        text = self.answered_path.read_text(encoding="utf-8") if self.answered_path.is_file() else ""
+        self.answered = set(text.split())
+
+    def __repr__(self) -> str:
+        return f"<BatchState {self.path.name}: round {self.data['round']}>"
+
+    def save(self) -> None:
+        """Write ``data`` atomically (a kill leaves the old state or the new one)."""
+        write_json(self.path, self.data)
+
+    def add_answered(self, keys: Iterable[str]) -> None:
+        """Note ``keys`` as answered by a batch (after their answers are in the cache)."""
+        keys = list(keys)
+        with open(self.answered_path, "a", encoding="utf-8") as handle:
+            handle.write("".join(key + "\n" for key in keys))
+        self.answered.update(keys)
 
 
 @dataclass

@@ -73,15 +73,14 @@ def run_items(
     the refused records already in the file are dropped and asked again, with
     ``retry_truncated`` those with a reply cut at the token limit; with ``fresh`` the
     run's files are removed first and every item is asked anew (for built-in baselines, whose
-    answers cost nothing and must follow the current code). With ``batch`` the requests an HTTP
-    model still needs go out as batches, round by round (``common.models.batch``); items waiting
-    for a batch that is still out are counted in ``deferred`` and asked by the next run.
-    ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items`` is read
-    only once the file's lock is held, so a lazy iterable (a large test set loaded by a
-    generator) costs a second writer nothing before it is refused. Raises UserError when
-    another process is writing the file, and the ModelError that stopped the run, after the
-    answers so far and the metadata are written; a run that created the results file and
-    answered nothing leaves neither it nor a metadata file.
+    answers cost nothing and must follow the current code). With ``batch`` an HTTP model's
+    requests go out as batches, round by round (``common.models.batch``); items waiting for a
+    batch still out are counted in ``deferred``. ``labels`` (e.g. prompting and model name) are
+    recorded in the metadata. ``items`` is read only once the file's lock is held (a lazy
+    iterable costs a second writer nothing before it is refused). Raises UserError when another
+    process writes the file, and the ModelError that stopped the run, after the answers so far
+    and the metadata are written; a run that created the results file, answered nothing and
+    sent no batch leaves neither it nor a metadata file.
     """
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
     summary = RunSummary()
@@ -99,21 +98,11 @@ def run_items(
         try:
             meta.save(summary, counters)
             tick = lambda: meta.save(summary, counters, every=METADATA_EVERY_S)  # noqa: E731
-            ask = functools.partial(
-                _run_pool,
-                model,
-                writer=writer,
-                answer=answer,
-                counters=counters,
-                summary=summary,
-                show_progress=show_progress,
-                tick=tick,
-            )
-            if batch is not None and hasattr(model, "batch"):
+            pool = functools.partial(_run_pool, model, writer=writer, answer=answer, counters=counters)
+            ask = functools.partial(pool, summary=summary, show_progress=show_progress, tick=tick)
+            if batch is not None and hasattr(model, "batch"):  # an HTTP model (built-ins answer at once)
                 BatchJob(model, results_path, batch, retry_refused).run(todo, writer.has, ask, summary)
             else:
-                if batch is not None:
-                    log.info("%s answers at once, offline: nothing to batch", model.name)
                 ask(todo)
             summary.status = "complete" if not summary.failed else "incomplete"
             if summary.deferred:
@@ -122,13 +111,22 @@ def run_items(
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
             raise
         finally:
-            summary.elapsed_s = round(time.time() - started, 3)
-            summary.counts = counters.since(meta.start)
-            if writer.untouched and not meta.runs and not summary.deferred:  # nothing answered, nothing sent
-                meta.path.unlink(missing_ok=True)
-            else:
-                meta.save(summary, counters)
+            _finish(summary, meta, counters, started, leave_no_trace=writer.untouched and not meta.runs)
     return summary
+
+
+def _finish(
+    summary: RunSummary, meta: RunMetadata, counters: Counters, started: float, leave_no_trace: bool
+) -> None:
+    """Complete ``summary`` (time, this run's counts) and save the metadata entry; remove the
+    metadata file instead when ``leave_no_trace`` (a new results file with nothing written)
+    unless a batch went out for it."""
+    summary.elapsed_s = round(time.time() - started, 3)
+    summary.counts = counters.since(meta.start)
+    if leave_no_trace and not summary.deferred:
+        meta.path.unlink(missing_ok=True)
+    else:
+        meta.save(summary, counters)
 
 
 def samples_of(model: Model) -> int:

@@ -12,7 +12,8 @@ import pytest
 import yaml
 from model_helpers import FAST, make_config, make_items, run_items, write_testset
 
-from common.models.batch import BatchOptions, state_path
+from common.models.batch import BatchOptions
+from common.models.batch_files import state_path
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.stub_batch import BatchStore
