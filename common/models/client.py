@@ -51,6 +51,7 @@ from common.models.responses import (
     classify_refusal,
     json_or_none,
     mask_key,
+    read_environment_once,
     rejected_setting,
     reply_from_cache,
     reply_of,
@@ -335,6 +336,7 @@ class HTTPModel:
             session.mount(self.url.split("/", 3)[0] + "//", adapter)
             if self._key:
                 session.headers["Authorization"] = f"Bearer {self._key}"
+            read_environment_once(session)
             self._local.session = session
             with self._lock:
                 self._sessions.append(session)
