@@ -12,6 +12,8 @@
    Target: the runner reaches at least 95% of the per-thread Session loop's rate.
 2. Endpoints: two stub servers of fixed latency (``--latency``); the runner with one of them at
    concurrency C (``--per-endpoint``) against the runner with both at 2C. Target: at least 1.8x.
+3. 429s: a stub server of that latency answering 429 above N requests at once (``--throttle``
+   N ...); the runner at ``--concurrency``: where its limit settles, and the rate it gets.
 
 $ python bench/bench_runner.py
 $ python bench/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
@@ -23,6 +25,7 @@ try:  # first: bench/_project_env.py puts the project on sys.path and explains a
 except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
+import json
 import logging
 import statistics
 import sys
@@ -42,6 +45,7 @@ from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.models.runner import run_items
 from common.models.stub_server import server_process
+from common.results import metadata_path
 from common.worldsense.run import answer
 
 log = logging.getLogger("bench_runner")
@@ -182,6 +186,26 @@ def endpoints(args) -> None:
     print(f"  two / one: {paired:.2f}x (median of the per-repetition ratios)")
 
 
+def throttled(args, limit: int) -> None:
+    """Print where the runner's concurrency settles against a server that answers 429 above
+    ``limit`` requests at once (part 3), from the run metadata."""
+    count = args.requests // 2
+    items = [
+        {"Key": i, "text": f"q {i}: TRUE or FALSE?", "expectedresp": ["TRUE", "FALSE"]} for i in range(count)
+    ]
+    server = server_process(latency=args.latency or 0.02, max_concurrent=limit)
+    with server as url, tempfile.TemporaryDirectory() as workdir:
+        seconds = timed(partial(runner, url, items, args.concurrency, Path(workdir)))
+        meta = json.loads(metadata_path(Path(workdir) / "basic___bench___results.jsonl").read_text())
+    run = meta["runs"][-1]
+    reached = run["concurrency"]
+    print(
+        f"429 above {limit} at once, concurrency {args.concurrency}: limit at the end {reached['final']} "
+        f"(lowest {reached['lowest']}), mean in flight {reached['mean_in_flight']}, {run['throttled']:,} "
+        f"429s for {count:,} requests, {count / seconds:,.0f}/s"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--requests", type=int, default=1500, help="requests per measurement")
@@ -190,6 +214,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-overhead", action="store_true", help="measure the endpoints only")
     parser.add_argument("--latency", type=float, default=0.05, help="seconds per answer (0: skip part 2)")
     parser.add_argument("--per-endpoint", type=int, default=8, help="part 2: concurrency per endpoint")
+    parser.add_argument(
+        "--throttle", type=int, nargs="*", default=[2, 4, 8], metavar="N", help="part 3: 429 above N at once"
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     logging.getLogger("common.models.runner").setLevel(logging.WARNING)
@@ -198,6 +225,8 @@ def main(argv: list[str] | None = None) -> int:
         overhead(args)
     if args.latency:
         endpoints(args)
+    for limit in args.throttle:
+        throttled(args, limit)
     return 0
 
 

@@ -29,8 +29,20 @@ def request_key(endpoint: str, payload: dict[str, Any], draw: int = 0) -> str:
     """Return the cache key of a request: SHA-256 hex of its endpoint URL and canonical JSON body,
     and of ``draw`` when it is not the first answer to its item (so that repeated samples of one
     request are cached apart even where no seed is sent; the first keeps the key it always had)."""
-    what = {"endpoint": endpoint, "payload": payload, **({"draw": draw} if draw else {})}
-    canonical = json.dumps(what, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return key_of_canonical(endpoint, canonical_json(payload), draw)
+
+
+def canonical_json(value: Any) -> str:
+    """Return ``value`` as canonical JSON: keys sorted, no spaces, UTF-8 left as is."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def key_of_canonical(endpoint: str, payload_json: str, draw: int = 0) -> str:
+    """Return ``request_key`` of a payload already in canonical JSON (``canonical_json``): the
+    same hash as of ``{"draw", "endpoint", "payload"}`` canonically encoded, built by joining
+    the parts (so a client that sends the canonical body encodes it once)."""
+    head = f'{{"draw":{draw},' if draw else "{"
+    canonical = f'{head}"endpoint":{canonical_json(endpoint)},"payload":{payload_json}}}'
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 

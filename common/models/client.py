@@ -41,7 +41,7 @@ from common.models.base import (
     RequestFailed,
     RequestRefused,
 )
-from common.models.cache import ResponseCache, request_key
+from common.models.cache import ResponseCache, canonical_json, key_of_canonical
 from common.models.config import ModelConfig
 from common.models.endpoints import Endpoint, Endpoints, check_server
 from common.models.limiter import RETRY_AFTER_MAX_S, AdaptiveLimiter
@@ -63,6 +63,7 @@ from common.models.responses import (
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never retried
+JSON = {"Content-Type": "application/json"}
 
 
 class _Transient(Exception):
@@ -157,7 +158,8 @@ class HTTPModel:
         """
         draw = int((item or {}).get("draw") or 0)
         body = self.payload(messages, draw)
-        key = request_key(self.url, body, draw) if self.cache is not None else ""
+        text = canonical_json(body)  # encoded once: for the cache key and to send
+        key = key_of_canonical(self.url, text, draw) if self.cache is not None else ""
         if self.batch is not None and (imported := self.batch.imported(key)) is not None:
             return imported  # answered by a batch during this run: as a live answer (or its refusal)
         hit = self.cache.get(key) if self.cache is not None else None
@@ -168,7 +170,7 @@ class HTTPModel:
             self.batch.defer(key, body, item or {})
             raise Deferred(key)
         self.check_endpoint()
-        reply = self._post_with_retries(body)
+        reply = self._post_with_retries(body, text.encode("utf-8"))
         self.counters.add(
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,
@@ -218,7 +220,7 @@ class HTTPModel:
         self._local = threading.local()
 
     # ---- one request, retried --------------------------------------------------------------
-    def _post_with_retries(self, body: dict[str, Any]) -> Reply:
+    def _post_with_retries(self, body: dict[str, Any], sent: bytes) -> Reply:
         """Return the reply to ``body``, retrying transient failures (see the module docstring):
         each attempt on the endpoint with the fewest in flight, within the limiter's slots."""
         attempt = 0
@@ -227,7 +229,7 @@ class HTTPModel:
             endpoint = self.endpoints.pick()
             cohort = self.limiter.acquire()
             try:
-                reply = self._post_once(body, endpoint)
+                reply = self._post_once(body, sent, endpoint)
             except _Transient as exc:
                 self.limiter.release(
                     cohort, answered=False, throttled=exc.throttled, retry_after=exc.retry_after
@@ -249,13 +251,16 @@ class HTTPModel:
             reply.attempts = attempt
             return reply
 
-    def _post_once(self, body: dict[str, Any], endpoint: Endpoint) -> Reply:
-        """Return the reply of one POST to ``endpoint``; raise _Transient (retry) or ModelError (stop)."""
+    def _post_once(self, body: dict[str, Any], sent: bytes, endpoint: Endpoint) -> Reply:
+        """Return the reply of one POST of ``body`` (``sent``: it as JSON bytes) to ``endpoint``;
+        raise _Transient (retry) or ModelError (stop)."""
         start = time.monotonic()
         self.counters.add(requests=1)  # every attempt, also those that time out or cannot connect
         url = endpoint.url
         try:
-            response = self._session().post(url, json=body, timeout=tuple(self.config.timeout_s))
+            response = self._session().post(
+                url, data=sent, headers=JSON, timeout=tuple(self.config.timeout_s)
+            )
         except BAD_URL as exc:
             raise ModelError(f"{url}: not a usable URL, check base_url: {exc}") from None
         except requests.Timeout as exc:

@@ -263,15 +263,16 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def server_process(answer: str = "TRUE", latency: float = 0.0) -> Iterator[str]:
+def server_process(answer: str = "TRUE", latency: float = 0.0, max_concurrent: int = 0) -> Iterator[str]:
     """Yield the base URL of a stub server running in a process of its own (``main`` below),
-    answering ``answer`` to every request after ``latency`` seconds; kill the process on exit.
+    answering ``answer`` to every request after ``latency`` seconds (429 to those above
+    ``max_concurrent`` at once, when given); kill the process on exit.
 
     A process and not a thread: a benchmark's clients would otherwise share one interpreter
     lock with the server they measure. Raises RuntimeError when the server does not start."""
     command = [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", answer]
     server = subprocess.Popen(
-        [*command, "--latency", str(latency)],
+        [*command, "--latency", str(latency), "--max-concurrent", str(max_concurrent)],
         cwd=Path(__file__).resolve().parents[2],  # the project root, where `common` is found
         stdout=subprocess.PIPE,
         text=True,
@@ -295,6 +296,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
     parser.add_argument("--answer", default="TRUE", help="the text every request gets")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every completion takes")
+    parser.add_argument("--max-concurrent", type=int, default=0, help="429 above this many at once (0: none)")
     parser.add_argument("--think-words", type=int, default=0, help="words of thinking before the answer")
     parser.add_argument("--thinking", default="reasoning_content", choices=THINKING_STYLES, help="where")
     parser.add_argument(
@@ -309,6 +311,7 @@ def main() -> None:
         thinking=args.thinking,
         reasoning_model=args.reasoning_model,
         latency=args.latency,
+        max_concurrent=args.max_concurrent or None,
     )
     print(f"listening on {server.url}", flush=True)
     server.serve()
