@@ -3,9 +3,11 @@
 ``resolve_model(name_or_config, builtins=<suite>.baselines.BASELINES)`` returns a Model
 (``complete(messages, item) -> Reply``); ``run_items`` asks it every item of a set with the
 suite's protocol (``common/<suite>/run.py: answer``) and appends the records to a results file.
-Modules: config (settings), client (HTTP, retries, timeouts), cache (SQLite), builtin (the base
-of every suite's built-in models), resolve (names and configs to models), runner (thread pool,
-resume, metadata), stub_server (a local OpenAI-compatible server for tests and benchmarks).
+Modules: config (settings), client (HTTP, retries, timeouts), endpoints (several replicas),
+limiter (the concurrency that adapts to 429s), cache (SQLite), builtin (the base of every
+suite's built-in models), resolve (names and configs to models), runner (thread pool, resume),
+summary, metadata, batch with batch_api and batch_files (batch mode), stub_server with
+stub_replies and stub_batch (a local OpenAI-compatible server for tests and benchmarks).
 """
 
 from common.models.base import Counters, Model, ModelError, Reply, RequestFailed
