@@ -32,7 +32,7 @@ from typing import Any
 from common import cli, paths
 from common.errors import UserError
 from common.models.base import ModelError, Reply, RequestFailed, RequestRefused
-from common.models.batch_api import FINAL, BatchAPI
+from common.models.batch_api import FINAL, BatchAPI, requests_done
 from common.models.batch_files import (
     BatchState,
     custom_id,
@@ -74,6 +74,7 @@ class BatchJob:
         self.state, self.answered = self.store.data, self.store.answered
         if retry_refused:
             self.state["refused"] = {}
+        self.empty: dict[str, Reply] = {}  # answers the cache does not keep (empty): this run only
         self.tries: dict[str, int] = {}  # batches each request went into during this run
         self.errors: dict[str, str] = {}  # why the last batch did not answer a request
         self.asking: dict[str, tuple[str, dict[str, Any]]] = {}  # this round: key -> (custom_id, body)
@@ -89,6 +90,8 @@ class BatchJob:
         refused = self.state["refused"].get(key)
         if refused is not None:
             raise RequestRefused(*refused)
+        if key in self.empty:
+            return self.empty[key]
         if key not in self.answered or (hit := self.model.cache.get(key)) is None:
             return None
         return dataclasses.replace(reply_from_cache(hit), attempts=1, cached=False)
@@ -118,7 +121,7 @@ class BatchJob:
         try:
             self._rounds(todo, done, ask, summary)
         finally:
-            summary.batch = self._account()
+            summary.batch = self.store.account()
 
     def _rounds(
         self, todo: list[tuple[dict[str, Any], int]], done: Callable, ask: Callable, summary: Any
@@ -142,18 +145,6 @@ class BatchJob:
             self._submit()
             if not self.options.wait:
                 return
-
-    def _account(self) -> dict[str, Any]:
-        """Return what the run metadata records: the state file, rounds, batch ids, the one in hand."""
-        pending = self.state.get("pending") or {}
-        return {
-            "state": self.store.path.name,
-            "rounds": self.state["round"],
-            "batches": [r.get("batch_id") or r["input"] for r in self.state["done"]],
-            "pending": {k: pending.get(k) for k in ("round", "mode", "batch_id", "status", "input")}
-            if pending
-            else None,
-        }
 
     def _submit(self) -> None:
         """Write this round's requests as a batch input file, then submit it (or leave it for an
@@ -235,7 +226,7 @@ class BatchJob:
                 "or add --wait",
                 batch["id"],
                 batch["status"],
-                _done(batch),
+                requests_done(batch),
                 batch.get("request_counts", {}).get("total", "?"),
             )
             return False
@@ -258,9 +249,9 @@ class BatchJob:
         try:
             while batch["status"] not in FINAL:
                 time.sleep(self.model.config.batch_poll_s)
-                batch = self.api.look(batch_id)
+                batch = self.api.look_patiently(batch_id, batch)
                 self._note(batch)
-                bar.n = _done(batch)
+                bar.n = requests_done(batch)
                 bar.set_postfix_str(batch["status"], refresh=False)
         finally:
             bar.close()
@@ -281,6 +272,7 @@ class BatchJob:
                 return False
             time.sleep(self.model.config.batch_poll_s)
         self._import([output.read_text(encoding="utf-8")], "completed")
+        self.options = dataclasses.replace(self.options, output=None)  # --batch-output was this round's
         return True
 
     def _import(self, texts: list[str], status: str) -> None:
@@ -323,6 +315,8 @@ class BatchJob:
         for key, reply in replies.items():
             if worth_caching(reply):
                 self.model.cache.put(key, cache_entry(reply))
+            else:  # as a live run: given to the protocol, never cached
+                self.empty[key] = reply
             self.model.counters.add(
                 batch_requests=1,
                 prompt_tokens=reply.prompt_tokens,
@@ -339,9 +333,3 @@ class BatchJob:
         pending = self.state["pending"]
         default = self.results_path.with_name(pending["input"].replace(".input.jsonl", ".output.jsonl"))
         return self.options.output or default
-
-
-def _done(batch: dict[str, Any]) -> int:
-    """Return how many requests of a batch are done (completed or failed)."""
-    counts = batch.get("request_counts") or {}
-    return int(counts.get("completed") or 0) + int(counts.get("failed") or 0)

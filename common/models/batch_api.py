@@ -22,6 +22,7 @@ TRANSFER_TIMEOUT_S = (10.0, 600.0)  # (connect, read) of an upload or a download
 LOOK_TIMEOUT_S = (10.0, 60.0)
 COMPLETION_WINDOW = "24h"  # the only window OpenAI offers
 FINAL = ("completed", "failed", "expired", "cancelled")  # a batch in one of these moves no more
+LOOKS_FAILED = 10  # looks at a batch that may fail in a row while waiting before the run stops
 
 
 class BatchAPI:
@@ -30,6 +31,7 @@ class BatchAPI:
     def __init__(self, model: Any):
         self.base = model.endpoints.canonical.base_url
         self.model = model
+        self._looks_failed = 0
 
     def __repr__(self) -> str:
         return f"<BatchAPI {self.base}>"
@@ -78,6 +80,21 @@ class BatchAPI:
         """Return the batch object: ``status``, ``request_counts``, ``output_file_id``, ``error_file_id``."""
         return self._call("get", f"/batches/{batch_id}").json()
 
+    def look_patiently(self, batch_id: str, last: dict[str, Any]) -> dict[str, Any]:
+        """Return the batch looked at once more while waiting; a look that fails is logged and
+        ``last`` returned (a day's wait survives a network blip); LOOKS_FAILED failures in a row
+        raise the ModelError (the same command picks the batch up again)."""
+        try:
+            batch = self.look(batch_id)
+        except ModelError as exc:
+            self._looks_failed += 1
+            if self._looks_failed >= LOOKS_FAILED:
+                raise
+            log.warning("%s (look %d of %d that failed in a row)", exc, self._looks_failed, LOOKS_FAILED)
+            return last
+        self._looks_failed = 0
+        return batch
+
     def content(self, file_id: str) -> str:
         """Return the text of a file (a batch's output or error file)."""
         return self._call("get", f"/files/{file_id}/content", timeout=TRANSFER_TIMEOUT_S).content.decode(
@@ -106,3 +123,9 @@ class BatchAPI:
     def _message(self, response: requests.Response) -> str:
         """Return the server's error message, the key masked."""
         return server_message(response, self.model.api_key)
+
+
+def requests_done(batch: dict[str, Any]) -> int:
+    """Return how many requests of a batch are done (completed or failed)."""
+    counts = batch.get("request_counts") or {}
+    return int(counts.get("completed") or 0) + int(counts.get("failed") or 0)

@@ -52,6 +52,17 @@ class BatchState:
     def __repr__(self) -> str:
         return f"<BatchState {self.path.name}: round {self.data['round']}>"
 
+    def account(self) -> dict[str, Any]:
+        """Return what the run metadata records: the state file, rounds, batch ids, the one in hand."""
+        pending = self.data.get("pending") or {}
+        fields = ("round", "mode", "batch_id", "status", "input")
+        return {
+            "state": self.path.name,
+            "rounds": self.data["round"],
+            "batches": [done.get("batch_id") or done["input"] for done in self.data["done"]],
+            "pending": {name: pending.get(name) for name in fields} if pending else None,
+        }
+
     def save(self) -> None:
         """Write ``data`` atomically (a kill leaves the old state or the new one)."""
         write_json(self.path, self.data)

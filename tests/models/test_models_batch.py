@@ -193,3 +193,27 @@ def test_a_batch_created_but_not_written_down_is_found_again(tmp_path):
         for _ in range(3):
             summary = run_items(model, make_items(3), out, batch=BatchOptions())
     assert summary.status == "complete" and list(server.batches.batches) == ["batch_1"]
+
+
+def test_an_empty_answer_is_given_to_the_protocol_as_live_and_never_cached(tmp_path):
+    def empty_first(prompt: str) -> str:
+        return "FALSE" if prompt.startswith("Only respond") else ""
+
+    with StubServer(answer=empty_first) as server:
+        live, out, summary = live_and_batch(tmp_path, server, make_items(3))
+    assert records(out) == records(live) and summary.status == "complete"
+    assert {record["resp"] for record in records(out).values()} == {"FALSE"}  # re-prompted after ""
+    assert server.batches.lines_answered == 6
+
+
+def test_an_offline_output_file_named_on_the_command_line_serves_its_round_only(tmp_path):
+    with StubServer(answer=answer, batch_api=False) as server:
+        model = HTTPModel(make_config(server, batch_poll_s=0.01), cache=ResponseCache(tmp_path / "c.sqlite"))
+        out = tmp_path / "basic___batch___results.jsonl"
+        run_items(model, make_items(5), out, batch=BatchOptions())
+        engine(tmp_path / "basic___batch___results.batch1.input.jsonl", server)
+        moved = tmp_path / "engine-output.jsonl"
+        (tmp_path / "basic___batch___results.batch1.output.jsonl").rename(moved)
+        summary = run_items(model, make_items(5), out, batch=BatchOptions(output=moved))
+    assert summary.deferred == 1 and summary.batch["pending"]["round"] == 2  # Key 3's re-prompt
+    assert len(read_results(out)) == 4
