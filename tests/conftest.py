@@ -77,11 +77,17 @@ def comparable(path: Path) -> list[dict]:
     return sorted(records, key=lambda r: (str(r["Key"]), r.get("draw", 0)))
 
 
-def live_then_batch(directory: Path) -> list[tuple[str, list[str]]]:
-    """Return (name, options) of a live run, then of a batch run (``--batch --wait``) of a script
-    that asks a model: each with its own response cache and results directory under ``directory``."""
+def live_then_batch(directory: Path) -> list[tuple[str, list[str], int]]:
+    """Return (name, options, exit code) of the runs a suite's batch test makes of a script that
+    asks a model: a live run; a batch run that submits its first batch and stops (exit 75: a batch
+    is out); the same command with ``--wait``, which picks that batch up and goes on to the end.
+    Each name has its own response cache and results directory under ``directory``."""
     runs = []
-    for name, batch in (("live", []), ("batch", ["--batch", "--wait"])):
+    for name, batch, code in (
+        ("live", [], 0),
+        ("batch", ["--batch"], 75),
+        ("batch", ["--batch", "--wait"], 0),
+    ):
         own = ["--cache-file", str(directory / f"{name}.sqlite"), "--results-dir", str(directory / name)]
-        runs.append((name, [*own, *batch]))
+        runs.append((name, [*own, *batch], code))
     return runs

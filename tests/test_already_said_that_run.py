@@ -707,11 +707,9 @@ def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(t
     set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=4, turns=30)
     with StubServer(answer=lambda prompt: "[answer: no]") as server:
         config = stub_config(tmp_path, server, max_tokens=8, batch_poll_s=0.01)
-        for _, options in live_then_batch(tmp_path):
-            assert (
-                load_main()(["-t", str(set_dir), "--model", str(config), *options, "--loglevel", "WARNING"])
-                == 0
-            )
+        for _, options, code in live_then_batch(tmp_path):
+            command = ["-t", str(set_dir), "--model", str(config), *options, "--loglevel", "WARNING"]
+            assert load_main()(command) == code
         live_requests = len(server.requests)
     played = {}
     for name in ("live", "batch"):

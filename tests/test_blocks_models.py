@@ -740,10 +740,10 @@ def test_a_batch_run_writes_the_records_of_a_live_run(capsys, hand_set, tmp_path
     with StubServer(answer=scripted) as server:
         model = config(tmp_path, server)
         model.write_text(model.read_text() + "batch_poll_s: 0.01\n")
-        for _, options in live_then_batch(tmp_path):
+        for _, options, code in live_then_batch(tmp_path):
             prompts = hand_set / "prompts" / f"paper___{prompt_type}___v.jsonl"
             ran = run_here(capsys, script, "--model", str(model), *on_set(prompts), *options, *extra)
-            assert ran.returncode == 0, ran.stderr
+            assert ran.returncode == code, ran.stderr
         rounds = len(server.batches.batches)
     label = "paper-feedback1___stub___results.jsonl" if extra else "paper___stub___results.jsonl"
     rows = {name: comparable(results_in(tmp_path / name, prompt_type, label)) for name in ("live", "batch")}

@@ -226,9 +226,9 @@ def test_a_batch_run_writes_the_records_of_a_live_run(tmp_path, small_set):
         config = tmp_path / "stub.yaml"
         settings = {"base_url": server.url, "model": "stub-model", "batch_poll_s": 0.01, "backoff_s": 0.001}
         config.write_text(json.dumps(settings))
-        for _, options in live_then_batch(tmp_path):
+        for _, options, code in live_then_batch(tmp_path):
             done = run_script("scripts/ask_model.py", "-t", str(small_set), "--model", str(config), *options)
-            assert done.returncode == 0, done.stderr
+            assert done.returncode == code, done.stderr
         rounds = len(server.batches.batches)
     rows = {name: comparable(*find_results_files(tmp_path / name / "small")) for name in ("live", "batch")}
     assert rows["batch"] == rows["live"] and rounds == 2  # the question, then the re-prompts
