@@ -95,7 +95,7 @@ BATCH ?=
 WAIT ?=
 MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))
 MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
-MODEL_ARGS := --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait)
+MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait))
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
 
 # ---- user-facing targets ---------------------------------------------------------------------

@@ -203,7 +203,8 @@ class BatchJob:
             model=self.model.config.model,
         )
         log.warning(
-            "%s has no Batch API: %s requests (round %d) written for an offline engine, e.g. `%s`; "
+            "%s has no Batch API (or did not answer): %s requests (round %d) written for an offline engine, "
+            "e.g. `%s`; "
             "then run this command again (it imports the output%s)",
             self.api.base,
             f"{len(pending['requests']):,}",
