@@ -11,8 +11,8 @@ A request the server refuses for that item alone (RequestRefused: too long for t
 content filter) is recorded on the item (``resp`` "", ``refused`` the kind, ``error`` the
 server's message) and the run goes on; a rerun does not ask it again unless
 ``retry_refused``. Whole-run errors (ModelError: bad key, unknown model, spent retry budget, a
-server that is down) stop the run: at most ``2 * concurrency`` items are queued, so items in
-flight finish, are written and counted, and no new one starts.
+server that is down) stop the run: each worker takes its next item only when it is done with
+one, so the items in flight finish, are written and counted, and no new one starts.
 
 Each run has an entry in a metadata JSON next to the results file: settings, totals, tokens,
 and cost when the model has a price. It is written when the run starts and every
@@ -22,11 +22,9 @@ such an entry ``killed`` and sets its ``answered`` from the file (only one run w
 
 import functools
 import logging
-import queue
 import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +47,7 @@ log = logging.getLogger(__name__)
 
 FAILED_IN_A_ROW = 10  # items failing one after the other (at least, or 2 x concurrency) stop the run
 METADATA_EVERY_S = 5.0  # how often a running run's metadata entry is brought up to date
+PROGRESS_EVERY_S = 0.1  # how often the main thread moves the progress bar
 
 
 def run_items(
@@ -215,46 +214,86 @@ def _run_pool(
     show_progress: bool,
     tick: Callable[[], None],
 ) -> None:
-    """Answer ``todo`` ((item, draw) pairs) with a thread pool, at most ``2 * concurrency`` queued;
-    update ``summary``.
+    """Answer ``todo`` ((item, draw) pairs) with ``concurrency`` worker threads; update ``summary``.
 
-    Workers answer and append (a refused request as its ``refused_record``); they hand each
-    outcome to this (main) thread through a queue, which counts it, moves the progress bar,
-    calls ``tick`` (the metadata update), and re-raises what must stop the run, after the
-    items still in flight have finished and been counted.
+    Each worker takes the next pair, answers and appends it (a refused request as its
+    ``refused_record``) and counts the outcome (``_collect``, under a lock); what must stop the
+    run stops every worker before its next item and is re-raised here once the items still in
+    flight have finished and been counted. This (main) thread only looks in every
+    ``PROGRESS_EVERY_S``: the progress bar and ``tick`` (the metadata update). No hand-over per
+    item: a queue to this thread and back cost a thread switch per request.
     """
-    stop = threading.Event()
-    outcomes: queue.SimpleQueue = queue.SimpleQueue()
+    pool = _Pool(todo, summary, counters, max(2 * model.concurrency, FAILED_IN_A_ROW))
     bar = cli.progress(
         None, total=len(todo), desc=f"ask {model.name}", unit="item", disable=not show_progress
     )
-    in_flight, window, shown = 0, 2 * model.concurrency, 0.0
-    give_up = max(window, FAILED_IN_A_ROW)
-    pool = ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask")
+    job = functools.partial(pool.work, model=model, answer=answer, writer=writer)
+    workers = [
+        threading.Thread(target=job, name=f"ask-{n}") for n in range(min(model.concurrency, len(todo)))
+    ]
+    if not workers:
+        pool.finished.set()
     try:
-        for entry in [*todo, None]:
-            while in_flight and (in_flight >= window or entry is None):
-                outcome = outcomes.get()
-                in_flight -= 1
-                _collect(*outcome, summary, counters, max_failed_in_a_row=give_up)
-                bar.update(1)
-                if time.monotonic() - shown > 0.1:  # formatting the postfix each item would cost more
-                    shown = time.monotonic()
-                    bar.set_postfix_str(_postfix(counters, summary), refresh=False)
-                    tick()
-            if entry is not None:
-                pool.submit(_answer_and_write, *entry, model, answer, writer, stop, outcomes)
-                in_flight += 1
-        bar.set_postfix_str(_postfix(counters, summary), refresh=False)
+        for worker in workers:
+            worker.start()
+        while not pool.finished.wait(PROGRESS_EVERY_S):
+            bar.update(pool.done - bar.n)
+            bar.set_postfix_str(_postfix(counters, summary), refresh=False)
+            tick()
     except BaseException:
-        stop.set()  # queued items return at once; those in flight finish and are written
-        pool.shutdown(wait=True)
-        for _ in range(in_flight):  # count what was written after the stop, so counts match the file
-            _count_quietly(*outcomes.get(), summary)
+        pool.stop.set()  # workers finish the items in hand, write and count them, and take no other
         raise
     finally:
-        pool.shutdown(wait=True)
+        for worker in workers:
+            worker.join()
+        bar.update(pool.done - bar.n)
+        bar.set_postfix_str(_postfix(counters, summary), refresh=False)
         bar.close()
+    if pool.error is not None:
+        raise pool.error
+
+
+class _Pool:
+    """What the workers of ``_run_pool`` share: the pairs to answer, the counts, the stop."""
+
+    def __init__(self, todo: list, summary: RunSummary, counters: Counters, give_up: int):
+        self.feed = iter(todo)
+        self.summary, self.counters, self.give_up = summary, counters, give_up
+        self.stop, self.finished = threading.Event(), threading.Event()
+        self.done, self.running = 0, 0
+        self.error: BaseException | None = None  # what stopped the run, re-raised by the main thread
+        self.lock = threading.Lock()
+
+    def work(self, model: Model, answer: Callable, writer: ResultsWriter) -> None:
+        """A worker: answer pairs until none is left or the run stops; count each outcome."""
+        with self.lock:
+            self.running += 1
+        try:
+            while not self.stop.is_set():
+                with self.lock:
+                    entry = next(self.feed, None)
+                if entry is None:
+                    break
+                outcome = _answer_and_write(*entry, model, answer, writer, self.stop)
+                self._count(outcome)
+        finally:
+            with self.lock:
+                self.running -= 1
+                if not self.running:
+                    self.finished.set()
+
+    def _count(self, outcome: tuple) -> None:
+        """Count one outcome (``_collect``); after a stop only what was written counts, quietly."""
+        with self.lock:
+            self.done += 1
+            if self.stop.is_set():
+                _count_quietly(*outcome, self.summary)
+                return
+            try:
+                _collect(*outcome, self.summary, self.counters, max_failed_in_a_row=self.give_up)
+            except BaseException as exc:  # stops the run: re-raised by the main thread
+                self.error = exc
+                self.stop.set()
 
 
 def _answer_and_write(
@@ -264,12 +303,10 @@ def _answer_and_write(
     answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
     writer: ResultsWriter,
     stop: threading.Event,
-    outcomes: queue.SimpleQueue,
-) -> None:
+) -> tuple[dict[str, Any], dict[str, Any] | None, BaseException | None]:
     """A worker's job: answer ``item`` for the ``draw``-th time (a refused request as its
-    ``refused_record``) and append the record, unless ``stop`` is set; put ``(item, record or
-    None, exception or None)`` on ``outcomes`` for the main thread, which decides what an
-    exception means."""
+    ``refused_record``) and append the record, unless ``stop`` is set; return ``(item, record or
+    None, exception or None)``: what an exception means is for ``_collect`` to say."""
     try:
         record = None
         if not stop.is_set():
@@ -279,9 +316,9 @@ def _answer_and_write(
                 record = refused_record(item, refusal)
             record = _with_draw(record, draw)
             record = record if writer.append(record) else None  # None: already written
-        outcomes.put((item, record, None))
-    except BaseException as exc:  # handed to the main thread
-        outcomes.put((item, None, exc))
+        return item, record, None
+    except BaseException as exc:
+        return item, None, exc
 
 
 def _postfix(counters: Counters, summary: RunSummary) -> str:
