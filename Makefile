@@ -97,6 +97,9 @@ MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))
 MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml,$(MODEL)))
 MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait))
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
+# After a script whose batch is still out (exit 75) a step goes on with its other scripts and ends
+# with 75 (no stamp), so one make sends every batch of the step; any other failure stops it.
+past_batch = || { code=$$?; test $$code -eq 75 || exit $$code; pending=75; }
 
 # ---- user-facing targets ---------------------------------------------------------------------
 .PHONY: help all clean sets $(ALL_SETS) env lock data data-worldsense-other test test-all lint format
@@ -458,8 +461,10 @@ results/runs/worldsense/$(MODEL_TAG).done: $(WS_CORE) $(MODEL_CONFIG) | $(ENV_OK
 	touch $@
 
 results/runs/blocks/$(MODEL_TAG).done: data/blocks/$(BLOCKS_SET)/prompts/.done $(MODEL_CONFIG) | $(ENV_OK)
-	$(PYTHON) scripts/lm_plan.py -t $(BLOCKS_SET) $(MODEL_ARGS)
-	$(PYTHON) scripts/codex_translate.py -t $(BLOCKS_SET) $(MODEL_ARGS)
+	pending=0; \
+	$(PYTHON) scripts/lm_plan.py -t $(BLOCKS_SET) $(MODEL_ARGS) $(past_batch); \
+	$(PYTHON) scripts/codex_translate.py -t $(BLOCKS_SET) $(MODEL_ARGS) $(past_batch); \
+	exit $$pending
 	mkdir -p $(@D)
 	touch $@
 
@@ -470,8 +475,8 @@ results/runs/canvas/$(MODEL_TAG).done: data/canvas/standard/trials.jsonl.bz2 $(M
 
 results/runs/already_said_that/$(MODEL_TAG).done: $(foreach s,$(ASAT_GENERATED),data/already_said_that/$(s)/manifest.json) \
 		$(MODEL_CONFIG) | $(ENV_OK)
-	for set in $(ASAT_GENERATED); do \
-	  $(PYTHON) scripts/already_said_that.py -t $$set $(MODEL_ARGS); \
-	done
+	pending=0; for set in $(ASAT_GENERATED); do \
+	  $(PYTHON) scripts/already_said_that.py -t $$set $(MODEL_ARGS) $(past_batch); \
+	done; exit $$pending
 	mkdir -p $(@D)
 	touch $@
