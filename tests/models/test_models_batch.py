@@ -10,7 +10,7 @@ import time
 
 import pytest
 import yaml
-from model_helpers import FAST, make_config, make_items, run_items, write_testset
+from model_helpers import FAST, SENTINEL_KEY, make_config, make_items, run_items, write_testset
 
 from common.models.batch import BatchOptions
 from common.models.batch_files import state_path
@@ -217,3 +217,20 @@ def test_an_offline_output_file_named_on_the_command_line_serves_its_round_only(
         summary = run_items(model, make_items(5), out, batch=BatchOptions(output=moved))
     assert summary.deferred == 1 and summary.batch["pending"]["round"] == 2  # Key 3's re-prompt
     assert len(read_results(out)) == 4
+
+
+def test_the_key_goes_in_the_header_only_never_into_a_batch_file_the_state_or_the_logs(tmp_path):
+    testset = write_testset(tmp_path / "set", 4)
+    with StubServer(answer=answer) as server:
+        config = tmp_path / "stubmodel.yaml"
+        settings = {"base_url": server.url, "model": "stub-model", **FAST, "api_key_env": "STUB_KEY"}
+        config.write_text(yaml.safe_dump({**settings, "batch_poll_s": 0.01}))
+        env = {**os.environ, "STUB_KEY": SENTINEL_KEY}
+        run = subprocess.run(
+            [*ask(testset, config, "--wait"), "--loglevel", "DEBUG"], env=env, capture_output=True
+        )
+    assert run.returncode == 0, run.stderr
+    written = [path.read_bytes() for path in sorted(testset.rglob("*")) if path.is_file()]
+    assert any(b"batch1.input" in path.name.encode() for path in testset.rglob("*"))
+    for text in [run.stderr, run.stdout, *written]:
+        assert SENTINEL_KEY.encode() not in text and b"4f1c9a7e2b" not in text
