@@ -108,13 +108,21 @@ ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.
 # runs that model through every suite's default sets (`make all`) or one suite (`make <suite>-model`);
 # LIMIT=N caps the items it is asked per suite and set; SET="key=value ..." overrides settings of
 # the model's config (as --set does), e.g. SET=base_url=http://127.0.0.1:8081/v1 or SET=samples=3.
+# BATCH=1 sends what is still to ask as batches (--batch: a step stops with exit code 75 while its
+# batch is out, and the same make command collects it later); WAIT=1 waits for each batch instead.
 MODEL ?=
 LIMIT ?=
+BATCH ?=
+WAIT ?=
 MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))
 MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml %.py,$(MODEL)))
 SET ?=
-MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addprefix --set ,$(SET)))
+MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addprefix --set ,$(SET)) \
+	$(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait))
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
+# After a script whose batch is still out (exit 75) a step goes on with its other scripts and ends
+# with 75 (no stamp), so one make sends every batch of the step; any other failure stops it.
+past_batch = || { code=$$?; test $$code -eq 75 || exit $$code; pending=75; }
 
 # ---- user-facing targets ---------------------------------------------------------------------
 .PHONY: help all clean sets $(ALL_SETS) env lock data data-worldsense-other test test-all lint format db explore
@@ -540,23 +548,25 @@ results/runs/worldsense/$(MODEL_TAG).done: $(WS_CORE) $(MODEL_CONFIG) | $(ENV_OK
 
 results/runs/blocks/$(MODEL_TAG).done: $(foreach s,$(BLOCKS_MODEL_SETS),data/blocks/$(s)/prompts/.done) \
 		$(MODEL_CONFIG) | $(ENV_OK)
-	for set in $(BLOCKS_MODEL_SETS); do \
-	  $(PYTHON) scripts/lm_plan.py -t $$set $(MODEL_ARGS); \
-	  $(PYTHON) scripts/codex_translate.py -t $$set $(MODEL_ARGS); \
-	done
+	pending=0; for set in $(BLOCKS_MODEL_SETS); do \
+	  $(PYTHON) scripts/lm_plan.py -t $$set $(MODEL_ARGS) $(past_batch); \
+	  $(PYTHON) scripts/codex_translate.py -t $$set $(MODEL_ARGS) $(past_batch); \
+	done; exit $$pending
 	mkdir -p $(@D)
 	touch $@
 
 results/runs/canvas/$(MODEL_TAG).done: $(foreach s,$(CANVAS_MODEL_SETS),data/canvas/$(s)/trials.jsonl.bz2) \
 		$(MODEL_CONFIG) | $(ENV_OK)
-	for set in $(CANVAS_MODEL_SETS); do $(PYTHON) scripts/ask_model.py -t data/canvas/$$set $(MODEL_ARGS); done
+	pending=0; for set in $(CANVAS_MODEL_SETS); do \
+	  $(PYTHON) scripts/ask_model.py -t data/canvas/$$set $(MODEL_ARGS) $(past_batch); \
+	done; exit $$pending
 	mkdir -p $(@D)
 	touch $@
 
 results/runs/already_said_that/$(MODEL_TAG).done: $(foreach s,$(ASAT_GENERATED),data/already_said_that/$(s)/manifest.json) \
 		$(MODEL_CONFIG) | $(ENV_OK)
-	for set in $(ASAT_GENERATED); do \
-	  $(PYTHON) scripts/already_said_that.py -t $$set $(MODEL_ARGS); \
-	done
+	pending=0; for set in $(ASAT_GENERATED); do \
+	  $(PYTHON) scripts/already_said_that.py -t $$set $(MODEL_ARGS) $(past_batch); \
+	done; exit $$pending
 	mkdir -p $(@D)
 	touch $@

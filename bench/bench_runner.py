@@ -1,16 +1,23 @@
-"""Benchmark the model runner's overhead against bare thread-pool loops of requests.post.
+"""Benchmark the model runner against bare thread-pool loops, and several endpoints against one.
 
-All three clients hit the same local stub server (a separate process that answers at once),
-at the same concurrency, in one run, alternating, several repetitions; the median request rate
-of each is reported with the runner's ratio to each bare loop (ratio of the medians, and
-median of the ratios within a repetition, which is steadier on a shared machine). The runner
-works as in a real run: answering protocol, SQLite cache on (a fresh one per repetition, so
-every request is a miss and a cache write), results appended and flushed, metadata written,
-progress bar on.
-Target: the runner reaches at least 90% of the bare requests.post loop's rate.
+1. Overhead: the clients hit the same local stub server (a separate process that answers at
+   once), at the same concurrency, in one run, alternating, several repetitions; the median
+   request rate of each is reported with the runner's ratio to each bare loop (ratio of the
+   medians, and median of the ratios within a repetition, which is steadier on a shared
+   machine). The runner works as in a real run: answering protocol, SQLite cache on (a fresh one
+   per repetition, so every request is a miss and a cache write), results appended and flushed,
+   metadata written, progress bar on. The anchors: requests.post per request; one
+   requests.Session per thread (as the runner has); and the same with the environment read once
+   (``trust_env`` off, as the runner sets its sessions up where no proxy is configured).
+   Target: the runner reaches at least 95% of the per-thread Session loop's rate.
+2. Endpoints: two stub servers of fixed latency (``--latency``); the runner with one of them at
+   concurrency C (``--per-endpoint``) against the runner with both at 2C. Target: at least 1.8x.
+3. 429s: a stub server of that latency answering 429 above N requests at once (``--throttle``
+   N ...); the runner at ``--concurrency``: where its limit settles, and the rate it gets.
 
 $ python bench/bench_runner.py
 $ python bench/bench_runner.py --requests 3000 --repetitions 7 --concurrency 16
+$ python bench/bench_runner.py --skip-overhead --latency 0.05 --per-endpoint 8
 """
 
 try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -18,6 +25,7 @@ try:  # first: bench/_project_env.py puts the project on sys.path and explains a
 except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
     pass
 
+import json
 import logging
 import statistics
 import sys
@@ -37,6 +45,7 @@ from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.models.runner import run_items
 from common.models.stub_server import server_process
+from common.results import metadata_path
 from common.worldsense.run import answer
 
 log = logging.getLogger("bench_runner")
@@ -65,7 +74,21 @@ def bare_session(url: str, bodies: list[dict], concurrency: int) -> None:
         list(pool.map(one, bodies))
 
 
-def runner(base_url: str, items: list[dict], concurrency: int, workdir: Path) -> None:
+def bare_session_env_once(url: str, bodies: list[dict], concurrency: int) -> None:
+    """The same loop with each Session reading the environment once (``trust_env`` off)."""
+    local = threading.local()
+
+    def one(body: dict) -> None:
+        if not hasattr(local, "session"):
+            local.session = requests.Session()
+            local.session.trust_env = False
+        local.session.post(url, json=body, timeout=(10, 60)).json()
+
+    with ThreadPoolExecutor(concurrency) as pool:
+        list(pool.map(one, bodies))
+
+
+def runner(base_url: str | list[str], items: list[dict], concurrency: int, workdir: Path) -> None:
     """The runner as ask_model.py uses it, with cache and results writing on."""
     config = config_from_mapping(
         {"name": "bench", "base_url": base_url, "model": "stub", "concurrency": concurrency, "max_tokens": 4}
@@ -85,16 +108,14 @@ def timed(function: Callable[[], None]) -> float:
     return time.perf_counter() - start
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = cli.make_parser(__doc__)
-    parser.add_argument("--requests", type=int, default=1500, help="requests per measurement")
-    parser.add_argument("--repetitions", type=int, default=9, help="measurements of each client")
-    parser.add_argument("--concurrency", type=int, default=16, help="worker threads of every client")
-    args = parser.parse_args(argv)
-    cli.setup_logging(args.loglevel)
-    logging.getLogger("common.models.runner").setLevel(logging.WARNING)
-
-    rates: dict[str, list[float]] = {"runner": [], "bare requests.post": [], "bare Session.post": []}
+def overhead(args) -> None:
+    """Print the rates of the runner and the bare loops on one stub server (part 1)."""
+    rates: dict[str, list[float]] = {
+        "runner": [],
+        "bare requests.post": [],
+        "bare Session.post": [],
+        "bare Session, env once": [],
+    }
     with server_process() as base_url:
         url = base_url + "/chat/completions"
         for rep in range(args.repetitions):
@@ -116,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
                     "runner": partial(runner, base_url, items, args.concurrency, Path(workdir)),
                     "bare requests.post": partial(bare_post, url, bodies, args.concurrency),
                     "bare Session.post": partial(bare_session, url, bodies, args.concurrency),
+                    "bare Session, env once": partial(bare_session_env_once, url, bodies, args.concurrency),
                 }
                 order = list(clients) if rep % 2 == 0 else list(reversed(clients))
                 for name in order:
@@ -128,12 +150,83 @@ def main(argv: list[str] | None = None) -> int:
     )
     for name, median in medians.items():
         print(f"  {name:<20} {median:8,.0f}/s   (runs: {', '.join(f'{r:,.0f}' for r in rates[name])})")
-    for anchor in ("bare requests.post", "bare Session.post"):
+    for anchor in list(rates)[1:]:
         paired = statistics.median(r / a for r, a in zip(rates["runner"], rates[anchor], strict=True))
         print(
-            f"  runner / {anchor:<20} {medians['runner'] / medians[anchor]:6.1%} of the medians, "
+            f"  runner / {anchor:<22} {medians['runner'] / medians[anchor]:6.1%} of the medians, "
             f"{paired:6.1%} median of the per-repetition ratios"
         )
+
+
+def endpoints(args) -> None:
+    """Print the runner's rate with one stub server of fixed latency and with two (part 2)."""
+    rates: dict[str, list[float]] = {"one endpoint": [], "two endpoints": []}
+    count = args.requests // 3
+    with server_process(latency=args.latency) as one, server_process(latency=args.latency) as two:
+        for rep in range(args.repetitions):
+            items = [
+                {"Key": i, "text": f"rep {rep} q {i}: TRUE or FALSE?", "expectedresp": ["TRUE", "FALSE"]}
+                for i in range(count)
+            ]
+            for name, urls in (("one endpoint", [one]), ("two endpoints", [one, two])):
+                with tempfile.TemporaryDirectory() as workdir:
+                    work = partial(runner, urls, items, args.per_endpoint * len(urls), Path(workdir))
+                    rates[name].append(count / timed(work))
+            log.info("repetition %d: %s", rep + 1, ", ".join(f"{n} {r[-1]:,.0f}/s" for n, r in rates.items()))
+    print(
+        f"several endpoints: stub servers answering in {args.latency * 1000:.0f} ms, concurrency "
+        f"{args.per_endpoint} per endpoint, median of {args.repetitions} x {count:,} requests:"
+    )
+    for name, values in rates.items():
+        runs = ", ".join(f"{r:,.0f}" for r in values)
+        print(f"  {name:<14} {statistics.median(values):8,.0f}/s   (runs: {runs})")
+    paired = statistics.median(
+        b / a for a, b in zip(rates["one endpoint"], rates["two endpoints"], strict=True)
+    )
+    print(f"  two / one: {paired:.2f}x (median of the per-repetition ratios)")
+
+
+def throttled(args, limit: int) -> None:
+    """Print where the runner's concurrency settles against a server that answers 429 above
+    ``limit`` requests at once (part 3), from the run metadata."""
+    count = args.requests // 2
+    items = [
+        {"Key": i, "text": f"q {i}: TRUE or FALSE?", "expectedresp": ["TRUE", "FALSE"]} for i in range(count)
+    ]
+    server = server_process(latency=args.latency or 0.02, max_concurrent=limit)
+    with server as url, tempfile.TemporaryDirectory() as workdir:
+        seconds = timed(partial(runner, url, items, args.concurrency, Path(workdir)))
+        meta = json.loads(metadata_path(Path(workdir) / "basic___bench___results.jsonl").read_text())
+    run = meta["runs"][-1]
+    reached = run["concurrency"]
+    print(
+        f"429 above {limit} at once, concurrency {args.concurrency}: limit at the end {reached['final']} "
+        f"(lowest {reached['lowest']}), mean in flight {reached['mean_in_flight']}, {run['throttled']:,} "
+        f"429s for {count:,} requests, {count / seconds:,.0f}/s"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    parser.add_argument("--requests", type=int, default=1500, help="requests per measurement")
+    parser.add_argument("--repetitions", type=int, default=9, help="measurements of each client")
+    parser.add_argument("--concurrency", type=int, default=16, help="worker threads of every client")
+    parser.add_argument("--skip-overhead", action="store_true", help="measure the endpoints only")
+    parser.add_argument("--latency", type=float, default=0.05, help="seconds per answer (0: skip part 2)")
+    parser.add_argument("--per-endpoint", type=int, default=8, help="part 2: concurrency per endpoint")
+    parser.add_argument(
+        "--throttle", type=int, nargs="*", default=[2, 4, 8], metavar="N", help="part 3: 429 above N at once"
+    )
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+    logging.getLogger("common.models.runner").setLevel(logging.WARNING)
+
+    if not args.skip_overhead:
+        overhead(args)
+    if args.latency:
+        endpoints(args)
+    for limit in args.throttle:
+        throttled(args, limit)
     return 0
 
 

@@ -122,8 +122,9 @@ def add_model_options(
     ``-t/--testset SET`` (``testset`` says what a set is for this suite), ``--model`` or
     ``--baselines``, ``--prompting`` (when the script lets the label be chosen, default
     ``prompting``; limited to ``promptings`` when the label also picks how the model is asked),
-    ``--set KEY=VALUE``, ``--limit``, ``--seed``, ``--retry-errors``,
-    ``--results-dir``, ``--no-cache``, ``--cache-file``. ``check_model_options`` validates them
+    ``--set KEY=VALUE``, ``--limit``, ``--seed``, ``--retry-errors``, ``--retry-truncated``,
+    ``--results-dir``, ``--batch``, ``--wait``, ``--batch-output``, ``--no-cache``,
+    ``--cache-file``. ``check_model_options`` validates them
     after parsing."""
     from common.models.resolve import CACHE_FILE  # the models layer is loaded only by scripts that ask
 
@@ -172,24 +173,57 @@ def add_model_options(
         metavar="DIR",
         help="results go to DIR/<set>/ (default: results/<suite>/<set>/; WorldSense: <set>/results/)",
     )
+    _add_batch_options(parser)
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument(
         "--cache-file", type=Path, default=CACHE_FILE, metavar="FILE", help="SQLite response cache"
     )
 
 
+def _add_batch_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--batch``, ``--wait`` and ``--batch-output`` (batch mode: ``common.models.batch``)."""
+    parser.add_argument(
+        "--batch",
+        action="store_true",
+        help="send what is still to ask as a batch (OpenAI batch JSONL): submitted to the server's Batch "
+        "API, or written for an offline engine; a rerun collects it and goes on (docs/models.md)",
+    )
+    parser.add_argument(
+        "--wait",
+        action="store_true",
+        help="with --batch: wait for each batch (progress bar) and go on to the end",
+    )
+    parser.add_argument(
+        "--batch-output",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="with --batch: the output file an offline engine wrote for the batch in hand "
+        "(default: beside its input)",
+    )
+
+
 def runner_options(args: argparse.Namespace) -> dict[str, Any]:
     """Return the keyword arguments of ``run_items`` that the shared options set: refused items
     asked again (``--retry-errors``), items cut at the token limit asked again
-    (``--retry-truncated``), built-in baselines run afresh (``--baselines``)."""
+    (``--retry-truncated``), built-in baselines run afresh (``--baselines``), batch mode
+    (``--batch``, ``--wait``, ``--batch-output``)."""
+    from common.models.batch import BatchOptions
+
     return {
         "retry_refused": args.retry_errors,
         "retry_truncated": args.retry_truncated,
         "fresh": args.baselines,
+        "batch": BatchOptions(wait=args.wait, output=args.batch_output) if args.batch else None,
     }
 
 
 def check_model_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Exit with a usage error (code 2) when ``--limit`` is negative."""
+    """Exit with a usage error (code 2) when ``--limit`` is negative, or the batch options do not
+    go together (``--wait`` or ``--batch-output`` without ``--batch``, ``--batch`` without the cache)."""
     if args.limit is not None and args.limit < 0:
         parser.error("--limit must be 0 or more")
+    if (args.wait or args.batch_output) and not args.batch:
+        parser.error("--wait and --batch-output go with --batch")
+    if args.batch and args.no_cache:
+        parser.error("--batch needs the response cache (the batch output goes into it): drop --no-cache")

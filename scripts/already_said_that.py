@@ -71,7 +71,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         price = vars(config.price_per_1k_tokens) if config and config.price_per_1k_tokens else None
         max_tokens = config.max_tokens if config else DECODING["max_tokens"]
-        print(cost.estimate_text(data, args.limit, price, args.prompting, max_tokens))
+        print(cost.estimate_text(data, args.limit, price, args.prompting, max_tokens, batch=args.batch))
         return 0
 
     summaries = []

@@ -97,3 +97,28 @@ def released_problems(release):
     from common.blocks.release import problems_dir
 
     return {p.id: p for p in load_problems(problems_dir(release))}
+
+
+def comparable(path: Path) -> list[dict]:
+    """Return the records of a results file (every draw) without the timing field ``latency_s``,
+    sorted by Key and draw: what a batch run and a live run of the same model must share."""
+    from common.results import read_results
+
+    records = [{k: v for k, v in r.items() if k != "latency_s"} for r in read_results(path, all_draws=True)]
+    return sorted(records, key=lambda r: (str(r["Key"]), r.get("draw", 0)))
+
+
+def live_then_batch(directory: Path) -> list[tuple[str, list[str], int]]:
+    """Return (name, options, exit code) of the runs a suite's batch test makes of a script that
+    asks a model: a live run; a batch run that submits its first batch and stops (exit 75: a batch
+    is out); the same command with ``--wait``, which picks that batch up and goes on to the end.
+    Each name has its own response cache and results directory under ``directory``."""
+    runs = []
+    for name, batch, code in (
+        ("live", [], 0),
+        ("batch", ["--batch"], 75),
+        ("batch", ["--batch", "--wait"], 0),
+    ):
+        own = ["--cache-file", str(directory / f"{name}.sqlite"), "--results-dir", str(directory / name)]
+        runs.append((name, [*own, *batch], code))
+    return runs

@@ -23,6 +23,7 @@ from common.errors import UserError
 from common.paths import ROOT
 from common.results import read_results
 from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
+from tests.conftest import live_then_batch
 
 
 def load_main():
@@ -364,6 +365,15 @@ def test_dry_run_estimates_and_asks_nothing(tmp_path, capsys):
     assert "max_tokens=1,000 each (a thinking model's reasoning counts): up to 400,000 output tokens" in (
         capsys.readouterr().out
     )
+    # priced, as a live run and as batches (half the price, one batch per turn)
+    config.write_text(config.read_text() + "price_per_1k_tokens: {input: 1.0, output: 2.0}\n")
+    costs = []
+    for batch in ([], ["--batch"]):
+        assert load_main()(["-t", str(set_dir), "--model", str(config), "--dry-run", *batch]) == 0
+        out = capsys.readouterr().out
+        costs.append(float(out.split("at most $")[1].split()[0].rstrip(";.").replace(",", "")))
+    assert costs[1] == pytest.approx(costs[0] / 2, abs=0.01)
+    assert "at the batch price (50%); as batches: one per turn, at most 100" in out
 
 
 def test_read_turns_keeps_the_last_block_of_a_replayed_conversation(tmp_path):
@@ -722,3 +732,26 @@ def test_a_thinking_model_is_judged_on_its_answer_and_sent_back_its_answers_only
     # cut while thinking: no answer, every turn a violation, the first main-task turn ends it
     assert {r["ended"] for r in cut[0]} == {"violation"}
     assert all(t["answer"] is None and t["reply"] == "" and t["finish_reason"] == "length" for t in cut[1])
+
+
+def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(tmp_path):
+    from common.models.stub_server import StubServer
+
+    set_dir = write_set(tmp_path / "sets" / "mixed", "mixed", samples=4, turns=30)
+    with StubServer(answer=lambda prompt: "[answer: no]") as server:
+        config = stub_config(tmp_path, server, max_tokens=8, batch_poll_s=0.01)
+        for _, options, code in live_then_batch(tmp_path):
+            command = ["-t", str(set_dir), "--model", str(config), *options, "--loglevel", "WARNING"]
+            assert load_main()(command) == code
+        live_requests = len(server.requests)
+    played = {}
+    for name in ("live", "batch"):
+        files = run_paths("mixed", "stub", tmp_path / name)
+        played[name] = (
+            sorted(read_results(files["results"]), key=lambda r: r["Key"]),
+            sorted(read_turns(files["turns"]), key=lambda t: (t["Key"], t["turn"])),
+        )
+    assert played["batch"] == played["live"]
+    records, turns = played["batch"]
+    assert live_requests == len(turns) and server.batches.lines_answered == len(turns)  # each turn once
+    assert len(server.batches.batches) == max(r["asked"] for r in records)  # one batch per turn

@@ -22,6 +22,7 @@ from common.jsonl import write_jsonl
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from common.results import read_results
+from tests.conftest import comparable, live_then_batch
 
 sys.path.insert(0, str(Path(__file__).parent / "models"))
 from model_helpers import FAST  # the model tests' fast retry settings
@@ -730,3 +731,21 @@ def test_a_random_planner_asked_three_times_gets_pass_at_k_in_the_section(capsys
     row = table.iloc[0]
     assert (row["k"], row["questions"]) == (3, len(SCENARIOS)) and row["pass@k"] != "-"
     assert "random (paper), nl___v k=3" in " ".join(section.summary)
+
+
+@pytest.mark.parametrize("script", ["scripts/lm_plan.py", "scripts/codex_translate.py"])
+def test_a_batch_run_writes_the_records_of_a_live_run(capsys, hand_set, tmp_path, script):
+    prompt_type = "nl" if "lm_plan" in script else "pddl"
+    extra = [] if prompt_type == "nl" else ["--feedback", "1"]  # two requests, then a feedback round
+    with StubServer(answer=scripted) as server:
+        model = config(tmp_path, server)
+        model.write_text(model.read_text() + "batch_poll_s: 0.01\n")
+        for _, options, code in live_then_batch(tmp_path):
+            prompts = hand_set / "prompts" / f"paper___{prompt_type}___v.jsonl"
+            ran = run_here(capsys, script, "--model", str(model), *on_set(prompts), *options, *extra)
+            assert ran.returncode == code, ran.stderr
+        rounds = len(server.batches.batches)
+    label = "paper-feedback1___stub___results.jsonl" if extra else "paper___stub___results.jsonl"
+    rows = {name: comparable(results_in(tmp_path / name, prompt_type, label)) for name in ("live", "batch")}
+    assert rows["batch"] == rows["live"] and len(rows["batch"]) == len(SCENARIOS)
+    assert rounds == (1 if prompt_type == "nl" else 3)  # translation: initial state, goal, feedback

@@ -3,7 +3,7 @@ ask_model.py and the analysis through analyse_results.py, the Make block's basel
 
 import pytest
 
-from tests.conftest import run_script
+from tests.conftest import comparable, live_then_batch, run_script
 
 SMALL = ["--set", "items=2", "--set", "num_shapes=[3, 5]"]
 
@@ -220,3 +220,21 @@ def test_draw_writes_a_png_and_rejects_an_unknown_key(tmp_path, small_set):
     )
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "e.png").read_bytes() == (tmp_path / "c.png").read_bytes()  # line 4 is that Key
+
+
+def test_a_batch_run_writes_the_records_of_a_live_run(tmp_path, small_set):
+    import json
+
+    from common.models.stub_server import StubServer
+    from common.results import find_results_files
+
+    with StubServer(answer=lambda prompt: "yes") as server:  # not an option of most tasks: re-prompted
+        config = tmp_path / "stub.yaml"
+        settings = {"base_url": server.url, "model": "stub-model", "batch_poll_s": 0.01, "backoff_s": 0.001}
+        config.write_text(json.dumps(settings))
+        for _, options, code in live_then_batch(tmp_path):
+            done = run_script("scripts/ask_model.py", "-t", str(small_set), "--model", str(config), *options)
+            assert done.returncode == code, done.stderr
+        rounds = len(server.batches.batches)
+    rows = {name: comparable(*find_results_files(tmp_path / name / "small")) for name in ("live", "batch")}
+    assert rows["batch"] == rows["live"] and rounds == 2  # the question, then the re-prompts

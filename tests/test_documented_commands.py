@@ -43,6 +43,7 @@ EXCLUDED = {
     "--model my/config.yaml": "placeholder: the reader's own model config",
     "--wheel ~/Downloads/": "placeholder: a wheel the reader downloaded by hand",
     "vllm serve": "starts vLLM on a GPU machine (not this project's command)",
+    "vllm.entrypoints.openai.run_batch": "vLLM's offline engine on a GPU machine (not ours to run)",
     "configs/blocks/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
     "make blocks/mine": "a new set: run and checked by tests/test_make_sets.py",
     "configs/canvas/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",

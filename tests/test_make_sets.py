@@ -73,7 +73,7 @@ def test_asat_model_plays_the_model_on_every_set():
     plan = run(ROOT, "make -n asat-model MODEL=oracle LIMIT=2").stdout
     loop = re.search(
         r"for set in ([\w ]+); do \\\n\s*\S+ scripts/already_said_that\.py -t \$set "
-        r"--model oracle --limit 2;",
+        r"--model oracle --limit 2\b",
         plan,
     )
     assert loop, plan

@@ -36,7 +36,7 @@ def estimate(
     samples = data.samples[:limit] if limit is not None else data.samples
     seeds = int(data.config.get("seeds") or 1)  # the set's protocol: each seed plays its conversations
     played = [(sample, draw) for draw in range(seeds) for sample in samples if data.plays(sample, draw)]
-    requests = input_chars = output_chars = 0
+    requests = input_chars = output_chars = longest = 0
     for sample, draw in played:
         conversation = data.conversation(sample, draw)
         history = system_chars + preamble
@@ -53,8 +53,10 @@ def estimate(
             output_chars += len(reply) + reasoning
             history += len(reply)
             conversation.judge(reply)
+        longest = max(longest, conversation.turns_done)
     return {
         "conversations": len(played),
+        "turns": longest,  # of the longest conversation: the rounds a batch run takes
         "requests": requests,
         "input_tokens": math.ceil(input_chars / CHARS_PER_TOKEN),
         "output_tokens": math.ceil(output_chars / CHARS_PER_TOKEN),
@@ -67,21 +69,25 @@ def estimate_text(
     price: dict[str, float] | None,
     prompting: str = "direct",
     max_tokens: int = DECODING["max_tokens"],
+    batch: bool = False,
 ) -> str:
     """Return the --dry-run line: what a run of ``data`` may cost at most (``estimate``), in
-    dollars too when the model config has a price; and the bound for a model that spends its
-    whole ``max_tokens`` on every reply (a thinking model may: its reasoning counts)."""
+    dollars too when the model config has a price (at the batch price with ``batch``: one batch
+    per turn); and the bound for a model that spends its whole ``max_tokens`` on every reply (a
+    thinking model may: its reasoning counts)."""
     guess = estimate(data, limit, prompting, max_tokens)
-    money = cost_usd(price, guess["input_tokens"], guess["output_tokens"])
+    money = cost_usd(price, guess["input_tokens"], guess["output_tokens"], batch=batch)
+    at = f" at the batch price ({price.get('batch', 0.5):.0%})" if batch and price else ""
     budget = guess["requests"] * max_tokens
-    spent = cost_usd(price, guess["input_tokens"], budget)
+    spent = cost_usd(price, guess["input_tokens"], budget, batch=batch)
     return (
         f"{data.name} ({prompting}): {guess['conversations']:,} conversations; at most "
         f"{guess['requests']:,} requests, ~{guess['input_tokens']:,} input tokens and "
         f"~{guess['output_tokens']:,} output tokens (characters / 4; the whole history is sent every "
         "turn, so input grows with the square of the length; a conversation that fails early costs "
         "far less)"
-        + (f"; at most ${money:,.2f}" if money is not None else "; no price in the model config")
+        + (f"; at most ${money:,.2f}{at}" if money is not None else "; no price in the model config")
+        + (f"; as batches: one per turn, at most {guess['turns']:,}" if batch else "")
         + f". Replies of max_tokens={max_tokens:,} each (a thinking model's reasoning counts): up to "
         f"{budget:,} output tokens" + (f", ${spent:,.2f}" if spent is not None else "")
     )

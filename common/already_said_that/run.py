@@ -272,7 +272,10 @@ def write_summary(
 ) -> str:
     """Write the run's summary JSON (the metrics of every conversation in the results file, this
     run's status, requests, real token usage and cost when priced, and the tokens the recorded
-    conversations took, cached turns included) and return a one-line account of it."""
+    conversations took, cached turns included) and return a one-line account of it. Writes nothing
+    while no conversation is recorded yet (a batch run waiting for its first batch)."""
+    if not files["results"].is_file():
+        return f"{data.name} / {model_name}: no conversation recorded yet ({summary.status})"
     records = read_results(files["results"])
     metrics = analysis.seed_metrics(analysis.conversation_frame(records))
     totals = summary.counts

@@ -204,6 +204,8 @@ def rescore_report(
     its name, then ``report.run_summary_text``; and the re-scored records (for ``write_scores``)."""
     from common.blocks.report import run_summary_text  # the analysis reads prompts through this module
 
+    if not Path(results_path).is_file():  # nothing answered yet: a batch run waiting for its batch
+        return f"{paths.shown(results_path)}: no answer recorded yet\n", []
     records = rescore(read_results(results_path), items, prompt_type, objects)
     header = f"{paths.shown(results_path)}: {len(records)} problems\n"
     return header + (run_summary_text(records, prompt_type) if records else ""), records

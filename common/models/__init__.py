@@ -3,16 +3,20 @@
 ``resolve_model(name_or_config, builtins=<suite>.baselines.BASELINES)`` returns a Model
 (``complete(messages, item) -> Reply``); ``run_items`` asks it every item of a set with the
 suite's protocol (``common/<suite>/run.py: answer``) and appends the records to a results file.
-Modules: config (settings), client (HTTP, retries, timeouts), cache (SQLite), builtin (the base
-of every suite's built-in models), resolve (names and configs to models), runner (thread pool,
-resume, metadata), stub_server (a local OpenAI-compatible server for tests and benchmarks).
+Modules: config (settings), client (HTTP, retries, timeouts), endpoints (several replicas),
+limiter (the concurrency that adapts to 429s), cache (SQLite), builtin (the base of every
+suite's built-in models), resolve (names and configs to models), runner (resume) with pool
+(the worker threads), summary and metadata (what a run did), batch with batch_api and
+batch_files (batch mode), stub_server with stub_replies and stub_batch (a local
+OpenAI-compatible server for tests and benchmarks).
 """
 
 from common.models.base import Counters, Model, ModelError, Reply, RequestFailed
 from common.models.builtin import BuiltinModel, baseline_names
 from common.models.config import ModelConfig, load_model_config
 from common.models.resolve import models_of, resolve_model
-from common.models.runner import RunSummary, exit_code, run_items
+from common.models.runner import run_items
+from common.models.summary import RunSummary, exit_code
 from common.results import metadata_path
 
 __all__ = [

@@ -97,6 +97,12 @@ class RequestFailed(Exception):
     """One request still failed after its retries (a transient error); the run may go on."""
 
 
+class Deferred(Exception):
+    """Batch mode: the request is not answered yet and waits for the next batch
+    (``common.models.batch``). The runner writes nothing for the item; once the batch's output
+    is in the cache the item's protocol runs again and finds the answer there."""
+
+
 REFUSAL_KINDS = ("context_length_exceeded", "content_filter", "invalid_prompt")
 
 
@@ -127,6 +133,8 @@ class Counters:
     completion_tokens: int = 0
     reasoning_tokens: int = 0  # part of completion_tokens
     cached_tokens: int = 0  # part of prompt_tokens
+    throttled: int = 0  # 429 answers (retried without spending the run's retry budget)
+    batch_requests: int = 0  # requests answered through a batch (their tokens are counted above)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     def add(self, **amounts: int) -> None:
@@ -154,5 +162,7 @@ class Counters:
                     "completion_tokens",
                     "reasoning_tokens",
                     "cached_tokens",
+                    "throttled",
+                    "batch_requests",
                 )
             }

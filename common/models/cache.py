@@ -4,10 +4,12 @@ The key is a SHA-256 of the request as sent (endpoint, model, messages or prompt
 settings), never of its headers, so the API key is never part of it. Only answers worth
 reusing are stored: callers never put errors or empty answers here.
 
-Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once) and commits
-the batch in one transaction when it reaches ``BATCH_SIZE`` answers or ``BATCH_SECONDS`` of age,
-and on ``close``. One commit per answer cost about as much CPU as the HTTP request itself; a
-process killed with SIGKILL loses at most its last batch, which only means asking again.
+Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once) and a writer
+thread of its own commits the batch in one transaction when it reaches ``BATCH_SIZE`` answers
+or ``BATCH_SECONDS`` of age, and on ``flush`` and ``close``. One commit per answer cost about as
+much CPU as the HTTP request itself, and a commit made by the worker that happened to fill the
+batch kept that worker from its requests meanwhile; a process killed with SIGKILL loses at most
+its last batch, which only means asking again.
 """
 
 import hashlib
@@ -27,8 +29,20 @@ def request_key(endpoint: str, payload: dict[str, Any], draw: int = 0) -> str:
     """Return the cache key of a request: SHA-256 hex of its endpoint URL and canonical JSON body,
     and of ``draw`` when it is not the first answer to its item (so that repeated samples of one
     request are cached apart even where no seed is sent; the first keeps the key it always had)."""
-    what = {"endpoint": endpoint, "payload": payload, **({"draw": draw} if draw else {})}
-    canonical = json.dumps(what, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return key_of_canonical(endpoint, canonical_json(payload), draw)
+
+
+def canonical_json(value: Any) -> str:
+    """Return ``value`` as canonical JSON: keys sorted, no spaces, UTF-8 left as is."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def key_of_canonical(endpoint: str, payload_json: str, draw: int = 0) -> str:
+    """Return ``request_key`` of a payload already in canonical JSON (``canonical_json``): the
+    same hash as of ``{"draw", "endpoint", "payload"}`` canonically encoded, built by joining
+    the parts (so a client that sends the canonical body encodes it once)."""
+    head = f'{{"draw":{draw},' if draw else "{"
+    canonical = f'{head}"endpoint":{canonical_json(endpoint)},"payload":{payload_json}}}'
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
@@ -49,6 +63,8 @@ class ResponseCache:
         self._write_lock = threading.Lock()  # one writer at a time inside this process
         self._pending: dict[str, str] = {}
         self._oldest = 0.0
+        self._due = threading.Event()  # wakes the writer thread
+        self._writer: threading.Thread | None = None
         connection = self._connection()
         connection.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
 
@@ -65,15 +81,30 @@ class ResponseCache:
         return json.loads(text) if text is not None else None
 
     def put(self, key: str, value: Any) -> None:
-        """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one; may commit a batch."""
+        """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one; the writer
+        thread commits it with its batch."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
             if not self._pending:
                 self._oldest = time.monotonic()
             self._pending[key] = text
-            due = len(self._pending) >= BATCH_SIZE or time.monotonic() - self._oldest >= BATCH_SECONDS
+            due = len(self._pending) >= BATCH_SIZE
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_batches, name="cache-writer", daemon=True)
+                self._writer.start()
         if due:
-            self.flush()
+            self._due.set()
+
+    def _write_batches(self) -> None:
+        """The writer thread: commit the pending answers when a batch is full or BATCH_SECONDS old;
+        end when ``close`` has taken the thread away."""
+        while self._writer is threading.current_thread():
+            self._due.wait(BATCH_SECONDS)
+            self._due.clear()
+            with self._lock:
+                waiting = bool(self._pending)
+            if waiting:
+                self.flush()
 
     def flush(self) -> None:
         """Commit the pending answers in one transaction."""
@@ -91,7 +122,12 @@ class ResponseCache:
         return self._connection().execute("SELECT COUNT(*) FROM answers").fetchone()[0]
 
     def close(self) -> None:
-        """Commit what is pending and close every thread's connection."""
+        """Stop the writer thread, commit what is pending and close every thread's connection."""
+        with self._lock:
+            writer, self._writer = self._writer, None
+        if writer is not None:
+            self._due.set()
+            writer.join()
         self.flush()
         with self._lock:
             for connection in self._connections:

@@ -14,11 +14,17 @@ run stops at once with the server's message. Before its first real request the
 model checks once that the server answers at all (``GET /models``), so a server that is down is
 reported in seconds instead of after every item's backoff. The API key is sent in the
 Authorization header only and is masked out of every message this module produces.
+
+``base_url`` may be a list of replicas: each attempt goes to the one with the fewest requests in
+flight, and one that stops answering is set aside while the others serve (``endpoints``). Every
+attempt takes a slot of an ``AdaptiveLimiter`` (``limiter``), which halves the requests in
+flight on a 429 and grows them back while answers flow; 429s are retried without spending the
+run's retry budget. In batch mode (``batch`` set, ``common.models.batch``) a request the cache
+cannot answer is not sent: it waits for the next batch (``Deferred``).
 """
 
 import logging
 import random
-import re
 import threading
 import time
 from typing import Any
@@ -28,40 +34,48 @@ from requests.adapters import HTTPAdapter
 
 from common.models.base import (
     Counters,
+    Deferred,
     Message,
     ModelError,
     Reply,
     RequestFailed,
     RequestRefused,
-    ServerUnreachable,
 )
-from common.models.cache import ResponseCache, request_key
+from common.models.cache import ResponseCache, canonical_json, key_of_canonical
 from common.models.config import ModelConfig
+from common.models.endpoints import Endpoint, Endpoints, check_server
+from common.models.limiter import RETRY_AFTER_MAX_S, AdaptiveLimiter
 from common.models.responses import (
+    BAD_URL,
+    cache_entry,
     classify_refusal,
     json_or_none,
+    mask_key,
+    read_environment_once,
     rejected_setting,
-    reply_parts,
+    reply_from_cache,
+    reply_of,
     retry_after,
-    usage_counts,
+    server_message,
+    worth_caching,
 )
 
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never retried
-RETRY_AFTER_MAX_S = 600.0  # a server's Retry-After is obeyed as given, up to this (guards against nonsense)
-CHECK_TIMEOUT_S = (5.0, 30.0)  # (connect, read) of the one reachability check before the first request
-CHECK_ATTEMPTS = 2  # a server that is just starting gets a second chance, one second later
-# What a cache entry keeps of a Reply besides text and tokens (the last three only when non-empty).
-CACHED_EXTRAS = ("finish_reason", "reasoning", "reasoning_tokens", "cached_tokens")
+JSON = {"Content-Type": "application/json"}
 
 
 class _Transient(Exception):
-    """A failure worth retrying; ``retry_after`` is the server's wish in seconds, if it said one."""
+    """A failure worth retrying; ``retry_after`` is the server's wish in seconds, if it said one;
+    ``down``: the endpoint did not answer (or 5xx), ``throttled``: it said 429."""
 
-    def __init__(self, message: str, retry_after: float | None = None):
+    def __init__(
+        self, message: str, retry_after: float | None = None, down: bool = False, throttled: bool = False
+    ):
         super().__init__(message)
         self.retry_after = retry_after
+        self.down, self.throttled = down, throttled
 
 
 class HTTPModel:
@@ -81,8 +95,11 @@ class HTTPModel:
         self.samples = config.samples  # the runner asks each item this many times (item["draw"])
         self.cache = cache
         self.counters = counters or Counters()
-        path = "/chat/completions" if config.api == "chat" else "/completions"
-        self.url = config.base_url.rstrip("/") + path
+        self.route = "/chat/completions" if config.api == "chat" else "/completions"
+        self.endpoints = Endpoints(config.base_url, self.route)
+        self.url = self.endpoints.canonical.url  # names requests in the cache, whichever replica answers
+        self.limiter = AdaptiveLimiter(config.concurrency)
+        self.batch: Any = None  # batch mode: the round collecting requests (common.models.batch)
         self._key = config.api_key()  # ConfigError now, before any work, if the variable is unset
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
@@ -99,6 +116,11 @@ class HTTPModel:
     def settings(self) -> dict[str, Any]:
         """Return the config as plain data plus the endpoint URL (the key's variable name, never the key)."""
         return {**self.config.settings(), "url": self.url}
+
+    def run_stats(self) -> dict[str, Any]:
+        """Return what the run metadata records of the transport: requests per endpoint
+        (``endpoints``) and the concurrency reached (``concurrency``, ``AdaptiveLimiter.stats``)."""
+        return {"endpoints": self.endpoints.stats(), "concurrency": self.limiter.stats()}
 
     def payload(self, messages: list[Message], draw: int = 0) -> dict[str, Any]:
         """Return the JSON body for ``messages``: chat messages, or one prompt for the completions API.
@@ -136,32 +158,27 @@ class HTTPModel:
         """
         draw = int((item or {}).get("draw") or 0)
         body = self.payload(messages, draw)
-        key = request_key(self.url, body, draw) if self.cache is not None else ""
+        text = canonical_json(body)  # encoded once: for the cache key and to send
+        key = key_of_canonical(self.url, text, draw) if self.cache is not None else ""
+        if self.batch is not None and (imported := self.batch.imported(key)) is not None:
+            return imported  # answered by a batch during this run: as a live answer (or its refusal)
         hit = self.cache.get(key) if self.cache is not None else None
         if hit is not None and not (self.reask_truncated and hit.get("finish_reason") == "length"):
             self.counters.add(cache_hits=1)
-            return Reply(
-                hit["text"],
-                hit["prompt_tokens"],
-                hit["completion_tokens"],
-                attempts=0,
-                cached=True,
-                **{name: hit[name] for name in CACHED_EXTRAS if name in hit},
-            )
+            return reply_from_cache(hit)
+        if self.batch is not None:
+            self.batch.defer(key, body, item or {})
+            raise Deferred(key)
         self.check_endpoint()
-        reply = self._post_with_retries(body)
+        reply = self._post_with_retries(body, text.encode("utf-8"))
         self.counters.add(
             prompt_tokens=reply.prompt_tokens,
             completion_tokens=reply.completion_tokens,
             reasoning_tokens=reply.reasoning_tokens,
             cached_tokens=reply.cached_tokens,
         )
-        if self.cache is not None and (reply.text.strip() or reply.finish_reason == "length"):
-            value = {"text": reply.text, "prompt_tokens": reply.prompt_tokens}
-            value["completion_tokens"] = reply.completion_tokens
-            value["finish_reason"] = reply.finish_reason
-            value.update({name: getattr(reply, name) for name in CACHED_EXTRAS[1:] if getattr(reply, name)})
-            self.cache.put(key, value)
+        if self.cache is not None and worth_caching(reply):
+            self.cache.put(key, cache_entry(reply))
         return reply
 
     def check_endpoint(self) -> None:
@@ -185,52 +202,12 @@ class HTTPModel:
             self._checked = True
 
     def _check_once(self) -> None:
-        """Do the check of ``check_endpoint``: return when a server answers, else raise ModelError."""
-        url = self.config.base_url.rstrip("/") + "/models"
-        for attempt in range(1, CHECK_ATTEMPTS + 1):
-            try:
-                response = self._session().get(url, timeout=CHECK_TIMEOUT_S)
-                break
-            except requests.exceptions.ReadTimeout:
-                return  # connected, only slow to list its models: it is up
-            except (
-                requests.exceptions.InvalidURL,
-                requests.exceptions.InvalidSchema,
-                requests.exceptions.MissingSchema,
-            ) as exc:
-                raise ModelError(f"{url}: not a usable URL, check base_url: {exc}") from None
-            except requests.RequestException as exc:
-                if attempt == CHECK_ATTEMPTS:
-                    raise ServerUnreachable(
-                        f"no model server answers at {self.config.base_url} ({self._mask(_reason(exc))}). "
-                        "Start the server, or fix base_url in the model config (or override it: "
-                        "--set base_url=..., or under make: SET=base_url=...)"
-                    ) from None
-                time.sleep(1.0)
-        if response.status_code in (401, 403):
-            raise ModelError(
-                f"{url}: the server rejects the API key with HTTP {response.status_code}: "
-                f"{self._server_message(response)}; check the key in "
-                f"{self.config.api_key_env or 'the variable api_key_env names'}"
-            )
-        self._warn_unlisted_model(response)
-
-    def _warn_unlisted_model(self, response: requests.Response) -> None:
-        """Log when the server's model list (OpenAI format) lacks the configured model: a warning
-        when it lists several (the name picks one, so a typo matters), only INFO when it lists one
-        (llama.cpp serves the model it loaded whatever the name; vLLM refuses a wrong name with a
-        404, which stops the run with its message)."""
-        listed = (json_or_none(response) or {}).get("data") if response.ok else None
-        if isinstance(listed, list):
-            ids = [str(entry.get("id")) for entry in listed if isinstance(entry, dict)]
-            if ids and self.config.model not in ids:
-                log.log(
-                    logging.WARNING if len(ids) > 1 else logging.INFO,
-                    "%s does not list model %r (it lists %s); requests may be refused",
-                    self.config.base_url,
-                    self.config.model,
-                    ", ".join(ids[:10]),
-                )
+        """Do the check of ``check_endpoint`` on every endpoint (``endpoints.check_server``)."""
+        session = self._session()
+        config = self.config
+        self.endpoints.check_all(
+            lambda base_url: check_server(session, base_url, self._key, config.api_key_env, config.model)
+        )
 
     def close(self) -> None:
         """Close every thread's Session, and the cache (committing what it holds in memory)."""
@@ -243,80 +220,90 @@ class HTTPModel:
         self._local = threading.local()
 
     # ---- one request, retried --------------------------------------------------------------
-    def _post_with_retries(self, body: dict[str, Any]) -> Reply:
-        """Return the reply to ``body``, retrying transient failures (see the module docstring)."""
+    def _post_with_retries(self, body: dict[str, Any], sent: bytes) -> Reply:
+        """Return the reply to ``body``, retrying transient failures (see the module docstring):
+        each attempt on the endpoint with the fewest in flight, within the limiter's slots."""
         attempt = 0
         while True:
             attempt += 1
+            endpoint = self.endpoints.pick()
+            cohort = self.limiter.acquire()
             try:
-                reply = self._post_once(body)
+                reply = self._post_once(body, sent, endpoint)
             except _Transient as exc:
+                self.limiter.release(
+                    cohort, answered=False, throttled=exc.throttled, retry_after=exc.retry_after
+                )
+                self.endpoints.done(endpoint, down=exc.down)
                 if attempt > self.config.max_retries:
-                    raise RequestFailed(f"{self.url}: {exc} (gave up after {attempt} attempts)") from None
+                    raise RequestFailed(f"{endpoint.url}: {exc} (gave up after {attempt} attempts)") from None
                 self._spend_retry(exc)
-                delay = self._delay(attempt, exc.retry_after)
-                log.debug("%s: %s; retry %d in %.2f s", self.url, exc, attempt, delay)
+                delay = self._delay(attempt, exc, endpoint)
+                log.debug("%s: %s; retry %d in %.2f s", endpoint.url, exc, attempt, delay)
                 time.sleep(delay)
                 continue
+            except BaseException:
+                self.limiter.release(cohort, answered=False)
+                self.endpoints.done(endpoint)
+                raise
+            self.limiter.release(cohort, answered=True)
+            self.endpoints.done(endpoint)
             reply.attempts = attempt
             return reply
 
-    def _post_once(self, body: dict[str, Any]) -> Reply:
-        """Return the reply of one POST; raise _Transient (retry) or ModelError (stop)."""
+    def _post_once(self, body: dict[str, Any], sent: bytes, endpoint: Endpoint) -> Reply:
+        """Return the reply of one POST of ``body`` (``sent``: it as JSON bytes) to ``endpoint``;
+        raise _Transient (retry) or ModelError (stop)."""
         start = time.monotonic()
         self.counters.add(requests=1)  # every attempt, also those that time out or cannot connect
+        url = endpoint.url
         try:
-            response = self._session().post(self.url, json=body, timeout=tuple(self.config.timeout_s))
-        except (
-            requests.exceptions.InvalidURL,
-            requests.exceptions.InvalidSchema,
-            requests.exceptions.MissingSchema,
-        ) as exc:
-            raise ModelError(f"{self.url}: not a usable URL, check base_url: {exc}") from None
+            response = self._session().post(
+                url, data=sent, headers=JSON, timeout=tuple(self.config.timeout_s)
+            )
+        except BAD_URL as exc:
+            raise ModelError(f"{url}: not a usable URL, check base_url: {exc}") from None
         except requests.Timeout as exc:
-            raise _Transient(f"timed out ({type(exc).__name__}, timeout_s={self.config.timeout_s})") from None
+            message = f"timed out ({type(exc).__name__}, timeout_s={self.config.timeout_s})"
+            raise _Transient(message, down=True) from None
         except requests.RequestException as exc:  # refused, reset, dropped, ...
-            raise _Transient(f"connection failed: {self._mask(str(exc))[:300]}") from None
+            raise _Transient(f"connection failed: {mask_key(str(exc), self._key)[:300]}", down=True) from None
         latency = time.monotonic() - start
         status = response.status_code
-        if status == 500 and classify_refusal(status, None, self._server_message(response)):
-            raise RequestRefused("context_length_exceeded", f"HTTP 500: {self._server_message(response)}")
+        if status == 500 and classify_refusal(status, None, server_message(response, self._key)):
+            raise RequestRefused(
+                "context_length_exceeded", f"HTTP 500: {server_message(response, self._key)}"
+            )
         if status in RETRY_STATUSES or status >= 500:
             raise _Transient(
-                f"HTTP {status}: {self._server_message(response)}",
+                f"HTTP {status}: {server_message(response, self._key)}",
                 retry_after(response.headers.get("Retry-After")),
+                down=status >= 500,
+                throttled=status == 429,
             )
         if status >= 400:
-            message = self._server_message(response)
+            message = server_message(response, self._key)
             if status == 400 and (fix := rejected_setting(json_or_none(response), message, body)):
-                raise ModelError(f"{self.url}: {fix} (HTTP 400: {message})")
+                raise ModelError(f"{url}: {fix} (HTTP 400: {message})")
             kind = classify_refusal(status, json_or_none(response), message)
             if kind is not None:
                 raise RequestRefused(kind, f"HTTP {status}: {message}")
             raise ModelError(
-                f"{self.url}: the server refused the request with HTTP {status} (not retried): {message}"
+                f"{url}: the server refused the request with HTTP {status} (not retried): {message}"
             )
         try:
-            data = response.json()
-            choice = data["choices"][0]
-            answer, reasoning = reply_parts(choice, chat=self.config.api == "chat")
-            usage = usage_counts(data.get("usage"))
+            return reply_of(response.json(), chat=self.config.api == "chat", latency_s=latency)
         except (ValueError, KeyError, IndexError, TypeError, AttributeError):
-            raise _Transient(f"malformed response body: {self._mask(response.text)[:200]!r}") from None
-        if reasoning and not usage["reasoning_tokens"] and usage["completion_tokens"]:
-            # not reported (llama.cpp, inline think blocks): the reasoning's share of the characters
-            share = len(reasoning) / (len(reasoning) + len(answer))
-            usage["reasoning_tokens"] = round(usage["completion_tokens"] * share)
-        return Reply(
-            answer,
-            **usage,
-            latency_s=latency,
-            finish_reason=str(choice.get("finish_reason") or ""),
-            reasoning=reasoning,
-        )
+            raise _Transient(
+                f"malformed response body: {mask_key(response.text, self._key)[:200]!r}"
+            ) from None
 
     def _spend_retry(self, exc: _Transient) -> None:
-        """Take one retry from the run's budget; raise ModelError when it is used up."""
+        """Take one retry from the run's budget (a 429 takes none: the limiter slows down instead);
+        raise ModelError when it is used up."""
+        if exc.throttled:
+            self.counters.add(retries=1, throttled=1)
+            return
         with self._lock:
             if self._budget_left <= 0:
                 raise ModelError(
@@ -326,49 +313,36 @@ class HTTPModel:
             self._budget_left -= 1
         self.counters.add(retries=1)
 
-    def _delay(self, attempt: int, retry_after: float | None) -> float:
-        """Return seconds to wait before retry ``attempt``: Retry-After if given, else jittered backoff."""
-        if retry_after is not None:
-            return min(RETRY_AFTER_MAX_S, retry_after)
+    def _delay(self, attempt: int, exc: _Transient, endpoint: Endpoint) -> float:
+        """Return seconds to wait before retry ``attempt``: Retry-After if given, none when another
+        endpoint can take the retry of a request ``endpoint`` failed, else jittered backoff."""
+        if exc.retry_after is not None:
+            return min(RETRY_AFTER_MAX_S, exc.retry_after)
+        if exc.down and self.endpoints.others_ready(endpoint):
+            return 0.0
         ceiling = min(self.config.backoff_max_s, self.config.backoff_s * 2 ** (attempt - 1))
         return ceiling / 2 + self._jitter.uniform(0, ceiling / 2)  # "equal jitter": never zero, spread out
+
+    @property
+    def api_key(self) -> str | None:
+        """Return the key this model sends (for masking it out of messages; never to be written)."""
+        return self._key
+
+    def session(self) -> requests.Session:
+        """Return this thread's Session (the Batch API calls go through it too)."""
+        return self._session()
 
     def _session(self) -> requests.Session:
         """Return this thread's Session (keep-alive, no automatic retries), creating it on first use."""
         session = getattr(self._local, "session", None)
         if session is None:
             session = requests.Session()
-            session.mount(self.url.split("/", 3)[0] + "//", HTTPAdapter(pool_connections=1, pool_maxsize=1))
+            adapter = HTTPAdapter(pool_connections=len(self.endpoints), pool_maxsize=1)
+            session.mount(self.url.split("/", 3)[0] + "//", adapter)
             if self._key:
                 session.headers["Authorization"] = f"Bearer {self._key}"
+            read_environment_once(session)
             self._local.session = session
             with self._lock:
                 self._sessions.append(session)
         return session
-
-    def _server_message(self, response: requests.Response) -> str:
-        """Return the masked error message of a response: OpenAI's {"error": {"message"}}, or the body."""
-        try:
-            data = response.json()
-            error = data.get("error", data.get("detail", data)) if isinstance(data, dict) else data
-            message = error.get("message", error) if isinstance(error, dict) else error
-            text = str(message)
-        except ValueError:
-            text = response.text
-        return self._mask(text.strip())[:500] or "(empty body)"
-
-    def _mask(self, text: str) -> str:
-        """Return ``text`` with the API key, and any 8+ character piece of it, replaced by ***."""
-        if not self._key:
-            return text
-        text = text.replace(self._key, "***")
-        return re.sub(r"[A-Za-z0-9_\-]{8,}", lambda m: "***" if m.group(0) in self._key else m.group(0), text)
-
-
-def _reason(exc: requests.RequestException) -> str:
-    """Return why a request could not be sent, without urllib3's wrapping, e.g. "Failed to
-    establish a new connection: [Errno 111] Connection refused" (at most 200 characters)."""
-    cause = exc.args[0] if exc.args else exc
-    cause = getattr(cause, "reason", None) or cause  # urllib3's MaxRetryError holds the real error
-    text = re.sub(r"^\w+\(host=[^)]*\): ", "", str(cause))
-    return f"{type(exc).__name__}: {text}"[:200]

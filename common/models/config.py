@@ -23,6 +23,7 @@ class Price:
     input: float = 0.0  # prompt tokens
     output: float = 0.0  # completion tokens (reasoning tokens are completion tokens, billed as output)
     cached_input: float | None = None  # prompt tokens the server read from its prompt cache; None: as input
+    batch: float = 0.5  # share of these prices a batch request costs (OpenAI's Batch API: half)
 
 
 @dataclass
@@ -30,7 +31,9 @@ class ModelConfig:
     """How to reach one model over the OpenAI-compatible HTTP API, and how hard to try."""
 
     name: str = ""  # label in results file names; defaults to the config file's stem
-    base_url: str = "http://127.0.0.1:8000/v1"  # everything before /chat/completions
+    # everything before /chat/completions; a list of replicas shares the requests (the first names
+    # the model in the cache and the batch files)
+    base_url: str | list[str] = "http://127.0.0.1:8000/v1"
     model: str = ""  # the server's model id (required)
     api: Literal["chat", "completions"] = "chat"  # /chat/completions (messages) or /completions (prompt)
     api_key_env: str | None = None  # NAME of the environment variable with the key; None: no key sent
@@ -45,13 +48,14 @@ class ModelConfig:
     reasoning_effort: str | None = None  # e.g. low / medium / high, for servers that take it
     extra_body: dict[str, Any] | None = None  # more request fields, sent as given (they win over the above)
     # throughput and robustness
-    concurrency: int = 4  # parallel requests (worker threads); the one knob for scaling out
+    concurrency: int = 4  # most requests in flight (worker threads); fewer while the server answers 429
     timeout_s: list[float] = field(default_factory=lambda: [10.0, 120.0])  # (connect, read) per request
     max_retries: int = 5  # retries of one request (connection error, timeout, 429, 5xx, bad JSON)
     retry_budget: int = 1000  # retries the whole run may spend; when used up the run stops (0: never retry)
     backoff_s: float = 1.0  # first backoff; doubles each retry, full jitter
     backoff_max_s: float = 60.0  # cap of one backoff (a server's Retry-After is obeyed as given)
     price_per_1k_tokens: Price | None = None  # for the cost in the run metadata
+    batch_poll_s: float = 30.0  # batch mode with --wait: seconds between two looks at the batch
 
     def check(self, source: Source | None = None, overridden: set[str] | None = None) -> None:
         """Raise ConfigError naming the field (and file:line, or the command line for ``overridden``
@@ -60,8 +64,7 @@ class ModelConfig:
         overridden = overridden or set()
         problems = {
             "model": not self.model and "the server's model id is required",
-            "base_url": not self.base_url.startswith(("http://", "https://"))
-            and "must start with http(s)://",
+            "base_url": _bad_urls(self.base_url),
             "concurrency": self.concurrency < 1 and "must be at least 1",
             "timeout_s": (len(self.timeout_s) != 2 or min(self.timeout_s) <= 0)
             and "must be [connect, read], two positive numbers of seconds",
@@ -69,6 +72,7 @@ class ModelConfig:
             "retry_budget": self.retry_budget < 0 and "must be 0 or more",
             "max_tokens": self.max_tokens is not None and self.max_tokens < 1 and "must be at least 1",
             "samples": self.samples < 1 and "must be at least 1",
+            "batch_poll_s": self.batch_poll_s <= 0 and "must be a positive number of seconds",
         }
         for name, problem in problems.items():
             if problem:
@@ -95,12 +99,28 @@ class ModelConfig:
         return dataclasses.asdict(self)
 
 
+def _bad_urls(base_url: str | list[str]) -> str | bool:
+    """Return what is wrong with ``base_url`` (one URL or a list of them), or False."""
+    urls = [base_url] if isinstance(base_url, str) else base_url
+    if not urls:
+        return "must be a URL or a list of URLs, not an empty list"
+    bad = [url for url in urls if not url.startswith(("http://", "https://"))]
+    if bad:
+        return f"must start with http(s)://{' (every URL of the list)' if len(urls) > 1 else ''}"
+    return len(set(urls)) < len(urls) and "lists a URL twice"
+
+
 def cost_usd(
-    price: dict[str, Any] | None, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0
+    price: dict[str, Any] | None,
+    prompt_tokens: int,
+    completion_tokens: int,
+    cached_tokens: int = 0,
+    batch: bool = False,
 ) -> float | None:
     """Return the dollars of a run's tokens at ``price`` (a ``Price`` as plain data: dollars per
     1,000 tokens), or None when the model has no price. ``cached_tokens`` (part of the prompt
-    tokens) cost ``cached_input`` when set; reasoning tokens are completion tokens."""
+    tokens) cost ``cached_input`` when set; reasoning tokens are completion tokens. Tokens of a
+    ``batch`` cost the price's ``batch`` share of that (default 0.5)."""
     if not price:
         return None
     cached_price = price["input"] if price.get("cached_input") is None else price["cached_input"]
@@ -109,7 +129,8 @@ def cost_usd(
         + cached_tokens * cached_price
         + completion_tokens * price["output"]
     )
-    return round(dollars / 1000, 6)
+    share = price.get("batch", 0.5) if batch else 1.0
+    return round(dollars * share / 1000, 6)
 
 
 def load_model_config(

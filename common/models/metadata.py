@@ -16,13 +16,14 @@ from typing import TYPE_CHECKING, Any
 from common.jsonl import write_json
 from common.models.base import Counters, Model
 from common.models.config import cost_usd
+from common.models.endpoints import stats_since
 from common.provenance import git_state
 from common.results import metadata_path, read_results
 
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
 
-if TYPE_CHECKING:  # the runner imports this module
-    from common.models.runner import RunSummary
+if TYPE_CHECKING:
+    from common.models.summary import RunSummary
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class RunMetadata:
         self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
         self.start = counters.as_dict()  # the model's counters may serve several runs: count this one's
         self.commit = git_state()[0]  # the project's commit, recorded with the run (the database shows it)
+        self.endpoints_start = self._transport().get("endpoints", {})
         self.runs: list[dict[str, Any]] = []
         if self.path.is_file():
             try:
@@ -87,15 +89,25 @@ class RunMetadata:
             **totals,
             "items_per_s": round(summary.answered / elapsed, 2) if elapsed else None,
         }
+        transport = self._transport()
+        if transport:  # an HTTP model: requests per endpoint, the concurrency reached
+            entry["endpoints"] = stats_since(transport["endpoints"], self.endpoints_start)
+            entry["concurrency"] = transport["concurrency"]
         cost = cost_usd(  # tokens of cached answers cost nothing and are not in the counters
             settings.get("price_per_1k_tokens"),
             totals["prompt_tokens"],
             totals["completion_tokens"],
             totals["cached_tokens"],
+            batch=bool(summary.batch),
         )
         if cost is not None:
             entry["cost_usd"] = cost
         write_json(self.path, {"results_file": self.results_path.name, "runs": [*self.runs, entry]})
+
+    def _transport(self) -> dict[str, Any]:
+        """Return the model's ``run_stats`` (HTTP models: endpoints, concurrency), else {}."""
+        stats = getattr(self.model, "run_stats", None)
+        return stats() if stats else {}
 
 
 def _account(run: dict[str, Any], records: list[dict[str, Any]]) -> None:

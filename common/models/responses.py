@@ -13,12 +13,22 @@ llama.cpp, TGI, LM Studio and Azure servers send.
 """
 
 import email.utils
+import os
 import re
 import time
+from pathlib import Path
 from typing import Any
 
 import requests
 
+from common.models.base import Reply
+
+# errors of a URL that cannot be used at all (stop: retrying cannot help)
+BAD_URL = (
+    requests.exceptions.InvalidURL,
+    requests.exceptions.InvalidSchema,
+    requests.exceptions.MissingSchema,
+)
 REFUSAL_STATUSES = frozenset({400, 413, 422})  # statuses a per-request refusal comes with (422: TGI)
 # llama-cpp-python answers 500 "llama_decode returned 1" (no room left in the KV cache) when a chat
 # prompt fits the context but prompt + max_tokens does not: the same request always fails the same way.
@@ -128,6 +138,58 @@ def reply_parts(choice: dict[str, Any], chat: bool) -> tuple[str, str]:
     return answer, "\n\n".join(part for part in (separate.strip(), inline) if part)
 
 
+def reply_of(data: Any, chat: bool, latency_s: float = 0.0) -> Reply:
+    """Return the Reply of a completion response body ``data`` (a live answer, or a line of a
+    batch output): the answer apart from the reasoning, the usage, the finish reason. Where the
+    server counts no reasoning tokens (llama.cpp, inline think blocks) they are the reasoning's
+    share of the characters. Raises ValueError, KeyError, IndexError, TypeError or
+    AttributeError for a body that is not a completion."""
+    choice = data["choices"][0]
+    answer, reasoning = reply_parts(choice, chat=chat)
+    usage = usage_counts(data.get("usage"))
+    if reasoning and not usage["reasoning_tokens"] and usage["completion_tokens"]:
+        share = len(reasoning) / (len(reasoning) + len(answer))
+        usage["reasoning_tokens"] = round(usage["completion_tokens"] * share)
+    return Reply(
+        answer,
+        **usage,
+        latency_s=latency_s,
+        finish_reason=str(choice.get("finish_reason") or ""),
+        reasoning=reasoning,
+    )
+
+
+# What a cache entry keeps of a Reply besides text and tokens (the last three only when non-empty).
+CACHED_EXTRAS = ("finish_reason", "reasoning", "reasoning_tokens", "cached_tokens")
+
+
+def worth_caching(reply: Reply) -> bool:
+    """Return whether a reply is stored in the cache: one with an answer, or one cut at the token
+    limit (an outcome); never an empty one."""
+    return bool(reply.text.strip()) or reply.finish_reason == "length"
+
+
+def cache_entry(reply: Reply) -> dict[str, Any]:
+    """Return what the response cache stores of ``reply`` (``reply_from_cache`` reads it back)."""
+    value: dict[str, Any] = {"text": reply.text, "prompt_tokens": reply.prompt_tokens}
+    value["completion_tokens"] = reply.completion_tokens
+    value["finish_reason"] = reply.finish_reason
+    value.update({name: getattr(reply, name) for name in CACHED_EXTRAS[1:] if getattr(reply, name)})
+    return value
+
+
+def reply_from_cache(hit: dict[str, Any]) -> Reply:
+    """Return the Reply of a cache entry: no HTTP attempt, ``cached`` True."""
+    return Reply(
+        hit["text"],
+        hit["prompt_tokens"],
+        hit["completion_tokens"],
+        attempts=0,
+        cached=True,
+        **{name: hit[name] for name in CACHED_EXTRAS if name in hit},
+    )
+
+
 def usage_counts(usage: Any) -> dict[str, int]:
     """Return the token counts of a response's ``usage``: prompt and completion tokens, and, where
     the server reports them, ``reasoning_tokens`` (``completion_tokens_details``; part of the
@@ -204,3 +266,45 @@ def retry_after(value: str | None) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(0.0, when.timestamp() - time.time())
+
+
+def mask_key(text: str, key: str | None) -> str:
+    """Return ``text`` with the API ``key``, and any 8+ character piece of it, replaced by ***."""
+    if not key:
+        return text
+    text = text.replace(key, "***")
+    return re.sub(r"[A-Za-z0-9_\-]{8,}", lambda m: "***" if m.group(0) in key else m.group(0), text)
+
+
+def server_message(response: requests.Response, key: str | None) -> str:
+    """Return the masked error message of a response: OpenAI's {"error": {"message"}}, or the body."""
+    try:
+        data = response.json()
+        error = data.get("error", data.get("detail", data)) if isinstance(data, dict) else data
+        message = error.get("message", error) if isinstance(error, dict) else error
+        text = str(message)
+    except ValueError:
+        text = response.text
+    return mask_key(text.strip(), key)[:500] or "(empty body)"
+
+
+def failure_reason(exc: requests.RequestException, key: str | None = None) -> str:
+    """Return why a request could not be sent, without urllib3's wrapping, e.g. "Failed to
+    establish a new connection: [Errno 111] Connection refused" (at most 200 characters, masked)."""
+    cause = exc.args[0] if exc.args else exc
+    cause = getattr(cause, "reason", None) or cause  # urllib3's MaxRetryError holds the real error
+    text = re.sub(r"^\w+\(host=[^)]*\): ", "", str(cause))
+    return mask_key(f"{type(exc).__name__}: {text}"[:200], key)
+
+
+def read_environment_once(session: requests.Session) -> None:
+    """Set ``session`` up to read the environment now rather than on every request: its CA
+    bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) becomes ``verify``, and requests' own
+    reading (``trust_env``) stays on only where a proxy or a netrc file is set up. That reading
+    scans ``os.environ`` twice per request: about a tenth of a millisecond of CPU each time, the
+    largest cost of the client besides the socket."""
+    bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
+    if bundle:
+        session.verify = bundle
+    netrc = os.environ.get("NETRC") or (Path.home() / ".netrc").is_file()
+    session.trust_env = bool(requests.utils.getproxies() or netrc)

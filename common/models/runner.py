@@ -1,7 +1,7 @@
 """Ask a model every trial of a set, in parallel, appending each answer to a results file as it comes.
 
-A thread pool of ``model.concurrency`` workers answers items with the suite's protocol and
-appends each record (flushed) through ``ResultsWriter``, which holds the file's lock for the
+``model.concurrency`` worker threads (``pool``) answer items with the suite's protocol and
+append each record (flushed) through ``ResultsWriter``, which holds the file's lock for the
 run (a second run on the same file is refused at once): Keys already in the file are skipped,
 a Key is never written twice, and a killed run loses at most the items in flight. A model with
 ``samples`` k > 1 answers every item k times (``draw`` 0 .. k-1, each a record of its own,
@@ -11,8 +11,8 @@ A request the server refuses for that item alone (RequestRefused: too long for t
 content filter) is recorded on the item (``resp`` "", ``refused`` the kind, ``error`` the
 server's message) and the run goes on; a rerun does not ask it again unless
 ``retry_refused``. Whole-run errors (ModelError: bad key, unknown model, spent retry budget, a
-server that is down) stop the run: at most ``2 * concurrency`` items are queued, so items in
-flight finish, are written and counted, and no new one starts.
+server that is down) stop the run: each worker takes its next item only when it is done with
+one, so the items in flight finish, are written and counted, and no new one starts.
 
 Each run has an entry in a metadata JSON next to the results file: settings, totals, tokens,
 and cost when the model has a price. It is written when the run starts and every
@@ -20,68 +20,24 @@ and cost when the model has a price. It is written when the run starts and every
 such an entry ``killed`` and sets its ``answered`` from the file (only one run writes at a time).
 """
 
+import functools
 import logging
-import queue
-import threading
 import time
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from common import cli, paths
-from common.models.base import Counters, Model, ModelError, RequestFailed, RequestRefused, ServerUnreachable
+from common import paths
+from common.models.base import Counters, Model
+from common.models.batch import BatchJob, BatchOptions
 from common.models.metadata import RunMetadata
+from common.models.pool import refused_record, run_pool
+from common.models.summary import RunSummary
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
 
-FAILED_IN_A_ROW = 10  # items failing one after the other (at least, or 2 x concurrency) stop the run
 METADATA_EVERY_S = 5.0  # how often a running run's metadata entry is brought up to date
-
-
-@dataclass
-class RunSummary:
-    """What one run did."""
-
-    total: int = 0  # items asked for (after --limit)
-    already_done: int = 0  # skipped: their Key was in the results file
-    answered: int = 0  # records written by this run (refused ones included)
-    invalid: int = 0  # of those, answers with an error (WorldSense: resp "", no valid option)
-    refused: int = 0  # of those, requests the server refused for that item (context length, filter)
-    failed: int = 0  # not answered after retries (not written; a later run asks them again)
-    retried: int = 0  # refused or truncated records dropped at the start to be asked again
-    status: str = "running"  # running | complete | incomplete (some failed) | stopped: <why> | killed
-    elapsed_s: float = 0.0
-    failures: list[dict[str, Any]] = field(default_factory=list)  # first few {Key, error}
-    failed_in_a_row: int = 0  # items failed since the last answer; too many stop the run
-    counts: dict[str, int] = field(default_factory=dict)  # this run's requests, retries, tokens, ...
-
-    def describe(self, results_path: str | Path) -> str:
-        """Return the one-line account of the run that scripts log: what was written and how
-        (answers, invalid answers, refused items kept apart), what was skipped or failed, and
-        the requests it took."""
-        counts = self.counts
-        answers = self.answered - self.invalid - self.refused
-        return (
-            f"{paths.shown(results_path)}: {self.answered:,} written ({answers:,} answers, "
-            f"{self.invalid:,} invalid, {self.refused:,} refused by the server), "
-            f"{self.already_done:,} already there, {self.failed:,} failed after retries; "
-            f"{counts.get('requests', 0):,} requests, {counts.get('retries', 0):,} retries, "
-            f"{counts.get('cache_hits', 0):,} cache hits, "
-            f"{counts.get('prompt_tokens', 0) + counts.get('completion_tokens', 0):,} tokens"
-        )
-
-
-def exit_code(summaries: Iterable[RunSummary], unit: str = "items") -> int:
-    """Return a script's exit code after its runs: 1 when some ``unit`` failed after their retries
-    (logging how many and that the same command asks them again), else 0."""
-    failed = sum(summary.failed for summary in summaries)
-    if failed:
-        log.error("%s %s failed after retries; run the same command again to ask them", f"{failed:,}", unit)
-        return 1
-    return 0
 
 
 def run_items(
@@ -96,6 +52,7 @@ def run_items(
     retry_refused: bool = False,
     retry_truncated: bool = False,
     fresh: bool = False,
+    batch: BatchOptions | None = None,
     include: Callable[[dict[str, Any], int], bool] | None = None,
 ) -> RunSummary:
     """Answer every item not yet in ``results_path``; return the summary (also saved as metadata).
@@ -106,16 +63,17 @@ def run_items(
     the refused records already in the file are dropped and asked again, with
     ``retry_truncated`` those with a reply cut at the token limit; with ``fresh`` the
     run's files are removed first and every item is asked anew (for built-in baselines, whose
-    answers cost nothing and must follow the current code).
-    ``include(item, draw)`` says which items a draw asks (default: all; Already Said That's
-    original protocol plays 250 of its 500 samples per seed). ``labels`` (e.g. prompting and
-    model name) are recorded in the metadata. ``items`` is read
-    only once the file's lock is held, so a lazy iterable (a large test set loaded by a
-    generator) costs a second writer nothing before it is refused, and a model server that is
-    down stops the run before the items load (``check_endpoint``). Raises UserError when
-    another process is writing the file, and the ModelError that stopped the run, after the
-    answers so far and the metadata are written; a run that created the results file and
-    answered nothing leaves neither it nor a metadata file.
+    answers cost nothing and must follow the current code). With ``batch`` an HTTP model's
+    requests go out as batches, round by round (``common.models.batch``); items waiting for a
+    batch still out are counted in ``deferred``. ``include(item, draw)`` says which items a
+    draw asks (default: all; Already Said That's original protocol plays 250 of its 500 samples
+    per seed). ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items``
+    is read only once the file's lock is held (a lazy iterable costs a second writer nothing
+    before it is refused), and a model server that is down stops the run before the items load
+    (``check_endpoint``). Raises UserError when another
+    process writes the file, and the ModelError that stopped the run, after the answers so far
+    and the metadata are written; a run that created the results file, answered nothing and
+    sent no batch leaves neither it nor a metadata file.
     """
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
     summary = RunSummary()
@@ -123,8 +81,8 @@ def run_items(
     redo = ("refused",) * retry_refused + ("truncated",) * retry_truncated
     with ResultsWriter(results_path, redo=redo, fresh=fresh) as writer:
         summary.retried = writer.dropped
-        if hasattr(model, "check_endpoint"):  # a server that is down: said before a large set loads
-            model.check_endpoint()
+        if batch is None and hasattr(model, "check_endpoint"):  # a server that is down: said before a
+            model.check_endpoint()  # large set loads (an offline batch needs no server)
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         items = _unique_keys(items)
         draws = range(samples_of(model))
@@ -136,37 +94,41 @@ def run_items(
         try:
             meta.save(summary, counters)
             tick = lambda: meta.save(summary, counters, every=METADATA_EVERY_S)  # noqa: E731
-            _run_pool(model, todo, writer, answer, counters, summary, show_progress, tick)
+            pool = functools.partial(run_pool, model, writer=writer, answer=answer, counters=counters)
+            ask = functools.partial(pool, summary=summary, show_progress=show_progress, tick=tick)
+            if batch is not None and hasattr(model, "batch"):  # an HTTP model (built-ins answer at once)
+                BatchJob(model, results_path, batch, retry_refused).run(todo, writer.has, ask, summary)
+            else:
+                ask(todo)
             summary.status = "complete" if not summary.failed else "incomplete"
+            if summary.deferred:
+                summary.status = f"waiting for batch ({summary.deferred:,} items)"
         except BaseException as exc:
             summary.status = f"stopped: {type(exc).__name__}: {exc}"
             raise
         finally:
-            summary.elapsed_s = round(time.time() - started, 3)
-            summary.counts = counters.since(meta.start)
-            if writer.untouched and not meta.runs:  # nothing answered into a new file: no trace left
-                meta.path.unlink(missing_ok=True)
-            else:
-                meta.save(summary, counters)
+            _finish(summary, meta, counters, started, leave_no_trace=writer.untouched and not meta.runs)
     return summary
+
+
+def _finish(
+    summary: RunSummary, meta: RunMetadata, counters: Counters, started: float, leave_no_trace: bool
+) -> None:
+    """Complete ``summary`` (time, this run's counts) and save the metadata entry; remove the
+    metadata file instead when ``leave_no_trace`` (a new results file with nothing written)
+    unless a batch went out for it."""
+    summary.elapsed_s = round(time.time() - started, 3)
+    summary.counts = counters.since(meta.start)
+    if leave_no_trace and not summary.deferred:
+        meta.path.unlink(missing_ok=True)
+    else:
+        meta.save(summary, counters)
 
 
 def samples_of(model: Model) -> int:
     """Return how many answers the runner asks ``model`` for per item: its ``samples`` setting
     (the config's, or ``--set samples=k``), 1 by default."""
     return max(1, int(getattr(model, "samples", 1) or 1))
-
-
-def asked_item(item: dict[str, Any], draw: int) -> dict[str, Any]:
-    """Return the item as the protocol asks it for answer ``draw``: unchanged for the first, else
-    with ``draw`` set (the model seeds and caches each draw apart; built-ins draw with it)."""
-    return {**item, "draw": draw} if draw else item
-
-
-def _with_draw(record: dict[str, Any], draw: int) -> dict[str, Any]:
-    """Return ``record`` marked as answer ``draw`` (``draw`` right after ``Key``; none for draw 0,
-    so one answer per item writes exactly what it always did)."""
-    return {"Key": record["Key"], "draw": draw, **record} if draw else record
 
 
 def _log_plan(
@@ -197,21 +159,6 @@ def _log_plan(
         )
 
 
-def refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict[str, Any]:
-    """Return the results record of an item whose request the server refused: no answer
-    (``resp`` ""), ``refused`` the kind and ``error`` the server's message (key already masked)."""
-    return {"Key": item["Key"], "resp": "", "refused": refusal.kind, "error": refusal.message}
-
-
-def _item_label(item: dict[str, Any]) -> str:
-    """Return how messages name an item: "Key 7", and for a blocks item, whose Key is a hash, also
-    its problem and view ("Key 935...360 (problem 003, view c1)")."""
-    extra = [
-        f"{label} {item[field]}" for field, label in (("id", "problem"), ("view", "view")) if field in item
-    ]
-    return f"Key {item['Key']}" + (f" ({', '.join(extra)})" if extra else "")
-
-
 def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     """Return ``items`` as a list without later repeats of a Key (warning once if any)."""
     seen: set[Any] = set()
@@ -227,145 +174,4 @@ def _unique_keys(items: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return unique
 
 
-def _run_pool(
-    model: Model,
-    todo: list[tuple[dict[str, Any], int]],
-    writer: ResultsWriter,
-    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
-    counters: Counters,
-    summary: RunSummary,
-    show_progress: bool,
-    tick: Callable[[], None],
-) -> None:
-    """Answer ``todo`` ((item, draw) pairs) with a thread pool, at most ``2 * concurrency`` queued;
-    update ``summary``.
-
-    Workers answer and append (a refused request as its ``refused_record``); they hand each
-    outcome to this (main) thread through a queue, which counts it, moves the progress bar,
-    calls ``tick`` (the metadata update), and re-raises what must stop the run, after the
-    items still in flight have finished and been counted.
-    """
-    stop = threading.Event()
-    outcomes: queue.SimpleQueue = queue.SimpleQueue()
-    bar = cli.progress(
-        None, total=len(todo), desc=f"ask {model.name}", unit="item", disable=not show_progress
-    )
-    in_flight, window, shown = 0, 2 * model.concurrency, 0.0
-    give_up = max(window, FAILED_IN_A_ROW)
-    pool = ThreadPoolExecutor(max_workers=model.concurrency, thread_name_prefix="ask")
-    try:
-        for entry in [*todo, None]:
-            while in_flight and (in_flight >= window or entry is None):
-                outcome = outcomes.get()
-                in_flight -= 1
-                _collect(*outcome, summary, counters, max_failed_in_a_row=give_up)
-                bar.update(1)
-                if time.monotonic() - shown > 0.1:  # formatting the postfix each item would cost more
-                    shown = time.monotonic()
-                    bar.set_postfix_str(_postfix(counters, summary), refresh=False)
-                    tick()
-            if entry is not None:
-                pool.submit(_answer_and_write, *entry, model, answer, writer, stop, outcomes)
-                in_flight += 1
-        bar.set_postfix_str(_postfix(counters, summary), refresh=False)
-    except BaseException:
-        stop.set()  # queued items return at once; those in flight finish and are written
-        pool.shutdown(wait=True)
-        for _ in range(in_flight):  # count what was written after the stop, so counts match the file
-            _count_quietly(*outcomes.get(), summary)
-        raise
-    finally:
-        pool.shutdown(wait=True)
-        bar.close()
-
-
-def _answer_and_write(
-    item: dict[str, Any],
-    draw: int,
-    model: Model,
-    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
-    writer: ResultsWriter,
-    stop: threading.Event,
-    outcomes: queue.SimpleQueue,
-) -> None:
-    """A worker's job: answer ``item`` for the ``draw``-th time (a refused request as its
-    ``refused_record``) and append the record, unless ``stop`` is set; put ``(item, record or
-    None, exception or None)`` on ``outcomes`` for the main thread, which decides what an
-    exception means."""
-    try:
-        record = None
-        if not stop.is_set():
-            try:
-                record = answer(model, asked_item(item, draw))
-            except RequestRefused as refusal:
-                record = refused_record(item, refusal)
-            record = _with_draw(record, draw)
-            record = record if writer.append(record) else None  # None: already written
-        outcomes.put((item, record, None))
-    except BaseException as exc:  # handed to the main thread
-        outcomes.put((item, None, exc))
-
-
-def _postfix(counters: Counters, summary: RunSummary) -> str:
-    """Return the progress bar's counters: retries, errors, refused items, tokens."""
-    return (
-        f"retries={counters.retries} errors={counters.errors} refused={summary.refused} "
-        f"tokens={counters.prompt_tokens + counters.completion_tokens:,}"
-    )
-
-
-def _collect(
-    item: dict[str, Any],
-    record: dict[str, Any] | None,
-    exc: BaseException | None,
-    summary: RunSummary,
-    counters: Counters,
-    max_failed_in_a_row: int,
-) -> None:
-    """Count the outcome of one item; a failed request is logged and counted, other errors re-raised
-    with the item's Key in the message.
-
-    Raises ModelError when ``max_failed_in_a_row`` items failed with no answer in between: a
-    server that is down would otherwise cost every item its full backoff.
-    """
-    if isinstance(exc, RequestFailed):
-        counters.add(errors=1)
-        summary.failed += 1
-        summary.failed_in_a_row += 1
-        if len(summary.failures) < 20:
-            summary.failures.append({"Key": item["Key"], "error": str(exc)})
-        log.warning("%s not answered (asked again by the next run): %s", _item_label(item), exc)
-        if summary.failed_in_a_row >= max_failed_in_a_row:
-            raise ModelError(
-                f"{summary.failed_in_a_row} items in a row failed after their retries; "
-                f"is the server up? Last error: {exc}"
-            )
-    elif isinstance(exc, ServerUnreachable):
-        raise exc  # concerns the run, not this item
-    elif isinstance(exc, ModelError):
-        raise ModelError(f"{_item_label(item)}: {exc}") from None
-    elif exc is not None:
-        raise exc
-    elif record is not None:
-        _count_quietly(item, record, None, summary)
-        if record.get("refused"):
-            log.warning(
-                "%s refused by the server, recorded and skipped by later runs "
-                "(--retry-errors asks again): %s",
-                _item_label(item),
-                record.get("error"),
-            )
-
-
-def _count_quietly(
-    item: dict[str, Any], record: dict[str, Any] | None, exc: BaseException | None, summary: RunSummary
-) -> None:
-    """Count a written record in ``summary`` (answered, refused or invalid); ignore anything else."""
-    if record is None:
-        return
-    summary.answered += 1
-    summary.failed_in_a_row = 0  # the server answered, if only to refuse
-    if record.get("refused"):
-        summary.refused += 1
-    else:
-        summary.invalid += bool(record.get("error"))
+__all__ = ["RunSummary", "refused_record", "run_items", "samples_of"]

@@ -29,6 +29,13 @@ words of every message before the last, as a prefix cache would hold). ``reasoni
 makes it refuse ``max_tokens`` and any temperature but 1 as OpenAI's o-series does (HTTP 400,
 ``unsupported_parameter`` / ``unsupported_value``).
 
+``latency`` makes every completion take that many seconds (a server of fixed speed);
+``max_concurrent`` N answers 429 (``Retry-After: 0``) to a completion that arrives while N
+are being answered (a rate limit), and ``peak_concurrent`` says how many it answered at once.
+It also speaks OpenAI's Batch API (files and batches, ``stub_batch.BatchStore``), answering each
+line of a batch as the live route would (``stub_replies.respond``); ``batch_api=False`` leaves
+those routes out (a server without them, as vLLM's).
+
 Run it alone: ``python -m common.models.stub_server --port 0`` prints ``listening on
 http://127.0.0.1:<port>/v1`` and serves until killed; ``server_process`` does that for the
 benchmarks (bench/), which need the server in a process of its own.
@@ -47,9 +54,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-THINKING_STYLES = ("reasoning_content", "reasoning", "inline", "hidden")
-# think_words cycle through these; "FALSE" makes an answer read from the thinking go wrong
-THOUGHT = ["first", "guess", "FALSE", "but", "let", "me", "check", "each", "fact", "again"]
+from common.models.stub_batch import BatchStore
+from common.models.stub_replies import THINKING_STYLES, THOUGHT, respond
+
+__all__ = ["THINKING_STYLES", "THOUGHT", "BatchStore", "StubServer", "default_answer", "server_process"]
 
 
 def default_answer(prompt: str) -> str:
@@ -75,6 +83,10 @@ class StubServer:
         think_words: int = 0,
         thinking: str = "reasoning_content",
         reasoning_model: bool = False,
+        latency: float = 0.0,
+        max_concurrent: int | None = None,
+        batches: BatchStore | None = None,
+        batch_api: bool = True,
     ):
         if thinking not in THINKING_STYLES:
             raise ValueError(f"thinking must be one of {', '.join(THINKING_STYLES)}, got {thinking!r}")
@@ -83,6 +95,12 @@ class StubServer:
         self.think_words, self.thinking, self.reasoning_model = think_words, thinking, reasoning_model
         self.default = default
         self.record = record
+        self.latency = latency  # seconds every completion takes
+        self.max_concurrent = max_concurrent  # more completions at once get a 429
+        # the Batch API's files and batches (None: no such routes, as vLLM's server)
+        self.batches = (batches or BatchStore()) if batch_api else None
+        self.peak_concurrent = 0  # the most completions it answered at once
+        self._busy = 0
         self.requests: list[dict[str, Any]] = []
         self.connections: dict[tuple[str, int], int] = {}  # client (host, port) -> requests on it
         self._queue: collections.deque[str] = collections.deque()
@@ -120,6 +138,20 @@ class StubServer:
         with self._lock:
             self._queue.extend(behaviours)
 
+    @contextlib.contextmanager
+    def in_flight(self) -> Iterator[bool]:
+        """Count a completion in flight while the block runs; yield whether it is one too many."""
+        with self._lock:
+            self._busy += 1
+            crowded = self.max_concurrent is not None and self._busy > self.max_concurrent
+            if not crowded:
+                self.peak_concurrent = max(self.peak_concurrent, self._busy)
+        try:
+            yield crowded
+        finally:
+            with self._lock:
+                self._busy -= 1
+
     def next_behaviour(self) -> str:
         """Return the next queued behaviour, or the default."""
         with self._lock:
@@ -148,16 +180,39 @@ class _Handler(BaseHTTPRequestHandler):
         """Stay quiet."""
 
     def do_GET(self) -> None:
-        """Answer ``GET .../models`` with the one model ``stub-model``; anything else with a 404."""
-        if self.path.rstrip("/").endswith("/models"):
+        """Answer ``GET .../models`` with the one model ``stub-model``, and the Batch API's looks
+        at batches and files (``stub_batch``); anything else with a 404."""
+        path, batches = self.path.split("?")[0].rstrip("/"), self.stub.batches
+        if path.endswith("/models"):
             listed = {"object": "list", "data": [{"id": "stub-model", "object": "model", "owned_by": "stub"}]}
             return self._send(200, json.dumps(listed).encode())
+        if batches is not None and path.endswith("/batches"):
+            return self._send_json(*batches.listing())
+        if batches is not None and "/batches/" in path:
+            return self._send_json(
+                *batches.look(path.rsplit("/", 1)[1], lambda b, r: respond(self.stub, b, r))
+            )
+        if batches is not None and path.endswith("/content") and "/files/" in path:
+            return self._send(*batches.content(path.split("/files/")[1].split("/")[0]))
         self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}).encode())
 
     def do_POST(self) -> None:
-        """Answer a completion request with the next scripted behaviour (module docstring)."""
-        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
+        """Answer a completion request with the next scripted behaviour (module docstring), or a
+        Batch API upload or batch creation."""
+        raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.stub.batches is not None and self.path.rstrip("/").endswith("/files"):
+            return self._send_json(*self.stub.batches.upload(self.headers.get("Content-Type", ""), raw))
+        body = json.loads(raw or b"{}")
+        if self.stub.batches is not None and self.path.rstrip("/").endswith("/batches"):
+            return self._send_json(*self.stub.batches.create(body))
         self._record(body)
+        with self.stub.in_flight() as crowded:
+            if crowded:  # more requests at once than max_concurrent: too many
+                return self._error(429, "0")
+            self._complete(body)
+
+    def _complete(self, body: dict[str, Any]) -> None:
+        """Answer a completion request after ``latency`` seconds, as the next behaviour says."""
         behaviour, _, arg = self.stub.next_behaviour().partition(":")
         if behaviour == "drop":
             self.close_connection = True
@@ -165,18 +220,13 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if behaviour == "slow":
             time.sleep(float(arg))
+        elif self.stub.latency:
+            time.sleep(self.stub.latency)
         if behaviour == "malformed":
             return self._send(200, b'{"choices": [ {"text": "TRU')
         if behaviour.isdigit():
             return self._error(int(behaviour), arg)
-        if self.stub.reasoning_model and (rejected := _rejected_by_reasoning_model(body)):
-            return self._send(400, json.dumps({"error": rejected}).encode())
-        prompt = _prompt_of(body)
-        asked = _words_of(body) + int(_token_limit(body) or 0)
-        if self.stub.max_context is not None and asked > self.stub.max_context:
-            return self._context_error(asked)
-        text = "" if behaviour == "empty" else self.stub.answer(prompt)
-        self._send(200, json.dumps(_completion(body, self.path, text, prompt, self.stub)).encode())
+        self._send_json(*respond(self.stub, body, self.path, empty=behaviour == "empty"))
 
     def _record(self, body: dict[str, Any]) -> None:
         """Keep the request (path, headers, body) and count it per client connection, if asked to."""
@@ -185,18 +235,6 @@ class _Handler(BaseHTTPRequestHandler):
                 self.stub.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                 peer = self.client_address
                 self.stub.connections[peer] = self.stub.connections.get(peer, 0) + 1
-
-    def _context_error(self, asked: int) -> None:
-        """Refuse a request longer than ``max_context`` words as vLLM does (HTTP 400, OpenAI error)."""
-        limit = self.stub.max_context
-        error = {
-            "message": f"This model's maximum context length is {limit} tokens. However, you requested "
-            f"{asked} tokens. Please reduce the length.",
-            "type": "invalid_request_error",
-            "param": "messages",
-            "code": "context_length_exceeded",
-        }
-        self._send(400, json.dumps({"error": error}).encode())
 
     def _error(self, status: int, retry_after: str) -> None:
         """Send an OpenAI-style error of ``status`` (429 with ``Retry-After``; 401 echoes the key)."""
@@ -209,6 +247,10 @@ class _Handler(BaseHTTPRequestHandler):
         headers = {"Retry-After": retry_after or "0"} if status == 429 else {}
         self._send(status, json.dumps(payload).encode(), headers)
 
+    def _send_json(self, status: int, payload: dict[str, Any]) -> None:
+        """Send ``payload`` as JSON with ``status``."""
+        self._send(status, json.dumps(payload).encode())
+
     def _send(self, status: int, data: bytes, headers: dict[str, str] | None = None) -> None:
         """Send ``data`` as a JSON response with ``status`` and extra ``headers``."""
         self.send_response(status)
@@ -220,98 +262,17 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(data)
 
 
-def _prompt_of(body: dict[str, Any]) -> str:
-    """Return the last user message (chat) or the prompt (completions) of a request body."""
-    if "messages" in body:
-        return next((m["content"] for m in reversed(body["messages"]) if m.get("role") == "user"), "")
-    return str(body.get("prompt", ""))
-
-
-def _words_of(body: dict[str, Any]) -> int:
-    """Return the request's length in words (its "tokens"): every message, or the prompt."""
-    if "messages" in body:
-        return sum(len(str(m.get("content", "")).split()) for m in body["messages"])
-    return len(str(body.get("prompt", "")).split())
-
-
-def _token_limit(body: dict[str, Any]) -> Any:
-    """Return the request's token limit, under either name (None when it sends none)."""
-    return body.get("max_completion_tokens", body.get("max_tokens"))
-
-
-def _rejected_by_reasoning_model(body: dict[str, Any]) -> dict[str, Any] | None:
-    """Return the error OpenAI's reasoning models give for ``max_tokens`` or a temperature but 1."""
-    if "max_tokens" in body:
-        message = "Unsupported parameter: 'max_tokens' is not supported with this model. "
-        message += "Use 'max_completion_tokens' instead."
-        return {
-            "message": message,
-            "type": "invalid_request_error",
-            "param": "max_tokens",
-            "code": "unsupported_parameter",
-        }
-    if body.get("temperature", 1) != 1:
-        message = f"Unsupported value: 'temperature' does not support {body['temperature']} with this model. "
-        message += "Only the default (1) value is supported."
-        return {
-            "message": message,
-            "type": "invalid_request_error",
-            "param": "temperature",
-            "code": "unsupported_value",
-        }
-    return None
-
-
-def _completion(body: dict[str, Any], path: str, text: str, prompt: str, stub: StubServer) -> dict[str, Any]:
-    """Return an OpenAI-format response carrying ``text`` after ``stub.think_words`` of thinking
-    (together cut at the token limit, then with finish_reason "length"), with word counts as
-    token usage."""
-    limit = _token_limit(body)
-    limit = limit if isinstance(limit, int) else None
-    thought = [THOUGHT[i % len(THOUGHT)] for i in range(stub.think_words)]
-    words = text.split()
-    finish = "length" if limit is not None and len(thought) + len(words) > limit else "stop"
-    if limit is not None:
-        thought, words = thought[:limit], words[: max(0, limit - len(thought))]
-    answer = " ".join(words) if finish == "length" else text
-    usage = {"prompt_tokens": _words_of(body), "completion_tokens": len(thought) + len(words)}
-    usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
-    message: dict[str, Any] = {"role": "assistant", "content": answer}
-    if stub.think_words:
-        usage["completion_tokens_details"] = {"reasoning_tokens": len(thought)}
-        earlier = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", [])[:-1])
-        usage["prompt_tokens_details"] = {"cached_tokens": earlier}
-        reasoning = " ".join(thought)
-        if stub.thinking == "inline":
-            whole = len(thought) == stub.think_words  # else cut mid-thought: the block never closes
-            message["content"] = f"<think>{reasoning}</think>{answer}" if whole else f"<think>{reasoning}"
-        elif stub.thinking != "hidden":
-            message[stub.thinking] = reasoning
-            message["content"] = answer or None
-    if path.endswith("/chat/completions"):
-        choice = {"index": 0, "message": message, "finish_reason": finish}
-        kind = "chat.completion"
-    else:
-        choice = {"index": 0, "text": message["content"] or "", "finish_reason": finish}
-        kind = "text_completion"
-    return {
-        "id": "stub-1",
-        "object": kind,
-        "model": body.get("model", ""),
-        "choices": [choice],
-        "usage": usage,
-    }
-
-
 @contextlib.contextmanager
-def server_process(answer: str = "TRUE") -> Iterator[str]:
+def server_process(answer: str = "TRUE", latency: float = 0.0, max_concurrent: int = 0) -> Iterator[str]:
     """Yield the base URL of a stub server running in a process of its own (``main`` below),
-    answering ``answer`` to every request; kill the process on exit.
+    answering ``answer`` to every request after ``latency`` seconds (429 to those above
+    ``max_concurrent`` at once, when given); kill the process on exit.
 
     A process and not a thread: a benchmark's clients would otherwise share one interpreter
     lock with the server they measure. Raises RuntimeError when the server does not start."""
+    command = [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", answer]
     server = subprocess.Popen(
-        [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", answer],
+        [*command, "--latency", str(latency), "--max-concurrent", str(max_concurrent)],
         cwd=Path(__file__).resolve().parents[2],  # the project root, where `common` is found
         stdout=subprocess.PIPE,
         text=True,
@@ -334,6 +295,8 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=0, help="0: any free port")
     parser.add_argument("--answer", default="TRUE", help="the text every request gets")
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds every completion takes")
+    parser.add_argument("--max-concurrent", type=int, default=0, help="429 above this many at once (0: none)")
     parser.add_argument("--think-words", type=int, default=0, help="words of thinking before the answer")
     parser.add_argument("--thinking", default="reasoning_content", choices=THINKING_STYLES, help="where")
     parser.add_argument(
@@ -347,6 +310,8 @@ def main() -> None:
         think_words=args.think_words,
         thinking=args.thinking,
         reasoning_model=args.reasoning_model,
+        latency=args.latency,
+        max_concurrent=args.max_concurrent or None,
     )
     print(f"listening on {server.url}", flush=True)
     server.serve()

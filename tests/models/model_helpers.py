@@ -16,9 +16,10 @@ SENTINEL_KEY = "sk-SENTINEL-do-not-leak-4f1c9a7e2b"
 FAST = {"backoff_s": 0.001, "backoff_max_s": 0.05, "timeout_s": [2, 2], "max_retries": 3}
 
 
-def make_config(server: StubServer, **settings: Any) -> ModelConfig:
-    """Return a checked config pointing at ``server`` with fast retries, updated by ``settings``."""
-    base = {"name": "stub", "base_url": server.url, "model": "stub-model", **FAST}
+def make_config(server: StubServer | None, **settings: Any) -> ModelConfig:
+    """Return a checked config pointing at ``server`` (or ``settings["base_url"]``) with fast
+    retries, updated by ``settings``."""
+    base = {"name": "stub", "base_url": server.url if server else "", "model": "stub-model", **FAST}
     return config_from_mapping({**base, **settings})
 
 

@@ -1,5 +1,5 @@
 """The benchmarks' stub server in its own process (common.models.stub_server.server_process), and
-bench/bench_runner.py end to end on a few requests, printing the three rates and ratios."""
+bench/bench_runner.py end to end on a few requests, printing the rates and ratios of its two parts."""
 
 import subprocess
 import sys
@@ -31,10 +31,21 @@ def test_bench_runner_smoke():
         "1",
         "--concurrency",
         "4",
+        "--latency",
+        "0.01",
+        "--per-endpoint",
+        "2",
+        "--throttle",
+        "2",
     ]
     run = subprocess.run(command, capture_output=True, text=True, timeout=120)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "requests per second, median of 1 x 60 requests at concurrency 4:"
-    assert [line.split()[0] for line in lines[1:4]] == ["runner", "bare", "bare"]
-    assert "runner / bare requests.post" in lines[4] and lines[4].endswith("ratios")
+    assert [line.split()[0] for line in lines[1:5]] == ["runner", "bare", "bare", "bare"]
+    assert "runner / bare requests.post" in lines[5] and lines[5].endswith("ratios")
+    assert lines[8].startswith(
+        "several endpoints: stub servers answering in 10 ms, concurrency 2 per endpoint"
+    )
+    assert lines[-2].startswith("  two / one: ") and lines[-2].endswith("per-repetition ratios)")
+    assert lines[-1].startswith("429 above 2 at once, concurrency 4: limit at the end ")

@@ -92,3 +92,17 @@ def test_several_processes_write_one_cache_at_once(tmp_path):
     cache = ResponseCache(cache_file)
     assert len(cache) == 900
     assert cache.get("b-299") == {"text": "299"}
+
+
+def test_the_key_of_a_body_encoded_once_is_the_key_it_always_was():
+    import hashlib
+
+    from common.models.cache import canonical_json, key_of_canonical, request_key
+
+    body = {"model": "m", "messages": [{"role": "user", "content": "héllo \u2603"}], "seed": 3, "top_p": None}
+    for draw in (0, 2):
+        assert key_of_canonical("http://x/v1/chat/completions", canonical_json(body), draw) == request_key(
+            "http://x/v1/chat/completions", body, draw
+        )
+    wrapped = b'{"endpoint":"u","payload":{"a":1}}'  # how keys were always made
+    assert request_key("u", {"a": 1}) == hashlib.sha256(wrapped).hexdigest()

@@ -164,8 +164,25 @@ def test_a_refused_connection_is_retried_then_fails(server):
 def test_a_model_name_the_server_does_not_list_is_a_warning_only_where_it_lists_several(server, caplog):
     import logging
 
-    caplog.set_level(logging.INFO, logger="common.models.client")
+    caplog.set_level(logging.INFO, logger="common.models.endpoints")
     model = HTTPModel(make_config(server, model="local-gguf"))  # the stub lists one model, stub-model
     assert model.complete(ASK).text == "TRUE"
     unlisted = [r for r in caplog.records if "does not list model 'local-gguf'" in r.getMessage()]
     assert [r.levelname for r in unlisted] == ["INFO"]  # one model served whatever the name: no warning
+
+
+def test_sessions_read_the_environment_once_unless_a_proxy_needs_it(monkeypatch, tmp_path):
+    import requests
+
+    from common.models.responses import read_environment_once
+
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "NETRC"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.netrc
+    monkeypatch.setenv("REQUESTS_CA_BUNDLE", "/some/bundle.pem")
+    session = requests.Session()
+    read_environment_once(session)
+    assert (session.trust_env, session.verify) == (False, "/some/bundle.pem")
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
+    read_environment_once(session)
+    assert session.trust_env  # requests reads the proxy (and NO_PROXY) per request, as it always did
