@@ -131,7 +131,8 @@ def add_model_options(
     parser.add_argument("-t", "--testset", required=True, metavar="SET", help=testset)
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument(
-        "--model", help="a built-in of the suite, a config name in configs/models/, or a .yaml path"
+        "--model",
+        help="a built-in of the suite, a config name in configs/models/, a .yaml path, or a model file .py",
     )
     which.add_argument(
         "--baselines",
@@ -156,16 +157,7 @@ def add_model_options(
     parser.add_argument(
         "--seed", type=int, default=0, metavar="N", help="seed of the built-in models that draw at random"
     )
-    parser.add_argument(
-        "--retry-errors",
-        action="store_true",
-        help="ask again the items the server refused (e.g. after raising the context size)",
-    )
-    parser.add_argument(
-        "--retry-truncated",
-        action="store_true",
-        help="ask again the items whose reply was cut at the token limit (e.g. after raising max_tokens)",
-    )
+    _add_retry_options(parser)
     parser.add_argument(
         "--results-dir",
         type=Path,
@@ -177,6 +169,20 @@ def add_model_options(
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")
     parser.add_argument(
         "--cache-file", type=Path, default=CACHE_FILE, metavar="FILE", help="SQLite response cache"
+    )
+
+
+def _add_retry_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--retry-errors`` and ``--retry-truncated`` (records set aside to be asked again)."""
+    parser.add_argument(
+        "--retry-errors",
+        action="store_true",
+        help="ask again the items the server refused (e.g. after raising the context size)",
+    )
+    parser.add_argument(
+        "--retry-truncated",
+        action="store_true",
+        help="ask again the items whose reply was cut at the token limit (e.g. after raising max_tokens)",
     )
 
 

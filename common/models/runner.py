@@ -84,12 +84,7 @@ def run_items(
         if batch is None and hasattr(model, "check_endpoint"):  # a server that is down: said before a
             model.check_endpoint()  # large set loads (an offline batch needs no server)
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
-        items = _unique_keys(items)
-        draws = range(samples_of(model))
-        asked = [(item, draw) for draw in draws for item in items if include is None or include(item, draw)]
-        todo = [(item, draw) for item, draw in asked if not writer.has(item["Key"], draw)]
-        summary.total = len(asked)
-        summary.already_done = summary.total - len(todo)
+        todo = _todo(model, _unique_keys(items), writer, include, summary)
         _log_plan(model, results_path, summary, meta.runs)
         try:
             meta.save(summary, counters)
@@ -109,6 +104,22 @@ def run_items(
         finally:
             _finish(summary, meta, counters, started, leave_no_trace=writer.untouched and not meta.runs)
     return summary
+
+
+def _todo(
+    model: Model,
+    items: list[dict[str, Any]],
+    writer: ResultsWriter,
+    include: Callable[[dict[str, Any], int], bool] | None,
+    summary: RunSummary,
+) -> list[tuple[dict[str, Any], int]]:
+    """Return the (item, draw) pairs still to ask: every item ``samples_of(model)`` times (those
+    ``include`` takes), less those in the file; set ``summary.total`` and ``already_done``."""
+    draws = range(samples_of(model))
+    asked = [(item, draw) for draw in draws for item in items if include is None or include(item, draw)]
+    todo = [(item, draw) for item, draw in asked if not writer.has(item["Key"], draw)]
+    summary.total, summary.already_done = len(asked), len(asked) - len(todo)
+    return todo
 
 
 def _finish(
