@@ -661,7 +661,7 @@ def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tm
     repo = make_sandbox(tmp_path)
     with StubServer(answer=scripted) as server:
         model = config(tmp_path, server)
-        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
+        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems")
         assert first.returncode == 0, first.stderr[-3000:]
         asked = len(server.requests)
         assert asked == 3 * (2 + 2 * 2)  # views one, two, all: 2 plans and 2 x 2 translations each
@@ -673,9 +673,11 @@ def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tm
         assert (
             "stub (plan, paper)" in first.stdout and "stub (LLM+planner, paper)" in first.stdout
         )  # analysed
-        again = run(repo, f"make blocks-model MODEL={model} LIMIT=2")  # the run is up to date
+        again = run(
+            repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems"
+        )  # the run is up to date
         model.touch()  # a newer config: the recipe runs again, every answer is in the results files
-        rerun = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
+        rerun = run(repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems")
         assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
 
 
