@@ -50,17 +50,31 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def git_commit() -> str:
+    """Return the commit the checkout is at, "unknown" outside git (what a run's metadata records;
+    cheaper than ``git_state``, which also lists the changed files)."""
+    try:
+        return _git("rev-parse", "HEAD").strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _git(*args: str) -> str:
+    """Return the output of ``git <args>`` in the project root (raises when git fails)."""
+    run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
+    return subprocess.run(["git", *args], **run).stdout
+
+
 def git_state() -> tuple[str, list[str] | None]:
     """Return (commit hash, the files that differ from it: modified tracked files and untracked
     ones that are not ignored, e.g. a new model script or config, as ``git status`` names them);
     ("unknown", None) outside git."""
+    commit = git_commit()
     try:
-        run = {"cwd": paths.ROOT, "capture_output": True, "text": True, "check": True, "timeout": 30}
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], **run).stdout.strip()
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], **run).stdout
-        return commit, [line[3:] for line in status.splitlines() if line.strip()]
+        status = _git("status", "--porcelain", "--untracked-files=all")
     except (OSError, subprocess.SubprocessError):
         return "unknown", None
+    return commit, [line[3:] for line in status.splitlines() if line.strip()]
 
 
 def _models(section: dict[str, Any]) -> list[dict[str, Any]]:

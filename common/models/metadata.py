@@ -17,7 +17,7 @@ from common.jsonl import write_json
 from common.models.base import Counters, Model
 from common.models.config import cost_usd
 from common.models.endpoints import stats_since
-from common.provenance import git_state
+from common.provenance import git_commit
 from common.results import metadata_path, read_results
 
 TOKEN_FIELDS = ("prompt_tokens", "completion_tokens", "reasoning_tokens", "cached_tokens")
@@ -52,7 +52,7 @@ class RunMetadata:
         self.path = metadata_path(results_path)
         self.started, self.keys_at_start, self.last_saved = started, keys_at_start, 0.0
         self.start = counters.as_dict()  # the model's counters may serve several runs: count this one's
-        self.commit = git_state()[0]  # the project's commit, recorded with the run (the database shows it)
+        self.commit = git_commit()  # the project's commit, recorded with the run (the database shows it)
         self.endpoints_start = self._transport().get("endpoints", {})
         self.runs: list[dict[str, Any]] = []
         if self.path.is_file():

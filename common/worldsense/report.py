@@ -14,6 +14,7 @@ import pandas as pd
 
 from common import paths, sampling
 from common.analysis import Section
+from common.canvas.run import is_canvas_set
 from common.config import load_yaml
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, p_text, paired_cells, render_text
@@ -26,7 +27,7 @@ from common.worldsense.analysis import (
     paired_tests,
     pivot_pretty,
 )
-from common.worldsense.data import RESULTS_DIR, first_trial, load_testset, trials_path
+from common.worldsense.data import RESULTS_DIR, load_testset, trials_path
 from common.worldsense.scoring import draw_frame
 
 MODEL_ROWS = ["prompting", "modelname"]
@@ -53,8 +54,7 @@ def detect(path: Path) -> bool:
         trials_path(path)
     except FileNotFoundError:
         return False
-    trial = first_trial(path)  # None: an empty or broken file, which loading then names
-    return trial is None or not all(field in trial for field in ("task", "item"))
+    return not is_canvas_set(path)  # an empty or broken file is WorldSense's: loading names it
 
 
 def section(

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from common.errors import DataError
+from common.results import draw_of
 
 log = logging.getLogger(__name__)
 
@@ -37,24 +38,23 @@ GOLD_WEIGHT = {"TRUE": 0.5, "FALSE": 0.5, "POSSIBLE": 0.5, "IMPOSSIBLE": 0.5, "1
 
 def draw_frame(records: list[dict], trials: pd.DataFrame) -> pd.DataFrame:
     """Return one row per answer of a results file, every draw (``common.sampling.DRAW_COLUMNS``):
-    ``score`` 1 when the answer is in the gold answer's class (``ANSWER_CLASS``), ``item`` the
+    ``score`` from ``trial_correct`` (the answer in the gold answer's class), ``item`` the
     trial's tuple (its trials are not independent). ``trials`` needs Key, goldresp, tuple_ID."""
-    gold = dict(zip(trials["Key"], trials["goldresp"], strict=True))
-    tuples = dict(zip(trials["Key"], trials["tuple_ID"], strict=True))
-    rows = [
+    known = trials.set_index("Key")
+    answered = [record for record in records if record["Key"] in known.index]
+    keys = [record["Key"] for record in answered]
+    resp = pd.Series([record.get("resp") for record in answered], dtype=object)
+    gold = known["goldresp"].loc[keys].astype(str).reset_index(drop=True)
+    return pd.DataFrame(
         {
-            "Key": record["Key"],
-            "draw": int(record.get("draw") or 0),
-            "score": float(
-                ANSWER_CLASS.get(record.get("resp"), "-") == ANSWER_CLASS[str(gold[record["Key"]])]
-            ),
-            "answer": record.get("resp") or None,
-            "item": tuples[record["Key"]],
-        }
-        for record in records
-        if record["Key"] in gold
-    ]
-    return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer", "item"])
+            "Key": keys,
+            "draw": [draw_of(record) for record in answered],
+            "score": trial_correct(resp, gold),
+            "answer": [value or None for value in resp],
+            "item": known["tuple_ID"].loc[keys].tolist(),
+        },
+        columns=["Key", "draw", "score", "answer", "item"],
+    )
 
 
 def compute_acc_table(
