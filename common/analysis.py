@@ -1,41 +1,37 @@
-"""One analysis entry point for every suite: a suite's results become a ``Section``.
+"""One analysis entry point for every suite: a set's scored rows become a ``Section``.
 
 ``scripts/analyse_results.py`` and the report (``results/report.html`` / ``.md``) both go
-through here. Each suite contributes one module (registered in ``SUITES``) with two functions:
+through ``analyse``: it names the sets (``common.suites.resolve_set``: ``-t`` means the same in
+every script), brings their rows in the results database up to date (``database.update``: only
+results files that changed are read and scored, so within ``make all``, where the scoring step
+ran before, nothing is read again), reads the scored rows (``database.read``) and hands them to
+the suite's ``section(refs, scored, figures_dir, **options)``: tables with 95% intervals,
+figures written under ``figures_dir`` (none when it is None), summary lines. Options a suite
+does not know are ignored, so one command line serves every suite.
 
-- ``detect(path) -> bool``: whether ``path`` (a test set or a results directory) is the suite's;
-- ``section(path, figures_dir=None, **options) -> Section``: its analysis, tables with 95%
-  intervals, figures written under ``figures_dir`` (none when it is None), and summary lines.
-  Options a suite does not know are ignored, so one command line serves every suite.
-
-Computation stays in the suite's own modules; the section only assembles what they return, and
-``common.report`` renders every section the same way (terminal text, Markdown, HTML).
+Computation stays in the suite's own modules, as pure functions of the scored rows; the section
+only assembles what they return, and ``common.report`` renders every section the same way
+(terminal text, Markdown, HTML).
 """
 
-import importlib
+from __future__ import annotations
+
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
 
+from common import database, suites
 from common.errors import UserError
-
-# suite name -> module providing detect() and section(); order is the detection order
-SUITES: dict[str, str] = {
-    "blocks": "common.blocks.report",
-    "canvas": "common.canvas.report",  # before worldsense: canvas sets share the trial format
-    "already_said_that": "common.already_said_that.report",
-    "worldsense": "common.worldsense.report",
-}
+from common.suite import SetRef
 
 
 @dataclass
 class Section:
     """What one suite's analysis shows: in the terminal, in the report, and as CSV."""
 
-    suite: str  # a key of SUITES
+    suite: str  # the suite's name
     title: str  # heading, e.g. "WorldSense"
     about: str  # what it measures and how it is scored (Markdown, a paragraph or two)
     heading: str = ""  # the terminal banner, e.g. "ANALYSING RESULTS OF TESTSET <path>" (default: title)
@@ -50,56 +46,42 @@ class Section:
     # and the first figure, the rest folded; None: every table and figure shown open
     headline_tables: int | None = None
     paired_table: str | None = None  # the title of the table of paired tests (examples go under it)
+    failed: list[str] = field(default_factory=list)  # validity gates that failed: the analysis exits 1
 
     def __repr__(self) -> str:
         return f"<Section {self.suite}: {len(self.tables)} tables, {len(self.figures)} figures>"
 
 
-def suite_module(name: str) -> ModuleType:
-    """Return the module of suite ``name``; raise UserError listing the suites for an unknown one."""
-    if name not in SUITES:
-        raise UserError(f"unknown suite {name!r}: choose one of {', '.join(SUITES)}")
-    return importlib.import_module(SUITES[name])
-
-
-def detect_suite(path: str | Path) -> str:
-    """Return the name of the suite whose results ``path`` holds (the first whose ``detect`` says
-    so); raise UserError naming the path and the suites when none does."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(2, "No such test set or results directory", str(path))
-    for name in SUITES:
-        if suite_module(name).detect(path):
-            return name
-    raise UserError(
-        f"{path}: not a test set or results directory of any suite ({', '.join(SUITES)}); "
-        "give the directory a suite's scripts wrote, or name the suite with --suite"
-    )
+def resolve(spec: str | Path, suite: str | None = None, results_root: Path | None = None) -> list[SetRef]:
+    """Return the sets ``-t spec`` names for an analysis: one set (``suites.resolve_set``), or for a
+    suite's name every set of that suite with results (a suite whose report section covers its
+    sets together, such as Already Said That)."""
+    if str(spec) in suites.names() and (suite is None or suite == str(spec)):
+        found = suites.get(str(spec))
+        refs = [ref for ref in found.refs() if found.part("results_files")(ref)]
+        if not refs:
+            raise UserError(f"no results of any {spec} set yet: run its baselines or a model first")
+        return refs
+    return [suites.resolve_set(spec, suite, results_root)]
 
 
 def analyse(
-    path: str | Path, suite: str | None = None, figures_dir: str | Path | None = None, **options: Any
+    spec: str | Path | list[SetRef],
+    suite: str | None = None,
+    figures_dir: str | Path | None = None,
+    db: str | Path | None = None,
+    **options: Any,
 ) -> Section:
-    """Return the Section of the results under ``path`` (suite detected unless given).
-
-    Raises UserError when ``suite`` is given but ``path`` is recognised as another suite's, naming
-    that suite and the command that fits (instead of that suite's misleading complaints)."""
-    if suite is not None:
-        _check_suite(Path(path), suite)
-    name = suite or detect_suite(path)
-    return suite_module(name).section(Path(path), Path(figures_dir) if figures_dir else None, **options)
-
-
-def _check_suite(path: Path, suite: str) -> None:
-    """Raise UserError when ``path`` is not recognised as ``suite``'s but as another suite's."""
-    if not path.exists() or suite_module(suite).detect(path):
-        return
-    other = next((name for name in SUITES if name != suite and suite_module(name).detect(path)), None)
-    if other is not None:
-        raise UserError(
-            f"{path}: holds {other} data, not {suite} data; analyse it with "
-            f"`scripts/analyse_results.py -t {path}` (without --suite {suite})"
-        )
+    """Return the Section of the sets ``spec`` names (``resolve``; or SetRefs of one suite), from
+    their scored rows in the results database ``db`` (default: ``database.default_path()``),
+    brought up to date first."""
+    refs = spec if isinstance(spec, list) else resolve(spec, suite)
+    of_suite = suites.get(refs[0].suite)
+    with database.connection(db) as conn:
+        database.update(conn, refs)
+        scored = database.read(conn, refs)
+    figures = Path(figures_dir) if figures_dir else None
+    return of_suite.part("section")(refs, scored, figures, **options)
 
 
 def tidy_data(section: Section) -> pd.DataFrame:

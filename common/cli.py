@@ -111,6 +111,19 @@ def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
     return tqdm(iterable, **kwargs)
 
 
+def add_set_option(parser: argparse.ArgumentParser, default: str | None = None, help: str = "") -> None:
+    """Add ``-t/--testset SET``, the one way every script names a set: a set name, ``<suite>/<set>``,
+    or a path (``common.suites.resolve_set``); required when there is no ``default``."""
+    parser.add_argument(
+        "-t",
+        "--testset",
+        required=default is None,
+        default=default,
+        metavar="SET",
+        help=help or "the set: a set name, <suite>/<set>, or its directory or config",
+    )
+
+
 def add_model_options(
     parser: argparse.ArgumentParser,
     *,
@@ -128,7 +141,7 @@ def add_model_options(
     after parsing."""
     from common.models.resolve import CACHE_FILE  # the models layer is loaded only by scripts that ask
 
-    parser.add_argument("-t", "--testset", required=True, metavar="SET", help=testset)
+    add_set_option(parser, help=testset)
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument(
         "--model",

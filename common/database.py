@@ -1,235 +1,587 @@
-"""The results database: every item of every run in one SQLite file, ``results/results.sqlite``.
+"""The results database: every answer read and scored once, in one SQLite file (results/results.sqlite).
 
-The JSON-lines results files stay the source of truth; the database is derived from them by
-``build`` (``make db``, rebuilt when a results file changes) and read by the explorer (``make
-explore``, Datasette) and by the report's examples. One schema serves the four suites (every
-column is described in docs/database.md):
+The JSON-lines results files stay the source of truth (raw data); the database is what is
+derived from them, and everything downstream reads it: the per-set analyses and their report
+sections, the HTML report and its examples, the explorer (``make explore``, Datasette). So the
+tables, the examples and the explorer cannot disagree: they read the same scored rows.
 
+``update(conn, refs)`` brings the database up to date with the sets ``refs``, one results file
+at a time: a set's items are (re)read when its data changed (its fingerprint), and a results
+file is read and scored by its suite's scorer (``Suite.score``) only when its content or that
+scorer's code changed; a file that is gone takes its rows with it. ``read(conn, refs)`` returns
+the scored rows of sets as frames (``Scored``), the input of every analysis.
+
+One schema serves every suite (docs/database.md describes each column):
+
+- ``texts``: every distinct text (prompt, question, reply, reasoning) once; other tables refer to it;
+- ``sets`` and ``items``: what was asked, one row per (set, Key): the unit of statistics it
+  belongs to, task, size, variant, prompt, gold answer, other fields as JSON;
 - ``runs``: one row per results file: suite, set, model, prompting, the run's name in the
-  report's tables (``label``), the model's settings (never a key), date and commit of its last
-  run, the records read and the file's SHA-256;
-- ``items``: what was asked, one row per (suite, set, Key): the unit of statistics it belongs
-  to, task, size, variant, prompt, gold answer, other fields as JSON;
-- ``answers``: one row per reply scored, (run, Key, turn): the reply, the reasoning, the parsed
-  answer, its score under each rule of the suite, refused and truncated flags, tokens;
-- ``units``: the unit of each suite's statistics and paired tests (a WorldSense tuple, a canvas
-  item, a blocks problem, an Already Said That conversation), its score per run and rule;
-- ``pairs``: the paired tests the report prints; the view ``paired`` recounts them from ``units``.
-
-Each suite contributes an adapter, ``common/<suite>/rows.py`` (``ADAPTERS``), whose
-``sets(roots)`` returns one ``SetRows`` per set found, scored by the suite's own code; this
-module only writes them: one transaction, indexes created after the inserts.
+  tables (``label``), the file's SHA-256 and the scorer's version it was scored with, the
+  model's settings (never a key);
+- ``answers``: one row per (run, Key, draw, turn) scored: the reply, the reasoning, the answer
+  read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
+  ``scores``: the value of each of the suite's other rules and measures (``Suite.rules``);
+- ``units``: the unit of each suite's statistics and paired tests, its score per run and rule;
+- ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``.
 """
 
-import importlib
+from __future__ import annotations
+
+import contextlib
+import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from common import paths
+from common import codedeps, paths, suites
 from common.jsonl import sha256_file
 from common.results import metadata_path
+from common.scored import Scored, ScoredRun
+from common.suite import SetRef, Suite
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
-# suite -> its adapter (a module with ``sets(roots) -> list[SetRows]``); the order of the runs
-ADAPTERS = {
-    "worldsense": "common.worldsense.rows",
-    "blocks": "common.blocks.rows",
-    "canvas": "common.canvas.rows",
-    "already_said_that": "common.already_said_that.rows",
-}
-# suite -> (the unit of its statistics, its headline rule: the answers column ``correct``)
-SUITES = {
-    "worldsense": ("tuple (trials sharing a description)", "the answer is in the gold answer's class"),
-    "blocks": ("problem (of a view)", "lenient: the plan reaches the goal, bad lines skipped"),
-    "canvas": ("item (its variants share a canvas and a question)", "strict: the one answer read is gold"),
-    "already_said_that": (
-        "conversation (a sample)",
-        "the turn's answer is right (main task: ends it if not)",
-    ),
-}
+PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
+BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
 
 RUN_COLUMNS = [
-    "run_id", "suite", "set_name", "method", "view", "prompting", "model", "label",
-    "results_file", "records", "sha256", "settings", "date", "git_commit",
+    "run_id", "set_id", "results_file", "sha256", "bytes", "mtime_ns", "scorer", "prompting", "model",
+    "label", "method", "view", "records", "notes", "settings", "date", "git_commit",
 ]  # fmt: skip
-ITEM_COLUMNS = ["suite", "set_name", "Key", "unit", "task", "size", "variant", "prompt", "gold", "fields"]
+ITEM_COLUMNS = ["Key", "unit", "task", "size", "variant", "prompt", "gold", "fields"]
 ANSWER_COLUMNS = [
-    "run_id", "Key", "turn", "question", "expected", "reply", "reasoning", "answer",
-    "correct", "strict", "lenient", "contains", "invalid", "scored", "refused", "error",
-    "truncated", "prompt_tokens", "completion_tokens", "reasoning_tokens", "finish_reason",
+    "Key", "draw", "turn", "question", "expected", "reply", "reasoning", "answer", "correct", "invalid",
+    "scored", "refused", "error", "truncated", "prompt_tokens", "completion_tokens", "reasoning_tokens",
+    "finish_reason", "detail",
 ]  # fmt: skip
-UNIT_COLUMNS = ["run_id", "unit", "rule", "score", "censored", "refused", "task", "size"]
+TEXT_COLUMNS = ("question", "reply", "reasoning")  # answers' columns kept in ``texts``
+UNIT_COLUMNS = ["unit", "rule", "score", "censored", "refused", "task", "size"]
 
 SCHEMA = """
 CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE suites (suite TEXT PRIMARY KEY, unit TEXT NOT NULL, headline_rule TEXT NOT NULL);
-CREATE TABLE runs (
-  run_id INTEGER PRIMARY KEY, suite TEXT NOT NULL, set_name TEXT NOT NULL, method TEXT, view TEXT,
-  prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, results_file TEXT NOT NULL UNIQUE,
-  records INTEGER NOT NULL, sha256 TEXT NOT NULL, settings TEXT, date TEXT, git_commit TEXT);
+CREATE TABLE texts (text_id INTEGER PRIMARY KEY, digest INTEGER NOT NULL UNIQUE, text TEXT NOT NULL);
+CREATE TABLE sets (
+  set_id INTEGER PRIMARY KEY, suite TEXT NOT NULL, set_name TEXT NOT NULL, fingerprint TEXT NOT NULL,
+  UNIQUE (suite, set_name));
 CREATE TABLE items (
-  suite TEXT NOT NULL, set_name TEXT NOT NULL, Key INTEGER NOT NULL, unit TEXT NOT NULL, task TEXT,
-  size INTEGER, variant TEXT, prompt TEXT, gold TEXT, fields TEXT);
+  set_id INTEGER NOT NULL REFERENCES sets (set_id), Key INTEGER NOT NULL, unit TEXT NOT NULL, task TEXT,
+  size INTEGER, variant TEXT, prompt INTEGER REFERENCES texts (text_id), gold TEXT, fields TEXT,
+  PRIMARY KEY (set_id, Key)) WITHOUT ROWID;
+CREATE TABLE runs (
+  run_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
+  results_file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  scorer TEXT NOT NULL, prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, method TEXT,
+  view TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT, git_commit TEXT);
 CREATE TABLE answers (
-  run_id INTEGER NOT NULL REFERENCES runs (run_id), Key INTEGER NOT NULL, turn INTEGER NOT NULL,
-  question TEXT, expected TEXT, reply TEXT, reasoning TEXT, answer TEXT, correct INTEGER, strict INTEGER,
-  lenient INTEGER, contains INTEGER, invalid INTEGER, scored INTEGER NOT NULL, refused TEXT, error TEXT,
+  answer_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs (run_id), Key INTEGER NOT NULL,
+  draw INTEGER NOT NULL, turn INTEGER NOT NULL, question INTEGER REFERENCES texts (text_id), expected TEXT,
+  reply INTEGER REFERENCES texts (text_id), reasoning INTEGER REFERENCES texts (text_id), answer TEXT,
+  correct REAL, invalid INTEGER, scored INTEGER NOT NULL, refused TEXT, error TEXT,
   truncated INTEGER NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,
-  finish_reason TEXT);
+  finish_reason TEXT, detail TEXT);
+CREATE UNIQUE INDEX answers_key ON answers (run_id, Key, draw, turn);
+CREATE TABLE scores (
+  answer_id INTEGER NOT NULL REFERENCES answers (answer_id), rule TEXT NOT NULL, value REAL,
+  PRIMARY KEY (answer_id, rule)) WITHOUT ROWID;
 CREATE TABLE units (
   run_id INTEGER NOT NULL REFERENCES runs (run_id), unit TEXT NOT NULL, rule TEXT NOT NULL,
-  score REAL NOT NULL, censored INTEGER NOT NULL, refused INTEGER NOT NULL, task TEXT, size INTEGER);
+  score REAL NOT NULL, censored INTEGER NOT NULL, refused INTEGER NOT NULL, task TEXT, size INTEGER,
+  PRIMARY KEY (run_id, rule, unit)) WITHOUT ROWID;
 CREATE TABLE pairs (
-  pair_id INTEGER PRIMARY KEY, suite TEXT NOT NULL, set_name TEXT NOT NULL,
+  pair_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   run_a INTEGER NOT NULL REFERENCES runs (run_id), run_b INTEGER NOT NULL REFERENCES runs (run_id),
   rule TEXT NOT NULL);
+CREATE INDEX items_unit ON items (set_id, unit);
+CREATE INDEX runs_set ON runs (set_id);
+CREATE INDEX pairs_set ON pairs (set_id);
+CREATE VIEW run_rows AS
+  SELECT r.run_id, s.suite, s.set_name, r.label, r.model, r.prompting, r.method, r.view, r.records,
+    r.results_file, r.settings, r.date, r.git_commit
+  FROM runs r JOIN sets s USING (set_id);
 CREATE VIEW answer_rows AS
-  SELECT r.suite, r.set_name, r.model, r.prompting, r.label, r.view, a.*, i.unit, i.task, i.size, i.variant,
-    coalesce(a.question, i.prompt) AS prompt, coalesce(a.expected, i.gold) AS gold
-  FROM answers a JOIN runs r USING (run_id)
-  JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name AND i.Key = a.Key;
+  SELECT s.suite, s.set_name, r.model, r.prompting, r.label, r.view, a.answer_id, a.run_id, a.Key, a.draw,
+    a.turn, q.text AS question, a.expected, y.text AS reply, z.text AS reasoning, a.answer, a.correct,
+    a.invalid, a.scored, a.refused, a.error, a.truncated, a.prompt_tokens, a.completion_tokens,
+    a.reasoning_tokens, a.finish_reason, a.detail, i.unit, i.task, i.size, i.variant,
+    coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold
+  FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id)
+  JOIN items i ON i.set_id = r.set_id AND i.Key = a.Key
+  LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts y ON y.text_id = a.reply
+  LEFT JOIN texts z ON z.text_id = a.reasoning LEFT JOIN texts p ON p.text_id = i.prompt;
 CREATE VIEW paired AS
-  SELECT p.pair_id, p.suite, p.set_name, ra.view, ra.label AS a, rb.label AS b, p.rule, count(*) AS n,
+  SELECT p.pair_id, s.suite, s.set_name, ra.view, ra.label AS a, rb.label AS b, p.rule, count(*) AS n,
     sum(x.score > y.score AND NOT y.censored) AS a_better,
     sum(y.score > x.score AND NOT x.censored) AS b_better, p.run_a, p.run_b
-  FROM pairs p JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b
+  FROM pairs p JOIN sets s USING (set_id) JOIN runs ra ON ra.run_id = p.run_a
+  JOIN runs rb ON rb.run_id = p.run_b
   JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule
   JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit
   GROUP BY p.pair_id ORDER BY p.pair_id;
 """
-# created after the inserts (faster): the keys (unique), and what the queries filter and join by
-INDEXES = """
-CREATE UNIQUE INDEX items_key ON items (suite, set_name, Key);
-CREATE UNIQUE INDEX answers_key ON answers (run_id, Key, turn);
-CREATE UNIQUE INDEX units_key ON units (run_id, rule, unit);
-CREATE INDEX items_unit ON items (suite, set_name, unit);
-CREATE INDEX answers_flagged ON answers (truncated, refused);
-CREATE INDEX runs_suite ON runs (suite, set_name);
-"""
 
 
-@dataclass
-class Roots:
-    """Where the results files and the data they answer are (the project's, or a test's)."""
-
-    results: Path = paths.RESULTS  # results/<suite>/<set>/...
-    data: Path = paths.DATA  # data/<suite>/<set>/... (WorldSense keeps its results there)
+# ---- opening -----------------------------------------------------------------------------------
+def default_path() -> Path:
+    """Return the results database's path: $RESULTS_DATABASE when set, else results/results.sqlite."""
+    return Path(os.environ.get(PATH_VARIABLE) or DEFAULT_PATH)
 
 
-@dataclass
-class RunRows:
-    """One results file as rows: the run's fields, its answers and its units."""
-
-    file: Path  # the results file
-    prompting: str
-    model: str
-    label: str  # the run's name in the suite's report tables
-    records: int  # records read (the first of each Key)
-    answers: Any  # list of dicts or a DataFrame, columns of ANSWER_COLUMNS (run_id left out)
-    units: Any  # list of dicts or a DataFrame, columns of UNIT_COLUMNS (run_id left out)
-    method: str | None = None  # blocks: plan | LLM+planner
-    view: str | None = None  # blocks: the view
-
-    def __repr__(self) -> str:
-        return f"<RunRows {self.label}: {self.records} records>"
-
-
-@dataclass
-class SetRows:
-    """What one set of a suite contributes: its items, its runs, the paired tests of its report."""
-
-    suite: str
-    set_name: str
-    items: Any  # list of dicts or a DataFrame, columns of ITEM_COLUMNS (suite and set_name left out)
-    runs: list[RunRows] = field(default_factory=list)
-    pairs: list[tuple[Path, Path, str]] = field(default_factory=list)  # (file of run a, file of run b, rule)
-
-    def __repr__(self) -> str:
-        return f"<SetRows {self.suite}/{self.set_name}: {len(self.runs)} runs>"
-
-
-def collect(roots: Roots | None = None, suites: Sequence[str] = tuple(ADAPTERS)) -> list[SetRows]:
-    """Return the rows of every set of ``suites`` found under ``roots`` (default: the project's
-    results/ and data/), in the adapters' order."""
-    roots = roots or Roots()
-    return [rows for suite in suites for rows in importlib.import_module(ADAPTERS[suite]).sets(roots)]
-
-
-def build(path: str | Path, sets: Sequence[SetRows]) -> dict[str, int]:
-    """Write the database of ``sets`` to ``path`` (replaced atomically: a temporary file renamed
-    once complete) and return the row count of each table. Runs are numbered in the order given."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.unlink(missing_ok=True)
-    conn = sqlite3.connect(tmp)
+@contextlib.contextmanager
+def connection(path: str | Path | None = None, readonly: bool = False) -> Iterator[sqlite3.Connection]:
+    """Yield a connection to the database at ``path`` (``connect``; default ``default_path()``),
+    closed afterwards."""
+    conn = connect(path or default_path(), readonly)
     try:
-        conn.executescript(BUILD_PRAGMAS + SCHEMA)
-        with conn:  # one transaction
-            _insert_all(conn, sets)
-        conn.executescript(INDEXES + "PRAGMA analysis_limit = 1000; ANALYZE;")
-        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in TABLES}
+        yield conn
     finally:
         conn.close()
-    os.replace(tmp, path)
+
+
+def connect(path: str | Path, readonly: bool = False) -> sqlite3.Connection:
+    """Return a connection to the database at ``path``, created with the schema when it does not
+    exist, or is of another schema version (the database is derived data: it is rebuilt).
+    ``readonly`` opens an existing file without writing (FileNotFoundError when it is missing)."""
+    path = Path(path)
+    if readonly:
+        if not path.is_file():
+            raise FileNotFoundError(2, "No results database (make db builds it)", str(path))
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000)
+        return conn
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA cache_size = -131072")
+    conn.execute("BEGIN IMMEDIATE")  # one process creates the schema
+    try:
+        if _version(conn) != SCHEMA_VERSION:
+            _drop_all(conn)
+            for statement in SCHEMA.split(";"):  # not executescript: it would commit
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        _register_suites(conn)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return conn
+
+
+def _version(conn: sqlite3.Connection) -> int | None:
+    """Return the schema version the database holds, None when it has none."""
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:
+        return None
+    return int(row[0]) if row else None
+
+
+def _drop_all(conn: sqlite3.Connection) -> None:
+    """Drop every table, view and index (a database of another schema version)."""
+    objects = conn.execute(
+        "SELECT type, name FROM sqlite_master WHERE type IN ('view', 'table') AND name NOT LIKE 'sqlite_%'"
+    ).fetchall()
+    for kind, name in sorted(objects, key=lambda o: o[0] != "view"):  # views first
+        conn.execute(f'DROP {kind.upper()} IF EXISTS "{name}"')
+
+
+def _register_suites(conn: sqlite3.Connection) -> None:
+    """Write what a unit is and what ``correct`` means for each suite (``suites`` table)."""
+    rows = [(s.name, s.unit, s.headline) for s in suites.all_suites()]
+    conn.executemany("INSERT OR REPLACE INTO suites VALUES (?, ?, ?)", rows)
+
+
+# ---- the scorer's version ----------------------------------------------------------------------
+def scorer_version(suite: Suite) -> str:
+    """Return the version of ``suite``'s scoring code: a fingerprint of its score stage's import
+    closure (``common.codedeps``), as the Makefile's scoring code list has it."""
+    return codedeps.fingerprint(codedeps.closure(suite.stage_modules("score")))
+
+
+# ---- updating ----------------------------------------------------------------------------------
+@dataclass
+class Counts:
+    """What an update did: results files scored, left as they were, removed; answers written."""
+
+    scored: int = 0
+    unchanged: int = 0
+    removed: int = 0
+    answers: int = 0
+    sets: list[str] = field(default_factory=list)  # the sets whose items were (re)read
+
+    def __str__(self) -> str:
+        return (
+            f"{self.scored} results files scored ({self.answers:,} answers), {self.unchanged} unchanged, "
+            f"{self.removed} removed"
+        )
+
+
+def update(conn: sqlite3.Connection, refs: Sequence[SetRef]) -> Counts:
+    """Bring the rows of the sets ``refs`` up to date with their data and results files, and
+    return what was done (see the module docstring). Each set is updated in a transaction of its
+    own, so another process may update other sets meanwhile."""
+    counts = Counts()
+    for ref in refs:
+        _update_set(conn, ref, counts)
     return counts
 
 
-TABLES = ("runs", "items", "answers", "units", "pairs")
-# a file written once, renamed when complete: no journal, no sync, a large cache for the indexes
-BUILD_PRAGMAS = "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -262144;"
-
-
-def _insert_all(conn: sqlite3.Connection, sets: Sequence[SetRows]) -> None:
-    """Insert the rows of ``sets`` (the schema exists; the caller holds the transaction)."""
-    conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-    conn.executemany("INSERT INTO suites VALUES (?, ?, ?)", [(s, *about) for s, about in SUITES.items()])
-    run_ids: dict[str, int] = {}
-    for rows in sets:
-        _insert(conn, "items", ITEM_COLUMNS, rows.items, suite=rows.suite, set_name=rows.set_name)
-        for run in rows.runs:
-            run_id = len(run_ids) + 1
-            run_ids[paths.shown(run.file)] = run_id
-            conn.execute(
-                f"INSERT INTO runs VALUES ({', '.join('?' * len(RUN_COLUMNS))})",
-                _run_values(run_id, rows, run),
-            )
-            _insert(conn, "answers", ANSWER_COLUMNS, run.answers, run_id=run_id)
-            _insert(conn, "units", UNIT_COLUMNS, run.units, run_id=run_id)
-    pairs = [
-        (rows.suite, rows.set_name, run_ids[paths.shown(a)], run_ids[paths.shown(b)], rule)
-        for rows in sets
-        for a, b, rule in rows.pairs
+def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
+    """Update one set: its items when its data changed (then every run is scored again), the
+    results files whose content or scorer changed, the runs whose file is gone, its pairs."""
+    suite = suites.get(ref.suite)
+    scorer = scorer_version(suite)
+    files = {paths.shown(f): f for f in suite.part("results_files")(ref)}
+    known = _known_runs(conn, ref)
+    row = conn.execute(
+        "SELECT set_id, fingerprint FROM sets WHERE suite = ? AND set_name = ?", (ref.suite, ref.name)
+    ).fetchone()
+    set_id, old_fingerprint = row if row else (None, None)
+    if not files and not known:
+        return  # a set nobody answered yet: nothing to keep
+    fingerprint = suite.part("fingerprint")(ref)
+    new_items = fingerprint != old_fingerprint
+    stats = {name: file.stat() for name, file in files.items()}
+    moved = [name for name in files if new_items or not _same_file(known.get(name), stats[name], scorer)]
+    gone = [name for name in known if name not in files]
+    if not new_items and not moved and not gone:
+        counts.unchanged += len(files)
+        return
+    digests = {name: sha256_file(files[name]) for name in moved}
+    to_score = [
+        name
+        for name in moved
+        if new_items
+        or name not in known
+        or (known[name]["sha256"], known[name]["scorer"]) != (digests[name], scorer)
     ]
-    conn.executemany("INSERT INTO pairs (suite, set_name, run_a, run_b, rule) VALUES (?, ?, ?, ?, ?)", pairs)
+    items = suite.part("items")(ref) if new_items or to_score else None
+    runs = {name: suite.part("score")(ref, files[name], items) for name in to_score}  # before the lock
+    with _transaction(conn):
+        if new_items:
+            set_id = _write_items(conn, ref, items, fingerprint, set_id)
+            counts.sets.append(ref.key)
+        for name in [*gone, *(n for n in to_score if n in known)]:
+            _delete_run(conn, known[name]["run_id"])
+        counts.removed += len(gone)
+        for name in moved:
+            stat = stats[name]
+            if name in runs:
+                _write_run(conn, suite, set_id, files[name], stat, digests[name], scorer, runs[name])
+                counts.answers += len(runs[name].answers)
+            else:  # the same bytes (touched, or copied back): only the file's stat changed
+                conn.execute(
+                    "UPDATE runs SET bytes = ?, mtime_ns = ? WHERE run_id = ?",
+                    (stat.st_size, stat.st_mtime_ns, known[name]["run_id"]),
+                )
+        counts.scored += len(runs)
+        counts.unchanged += len(files) - len(runs)
+        _write_pairs(conn, suite, set_id)
 
 
-def _run_values(run_id: int, rows: SetRows, run: RunRows) -> tuple[Any, ...]:
-    """Return the ``runs`` row of ``run``: its fields, its file's SHA-256, its last run's metadata."""
-    meta = run_metadata(run.file)
+def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) -> bool:
+    """Return whether a results file is as it was scored: the same size and modification time and
+    the same scorer (a file written since, or scored by other code, is looked at again)."""
+    if not known or known["scorer"] != scorer:
+        return False
+    return (known["bytes"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns)
+
+
+def _known_runs(conn: sqlite3.Connection, ref: SetRef) -> dict[str, dict[str, Any]]:
+    """Return the runs the database has of ``ref``, by results file (as ``paths.shown`` names it)."""
+    rows = conn.execute(
+        "SELECT r.run_id, r.results_file, r.sha256, r.bytes, r.mtime_ns, r.scorer FROM runs r "
+        "JOIN sets s USING (set_id) WHERE s.suite = ? AND s.set_name = ?",
+        (ref.suite, ref.name),
+    ).fetchall()
+    names = ("run_id", "results_file", "sha256", "bytes", "mtime_ns", "scorer")
+    return {row[1]: dict(zip(names, row, strict=True)) for row in rows}
+
+
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """Hold a write transaction (BEGIN IMMEDIATE: another writer waits, up to BUSY_TIMEOUT_MS)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _write_items(
+    conn: sqlite3.Connection, ref: SetRef, items: pd.DataFrame, fingerprint: str, set_id: int | None
+) -> int:
+    """Replace the set's items and fingerprint (registering the set when new); return its id."""
+    if set_id is None:
+        set_id = conn.execute(
+            "INSERT INTO sets (suite, set_name, fingerprint) VALUES (?, ?, ?)",
+            (ref.suite, ref.name, fingerprint),
+        ).lastrowid
+    else:
+        conn.execute("UPDATE sets SET fingerprint = ? WHERE set_id = ?", (fingerprint, set_id))
+        conn.execute("DELETE FROM items WHERE set_id = ?", (set_id,))
+    frame = items.reindex(columns=ITEM_COLUMNS)
+    frame = frame.assign(prompt=_text_ids(conn, frame["prompt"]))
+    _insert(conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id))
+    return set_id
+
+
+def _write_run(
+    conn: sqlite3.Connection,
+    suite: Suite,
+    set_id: int,
+    file: Path,
+    stat: os.stat_result,
+    digest: str,
+    scorer: str,
+    run: ScoredRun,
+) -> None:
+    """Insert one scored results file: its ``runs`` row, answers, scores and units."""
+    meta = run_metadata(file)
     values = {
-        "run_id": run_id,
-        "suite": rows.suite,
-        "set_name": rows.set_name,
-        "method": run.method,
-        "view": run.view,
+        "set_id": set_id,
+        "results_file": paths.shown(file),
+        "sha256": digest,
+        "bytes": stat.st_size,
+        "mtime_ns": stat.st_mtime_ns,
+        "scorer": scorer,
         "prompting": run.prompting,
         "model": run.model,
         "label": run.label,
-        "results_file": paths.shown(run.file),
+        "method": run.method,
+        "view": run.view,
         "records": run.records,
-        "sha256": sha256_file(run.file),
+        "notes": json.dumps(run.notes, ensure_ascii=False) if run.notes else None,
         **meta,
     }
-    return tuple(values.get(c) for c in RUN_COLUMNS)
+    columns = [c for c in RUN_COLUMNS if c != "run_id"]
+    run_id = conn.execute(
+        f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+        [values.get(c) for c in columns],
+    ).lastrowid
+    answers = run.answers.reset_index(drop=True)
+    if answers.empty:
+        return
+    frame = answers.reindex(columns=ANSWER_COLUMNS)
+    frame["draw"] = frame["draw"].fillna(0)
+    frame["turn"] = frame["turn"].fillna(0)
+    frame["scored"] = frame["scored"].fillna(1)
+    frame["truncated"] = frame["truncated"].fillna(0)
+    for column in TEXT_COLUMNS:
+        frame[column] = _text_ids(conn, frame[column])
+    first = conn.execute("SELECT coalesce(max(answer_id), 0) + 1 FROM answers").fetchone()[0]
+    ids = pd.RangeIndex(first, first + len(frame))
+    _insert(
+        conn, "answers", ["answer_id", "run_id", *ANSWER_COLUMNS], frame.assign(answer_id=ids, run_id=run_id)
+    )
+    rules = [rule for rule in suite.rules if rule in answers.columns]
+    if rules:
+        long = pd.DataFrame(
+            {
+                "answer_id": list(ids) * len(rules),
+                "rule": [rule for rule in rules for _ in range(len(answers))],
+                "value": pd.concat([answers[rule] for rule in rules], ignore_index=True),
+            }
+        )
+        _insert(conn, "scores", ["answer_id", "rule", "value"], long[long["value"].notna()])
+    if not run.units.empty:
+        _insert(
+            conn,
+            "units",
+            ["run_id", *UNIT_COLUMNS],
+            run.units.reindex(columns=UNIT_COLUMNS).assign(run_id=run_id),
+        )
+
+
+def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
+    """Delete a run and its answers, scores, units and pairs (its texts stay until ``vacuum``)."""
+    conn.execute(
+        "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
+    )
+    for table in ("answers", "units", "runs"):
+        conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+    conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
+
+
+def _write_pairs(conn: sqlite3.Connection, suite: Suite, set_id: int) -> None:
+    """Replace the set's paired tests by those its suite chooses for its runs (``Suite.pairs``)."""
+    conn.execute("DELETE FROM pairs WHERE set_id = ?", (set_id,))
+    runs = pd.read_sql_query(
+        "SELECT run_id, results_file, prompting, model, label, method, view FROM runs WHERE set_id = ? "
+        "ORDER BY run_id",
+        conn,
+        params=(set_id,),
+    )
+    if runs.empty or not suite.pairs:
+        return
+    units = pd.read_sql_query(
+        "SELECT u.run_id, u.unit, u.rule, u.score, u.censored FROM units u JOIN runs r USING (run_id) "
+        "WHERE r.set_id = ?",
+        conn,
+        params=(set_id,),
+    )
+    chosen = suite.part("pairs")(runs, units)
+    conn.executemany(
+        "INSERT INTO pairs (set_id, run_a, run_b, rule) VALUES (?, ?, ?, ?)",
+        [(set_id, int(a), int(b), rule) for a, b, rule in chosen],
+    )
+
+
+# ---- texts: each distinct one stored once --------------------------------------------------------
+def text_digest(text: str) -> int:
+    """Return the 64-bit digest (BLAKE2b, signed, as SQLite stores integers) that identifies a text."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
+
+
+def _text_ids(conn: sqlite3.Connection, texts: pd.Series) -> list[int | None]:
+    """Return the ``texts`` id of each text (inserted when new), None for a missing text."""
+    values = texts.astype(object).where(texts.notna(), None).tolist()
+    distinct = list(
+        dict.fromkeys(v if isinstance(v, str) else json.dumps(v) for v in values if v is not None)
+    )
+    if not distinct:
+        return [None] * len(values)
+    digests = {text: text_digest(text) for text in distinct}
+    conn.executemany(
+        "INSERT OR IGNORE INTO texts (digest, text) VALUES (?, ?)", [(d, t) for t, d in digests.items()]
+    )
+    ids: dict[int, int] = {}
+    wanted = list(digests.values())
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start : start + 500]
+        marks = ", ".join("?" * len(chunk))
+        ids.update(
+            conn.execute(f"SELECT digest, text_id FROM texts WHERE digest IN ({marks})", chunk).fetchall()
+        )
+    return [None if v is None else ids[digests[v if isinstance(v, str) else json.dumps(v)]] for v in values]
+
+
+def vacuum_texts(conn: sqlite3.Connection) -> int:
+    """Delete the texts no row refers to any more (after runs were rescored or removed); return how many."""
+    with _transaction(conn):
+        before = conn.total_changes
+        conn.execute(
+            "DELETE FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
+            "UNION SELECT question FROM answers WHERE question IS NOT NULL "
+            "UNION SELECT reply FROM answers WHERE reply IS NOT NULL "
+            "UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
+        )
+        return conn.total_changes - before
+
+
+# ---- reading -----------------------------------------------------------------------------------
+def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) -> Scored:
+    """Return the scored rows of the sets ``refs`` (of one suite): runs, answers with the suite's
+    rules as columns (and the reply, question and reasoning texts with ``texts``), items, units,
+    pairs; runs in their order in the database (the order their files were first scored)."""
+    names = [ref.name for ref in refs]
+    suite = suites.get(refs[0].suite) if refs else None
+    marks = ", ".join("?" * len(names))
+    where = f"s.suite = ? AND s.set_name IN ({marks})"
+    params = [refs[0].suite if refs else "", *names]
+    runs = pd.read_sql_query(
+        f"SELECT r.*, s.suite, s.set_name FROM runs r JOIN sets s USING (set_id) WHERE {where} "
+        "ORDER BY s.set_name, r.results_file",
+        conn,
+        params=params,
+    )
+    runs["notes"] = [json.loads(n) if n else [] for n in runs["notes"]]
+    order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
+    text_columns = (
+        ", q.text AS question, y.text AS reply, z.text AS reasoning"
+        if texts
+        else ", a.question AS question_id"
+    )
+    joins = (
+        " LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts y ON y.text_id = a.reply"
+        " LEFT JOIN texts z ON z.text_id = a.reasoning"
+        if texts
+        else ""
+    )
+    plain = [c for c in ANSWER_COLUMNS if c not in TEXT_COLUMNS]
+    answers = pd.read_sql_query(
+        f"SELECT a.answer_id, a.run_id, {', '.join('a.' + c for c in plain)}{text_columns} FROM answers a "
+        f"JOIN runs r USING (run_id) JOIN sets s USING (set_id){joins} WHERE {where} ORDER BY a.answer_id",
+        conn,
+        params=params,
+    )
+    answers = answers.iloc[
+        np.lexsort((answers["answer_id"].to_numpy(), answers["run_id"].map(order).to_numpy()))
+    ].reset_index(drop=True)
+    if suite is not None and suite.rules:
+        scores = pd.read_sql_query(
+            f"SELECT c.answer_id, c.rule, c.value FROM scores c JOIN answers a USING (answer_id) "
+            f"JOIN runs r USING (run_id) JOIN sets s USING (set_id) WHERE {where}",
+            conn,
+            params=params,
+        )
+        wide = scores.pivot(index="answer_id", columns="rule", values="value")
+        for rule in suite.rules:
+            answers[rule] = answers["answer_id"].map(wide[rule]) if rule in wide else float("nan")
+    items = pd.read_sql_query(
+        f"SELECT s.set_name, i.Key, i.unit, i.task, i.size, i.variant, i.gold, i.fields"
+        f"{', p.text AS prompt' if texts else ''} FROM items i JOIN sets s USING (set_id)"
+        f"{' LEFT JOIN texts p ON p.text_id = i.prompt' if texts else ''} WHERE {where}",
+        conn,
+        params=params,
+    )
+    units = pd.read_sql_query(
+        f"SELECT u.* FROM units u JOIN runs r USING (run_id) JOIN sets s USING (set_id) WHERE {where}",
+        conn,
+        params=params,
+    )
+    pairs = pd.read_sql_query(
+        f"SELECT s.set_name, p.run_a, p.run_b, p.rule FROM pairs p JOIN sets s USING (set_id) WHERE {where} "
+        "ORDER BY p.pair_id",
+        conn,
+        params=params,
+    )
+    return Scored(runs=runs, answers=answers, items=items, units=units, pairs=pairs)
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+def _insert(conn: sqlite3.Connection, table: str, columns: list[str], frame: pd.DataFrame) -> None:
+    """Insert ``frame``'s ``columns`` into ``table`` (those it lacks or holds only missing values
+    in are left to their default, NULL): NaN as NULL, numpy numbers as Python ones, lists and
+    dicts as sorted JSON."""
+    if frame.empty:
+        return
+    present = [c for c in columns if c in frame and frame[c].notna().any()]
+    values = [_sql_column(frame[column]) for column in present]
+    marks = ", ".join("?" * len(present))
+    conn.executemany(f"INSERT INTO {table} ({', '.join(present)}) VALUES ({marks})", zip(*values, strict=True))
+
+
+def _sql_column(column: pd.Series) -> list[Any]:
+    """Return a column's values as SQLite stores them (see ``_insert``)."""
+    kind = column.dtype.kind
+    if kind in "iub":
+        return column.astype("int64").tolist()
+    if kind == "f":
+        return column.astype(object).where(column.notna(), None).tolist()
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+    values = column.where(column.notna(), None).tolist()
+    if any(isinstance(v, list | dict) for v in values):
+        values = [json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, list | dict) else v for v in values]
+    return [v.item() if hasattr(v, "item") else v for v in values] if kind != "O" or _has_numpy(values) else values
+
+
+def _has_numpy(values: list[Any]) -> bool:
+    """Return whether some of ``values`` are numpy scalars (SQLite wants Python numbers)."""
+    return any(type(v).__module__ == "numpy" for v in values[:1000])
 
 
 def run_metadata(results_file: str | Path) -> dict[str, Any]:
@@ -246,69 +598,3 @@ def run_metadata(results_file: str | Path) -> dict[str, Any]:
         "date": last.get("started"),
         "git_commit": last.get("commit"),
     }
-
-
-def _insert(conn: sqlite3.Connection, table: str, columns: list[str], rows: Any, **fixed: Any) -> None:
-    """Insert ``rows`` (dicts or a DataFrame) into ``table``: ``columns`` in order, ``fixed`` values
-    for the columns named there, missing or NaN values as NULL, lists and dicts as JSON."""
-    frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
-    if frame.empty:
-        return
-    frame = frame.assign(**fixed).reindex(columns=columns)
-    values = [_sql_column(frame[column]) for column in columns]
-    marks = ", ".join("?" * len(columns))
-    conn.executemany(
-        f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", zip(*values, strict=True)
-    )
-
-
-def _sql_column(column: pd.Series) -> list[Any]:
-    """Return a column's values as SQLite stores them: Python numbers and strings (numpy's
-    converted), None for missing values, lists and dicts as sorted JSON."""
-    values = column.astype(object).where(column.notna(), None).tolist()
-    if column.dtype == object and any(isinstance(v, list | dict) for v in values):
-        return [
-            json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, list | dict) else v
-            for v in values
-        ]
-    return [v.item() if hasattr(v, "item") else v for v in values] if column.dtype == object else values
-
-
-# ---- helpers the adapters share -----------------------------------------------------------------
-def joined_text(parts: Any) -> str | None:
-    """Return the text of one or several replies or reasonings: a string as it is; a list's
-    non-empty texts separated by blank lines; a mapping per part (a blocks translation's init and
-    goal) as "[part] text" blocks; None when there is no text."""
-    if parts is None:
-        return None
-    if isinstance(parts, str):
-        return parts
-    if isinstance(parts, dict):
-        return "\n".join(f"[{name}] {text}" for name, text in parts.items()) or None
-    texts = [joined_text(part) for part in parts]
-    return "\n\n".join(t for t in texts if t) or None
-
-
-def reply_fields(record: dict[str, Any]) -> dict[str, Any]:
-    """Return the answers fields every suite reads the same way from a results record (or an
-    Already Said That turn line): reasoning, refused and error, truncated (the replies cut at the
-    token limit, ``common.results.finish_reasons``), tokens and the finish reasons."""
-    from common.results import finish_reasons
-
-    reasons = finish_reasons(record)
-    return {
-        "reasoning": joined_text(record.get("reasoning")),
-        "refused": str(record["refused"]) if record.get("refused") else None,
-        "error": record.get("error") or None,
-        "truncated": reasons.count("length"),
-        "prompt_tokens": record.get("prompt_tokens"),
-        "completion_tokens": record.get("completion_tokens"),
-        "reasoning_tokens": record.get("reasoning_tokens"),
-        "finish_reason": ", ".join(reasons) if any(reasons) else None,
-    }
-
-
-def json_fields(record: dict[str, Any], skip: Iterable[str]) -> str:
-    """Return the fields of ``record`` not in ``skip`` as sorted JSON (an item's other fields)."""
-    left_out = set(skip)
-    return json.dumps({k: v for k, v in record.items() if k not in left_out}, sort_keys=True, default=str)

@@ -22,13 +22,11 @@ cluster by):
 """
 
 import math
-from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import pandas as pd
 
 from common.report import interval_text, paired_cells
-from common.results import parse_results_filename
+from common.scored import Scored
 from common.stats import mean_interval, pairwise_exact_tests, pass_at_k
 
 DRAW_COLUMNS = ["Key", "draw", "score", "answer"]  # and "item" where questions are grouped
@@ -40,22 +38,30 @@ def draws(frame: pd.DataFrame) -> int:
     return int(frame.groupby("Key")["draw"].nunique().max()) if len(frame) else 0
 
 
-def has_draws(path: str | Path) -> bool:
-    """Return whether a results file holds repeated answers (a ``draw`` field), without parsing it."""
-    return b'"draw":' in Path(path).read_bytes()
-
-
-def run_frames(
-    files: Sequence[Path],
-    frame_of: Callable[[Path], pd.DataFrame],
-    label: Callable[[Path], str] = lambda file: "{1} ({0})".format(*parse_results_filename(file)),
-) -> dict[str, pd.DataFrame]:
-    """Return, when some results file of a set holds repeated answers, every file's frame of
-    answers (``frame_of(file)``: the suite's scorer on all draws) by run ``label`` (default
-    "model (prompting)"); else {} (nothing is read twice for a set without repeats)."""
-    if not any(has_draws(file) for file in files):
+def draw_frames(scored: Scored, score: str = "correct", label: str = "label") -> dict[str, pd.DataFrame]:
+    """Return, when some run of ``scored`` (the scored rows of a set) holds repeated answers
+    (``draw`` > 0), every run's frame of answers by its ``label`` column: the scored answers with
+    ``score`` taken from the column ``score`` and ``item`` the unit of their item (its Key's
+    ``unit``: a WorldSense tuple, a canvas item); else {} (a set without repeats is unchanged)."""
+    answers = scored.answers[scored.answers["scored"] == 1]
+    if not (answers["draw"] > 0).any():
         return {}
-    return {label(file): frame_of(file) for file in files}
+    sets = scored.runs.set_index("run_id")["set_name"]
+    units = scored.items.set_index(["set_name", "Key"])["unit"]
+    frames = {}
+    for run in scored.runs.itertuples():
+        mine = answers[answers["run_id"] == run.run_id]
+        where = pd.MultiIndex.from_arrays([[sets[run.run_id]] * len(mine), mine["Key"]])
+        frames[getattr(run, label)] = pd.DataFrame(
+            {
+                "Key": mine["Key"].to_numpy(),
+                "draw": mine["draw"].to_numpy(),
+                "score": mine[score].to_numpy(dtype=float),
+                "answer": mine["answer"].to_numpy(),
+                "item": units.reindex(where).to_numpy(),
+            }
+        )
+    return frames
 
 
 def item_means(frame: pd.DataFrame) -> pd.Series:

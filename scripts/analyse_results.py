@@ -1,25 +1,28 @@
-"""Analyse the results of any suite: tables with 95% intervals, figures, tidy statistics.
+"""Analyse the results of any set of any suite: tables with 95% intervals, figures, tidy statistics.
 
-The suite is recognised from the directory (or named with --suite); each suite's section comes
-from common/<suite>/report.py (its numbers from common/<suite>/analysis.py). WorldSense: the
-release's three tables (average accuracy, accuracy per problem, bias per problem) and the
-answers per model; each tuple of dependent trials counts once, problem sizes and problems weigh
-equally; partial results files are analysed with a warning (incomplete tuples are left out);
-parsed columns are cached under .cache/worldsense. Blocks (results/blocks/<set>): success by
-view and run with Wilson intervals, lenient and strict, needs-a-move and optimal-length splits,
-invalid and refused counts, exact paired (McNemar) tests between runs, and for the paper's sets
-the published table next to the re-scored release. Canvas (a set with manifest.json): strict
-accuracy per task and number of shapes, intervals clustered by item, the shortcut baselines
-against chance, exact paired tests. Already Said That (results/already_said_that[/<set>]): the
-original's metrics with intervals, Kaplan-Meier survival, log-rank and paired tests, error rates
-per question type.
+-t names the set as every script does (``worldsense/test_set``, ``canvas/standard``, a set name
+that only one suite has, or a path); a suite's name analyses all its sets that have results
+together (Already Said That's report section does). The set's results files are scored into the
+results database first, each once per content and scorer (common/database.py), and the section
+is computed from those scored rows by the suite's report module (common/<suite>/report.py, its
+numbers from common/<suite>/analysis.py). WorldSense: the release's three tables (average
+accuracy, accuracy per problem, bias per problem) and the answers per model; each tuple of
+dependent trials counts once, problem sizes and problems weigh equally; partial results files
+are analysed with a warning (incomplete tuples are left out). Blocks: success by view and run
+with Wilson intervals, lenient and strict, needs-a-move and optimal-length splits, invalid and
+refused counts, exact paired (McNemar) tests between runs, and for the paper's sets the
+published table next to the re-scored release. Canvas: strict accuracy per task and number of
+shapes, intervals clustered by item, the shortcut baselines against chance, the validity checks,
+exact paired tests. Already Said That: the original's metrics with intervals, Kaplan-Meier
+survival, log-rank and paired tests, error rates per question type. A validity check that fails
+(canvas) makes the script exit with 1 after writing everything.
 
-$ python scripts/analyse_results.py -t data/worldsense/test_set
-$ python scripts/analyse_results.py -t data/worldsense/test_set --by problemsize --markdown /tmp/report.md
-$ python scripts/analyse_results.py -t data/worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
-$ python scripts/analyse_results.py results/blocks/cogsci_problems --figures /tmp/blocks-figures
-$ python scripts/analyse_results.py -t data/canvas/standard --figures /tmp/canvas-figures
-$ python scripts/analyse_results.py results/already_said_that --figures /tmp/asat-figures
+$ python scripts/analyse_results.py -t worldsense/test_set
+$ python scripts/analyse_results.py -t worldsense/test_set --by problemsize --markdown /tmp/report.md
+$ python scripts/analyse_results.py -t worldsense/test_set --csv /tmp/stats.csv --plot /tmp/acc.png
+$ python scripts/analyse_results.py -t blocks/cogsci_problems --figures /tmp/blocks-figures
+$ python scripts/analyse_results.py -t canvas/standard --figures /tmp/canvas-figures
+$ python scripts/analyse_results.py -t already_said_that --figures /tmp/asat-figures
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -34,20 +37,20 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import analysis, cli, paths, render, report
+from common import analysis, cli, render, report, suites
 from common.jsonl import write_text
 
 log = logging.getLogger("analyse_results")
 
 
 def _parser() -> argparse.ArgumentParser:
-    """Return the command line: the path, the outputs, and the options some suites read."""
+    """Return the command line: the set, the outputs, and the options some suites read."""
     parser = cli.make_parser(__doc__)
-    parser.add_argument("path", nargs="?", help="a suite's test set or results directory (as -t)")
-    parser.add_argument(
-        "-t", "--testset", default="data/worldsense/test_set", help="a suite's test set or results directory"
+    parser.add_argument("path", nargs="?", help="the set (as -t)")
+    cli.add_set_option(
+        parser, default="worldsense/test_set", help="the set: a set name, <suite>/<set>, a path, or a suite"
     )
-    parser.add_argument("--suite", choices=list(analysis.SUITES), help="the suite (default: recognised)")
+    parser.add_argument("--suite", choices=suites.names(), help="look the set up in this suite only")
     parser.add_argument("--out", metavar="TXT", help="also write the printed report to this file")
     parser.add_argument("--csv", metavar="CSV", help="write every statistic as a tidy CSV file")
     parser.add_argument("--markdown", metavar="MD", help="write the tables as Markdown")
@@ -61,13 +64,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing (write the files only)")
     parser.add_argument(
-        "--results",
-        action="append",
-        default=[],
+        "--database",
         type=Path,
-        metavar="DIR",
-        help="also read the results files in DIR (answers to the same items kept elsewhere, "
-        "e.g. the models' answers beside a canvas set); repeatable",
+        default=None,
+        metavar="FILE",
+        help="the results database (default: results/results.sqlite)",
     )
     parser.add_argument(
         "--require-complete",
@@ -81,12 +82,6 @@ def _parser() -> argparse.ArgumentParser:
         default=["problemname"],
         metavar="FIELD",
         help="trial fields to group accuracy and bias by (e.g. problemsize, skin)",
-    )
-    group.add_argument("--no-cache", action="store_true", help="parse every file again; read/write no cache")
-    group.add_argument(
-        "--cache-dir",
-        default=".cache/worldsense",
-        help="where parsed columns are cached (relative to the project root)",
     )
     return parser
 
@@ -106,10 +101,9 @@ def main(argv: list[str] | None = None) -> int:
             args.testset,
             suite=args.suite,
             figures_dir=figures_dir,
+            db=args.database,
             by=args.by,
-            cache_dir=None if args.no_cache else paths.ROOT / args.cache_dir,
             require_complete=args.require_complete,
-            extra_results=args.results,
         )
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)
@@ -128,7 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     for note in section.notes:
         log.warning("%s", note)
     log.info("analysed %s: %s", args.testset, "; ".join(section.summary) or section.title)
-    return 0
+    for failed in section.failed:
+        log.error("%s", failed)
+    return 1 if section.failed else 0
 
 
 if __name__ == "__main__":

@@ -10,3 +10,25 @@ conversations through the shared runner), ``analysis``, ``report``. Beside them 
 sources: ``wordnet``, ``distractors``, ``winograd``, ``original``. The suite's page is
 docs/already_said_that.md; its modules are listed in this package's README.md.
 """
+
+from common.suite import Suite
+
+SUITE = Suite(
+    name="already_said_that",
+    title="Already Said That",
+    unit="conversation (a sample)",
+    headline="the turn's answer is right (main task: ends it if not)",
+    rules=("main",),
+    run_scripts=("scripts/already_said_that.py",),
+    detect="common.already_said_that.scoring:is_asat_set",
+    protocol="common.already_said_that.run",
+    baselines="common.already_said_that.baselines:BASELINES",
+    generate="common.already_said_that.generate:generate_set",
+    fingerprint="common.already_said_that.scoring:data_fingerprint",
+    results_files="common.already_said_that.scoring:results_files",
+    items="common.already_said_that.scoring:items_frame",
+    score="common.already_said_that.scoring:score_file",
+    pairs="common.already_said_that.scoring:pairs",
+    section="common.already_said_that.report:section",
+    section_scope="suite",
+)

@@ -9,3 +9,24 @@ true problem), ``analysis``, ``report``. Beside them the world itself (``state``
 ``reproduce``). The suite's page is docs/blocks.md; its conventions are in this package's
 README.md.
 """
+
+from common.suite import Suite
+
+SUITE = Suite(
+    name="blocks",
+    title="Blocks world",
+    unit="problem (of a view)",
+    headline="lenient: the plan reaches the goal, bad lines skipped",
+    rules=("strict", *("init_precision", "init_recall", "goal_precision", "goal_recall")),
+    run_scripts=("scripts/lm_plan.py", "scripts/codex_translate.py"),
+    detect="common.blocks.scoring:is_blocks_set",
+    protocol="common.blocks.run",
+    baselines="common.blocks.baselines:BASELINES",
+    generate="common.blocks.generate:generate_set",
+    fingerprint="common.blocks.scoring:data_fingerprint",
+    results_files="common.blocks.scoring:results_files",
+    items="common.blocks.scoring:items_frame",
+    score="common.blocks.scoring:score_file",
+    pairs="common.blocks.scoring:pairs",
+    section="common.blocks.report:section",
+)

@@ -7,3 +7,24 @@ asked), ``baselines`` (``BASELINES``: random, oracle, the shortcuts of ``shortcu
 ``reading``, ``draw``. The suite's page is docs/canvas.md; its conventions are in this
 package's README.md.
 """
+
+from common.suite import Suite
+
+SUITE = Suite(
+    name="canvas",
+    title="Canvas",
+    unit="item (its variants share a canvas and a question)",
+    headline="strict: the one answer read is gold",
+    rules=("contains",),
+    run_scripts=("scripts/ask_model.py",),
+    detect="common.canvas.run:is_canvas_set",
+    protocol="common.canvas.run",
+    baselines="common.canvas.baselines:BASELINES",
+    generate="common.canvas.generate:generate_set",
+    fingerprint="common.canvas.scoring:data_fingerprint",
+    results_files="common.canvas.scoring:results_files",
+    items="common.canvas.scoring:items_frame",
+    score="common.canvas.scoring:score_file",
+    pairs="common.canvas.scoring:pairs",
+    section="common.canvas.report:section",
+)

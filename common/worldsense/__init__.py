@@ -1,30 +1,28 @@
-"""The WorldSense suite: the official test set's format, loading (``data``, ``columns``), the
-built-in models (``baselines``), asking a model (``run``: the release's protocol, which the
-canvas sets use too), scoring (``scoring``), statistics (``analysis``) and its section of the
-report (``report``). Its sets are fetched, not generated: no ``generate``.
+"""The WorldSense suite: the official test set's format and loading (``data``, with the fast
+readers ``extract`` and ``bzip2``), the built-in models (``baselines``), asking a model (``run``:
+the release's protocol, which the canvas sets use too), scoring (``scoring``), statistics
+(``analysis``) and its section of the report (``report``). Its sets are fetched, not generated.
 
 Names follow the release's ``worldsense.benchmark`` module so its users feel at home.
 """
 
-from common.worldsense.analysis import (
-    accuracy_by_group,
-    analyse_results_df,
-    analyse_results_in_testset_dir,
-    bias_by_group,
-    format_cell,
-    pivot_pretty,
-)
-from common.worldsense.data import load_testset, load_trainset
-from common.worldsense.scoring import compute_acc_table
+from common.suite import Suite
 
-__all__ = [
-    "accuracy_by_group",
-    "analyse_results_df",
-    "analyse_results_in_testset_dir",
-    "bias_by_group",
-    "compute_acc_table",
-    "format_cell",
-    "load_testset",
-    "load_trainset",
-    "pivot_pretty",
-]
+SUITE = Suite(
+    name="worldsense",
+    title="WorldSense",
+    unit="tuple (trials sharing a description)",
+    headline="the answer is in the gold answer's class",
+    run_scripts=("scripts/ask_model.py",),
+    detect="common.worldsense.report:detect",
+    protocol="common.worldsense.run",
+    baselines="common.worldsense.baselines:BASELINES",
+    fingerprint="common.worldsense.scoring:data_fingerprint",
+    results_files="common.worldsense.scoring:results_files",
+    items="common.worldsense.scoring:items_frame",
+    score="common.worldsense.scoring:score_file",
+    pairs="common.worldsense.scoring:pairs",
+    section="common.worldsense.report:section",
+    fetched_sets=("test_set",),
+    results_in_data=True,
+)

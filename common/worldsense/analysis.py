@@ -9,14 +9,15 @@ The steps follow the release (Benchekroun et al. 2023), which this reproduces ex
    problem sizes, then of problems (``common.stats.collapse_equal_weight``).
 3. ``pivot_pretty`` / ``format_cell``: a display table of "mean (95% interval)" cells.
 
-``analyse_results_df`` runs the three steps for the three standard tables; nothing here
-prints (see ``common.worldsense.report``).
+``analyse_results_df`` runs the three steps for the three standard tables, on the release's
+joined results table that ``results_frame`` makes of a test set's scored rows (the results
+database); nothing here prints (see ``common.worldsense.report``).
 """
 
+import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,8 +25,7 @@ import pandas as pd
 
 from common import stats
 from common.errors import DataError, UserError
-from common.worldsense import cache
-from common.worldsense.data import load_results_in_testset_dir
+from common.scored import Scored
 from common.worldsense.scoring import ANSWER_CLASS, compute_acc_table
 
 MODEL_KEYS = ("prompting", "modelname")
@@ -199,7 +199,7 @@ def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
     set, ``answered`` (records in the results file), ``invalid`` (no valid option: "" or an
     answer outside the options, scored wrong as in the release) and ``refused`` (requests the
     server refused for that item, also scored wrong, counted apart). None when ``results_df``
-    does not come from ``assemble_results``. ``results_df`` is not modified.
+    does not come from ``results_frame``. ``results_df`` is not modified.
     """
     rows = results_df.attrs.get("coverage")
     if not rows:
@@ -213,22 +213,72 @@ def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
     return table[["trials", "answered", "invalid", "refused"]]
 
 
-def analyse_results_in_testset_dir(
-    testset_dir: str | Path,
-    by: Sequence[str] = ("problemname",),
-    cache_dir: str | Path | None = cache.DEFAULT_DIR,
-    require_complete: bool = False,
-) -> Analysis:
-    """Return the ``Analysis`` of every results file in ``<testset_dir>/results``.
+def results_frame(scored: Scored, fields: Sequence[str] = ()) -> pd.DataFrame:
+    """Return the scored rows of a test set as the release's joined results table: one row per
+    run and first answer to a trial (draw 0), with the trial's ``Key``, ``tuple_ID``,
+    ``problemname``, ``problemsize``, the other trial ``fields`` asked for, ``n_options``,
+    ``goldresp``, the answer ``resp`` (categorical, "" for none), ``prompting`` and ``modelname``
+    (categoricals, their categories sorted), in the runs' order then the trials' order.
+    ``attrs["coverage"]``: per run, prompting, modelname, trials, answered, refused."""
+    items = scored.items.reset_index(drop=True)
+    position = pd.Series(np.arange(len(items)), index=items["Key"].to_numpy())
+    trials = pd.DataFrame(
+        {
+            "Key": items["Key"],
+            "tuple_ID": items["unit"].astype("category"),
+            "problemname": items["task"].astype("category"),
+        }
+    )
+    if items["size"].notna().any():
+        trials["problemsize"] = items["size"]
+    extra = item_fields(items, [*fields, "expectedresp"])
+    for name in fields:
+        if name in ("skin",):
+            trials[name] = items["variant"].astype("category")
+        elif name not in trials:
+            trials[name] = extra[name]
+    trials["n_options"] = extra["expectedresp"].map(len).to_numpy()
+    trials["goldresp"] = pd.Categorical(items["gold"])
+    first = scored.answers[scored.answers["draw"] == 0]
+    rows, resps, runs, coverage = [], [], [], []
+    for run in scored.runs.itertuples():
+        mine = first[first["run_id"] == run.run_id]
+        found = position.reindex(mine["Key"].to_numpy()).to_numpy()
+        order = np.argsort(found, kind="stable")
+        rows.append(found[order].astype(np.int64))
+        resps.append(mine["answer"].fillna("").to_numpy()[order])
+        runs.append(np.full(len(order), len(coverage)))
+        refused = int(mine["refused"].notna().sum())
+        coverage.append(
+            {
+                "prompting": run.prompting,
+                "modelname": run.model,
+                "trials": len(items),
+                "answered": len(mine),
+                "refused": refused,
+            }
+        )
+    df = trials.take(np.concatenate(rows) if rows else []).reset_index(drop=True)
+    df["resp"] = pd.Categorical(np.concatenate(resps) if resps else [])
+    which = np.concatenate(runs) if runs else np.array([], dtype=int)
+    for name in ("prompting", "modelname"):
+        labels = [row[name] for row in coverage]
+        categories = sorted(set(labels))
+        codes = np.array([categories.index(label) for label in labels], dtype=np.int64)
+        df[name] = pd.Categorical.from_codes(codes[which], categories=categories)
+    df.attrs["coverage"] = coverage
+    return df
 
-    See ``analyse_results_df``.
 
-    Parsed columns are cached under ``cache_dir`` (None: no cache). Raises FileNotFoundError
-    for a missing directory or trials file, DataError when there is no results file.
-    """
-    fields = [f for f in by if f not in ("prompting", "modelname")]  # parse only the trial fields needed
-    results = load_results_in_testset_dir(testset_dir, cache_dir, fields)
-    return analyse_results_df(results, by, require_complete)
+def item_fields(items: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:
+    """Return the trial fields ``names`` kept in the items' ``fields`` JSON, one row per item
+    (UserError naming the fields there are, for an unknown one)."""
+    parsed = pd.read_json(io.StringIO("\n".join(items["fields"].fillna("{}"))), lines=True, dtype=False)
+    known = {"tuple_ID", "problemname", "problemsize", "skin", *parsed.columns}
+    unknown = [name for name in names if name not in known]
+    if unknown:
+        raise UserError(f"unknown trial field(s) {unknown}; the trials have: {', '.join(sorted(known))}")
+    return parsed
 
 
 def _sort_key(value: Any) -> tuple[int, Any]:

@@ -4,39 +4,23 @@ A test set is a directory holding ``trials.jsonl.bz2`` and a ``results/`` subdir
 official file stores the gold answer obfuscated (``goldresp_obfusc``) so that answers do not
 leak into training corpora; loading maps it back to ``goldresp``.
 
-``load_testset`` returns every field. The analysis needs only a few small per-trial fields,
-so ``load_trial_columns`` reads just those and ``load_results_columns`` the answers; both keep
-what they parsed in a cache keyed by the files' content hash, one entry per trial field
-(``common.worldsense.columns``). ``assemble_results`` joins them into one row per (results
-file, answered trial).
+``load_testset`` returns every field, read fast: the bzip2 file decompressed on every core
+(``bzip2``), its lines parsed in one call (``extract``). It is read once per version of the
+file: the results database keeps its items (``common.database``), which the analysis reads.
 """
 
 import bz2
 import json
 import logging
-from collections.abc import Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
-from pandas.api.types import union_categoricals
 
-from common.errors import DataError, UserError
+from common.errors import DataError
 from common.jsonl import parse_json_line, read_jsonl
-from common.results import find_results_files, parse_results_filename
-from common.worldsense import bzip2, cache, extract
-from common.worldsense.columns import (
-    TrialsFile,
-    cached_field_names,
-    cached_fields,
-    cached_results_columns,
-    decompress,
-    is_int64,
-    load_results_columns,
-    parse_trials,
-)
+from common.worldsense import bzip2, extract
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +38,41 @@ DEOBFUSCATE = {
     "Youssef": "2",
     "Yoda": "3",
 }
+
+
+def decompress(path: Path, raw: bytes) -> bytes:
+    """Return the JSON lines of a trials file's bytes (bzip2-decompressed when it ends in .bz2)."""
+    if path.suffix != ".bz2":
+        return raw
+    try:
+        return bzip2.decompress(raw)  # on every core
+    except (OSError, ValueError, EOFError) as exc:
+        raise DataError(f"{path}: not a valid bzip2 file ({exc})") from None
+
+
+def parse_trials(path: Path, data: bytes, skip_text: bool = False) -> list[dict[str, Any]]:
+    """Return the trial records of JSON lines ``data`` (read from ``path``).
+
+    With ``skip_text`` the records may lack their ``text`` field (half the bytes, not needed
+    to score answers), which makes parsing faster. Raises DataError naming ``path:line`` for
+    a line that is not a JSON object.
+    """
+    records = extract.parse_lines(extract.without_member(data, b"text")) if skip_text else None
+    if records is None:
+        records = extract.parse_lines(data)
+    if records is not None and all(type(r) is dict for r in records):
+        return records
+    # slow path, only to name the first bad line
+    return [
+        parse_json_line(line.decode("utf-8", "replace"), path, n)
+        for n, line in enumerate(data.split(b"\n"), start=1)
+        if line.strip()
+    ]
+
+
+def is_int64(value: Any) -> bool:
+    """Return whether ``value`` is an integer (not a bool) that fits a signed 64-bit column."""
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
 
 
 def trials_path(testset_dir: str | Path) -> Path:
@@ -120,148 +139,6 @@ def load_trainset(path: str | Path) -> pd.DataFrame:
         for r in records
     ]
     df["target"] = df["target_message"]
-    return df
-
-
-def load_trial_columns(
-    testset_dir: str | Path,
-    cache_dir: str | Path | None = cache.DEFAULT_DIR,
-    fields: Sequence[str] | None = None,
-    pool: ProcessPoolExecutor | None = None,
-) -> pd.DataFrame:
-    """Return the analysis columns of a test set's trials: one row per trial, in file order.
-
-    Columns: ``Key``, ``tuple_ID``, ``problemname``, ``problemsize`` (when present), the
-    requested ``fields`` (None: every field of the first trial holding numbers or strings,
-    except ``text``), ``n_options`` = ``len(expectedresp)`` and ``goldresp`` in clear; strings
-    as categoricals. Each field is parsed once and cached on its own, keyed by the trials
-    file's SHA-256 (``cache_dir`` None: no cache). Fields not cached are read by the worker
-    processes of ``pool`` (``extract.worker_pool``; None: a pool made for this call). Raises
-    DataError for a missing required field, UserError for an unknown field in ``fields``.
-    """
-    path = trials_path(testset_dir)
-    source = TrialsFile(path)
-    available = [name for name in cached_field_names(source, cache_dir) if name != "text"]
-    unknown = [f for f in (fields or ()) if f not in available]
-    if unknown:
-        raise UserError(f"{path}: unknown trial field(s) {unknown}; the trials have: {', '.join(available)}")
-    missing = [f for f in REQUIRED_FIELDS if f not in available]
-    gold = next((f for f in ("goldresp", "goldresp_obfusc") if f in available), None)
-    if missing or gold is None:
-        raise DataError(f"{path}: trials lack the field(s) {', '.join(missing or ['goldresp'])}")
-    wanted = available if fields is None else [f for f in available if f in fields]
-    names = list(
-        dict.fromkeys([*REQUIRED_FIELDS, *[f for f in ("problemsize",) if f in available], *wanted, gold])
-    )
-    columns = cached_fields(source, names, cache_dir, pool)
-    if columns["Key"] is None or columns["Key"].dtype != np.int64:
-        _raise_bad_key(path, decompress(path, path.read_bytes()))
-    if columns["expectedresp"] is None or columns["expectedresp"].dtype != np.int64:
-        raise DataError(f"{path}: every trial needs an 'expectedresp' list")
-    df = pd.DataFrame(
-        {
-            name: columns[name]
-            for name in names
-            if columns[name] is not None and name not in ("expectedresp", gold)
-        }
-    )
-    df["n_options"] = columns["expectedresp"]
-    df["goldresp"] = _clear_gold(path, columns[gold], obfuscated=gold == "goldresp_obfusc")
-    log.info("trials %s: %s rows", path, f"{len(df):,}")
-    return df
-
-
-def load_results_in_testset_dir(
-    testset_dir: str | Path,
-    cache_dir: str | Path | None = cache.DEFAULT_DIR,
-    fields: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """Return the trials of ``testset_dir`` joined with every results file of its ``results/``.
-
-    One row per answered trial and results file (see ``assemble_results``); the trial
-    columns are those of ``load_trial_columns`` with ``fields`` (None: all). Raises
-    FileNotFoundError for a missing directory or trials file, DataError when there is no
-    results file.
-    """
-    testset_dir = Path(testset_dir)
-    if not testset_dir.is_dir():
-        raise FileNotFoundError(2, "No such test set directory", str(testset_dir))
-    files = find_results_files(testset_dir / RESULTS_DIR)
-    if not files:
-        raise DataError(
-            f"{testset_dir / RESULTS_DIR}: no <prompting>___<modelname>___results.jsonl file "
-            "to analyse (write one with scripts/test_random_model.py)"
-        )
-    with extract.worker_pool() as pool:  # one pool: results files are parsed while trials decompress
-        jobs: dict[tuple[str, str], Future | pd.DataFrame | Path] = {}
-        for path in files:
-            job = cached_results_columns(path, cache_dir)
-            if job is None:  # to parse: by a worker (big files), or here after the trials
-                big = path.stat().st_size >= bzip2.MIN_PARALLEL_BYTES
-                job = pool.submit(load_results_columns, path, cache_dir) if pool and big else path
-            jobs[parse_results_filename(path)] = job
-        trials = load_trial_columns(testset_dir, cache_dir, fields, pool)
-        results = {label: _result_of(job, cache_dir) for label, job in jobs.items()}
-    return assemble_results(trials, results, source=testset_dir / RESULTS_DIR)
-
-
-def _result_of(job: Future | pd.DataFrame | Path, cache_dir: str | Path | None) -> pd.DataFrame:
-    """Return the results columns of ``job``: loaded, being parsed by a worker, or still to load."""
-    if isinstance(job, Future):
-        return job.result()
-    return job if isinstance(job, pd.DataFrame) else load_results_columns(job, cache_dir)
-
-
-def _answered(found: np.ndarray, trials: int, label: str) -> np.ndarray:
-    """Return the positions of the answers whose Key is a trial (``found``: each answer's trial
-    row, -1 for an unknown Key), in trials order; warn about unknown Keys and a partial file."""
-    known = np.flatnonzero(found >= 0)
-    if len(known) < len(found):
-        log.warning("%s: %d answers for Keys not in the test set are ignored", label, len(found) - len(known))
-    if len(known) < trials:
-        log.warning(
-            "%s: partial results file: %s of %s trials answered", label, f"{len(known):,}", f"{trials:,}"
-        )
-    return known[np.argsort(found[known], kind="stable")]
-
-
-def assemble_results(
-    trials: pd.DataFrame, results: dict[tuple[str, str], pd.DataFrame], source: str | Path = "results"
-) -> pd.DataFrame:
-    """Return the inner join of ``trials`` with each results table on ``Key``, stacked.
-
-    ``results`` maps ``(prompting, modelname)`` to a DataFrame with ``Key`` and ``resp``. Rows
-    come in results order (as given), then trials order; ``prompting``, ``modelname`` and
-    ``resp`` are added as categoricals. A partial results file (fewer answers than trials) is
-    analysed with a warning; answers whose Key is not in the trials are ignored with a warning.
-    ``attrs["coverage"]`` holds one row per results file: prompting, modelname, trials,
-    answered, refused (items the server refused; their ``resp`` is ""). The inputs are not
-    modified.
-    """
-    if not results:
-        raise DataError(f"{source}: no results to analyse")
-    keys = pd.Index(trials["Key"])
-    if not keys.is_unique:
-        raise DataError(f"{source}: the trials file has duplicate Keys")
-    rows, resps, sizes, coverage = [], [], [], []
-    for (prompting, modelname), res in results.items():
-        found = keys.get_indexer(res["Key"].to_numpy())
-        known = _answered(found, len(trials), f"{prompting}/{modelname}")
-        refused = int((res["refused"].to_numpy()[known] != "").sum()) if "refused" in res.columns else 0
-        counts = {"trials": len(trials), "answered": len(known), "refused": refused}
-        coverage.append({"prompting": prompting, "modelname": modelname, **counts})
-        rows.append(found[known])
-        resp = pd.Categorical(res["resp"])
-        labels = pd.Index([str(c) for c in resp.categories], dtype=object)  # one category dtype for all
-        resps.append(pd.Categorical.from_codes(resp.codes[known], categories=labels))
-        sizes.append(len(known))
-    df = trials.take(np.concatenate(rows)).reset_index(drop=True)
-    df["resp"] = union_categoricals(resps)
-    which = np.repeat(np.arange(len(results)), sizes)  # the results table of each row
-    for position, name in enumerate(("prompting", "modelname")):
-        labels, codes = np.unique([label[position] for label in results], return_inverse=True)
-        df[name] = pd.Categorical.from_codes(codes[which], categories=labels.tolist())
-    df.attrs["coverage"] = coverage
     return df
 
 

@@ -5,7 +5,6 @@ as the release's script prints them (``format_report``, through the one renderer
 ``common.report``); accuracy is in %, one decimal; bias in [-1, 1], two decimals.
 """
 
-import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,21 +13,20 @@ import pandas as pd
 
 from common import paths, sampling
 from common.analysis import Section
-from common.canvas.run import is_canvas_set
 from common.config import load_yaml
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, p_text, paired_cells, render_text
-from common.results import find_results_files, read_results
-from common.worldsense import cache
+from common.scored import Scored
+from common.suite import SetRef
 from common.worldsense.analysis import (
     Analysis,
-    analyse_results_in_testset_dir,
+    analyse_results_df,
     display_order,
     paired_tests,
     pivot_pretty,
+    results_frame,
 )
-from common.worldsense.data import RESULTS_DIR, load_testset, trials_path
-from common.worldsense.scoring import draw_frame
+from common.worldsense.data import first_trial, trials_path
 
 MODEL_ROWS = ["prompting", "modelname"]
 PAIRED_TITLE = (
@@ -51,48 +49,47 @@ def detect(path: Path) -> bool:
     """Return whether ``path`` is a WorldSense test set: a trials file whose trials are not a
     canvas set's (the canvas sets share the trial format; their trials carry ``task`` and ``item``)."""
     try:
-        trials_path(path)
+        trial = first_trial(path) if trials_path(path) else None
     except FileNotFoundError:
         return False
-    return not is_canvas_set(path)  # an empty or broken file is WorldSense's: loading names it
+    return trial is None or not ("task" in trial and "item" in trial)  # an empty file: loading names it
 
 
 def section(
-    path: Path,
+    refs: Sequence[SetRef],
+    scored: Scored,
     figures_dir: Path | None = None,
     by: Sequence[str] = ("problemname",),
-    cache_dir: str | Path | None = cache.DEFAULT_DIR,
     require_complete: bool = False,
     **_: Any,
 ) -> Section:
-    """Return the WorldSense Section of the test set ``path``: the release's tables (accuracy and
-    bias with 95% intervals) plus the answers table, the tidy statistics, one summary line per
-    model, and with ``figures_dir`` the accuracy bar plot ``worldsense_accuracy.png``."""
-    result = analyse_results_in_testset_dir(
-        path, by=by, cache_dir=cache_dir, require_complete=require_complete
-    )
+    """Return the WorldSense Section of a test set's scored rows (``refs``: the one set): the
+    release's tables (accuracy and bias with 95% intervals) plus the answers table, the tidy
+    statistics, one summary line per model, and with ``figures_dir`` the accuracy bar plot
+    ``worldsense_accuracy.png``."""
+    (ref,) = refs
+    fields = [f for f in by if f not in ("prompting", "modelname")]
+    result = analyse_results_df(results_frame(scored, fields), by, require_complete)
     figures = [plot_accuracy(result, figures_dir)] if figures_dir is not None else []
-    comparison = paper_comparison(result) if path.name == load_yaml(PUBLISHED)[0]["testset"] else None
+    comparison = paper_comparison(result) if ref.name == load_yaml(PUBLISHED)[0]["testset"] else None
     tables = [*release_tables(result), *coverage_table(result)]
     paired = paired_tests(result.tuples)
     if not paired.empty:
         tables.append((PAIRED_TITLE, paired_display(paired)))
-    files = find_results_files(path / RESULTS_DIR)
-    trials = functools.cache(lambda: load_testset(path)[["Key", "goldresp", "tuple_ID"]])
-    draws = sampling.run_frames(files, lambda file: draw_frame(read_results(file, all_draws=True), trials()))
+    draws = sampling.draw_frames(scored)
     tables += sampling.sampling_tables(draws, "majority vote", "answer in the gold answer's class")
     return Section(
         suite="worldsense",
         title="WorldSense",
         about=ABOUT,
-        heading=f"ANALYSING RESULTS OF TESTSET {path}",
+        heading=f"ANALYSING RESULTS OF TESTSET {paths.shown(ref.data)}",
         tables=tables,
         figures=figures,
         data={"stats": tidy_stats(result)},
         summary=summary_lines(result, comparison) + sampling.sampling_summary(draws),
         notes=coverage_notes(result),
         paper=paper_table(comparison) if comparison is not None else None,
-        inputs=[trials_path(path), *files],
+        inputs=[trials_path(ref.data), *(paths.ROOT / f for f in scored.runs["results_file"])],
         headline_tables=1 if result.average is not None else 0,  # the average accuracy, then the figure
         paired_table=PAIRED_TITLE,
     )

@@ -7,12 +7,18 @@ reduces them to one row, the unit of every statistic in ``common.worldsense.anal
 """
 
 import logging
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from common.errors import DataError
-from common.results import draw_of
+from common.jsonl import sha256_file
+from common.results import draw_of, find_results_files, parse_results_filename, read_results
+from common.scored import ScoredRun, joined_text, reply_fields
+from common.suite import SetRef
+from common.worldsense import extract
+from common.worldsense.data import REQUIRED_FIELDS, load_testset, trials_path
 
 log = logging.getLogger(__name__)
 
@@ -34,27 +40,6 @@ BIAS = {"TRUE": 1.0, "POSSIBLE": 1.0, "1": 1.0, "2": 1.0, "FALSE": -1.0, "IMPOSS
 # Weight by gold answer, so that each answer class weighs equally within a tuple:
 # "1" and "2" share the KNOW class, hence half the weight of "3".
 GOLD_WEIGHT = {"TRUE": 0.5, "FALSE": 0.5, "POSSIBLE": 0.5, "IMPOSSIBLE": 0.5, "1": 0.25, "2": 0.25, "3": 0.5}
-
-
-def draw_frame(records: list[dict], trials: pd.DataFrame) -> pd.DataFrame:
-    """Return one row per answer of a results file, every draw (``common.sampling.DRAW_COLUMNS``):
-    ``score`` from ``trial_correct`` (the answer in the gold answer's class), ``item`` the
-    trial's tuple (its trials are not independent). ``trials`` needs Key, goldresp, tuple_ID."""
-    known = trials.set_index("Key")
-    answered = [record for record in records if record["Key"] in known.index]
-    keys = [record["Key"] for record in answered]
-    resp = pd.Series([record.get("resp") for record in answered], dtype=object)
-    gold = known["goldresp"].loc[keys].astype(str).reset_index(drop=True)
-    return pd.DataFrame(
-        {
-            "Key": keys,
-            "draw": [draw_of(record) for record in answered],
-            "score": trial_correct(resp, gold),
-            "answer": [value or None for value in resp],
-            "item": known["tuple_ID"].loc[keys].tolist(),
-        },
-        columns=["Key", "draw", "score", "answer", "item"],
-    )
 
 
 def compute_acc_table(
@@ -146,3 +131,136 @@ def _n_options(df: pd.DataFrame) -> np.ndarray:
     if "expectedresp" in df.columns:
         return np.array([len(x) for x in df["expectedresp"]])
     raise DataError("results table lacks 'expectedresp' (or 'n_options'): tuple sizes are unknown")
+
+
+# ---- the scorer of the results database (``common.database``) ----------------------------------------
+# What a set's items are, and each results file scored once: ``correct`` is ``trial_correct`` (the
+# release's rule), the tuple its unit (its score the weighted accuracy of ``compute_acc_table``).
+RULE = "correct"  # the units' rule: the tuple's weighted accuracy of ``correct``
+ITEM_FIELDS = {"tuple_ID": "unit", "problemname": "task", "problemsize": "size", "skin": "variant"}
+
+
+def data_fingerprint(ref: SetRef) -> str:
+    """Return the fingerprint of a test set's trials: the trials file's SHA-256."""
+    return sha256_file(trials_path(ref.data))
+
+
+def results_files(ref: SetRef) -> list[Path]:
+    """Return the results files of a test set (its ``results/`` directory), sorted by name."""
+    return find_results_files(ref.results)
+
+
+def items_frame(ref: SetRef) -> pd.DataFrame:
+    """Return the trials of a test set as the database's items: Key, unit (the tuple), task (the
+    problem), size, variant (the skin), the prompt, the gold answer in clear, the other fields as
+    JSON (``expectedresp`` among them)."""
+    trials = load_testset(ref.data)
+    missing = [f for f in REQUIRED_FIELDS if f not in trials.columns]
+    if missing:
+        raise DataError(f"{trials_path(ref.data)}: trials lack the field(s) {', '.join(missing)}")
+    items = pd.DataFrame({"Key": trials["Key"]})
+    for name, column in ITEM_FIELDS.items():
+        items[column] = trials[name] if name in trials else None
+    items["unit"] = items["unit"].astype(str)
+    items["prompt"] = trials["text"]
+    items["gold"] = trials["goldresp"].astype(str)
+    others = [c for c in trials.columns if c not in {"Key", *ITEM_FIELDS, "text", "goldresp"}]
+    items["fields"] = trials[sorted(others)].to_json(orient="records", lines=True).rstrip("\n").split("\n")
+    items["n_options"] = trials["expectedresp"].map(len)  # for the scorer; not stored
+    return items
+
+
+def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
+    """Return a results file of the test set scored: every answer (every draw) with ``correct``
+    (``trial_correct``), ``invalid`` (not one of the options; a refused trial is not invalid),
+    the reply (the runner's last raw reply, else ``resp``), and the tuples as units (draw 0)."""
+    prompting, model = parse_results_filename(file)
+    answers = read_answers(file)
+    known = answers["Key"].isin(items["Key"])
+    answers = answers[known].reset_index(drop=True)
+    gold = answers["Key"].map(items.set_index("Key")["gold"]).astype("category")
+    resp = answers["answer"].fillna("")
+    answers["correct"] = trial_correct(resp.astype("category"), gold)
+    refused = answers["refused"].notna()
+    answers["invalid"] = (~resp.isin(list(ANSWER_CLASS)) & ~refused).astype(int)
+    answers["answer"] = resp.where(resp != "", None)
+    first = answers[answers["draw"] == 0]
+    notes = (
+        [f"{int((~known).sum()):,} answers to Keys not in the test set left out"] if (~known).any() else []
+    )
+    return ScoredRun(
+        prompting=prompting,
+        model=model,
+        label=f"{model} ({prompting})",
+        records=len(first),
+        answers=answers,
+        units=_tuple_units(first, items),
+        notes=notes,
+    )
+
+
+def read_answers(file: Path) -> pd.DataFrame:
+    """Return the answers of a WorldSense results file: Key, draw, answer (``resp``), and for a
+    file the shared runner wrote the reply, reasoning, refusal, tokens and finish reasons. A file
+    of plain ``{"Key", "resp"}`` lines (the release's) is read by ``extract.simple_results``."""
+    data = file.read_bytes()
+    simple = extract.simple_results(data)
+    if simple is not None:
+        keys, resp = simple
+        frame = pd.DataFrame({"Key": keys, "answer": np.asarray(resp, dtype=object)})
+        frame = frame.drop_duplicates("Key", keep="first").reset_index(drop=True)
+        return frame.assign(draw=0, turn=0, reply=frame["answer"], refused=None)
+    rows = [
+        {
+            "Key": record["Key"],
+            "draw": draw_of(record),
+            "turn": 0,
+            "answer": record.get("resp") or "",
+            "reply": joined_text((record.get("raw") or [None])[-1]) or str(record.get("resp") or ""),
+            **reply_fields(record),
+        }
+        for record in read_results(file, all_draws=True)
+    ]
+    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=["Key", "draw", "turn", "answer", "refused"])
+
+
+def _tuple_units(first: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Return the units of one run's first answers: each complete tuple's weighted accuracy
+    (``compute_acc_table``: an incomplete tuple is left out, as the analysis leaves it out)."""
+    fields = items.set_index("Key")
+    joined = pd.DataFrame(
+        {
+            "tuple_ID": first["Key"].map(fields["unit"]),
+            "problemname": first["Key"].map(fields["task"]),
+            "problemsize": first["Key"].map(fields["size"]),
+            "n_options": first["Key"].map(fields["n_options"]),
+            "goldresp": first["Key"].map(fields["gold"]).astype("category"),
+            "resp": first["answer"].fillna("").astype("category"),
+            "modelname": "run",
+        }
+    )
+    tuples = compute_acc_table(joined) if len(joined) else joined.assign(acc=[])
+    return pd.DataFrame(
+        {
+            "unit": tuples["tuple_ID"].astype(str),
+            "rule": RULE,
+            "score": tuples["acc"],
+            "censored": 0,
+            "refused": 0,
+            "task": tuples["problemname"].astype(str),
+            "size": tuples["problemsize"],
+        }
+    )
+
+
+def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]:
+    """Return the paired tests of a test set's runs: every two runs sharing at least two complete
+    tuples, in the order of ``analysis.paired_tests`` (by prompting, then model)."""
+    by_run = {run_id: set(group["unit"]) for run_id, group in units.groupby("run_id", sort=False)}
+    ids = runs.sort_values(["prompting", "model"], kind="stable")["run_id"].tolist()
+    return [
+        (a, b, RULE)
+        for i, a in enumerate(ids)
+        for b in ids[i + 1 :]
+        if len(by_run.get(a, set()) & by_run.get(b, set())) >= 2
+    ]
