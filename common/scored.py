@@ -29,6 +29,7 @@ class ScoredRun:
     method: str | None = None
     view: str | None = None
     notes: list[str] = field(default_factory=list)  # what a reader of its figures must know
+    attributes: dict[str, Any] = field(default_factory=dict)  # other facts of the run the suite keeps
 
     def __repr__(self) -> str:
         return f"<ScoredRun {self.label}: {self.records} records>"

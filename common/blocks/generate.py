@@ -68,7 +68,7 @@ class SetSpec:
 
 def load_spec(path: str | Path) -> SetSpec:
     """Return the SetSpec of a spec file; raise ConfigError (file:line: field) if it is invalid."""
-    data, source = config.load_yaml(path)
+    data, source = config.load_set_yaml(path)
     if isinstance(data, list):
         data = {"problems": data}
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}

@@ -20,11 +20,12 @@ SUITE = Suite(
     detect="common.canvas.run:is_canvas_set",
     protocol="common.canvas.run",
     baselines="common.canvas.baselines:BASELINES",
-    generate="common.canvas.generate:generate_set",
+    generate="common.canvas.generate:generate",
     fingerprint="common.canvas.scoring:data_fingerprint",
     results_files="common.canvas.scoring:results_files",
     items="common.canvas.scoring:items_frame",
     score="common.canvas.scoring:score_file",
     pairs="common.canvas.scoring:pairs",
     section="common.canvas.report:section",
+    item_texts=True,
 )

@@ -257,10 +257,13 @@ def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]
     """Return the paired tests of a test set's runs: every two runs sharing at least two complete
     tuples, in the order of ``analysis.paired_tests`` (by prompting, then model)."""
     by_run = {run_id: set(group["unit"]) for run_id, group in units.groupby("run_id", sort=False)}
-    ids = runs.sort_values(["prompting", "model"], kind="stable")["run_id"].tolist()
-    return [
-        (a, b, RULE)
-        for i, a in enumerate(ids)
-        for b in ids[i + 1 :]
-        if len(by_run.get(a, set()) & by_run.get(b, set())) >= 2
-    ]
+    found = []
+    for _, group in runs.groupby("set_name", sort=False):
+        ids = group.sort_values(["prompting", "model"], kind="stable")["run_id"].tolist()
+        found += [
+            (a, b, RULE)
+            for i, a in enumerate(ids)
+            for b in ids[i + 1 :]
+            if len(by_run.get(a, set()) & by_run.get(b, set())) >= 2
+        ]
+    return found
