@@ -302,7 +302,8 @@ db: | $(ENV_OK)
 	$(PYTHON) scripts/score_results.py
 
 ## Browse the results database in Datasette on http://127.0.0.1:EXPLORE_PORT/ (installs Datasette; Ctrl-C stops).
-explore: $(EXPLORE_OK) | db
+explore: $(EXPLORE_OK) | $(ENV_OK)
+	$(PYTHON) scripts/score_results.py --database $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json
 	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
 	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
 	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \

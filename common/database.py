@@ -576,29 +576,21 @@ def _insert(conn: sqlite3.Connection, table: str, columns: list[str], frame: pd.
 
 def _sql_column(column: pd.Series) -> list[Any]:
     """Return a column's values as SQLite stores them (see ``_insert``)."""
-    kind = column.dtype.kind
-    if kind in "iub":
+    if column.dtype.kind in "iub":
         return column.astype("int64").tolist()
-    if kind == "f":
-        return column.astype(object).where(column.notna(), None).tolist()
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.astype(object)
-    values = column.where(column.notna(), None).tolist()
-    if any(isinstance(v, list | dict) for v in values):
-        values = [
-            json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, list | dict) else v
-            for v in values
-        ]
-    return (
-        [v.item() if hasattr(v, "item") else v for v in values]
-        if kind != "O" or _has_numpy(values)
-        else values
+    values = (
+        column.astype(object).tolist() if isinstance(column.dtype, pd.CategoricalDtype) else column.tolist()
     )
-
-
-def _has_numpy(values: list[Any]) -> bool:
-    """Return whether some of ``values`` are numpy scalars (SQLite wants Python numbers)."""
-    return any(type(v).__module__ == "numpy" for v in values[:1000])
+    return [
+        None
+        if v is None or v != v  # NaN
+        else json.dumps(v, sort_keys=True, ensure_ascii=False)
+        if isinstance(v, list | dict)
+        else v.item()
+        if isinstance(v, np.generic)
+        else v
+        for v in values
+    ]
 
 
 def run_metadata(results_file: str | Path) -> dict[str, Any]:

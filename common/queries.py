@@ -10,9 +10,8 @@ queries of the explorer (``make explore``: Datasette) and the examples of the re
   variant, and one by one;
 - ``truncated_or_refused``: every answer cut at the token limit or refused by the server;
 - ``paired_tests``: the report's paired tests recounted, with the run ids to pass on;
-- one headline per suite recomputed from the rows: WorldSense's average accuracy (tuples, then
-  problem sizes, then problems weighted equally), canvas's strict accuracy, blocks' success by
-  view, Already Said That's average turns.
+- and each suite's own (``Suite.queries``, in its report module): its headline recomputed from
+  the rows.
 
 ``datasette_metadata`` writes them for Datasette; ``pair_examples`` and ``failure_examples``
 give the report its few examples (first by unit, so the same every time).
@@ -22,6 +21,8 @@ import sqlite3
 from typing import Any
 
 import pandas as pd
+
+from common import suites
 
 EXCERPT = 400  # characters of a prompt (its end: the question) or a reply (its start) shown
 # an answer's score under a units rule: its value in ``scores`` when the suite keeps the rule there,
@@ -116,35 +117,6 @@ ORDER BY r.run_id, a.Key, a.turn"""
 
 PAIRED_TESTS = "SELECT * FROM paired"
 
-WORLDSENSE_AVERAGE = """
-WITH by_size AS (
-  SELECT run_id, task, size, avg(score) AS acc FROM units JOIN run_rows USING (run_id)
-  WHERE suite = 'worldsense' GROUP BY run_id, task, size
-), by_problem AS (SELECT run_id, task, avg(acc) AS acc FROM by_size GROUP BY run_id, task)
-SELECT r.run_id, r.model, r.prompting, round(100 * avg(acc), 1) AS accuracy_pct, count(*) AS problems
-FROM by_problem JOIN runs r USING (run_id) GROUP BY r.run_id ORDER BY r.run_id"""
-
-CANVAS_ACCURACY = """
-SELECT r.run_id, r.set_name, r.label, count(*) AS trials, round(100.0 * avg(a.correct), 1) AS strict_pct,
-  round(100.0 * avg((SELECT value FROM scores c WHERE c.answer_id = a.answer_id AND c.rule = 'contains')), 1)
-    AS contains_pct, sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
-FROM answers a JOIN run_rows r USING (run_id) WHERE r.suite = 'canvas' AND a.scored AND a.draw = 0
-GROUP BY r.run_id ORDER BY r.run_id"""
-
-BLOCKS_SUCCESS = """
-SELECT r.run_id, r.set_name, r.view, r.label, count(*) AS problems,
-  round(100.0 * avg(a.correct), 1) AS lenient_pct,
-  round(100.0 * avg((SELECT value FROM scores c WHERE c.answer_id = a.answer_id AND c.rule = 'strict')), 1)
-    AS strict_pct, sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
-FROM answers a JOIN run_rows r USING (run_id) WHERE r.suite = 'blocks' AND a.scored AND a.draw = 0
-GROUP BY r.run_id ORDER BY r.run_id"""
-
-ASAT_TURNS = """
-SELECT r.run_id, r.set_name, r.model, count(*) AS conversations, round(avg(u.score), 1) AS avg_turns,
-  sum(NOT u.censored) AS failed
-FROM units u JOIN run_rows r USING (run_id)
-WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
-GROUP BY r.run_id ORDER BY r.run_id"""
 
 # name -> (title, description, SQL): the explorer's canned queries
 QUERIES: dict[str, tuple[str, str, str]] = {
@@ -181,35 +153,21 @@ QUERIES: dict[str, tuple[str, str, str]] = {
         "Answers with a reply cut at the token limit (finish_reason length) or refused by the server.",
         TRUNCATED_OR_REFUSED,
     ),
-    "worldsense_average_accuracy": (
-        "WorldSense: average accuracy",
-        (
-            "Tuples' weighted accuracy, averaged over tuples, then problem sizes, then problems "
-            "(equal weights): the report's AVERAGE ACCURACY table."
-        ),
-        WORLDSENSE_AVERAGE,
-    ),
-    "canvas_strict_accuracy": (
-        "Canvas: strict accuracy",
-        "Every trial of a run, as the report's summary.",
-        CANVAS_ACCURACY,
-    ),
-    "blocks_success_by_view": (
-        "Blocks: success by view",
-        "Each results file is one view of a run: the report's SUCCESS by view and run table.",
-        BLOCKS_SUCCESS,
-    ),
-    "already_said_that_average_turns": (
-        "Already Said That: average turns",
-        "Turns passed before the failing one, over the conversations not refused by the server.",
-        ASAT_TURNS,
-    ),
 }
+
+
+def all_queries() -> dict[str, tuple[str, str, str]]:
+    """Return every canned query: the shared ones (``QUERIES``), then each suite's."""
+    found = dict(QUERIES)
+    for suite in suites.all_suites():
+        if suite.queries:
+            found.update(suite.part("queries"))
+    return found
 
 
 def run_query(conn: sqlite3.Connection, name: str, **params: Any) -> pd.DataFrame:
     """Return the result of the canned query ``name`` with ``params`` (as Datasette passes them)."""
-    return pd.read_sql_query(QUERIES[name][2], conn, params=params)
+    return pd.read_sql_query(all_queries()[name][2], conn, params=params)
 
 
 def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> dict[str, Any]:
@@ -218,7 +176,7 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
     first = conn.execute("SELECT run_a, run_b, rule, a, b FROM paired LIMIT 1").fetchone()
     queries = {
         name: {"title": title, "description": about, "sql": sql.strip()}
-        for name, (title, about, sql) in QUERIES.items()
+        for name, (title, about, sql) in all_queries().items()
     }
     if first:
         queries["disagreements"]["description"] += (

@@ -61,6 +61,7 @@ class Suite:
     headline: str  # what an answer's ``correct`` means (its headline rule)
     rules: tuple[str, ...] = ()  # other rules and measures scored per answer (the ``scores`` table)
     run_scripts: tuple[str, ...] = ()  # scripts/ that ask a model (make runs each with --baselines)
+    record_fields: tuple[str, ...] = ()  # fields every record of its results files has (what wrote a file)
     detect: str = ""  # "module:function(path) -> bool": whether a directory is one of its sets
     protocol: str = ""  # module with items(ref, limit) and answer(model, item, ...)
     baselines: str = ""  # "module:BASELINES"
@@ -71,6 +72,9 @@ class Suite:
     score: str = ""  # "module:score_file(ref, file, items) -> ScoredRun"
     pairs: str = ""  # "module:pairs"
     section: str = ""  # "module:section"
+    queries: str = (
+        ""  # "module:QUERIES": the explorer's canned queries of this suite, {name: (title, about, SQL)}
+    )
     fetched_sets: tuple[str, ...] = ()  # sets that come from elsewhere (WorldSense's test sets)
     results_in_data: bool = False  # results beside the data (<data>/results/), as a release keeps them
     section_scope: str = "set"  # "set": a report section per set; "suite": one for all default sets

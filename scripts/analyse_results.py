@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = cli.make_parser(__doc__)
     parser.add_argument("path", nargs="?", help="the set (as -t)")
     cli.add_set_option(
-        parser, default="worldsense/test_set", help="the set: a set name, <suite>/<set>, a path, or a suite"
+        parser, default=suites.first_set(), help="the set: a set name, <suite>/<set>, a path, or a suite"
     )
     parser.add_argument("--suite", choices=suites.names(), help="look the set up in this suite only")
     parser.add_argument("--out", metavar="TXT", help="also write the printed report to this file")
@@ -67,7 +67,7 @@ def _parser() -> argparse.ArgumentParser:
         "--set-reports",
         metavar="PATTERN",
         help="with several sets (-t <suite>), also write each set's own report text to PATTERN, "
-        "its {set} replaced by the set's name (e.g. 'results/already_said_that/{set}/report.txt')",
+        "its {set} replaced by the set's name (e.g. 'results/<suite>/{set}/report.txt')",
     )
     parser.add_argument(
         "--database",

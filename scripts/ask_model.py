@@ -33,13 +33,18 @@ from common.models import exit_code, models_of, run_items
 from common.results import results_filename
 
 log = logging.getLogger("ask_model")
-TESTSET_HELP = "a WorldSense or canvas set: its name, <suite>/<set> (worldsense/test_set), or its directory"
 SCRIPT = "scripts/ask_model.py"
+
+
+def _testset_help() -> str:
+    """Return the help of -t: the suites whose sets this script asks (one question per trial)."""
+    names = [suite.name for suite in suites.all_suites() if SCRIPT in suite.run_scripts]
+    return f"a set of {' or '.join(names)}: its name, <suite>/<set>, or its directory"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    cli.add_model_options(parser, testset=TESTSET_HELP, prompting="basic")
+    cli.add_model_options(parser, testset=_testset_help(), prompting="basic")
     parser.add_argument(
         "--reprompts", type=int, default=1, help="re-prompts when the answer is not an option"
     )

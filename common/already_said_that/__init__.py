@@ -20,6 +20,7 @@ SUITE = Suite(
     headline="the turn's answer is right (main task: ends it if not)",
     rules=("main",),
     run_scripts=("scripts/already_said_that.py",),
+    record_fields=("turns", "ended"),
     detect="common.already_said_that.scoring:is_asat_set",
     protocol="common.already_said_that.run",
     baselines="common.already_said_that.baselines:BASELINES",
@@ -30,5 +31,6 @@ SUITE = Suite(
     score="common.already_said_that.scoring:score_file",
     pairs="common.already_said_that.scoring:pairs",
     section="common.already_said_that.report:section",
+    queries="common.already_said_that.report:QUERIES",
     section_scope="suite",
 )

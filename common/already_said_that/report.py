@@ -236,3 +236,19 @@ def summary_lines(tidy: pd.DataFrame) -> list[str]:
         cells = ", ".join(f"{row.set} {row.avg_num_turns:.1f}" for row in group.itertuples())
         lines.append(f"{model}: avg turns {cells}")
     return lines[:3]
+
+
+# ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
+ASAT_TURNS = """
+SELECT r.run_id, r.set_name, r.model, count(*) AS conversations, round(avg(u.score), 1) AS avg_turns,
+  sum(NOT u.censored) AS failed
+FROM units u JOIN run_rows r USING (run_id)
+WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
+GROUP BY r.run_id ORDER BY r.run_id"""
+QUERIES = {
+    "already_said_that_average_turns": (
+        "Already Said That: average turns",
+        "Turns passed before the failing one, over the conversations not refused by the server.",
+        ASAT_TURNS,
+    ),
+}

@@ -30,9 +30,16 @@ from typing import Any
 
 import pandas as pd
 
-from common.jsonl import sha256_file
-from common.results import SUFFIX, draw_of, find_results_files, parse_results_filename, read_results
-from common.scored import ScoredRun, reply_fields
+from common.jsonl import parse_lines, sha256_file
+from common.results import (
+    SUFFIX,
+    draw_of,
+    find_results_files,
+    note_read,
+    parse_results_filename,
+    read_results,
+)
+from common.scored import ScoredRun, reply_columns
 from common.suite import SetRef
 
 RULE = "turns"  # the units' rule: turns passed before the failing one
@@ -110,11 +117,9 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
     prompting, model = parse_results_filename(file)
     records = read_results(file, all_draws=True)
     name = model if prompting == PROMPTING else f"{model} ({prompting})"
-    rows = [_conversation_row(record) for record in records]
-    rows += [_turn_row(line) for line in _turn_lines(turns_path(file), {r["Key"] for r in records})]
-    answers = pd.DataFrame(rows)
+    turns = _turn_lines(turns_path(file), {r["Key"] for r in records})
+    answers = pd.concat([_conversation_rows(records), _turn_rows(turns)], ignore_index=True)
     first = [record for record in records if not draw_of(record)]
-    attributes = run_attributes(ref.name, first[0] if first else None)
     return ScoredRun(
         prompting=prompting,
         model=model,
@@ -122,46 +127,52 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
         records=len(first),
         answers=answers,
         units=pd.DataFrame(_units(first)),
-        attributes=attributes,
+        attributes=run_attributes(ref.name, first[0] if first else None),
     )
 
 
-def _conversation_row(record: dict[str, Any]) -> dict[str, Any]:
-    """Return the turn-0 row of one conversation record."""
-    refused = bool(record.get("refused"))
-    detail = {field: record.get(field) for field in CONVERSATION_FIELDS if field in record}
-    return {
-        "Key": record["Key"],
-        "draw": draw_of(record),
-        "turn": 0,
-        "reply": None,
-        "answer": "refused" if refused else record.get("ended"),
-        "correct": None if refused else int(record.get("ended") == "survived"),
-        "invalid": int(bool(record.get("violation_occurred"))),
-        "scored": 0,
-        "detail": json.dumps(detail, sort_keys=True),
-        **reply_fields(record),
-    }
+def _conversation_rows(records: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return the turn-0 rows of the conversation records."""
+    refused = [bool(r.get("refused")) for r in records]
+    ended = [r.get("ended") for r in records]
+    return pd.DataFrame(
+        {
+            "Key": [r["Key"] for r in records],
+            "draw": [draw_of(r) for r in records],
+            "turn": 0,
+            "answer": ["refused" if x else e for x, e in zip(refused, ended, strict=True)],
+            "correct": [None if x else int(e == "survived") for x, e in zip(refused, ended, strict=True)],
+            "invalid": [int(bool(r.get("violation_occurred"))) for r in records],
+            "scored": 0,
+            "detail": [
+                json.dumps({f: r[f] for f in CONVERSATION_FIELDS if f in r}, sort_keys=True) for r in records
+            ],
+            **reply_columns(records),
+        }
+    )
 
 
-def _turn_row(line: dict[str, Any]) -> dict[str, Any]:
-    """Return the row of one turn line: what was asked and its gold answer, the reply, the answer
+def _turn_rows(lines: list[dict[str, Any]]) -> pd.DataFrame:
+    """Return the rows of the turn lines: what was asked and its gold answer, the reply, the answer
     read, whether it was right, the question's type; only main-task turns are scored."""
-    refused = "refused" in line
-    return {
-        "Key": line["Key"],
-        "draw": draw_of(line),
-        "turn": line["turn"],
-        "question": line["message"],
-        "expected": line["gold"],
-        "reply": "" if refused else line.get("reply"),
-        "answer": line.get("answer"),
-        "correct": None if refused else int(bool(line.get("correct"))),
-        "invalid": int(bool(line.get("violation"))),
-        "scored": int(line["kind"] == "main" and not refused),
-        "detail": question_type(line),
-        **reply_fields(line),
-    }
+    refused = ["refused" in line for line in lines]
+    pairs_ = list(zip(refused, lines, strict=True))
+    return pd.DataFrame(
+        {
+            "Key": [line["Key"] for line in lines],
+            "draw": [line.get("draw") or 0 for line in lines],
+            "turn": [line["turn"] for line in lines],
+            "question": [line["message"] for line in lines],
+            "expected": [line["gold"] for line in lines],
+            "reply": ["" if x else line.get("reply") for x, line in pairs_],
+            "answer": [line.get("answer") for line in lines],
+            "correct": [None if x else int(bool(line.get("correct"))) for x, line in pairs_],
+            "invalid": [int(bool(line.get("violation"))) for line in lines],
+            "scored": [int(line["kind"] == "main" and not x) for x, line in pairs_],
+            "detail": [question_type(line) for line in lines],
+            **reply_columns(lines),
+        }
+    )
 
 
 def question_type(line: dict[str, Any]) -> str:
@@ -175,10 +186,22 @@ def question_type(line: dict[str, Any]) -> str:
 
 
 def _turn_lines(path: Path, keys: set[Any]) -> list[dict[str, Any]]:
-    """Return the turn log's lines of the conversations ``keys``, every draw (``run.read_turns``)."""
+    """Return the turn log's lines of the conversations ``keys``, every draw, as ``run.read_turns``
+    keeps them (each conversation's last played block); the whole file parsed at once when every
+    line is whole (else line by line, which ignores a torn last line)."""
     from common.already_said_that.run import read_turns
 
-    return read_turns(path, keys, all_draws=True)
+    lines = parse_lines(path.read_bytes()) if path.is_file() else []
+    if lines is None:
+        return read_turns(path, keys, all_draws=True)
+    note_read(path, len(lines))
+    blocks: dict[tuple[Any, int], list[dict[str, Any]]] = {}
+    for line in lines:
+        play = (line["Key"], line.get("draw") or 0)
+        if line["turn"] == 1 or play not in blocks:
+            blocks[play] = []
+        blocks[play].append(line)
+    return [line for (key, _), block in blocks.items() if key in keys for line in block]
 
 
 def _units(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -19,6 +19,7 @@ SUITE = Suite(
     headline="lenient: the plan reaches the goal, bad lines skipped",
     rules=("strict", *("init_precision", "init_recall", "goal_precision", "goal_recall")),
     run_scripts=("scripts/lm_plan.py", "scripts/codex_translate.py"),
+    record_fields=("id", "view"),
     detect="common.blocks.scoring:is_blocks_set",
     protocol="common.blocks.run",
     baselines="common.blocks.baselines:BASELINES",
@@ -29,4 +30,5 @@ SUITE = Suite(
     score="common.blocks.scoring:score_file",
     pairs="common.blocks.scoring:pairs",
     section="common.blocks.report:section",
+    queries="common.blocks.report:QUERIES",
 )

@@ -17,7 +17,8 @@ SUITE = Suite(
     headline="strict: the one answer read is gold",
     rules=("contains",),
     run_scripts=("scripts/ask_model.py",),
-    detect="common.canvas.run:is_canvas_set",
+    record_fields=("resp",),
+    detect="common.canvas.scoring:is_canvas_set",
     protocol="common.canvas.run",
     baselines="common.canvas.baselines:BASELINES",
     generate="common.canvas.generate:generate",
@@ -27,5 +28,6 @@ SUITE = Suite(
     score="common.canvas.scoring:score_file",
     pairs="common.canvas.scoring:pairs",
     section="common.canvas.report:section",
+    queries="common.canvas.report:QUERIES",
     item_texts=True,
 )

@@ -21,8 +21,7 @@ import pandas as pd
 
 from common.canvas import ablation
 from common.canvas.partial import PARTIAL_SKILLS
-from common.canvas.run import CANVAS_FIELDS
-from common.canvas.scoring import run_order
+from common.canvas.scoring import CANVAS_FIELDS, run_order
 from common.canvas.shortcuts import SHORTCUTS, chance
 from common.errors import DataError, UserError
 from common.scored import Scored

@@ -267,3 +267,19 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
     fig.legend(handles, labels, fontsize="small", loc="center right")
     fig.tight_layout(rect=(0, 0, 1 - 1.5 / (3.0 * cols + 1.6), 1))
     save_png(fig, path, dpi=110)
+
+
+# ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
+CANVAS_ACCURACY = """
+SELECT r.run_id, r.set_name, r.label, count(*) AS trials, round(100.0 * avg(a.correct), 1) AS strict_pct,
+  round(100.0 * avg((SELECT value FROM scores c WHERE c.answer_id = a.answer_id AND c.rule = 'contains')), 1)
+    AS contains_pct, sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
+FROM answers a JOIN run_rows r USING (run_id) WHERE r.suite = 'canvas' AND a.scored AND a.draw = 0
+GROUP BY r.run_id ORDER BY r.run_id"""
+QUERIES = {
+    "canvas_strict_accuracy": (
+        "Canvas: strict accuracy",
+        "Every trial of a run, as the report's summary.",
+        CANVAS_ACCURACY,
+    ),
+}

@@ -52,13 +52,13 @@ from typing import Any
 
 import pandas as pd
 
-from common import paths
+from common import paths, suites
 from common.errors import DataError
 from common.jsonl import sha256_file
-from common.results import find_results_files, parse_results_filename, read_results, records_kind
+from common.results import find_results_files, parse_results_filename, read_results
 from common.scored import ScoredRun, reply_fields
 from common.suite import SetRef
-from common.worldsense.data import load_testset, trials_path
+from common.worldsense.data import first_trial, load_testset, trials_path
 
 _MARKER = re.compile(r"\b(?:final\s+answer|the\s+answer\s+is|answer)\b\s*[:\-]?\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -355,8 +355,17 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
 # ---- the scorer of the results database (``common.database``) ----------------------------------------
 # A canvas set's trials as items (the canvas item, whose variants share a canvas and a question, is
 # the unit), each results file scored once by ``score_rows``: ``correct`` is the strict reader's verdict.
+CANVAS_FIELDS = ("task", "item")  # in every canvas trial, in no WorldSense one
 RULE = "strict"  # the units' rule (the paired tests'): the share of an item's variants right
 TRIAL_FIELDS = ("item", "task", "description", "fewshot", "num_shapes", "goldresp", "expectedresp")
+
+
+def is_canvas_set(testset: str | Path) -> bool:
+    """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
+    canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
+    manifest the generator writes beside them."""
+    trial = first_trial(testset)
+    return trial is not None and all(field in trial for field in CANVAS_FIELDS)
 
 
 def data_fingerprint(ref: SetRef) -> str:
@@ -402,8 +411,9 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
     prompting, model = parse_results_filename(file)
     label = model if prompting == "basic" else f"{model} ({prompting})"
     records = read_results(file, all_draws=True)
-    kind = records_kind(records)
-    if kind not in ("answers", None):
+    writer = suites.writer_of(records)
+    if records and (writer is None or writer.record_fields != suites.get("canvas").record_fields):
+        kind = writer.name if writer else "unknown"
         note = f"{paths.shown(file)}: {kind} results, not answers to canvas trials; left out"
         return ScoredRun(prompting, model, label, 0, pd.DataFrame(), pd.DataFrame(), notes=[note])
     trials = items.rename(columns={"gold": "goldresp"})

@@ -14,7 +14,7 @@ import pandas as pd
 
 from common.errors import DataError
 from common.jsonl import sha256_file
-from common.results import draw_of, find_results_files, parse_results_filename, read_results
+from common.results import draw_of, find_results_files, note_read, parse_results_filename, read_results
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
 from common.worldsense import extract
@@ -209,6 +209,7 @@ def read_answers(file: Path) -> pd.DataFrame:
         keys, resp = simple
         frame = pd.DataFrame({"Key": keys, "answer": np.asarray(resp, dtype=object)})
         frame = frame.drop_duplicates("Key", keep="first").reset_index(drop=True)
+        note_read(file, len(frame))
         return frame.assign(draw=0, turn=0, reply=frame["answer"], refused=None)
     rows = [
         {
