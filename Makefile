@@ -126,6 +126,8 @@ ALL_TARGETS = data $(SECTIONS) $(REPORT_INPUTS) results/report.html
 ifeq ($(findstring q,$(firstword -$(MAKEFLAGS))),)
 all: $(ALL_TARGETS)
 	@cat results/report.txt
+	@for f in $(wildcard results/runs/*/*.pending); do echo "batches are out ($$f): run the same make" \
+	  "command again to collect them; the report shows what is answered so far"; done
 else  # make -q all: is anything out of date? (printing the summary is not work to do)
 all: $(ALL_TARGETS)
 endif
@@ -320,10 +322,11 @@ check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html
 # ---- model runs (MODEL=...): resumable, a rerun or a larger LIMIT asks only what is missing --------
 need_model = test -n "$(MODEL)" || { echo "error: name the model: make $@ MODEL=<a built-in, a config in" \
 	"configs/models/, a .yaml path or a model file .py> [LIMIT=N], e.g. make $@ MODEL=llamacpp LIMIT=10" >&2; exit 2; }
-# A script whose batch is still out (exit 75): the step goes on with its other scripts, then ends
-# with a line saying what is out and exit 75 (no stamp), so one make sends every batch of the step.
+# A script whose batch is still out (exit 75): the step goes on with its other scripts and ends
+# without its stamp but with a .pending file, so one make sends every batch of every suite, goes on
+# with what is answered so far, and says at its end that batches are out (exit status 0); the same
+# make command later collects them.
 past_batch = || { code=$$?; test $$code -eq 75 || exit $$code; pending=75; }
-batch_out = if [ $$pending = 75 ]; then echo "$(1): batches are out: run the same make command again to collect them" >&2; fi
 
 ## Take MODEL=<name>'s results out of every suite (moved to results/forgotten/; the report rebuilt without them).
 forget: | $(ENV_OK)
@@ -340,12 +343,12 @@ $(1)-model: $$(call model_run,$(1)) $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1
 
 results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) \
 		$$(MODEL_CONFIG) | $$(ENV_OK)
+	mkdir -p $$(@D)
 	pending=0; for set in $(DEFAULT_SETS_$(1)); do \
 	  for script in $(RUN_SCRIPTS_$(1)); do \
 	    $$(PYTHON) $$$$script -t $(1)/$$$$set $$(MODEL_ARGS) $$(past_batch); \
 	  done; \
-	done; $$(call batch_out,$(1)); exit $$$$pending
-	mkdir -p $$(@D)
-	touch $$@
+	done; \
+	if [ $$$$pending = 75 ]; then touch $$(@:.done=.pending); else rm -f $$(@:.done=.pending); touch $$@; fi
 endef
 $(foreach s,$(SUITES),$(eval $(call MODEL_RULES,$(s))))
