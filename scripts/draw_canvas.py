@@ -2,7 +2,7 @@
 
 A trial is chosen by its Key (a content hash, see the trials file) or by its line in the file.
 
-$ python scripts/draw_canvas.py -t data/canvas/standard --line 12 --out results/canvas/trial12.png
+$ python scripts/draw_canvas.py -t canvas/standard --line 12 --out results/canvas/trial12.png
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -15,7 +15,7 @@ import logging
 import sys
 from pathlib import Path
 
-from common import cli
+from common import cli, suites
 from common.canvas.draw import draw_canvas
 from common.canvas.generate import SetConfig
 from common.canvas.shapes import Geometry, shape_from_dict
@@ -29,7 +29,7 @@ log = logging.getLogger("draw_canvas")
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("-t", "--testset", required=True, type=Path, help="canvas set directory")
+    cli.add_set_option(parser, help="the canvas set: its name, canvas/<set>, or its directory")
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument("--key", type=int, help="Key of the trial to draw")
     which.add_argument("--line", type=int, help="line number (1 = first) of the trial to draw")
@@ -37,7 +37,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
-    path = trials_path(args.testset)
+    testset = suites.resolve_set(args.testset, suite="canvas").data
+    path = trials_path(testset)
     wanted = f"Key {args.key}" if args.key is not None else f"on line {args.line}"
     trial = next(
         (
@@ -49,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if trial is None or "shapes" not in trial:
         raise DataError(f"{path}: no canvas trial {wanted}")
-    manifest = args.testset / "manifest.json"
+    manifest = testset / "manifest.json"
     geometry = Geometry()
     if manifest.is_file():  # the set's own shape sizes
         settings = json.loads(manifest.read_text(encoding="utf-8"))["config"]

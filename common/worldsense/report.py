@@ -14,7 +14,7 @@ import pandas as pd
 from common import paths, sampling
 from common.analysis import Section
 from common.config import load_yaml
-from common.figures import pyplot, run_colour, save_png
+from common.figures import pyplot, run_colours, save_png
 from common.report import interval_text, p_text, paired_cells, render_text
 from common.scored import Scored
 from common.suite import SetRef
@@ -293,10 +293,11 @@ def plot_accuracy(analysis: Analysis, directory: Path) -> tuple[str, Path]:
     width = 0.8 / len(models)
     width_inches = min(40.0, max(6.0, 1.2 * len(groups) * max(1.0, len(models) / 3)))
     fig, ax = plt.subplots(figsize=(width_inches, 4.5))
+    colours = run_colours(models)
     for i, model in enumerate(models):
         rows = st[st["model"] == model].set_index("group").reindex(groups)
         xs = [g + (i - (len(models) - 1) / 2) * width for g in range(len(groups))]
-        colour = run_colour(i, len(models))
+        colour = colours[model]
         ax.bar(xs, 100 * rows["mean"], width, yerr=100 * rows["conf95"], capsize=2, label=model, color=colour)
     ax.axhline(50, color="grey", linestyle="--", linewidth=1, label="chance")
     ax.set_xticks(range(len(groups)), groups, rotation=20, ha="right")
