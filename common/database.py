@@ -497,7 +497,7 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
         conn,
         params=params,
     )
-    runs["notes"] = [json.loads(n) if n else [] for n in runs["notes"]]
+    runs["notes"] = [json.loads(n) if isinstance(n, str) else [] for n in runs["notes"]]  # NULL: NaN or None
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
     text_columns = (
         ", q.text AS question, y.text AS reply, z.text AS reasoning"
