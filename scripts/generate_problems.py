@@ -19,7 +19,7 @@ import sys
 from collections import Counter
 
 from common import cli
-from common.blocks.generate import generate_set, load_spec
+from common.blocks.generate import load_spec, make_problems
 from common.blocks.problems import write_problems
 from common.errors import ConfigError
 
@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         seed,
     )
     try:
-        problems = generate_set(spec, seed)
+        problems = make_problems(spec, seed)
     except ConfigError as exc:  # e.g. a problem over plan_budget: name the spec file too
         raise ConfigError(f"{args.specs_file}: {exc}") from None
     manifest = write_problems(

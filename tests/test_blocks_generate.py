@@ -1,13 +1,17 @@
-"""Problem generation: controls of new sets, trivial goals, plan lengths, byte-identical output."""
+"""Problem generation: controls of new sets, trivial goals, plan lengths, byte-identical output, and
+the generate stage (a set's problems and prompts, with the Keys of each results directory)."""
 
 import hashlib
 
 import pytest
 
-from common.blocks.generate import ProblemSpec, SetSpec, ViewSpec, generate_set
+from common.blocks.generate import ProblemSpec, SetSpec, ViewSpec, generate_set, make_problems
+from common.blocks.items import load_items
 from common.blocks.planner import optimal_plan
 from common.blocks.state import board_relations, goal_holds
 from common.errors import ConfigError
+from common.suite import SetRef
+from tests.blocks_fixtures import CONFIG
 from tests.conftest import run_script
 
 VIEWS = [
@@ -20,7 +24,7 @@ VIEWS = [
 
 def test_views_are_nested_prefixes_of_the_goal_and_renaming_is_a_separate_factor():
     spec = SetSpec(problems=[ProblemSpec(5, test=True, count=20)], views=VIEWS)
-    for problem in generate_set(spec, seed=1):
+    for problem in make_problems(spec, seed=1):
         full = problem.views["all"]
         assert sorted(full) == sorted(board_relations(problem.goal_board))
         assert problem.views["c1"] == problem.views["c1r"] == full[:1] and problem.views["c2"] == full[:2]
@@ -36,16 +40,16 @@ def test_views_are_nested_prefixes_of_the_goal_and_renaming_is_a_separate_factor
 
 def test_trivial_goals_are_flagged_or_dropped():
     entries = [ProblemSpec(2, test=True, count=60)]
-    flagged = generate_set(SetSpec(problems=entries, views=VIEWS[:1]), seed=0)
+    flagged = make_problems(SetSpec(problems=entries, views=VIEWS[:1]), seed=0)
     assert any(p.extra["trivial_goal"]["c1"] for p in flagged)
-    dropped = generate_set(SetSpec(problems=entries, views=VIEWS[:1], trivial="drop"), seed=0)
+    dropped = make_problems(SetSpec(problems=entries, views=VIEWS[:1], trivial="drop"), seed=0)
     assert not any(p.extra["trivial_goal"]["c1"] for p in dropped)
     assert all(p.extra["optimal_plan_length"]["c1"] >= 1 for p in dropped)
 
 
 def test_large_problems_store_a_near_optimal_length_above_the_exact_limit():
     spec = SetSpec(problems=[ProblemSpec(14, count=1)], exact_up_to=12)
-    problem = generate_set(spec)[0]
+    problem = make_problems(spec)[0]
     assert problem.extra["optimal_plan_length"]["all"] is None
     assert problem.extra["near_optimal_plan_length"]["all"] >= 1
 
@@ -54,7 +58,7 @@ def test_full_goals_of_twenty_items_get_exact_lengths_without_search():
     spec = SetSpec(
         problems=[ProblemSpec(20, test=True, count=3)], views=[ViewSpec("all", "all", "none")], exact_up_to=20
     )
-    for problem in generate_set(spec, seed=3):
+    for problem in make_problems(spec, seed=3):
         length = problem.extra["optimal_plan_length"]["all"]
         assert length == len(optimal_plan(problem.init_board, problem.views["all"]))
         assert "near_optimal_plan_length" not in problem.extra
@@ -69,7 +73,7 @@ def test_a_partial_goal_over_the_plan_budget_is_refused_with_the_way_out(tmp_pat
         match=r"problem \d+ \(8 items\), view 'c9': no optimal plan within plan_"
         r"budget = 1 search steps \(A\* expansions.*exact_up_to below 8",
     ):
-        generate_set(spec, seed=0)
+        make_problems(spec, seed=0)
     spec_file = tmp_path / "tight.yaml"
     spec_file.write_text(
         "plan_budget: 1\nviews: [{name: c9, constraints: 9}]\n"
@@ -91,9 +95,9 @@ def test_a_partial_goal_over_the_plan_budget_is_refused_with_the_way_out(tmp_pat
 
 def test_vocabulary_errors():
     with pytest.raises(ConfigError, match="shares names with vocab"):
-        generate_set(SetSpec(problems=[ProblemSpec(2)], vocab=["a", "b"], weird_vocab=["b", "c"]))
+        make_problems(SetSpec(problems=[ProblemSpec(2)], vocab=["a", "b"], weird_vocab=["b", "c"]))
     with pytest.raises(ConfigError, match="3 items asked for"):
-        generate_set(SetSpec(problems=[ProblemSpec(3)], vocab=["a", "b"], weird_vocab=["x", "y"]))
+        make_problems(SetSpec(problems=[ProblemSpec(3)], vocab=["a", "b"], weird_vocab=["x", "y"]))
 
 
 def digest(directory):
@@ -118,3 +122,51 @@ def test_generation_is_byte_identical_under_any_hash_seed(tmp_path, config):
         assert result.returncode == 0, result.stderr
         outputs.append(digest(out))
     assert outputs[0] == outputs[1] and len(outputs[0]) > 100
+
+
+def test_generate_set_writes_what_the_two_scripts_write_and_the_keys_of_each_results_directory(tmp_path):
+    config = tmp_path / "mine.yaml"
+    config.write_text(CONFIG)
+    ref = SetRef("blocks", "mine", tmp_path / "mine", tmp_path / "results" / "mine", config)
+    (ref.data / "prompts").mkdir(parents=True)
+    (ref.data / "prompts" / "paper___nl___gone.jsonl").write_text("{}\n")  # a view the config dropped
+    (ref.data / "prompts" / "chat___nl___c1.jsonl").write_text("{}\n")  # another style: left alone
+    keys = generate_set(ref)
+    assert sorted(keys) == ["nl___c1", "nl___c3", "pddl___c1", "pddl___c3"]
+    for name, fingerprints in keys.items():
+        kind, view = name.split("___")
+        items = load_items(
+            ref.data / "prompts" / f"paper___{kind}___{view}.jsonl", ref.data / "problems", kind
+        )
+        assert fingerprints == {item["Key"]: str(item["Key"]) for item in items} and len(items) == 8
+    assert sorted(p.name for p in (ref.data / "prompts").iterdir()) == [
+        "chat___nl___c1.jsonl",
+        *(f"paper___{kind}___{view}.jsonl" for kind in ("nl", "pddl") for view in ("c1", "c3")),
+    ]
+    scripts = tmp_path / "scripts"  # the same set by generate_problems.py and generate_prompts.py
+    done = run_script(
+        "scripts/generate_problems.py",
+        "--specs-file",
+        str(config),
+        "--problem-path",
+        str(scripts / "problems"),
+    )
+    assert done.returncode == 0, done.stderr
+    for kind in ("nl", "pddl"):
+        for view in ("c1", "c3"):
+            output = scripts / "prompts" / f"paper___{kind}___{view}.jsonl"
+            done = run_script("scripts/generate_prompts.py", "--problem-path", str(scripts / "problems"),
+                              "--view", view, "--prompt-type", kind, "--output", str(output))  # fmt: skip
+            assert done.returncode == 0, done.stderr
+            assert output.read_bytes() == (ref.data / "prompts" / output.name).read_bytes()
+    for problem in (scripts / "problems").iterdir():
+        assert problem.read_bytes() == (ref.data / "problems" / problem.name).read_bytes(), problem.name
+    assert generate_set(ref, seed=12) != keys  # another seed: other problems, other Keys
+
+
+def test_a_config_that_cannot_be_generated_names_itself_and_writes_nothing(tmp_path):
+    config = tmp_path / "bad.yaml"
+    config.write_text("problems: [{num_obj: 4, test: true, count: 2}]\n")  # no training problem
+    with pytest.raises(ConfigError, match=r"bad\.yaml: no training problems \(test: false\)"):
+        generate_set(SetRef("blocks", "bad", tmp_path / "bad", tmp_path / "results", config))
+    assert not (tmp_path / "bad").exists()
