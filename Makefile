@@ -339,8 +339,9 @@ $(foreach s,$(BLOCKS_SETS),results/blocks/$(s)/.baselines): results/blocks/%/.ba
 	$(PYTHON) scripts/codex_translate.py -t data/blocks/$* --baselines > /dev/null
 	touch $@
 
+# the paper's sets show the published table beside the reproduction's summary (common/blocks/paper.py)
 $(foreach s,$(BLOCKS_SETS),results/blocks/$(s)/report.txt): results/blocks/%/report.txt: results/blocks/%/.baselines \
-		$$(wildcard results/blocks/$$*/*/*___results.jsonl) $(BLOCKS_CODE) $(REPORT_CODE)
+		$$(wildcard results/blocks/$$*/*/*___results.jsonl) $(BLOCKS_CODE) $(REPORT_CODE) $(BLOCKS_REPRODUCED)
 	$(PYTHON) scripts/analyse_results.py $(@D) --figures $(@D)/figures --quiet --out $@
 
 # ---- canvas ----------------------------------------------------------------------------------
