@@ -242,8 +242,10 @@ def _answer_rows(item: dict[str, Any] | None, record: dict[str, Any]) -> list[di
 
 
 def _after_round(record: dict[str, Any], turn: int) -> tuple[bool, bool]:
-    """Return the lenient and strict verdicts after feedback round ``turn`` of a record."""
-    return tuple(bool((record.get(f"{rule}_by_round") or [False] * (turn + 1))[turn]) for rule in RULES)
+    """Return the lenient and strict verdicts after feedback round ``turn`` of a record (False
+    where the record says nothing of that round)."""
+    verdicts = [record.get(f"{rule}_by_round") or [] for rule in RULES]
+    return tuple(bool(values[turn]) if turn < len(values) else False for values in verdicts)
 
 
 def _detail(item: dict[str, Any] | None, record: dict[str, Any]) -> str | None:
