@@ -24,6 +24,7 @@ import pandas as pd
 
 from common import database, suites
 from common.errors import UserError
+from common.scored import Scored
 from common.suite import SetRef
 
 
@@ -65,6 +66,25 @@ def resolve(spec: str | Path, suite: str | None = None, results_root: Path | Non
     return [suites.resolve_set(spec, suite, results_root)]
 
 
+def load(spec: str | Path | list[SetRef], suite: str | None = None, db: str | Path | None = None):
+    """Return ``(refs, scored)``: the sets ``spec`` names (``resolve``; or SetRefs of one suite)
+    and their scored rows from the results database ``db`` (default: ``database.default_path()``),
+    brought up to date first (only results files that changed are read)."""
+    refs = spec if isinstance(spec, list) else resolve(spec, suite)
+    with database.connection(db) as conn:
+        database.update(conn, refs)
+        scored = database.read(conn, refs, texts=suites.get(refs[0].suite).item_texts)
+    return refs, scored
+
+
+def section(
+    refs: list[SetRef], scored: Scored, figures_dir: str | Path | None = None, **options: Any
+) -> Section:
+    """Return the Section of the sets ``refs`` from their scored rows: the suite's ``section``."""
+    figures = Path(figures_dir) if figures_dir else None
+    return suites.get(refs[0].suite).part("section")(refs, scored, figures, **options)
+
+
 def analyse(
     spec: str | Path | list[SetRef],
     suite: str | None = None,
@@ -72,16 +92,9 @@ def analyse(
     db: str | Path | None = None,
     **options: Any,
 ) -> Section:
-    """Return the Section of the sets ``spec`` names (``resolve``; or SetRefs of one suite), from
-    their scored rows in the results database ``db`` (default: ``database.default_path()``),
-    brought up to date first."""
-    refs = spec if isinstance(spec, list) else resolve(spec, suite)
-    of_suite = suites.get(refs[0].suite)
-    with database.connection(db) as conn:
-        database.update(conn, refs)
-        scored = database.read(conn, refs)
-    figures = Path(figures_dir) if figures_dir else None
-    return of_suite.part("section")(refs, scored, figures, **options)
+    """Return the Section of the sets ``spec`` names (``load``, then ``section``)."""
+    refs, scored = load(spec, suite, db)
+    return section(refs, scored, figures_dir, **options)
 
 
 def tidy_data(section: Section) -> pd.DataFrame:

@@ -52,6 +52,21 @@ def load_yaml(path: str | Path) -> tuple[Any, Source]:
     return data, source
 
 
+def load_set_yaml(path: str | Path) -> tuple[Any, Source]:
+    """Return ``load_yaml(path)`` of a set's config without its ``default`` field, which every
+    suite's set may have: ``default: false`` keeps the set out of ``make all`` (scripts/make_suites.py
+    reads it); ConfigError naming the line when it is not true or false."""
+    data, source = load_yaml(path)
+    if isinstance(data, dict) and "default" in data:
+        if not isinstance(data["default"], bool):
+            raise ConfigError(
+                f"{source.where('default')}: field 'default': expected true or false (false: `make all` "
+                f"leaves the set out; `make <suite>/<set>` builds it), got {data['default']!r}"
+            )
+        data = {key: value for key, value in data.items() if key != "default"}
+    return data, source
+
+
 def _record_lines(node: yaml.Node, prefix: str, lines: dict[str, int]) -> None:
     """Fill ``lines`` with the line of every key (mappings) or item (sequences) under ``node``."""
     if isinstance(node, yaml.MappingNode):

@@ -47,16 +47,16 @@ from common.results import metadata_path
 from common.scored import Scored, ScoredRun
 from common.suite import SetRef, Suite
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 5
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
 
 RUN_COLUMNS = [
     "run_id", "set_id", "results_file", "sha256", "bytes", "mtime_ns", "scorer", "prompting", "model",
-    "label", "method", "view", "records", "notes", "settings", "date", "git_commit",
+    "label", "method", "view", "attributes", "records", "notes", "settings", "date", "git_commit",
 ]  # fmt: skip
-ITEM_COLUMNS = ["Key", "unit", "task", "size", "variant", "prompt", "gold", "fields"]
+ITEM_COLUMNS = ["Key", "position", "unit", "task", "size", "variant", "prompt", "gold", "fields"]
 ANSWER_COLUMNS = [
     "Key", "draw", "turn", "question", "expected", "reply", "reasoning", "answer", "correct", "invalid",
     "scored", "refused", "error", "truncated", "prompt_tokens", "completion_tokens", "reasoning_tokens",
@@ -73,14 +73,15 @@ CREATE TABLE sets (
   set_id INTEGER PRIMARY KEY, suite TEXT NOT NULL, set_name TEXT NOT NULL, fingerprint TEXT NOT NULL,
   UNIQUE (suite, set_name));
 CREATE TABLE items (
-  set_id INTEGER NOT NULL REFERENCES sets (set_id), Key INTEGER NOT NULL, unit TEXT NOT NULL, task TEXT,
+  set_id INTEGER NOT NULL REFERENCES sets (set_id), Key INTEGER NOT NULL, position INTEGER NOT NULL,
+  unit TEXT NOT NULL, task TEXT,
   size INTEGER, variant TEXT, prompt INTEGER REFERENCES texts (text_id), gold TEXT, fields TEXT,
   PRIMARY KEY (set_id, Key)) WITHOUT ROWID;
 CREATE TABLE runs (
   run_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   results_file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
   scorer TEXT NOT NULL, prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, method TEXT,
-  view TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT, git_commit TEXT);
+  view TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT, git_commit TEXT);
 CREATE TABLE answers (
   answer_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs (run_id), Key INTEGER NOT NULL,
   draw INTEGER NOT NULL, turn INTEGER NOT NULL, question INTEGER REFERENCES texts (text_id), expected TEXT,
@@ -286,7 +287,7 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
                 )
         counts.scored += len(runs)
         counts.unchanged += len(files) - len(runs)
-        _write_pairs(conn, suite, set_id)
+        _write_pairs(conn, suite)
 
 
 def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) -> bool:
@@ -332,7 +333,7 @@ def _write_items(
     else:
         conn.execute("UPDATE sets SET fingerprint = ? WHERE set_id = ?", (fingerprint, set_id))
         conn.execute("DELETE FROM items WHERE set_id = ?", (set_id,))
-    frame = items.reindex(columns=ITEM_COLUMNS)
+    frame = items.reset_index(drop=True).assign(position=lambda f: f.index).reindex(columns=ITEM_COLUMNS)
     frame = frame.assign(prompt=_text_ids(conn, frame["prompt"]))
     _insert(conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id))
     return set_id
@@ -364,6 +365,7 @@ def _write_run(
         "view": run.view,
         "records": run.records,
         "notes": json.dumps(run.notes, ensure_ascii=False) if run.notes else None,
+        "attributes": json.dumps(run.attributes, sort_keys=True) if run.attributes else None,
         **meta,
     }
     columns = [c for c in RUN_COLUMNS if c != "run_id"]
@@ -415,27 +417,31 @@ def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 
 
-def _write_pairs(conn: sqlite3.Connection, suite: Suite, set_id: int) -> None:
-    """Replace the set's paired tests by those its suite chooses for its runs (``Suite.pairs``)."""
-    conn.execute("DELETE FROM pairs WHERE set_id = ?", (set_id,))
+def _write_pairs(conn: sqlite3.Connection, suite: Suite) -> None:
+    """Replace the suite's paired tests by those it chooses for its runs (``Suite.pairs``, given
+    every run of the suite, with its set's name, and their units): a pair may join two sets."""
+    conn.execute("DELETE FROM pairs WHERE set_id IN (SELECT set_id FROM sets WHERE suite = ?)", (suite.name,))
     runs = pd.read_sql_query(
-        "SELECT run_id, results_file, prompting, model, label, method, view FROM runs WHERE set_id = ? "
-        "ORDER BY run_id",
+        "SELECT r.run_id, r.set_id, s.set_name, r.results_file, r.prompting, r.model, r.label, r.method, r.view, "
+        "r.attributes, r.settings FROM runs r JOIN sets s USING (set_id) WHERE s.suite = ? "
+        "ORDER BY s.set_name, r.results_file",
         conn,
-        params=(set_id,),
+        params=(suite.name,),
     )
     if runs.empty or not suite.pairs:
         return
+    runs["attributes"] = [json.loads(a) if a else {} for a in runs["attributes"]]
     units = pd.read_sql_query(
         "SELECT u.run_id, u.unit, u.rule, u.score, u.censored FROM units u JOIN runs r USING (run_id) "
-        "WHERE r.set_id = ?",
+        "JOIN sets s USING (set_id) WHERE s.suite = ?",
         conn,
-        params=(set_id,),
+        params=(suite.name,),
     )
+    set_of = dict(zip(runs["run_id"], runs["set_id"], strict=True))
     chosen = suite.part("pairs")(runs, units)
     conn.executemany(
         "INSERT INTO pairs (set_id, run_a, run_b, rule) VALUES (?, ?, ?, ?)",
-        [(set_id, int(a), int(b), rule) for a, b, rule in chosen],
+        [(int(set_of[a]), int(a), int(b), rule) for a, b, rule in chosen],
     )
 
 
@@ -498,6 +504,7 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
         params=params,
     )
     runs["notes"] = [json.loads(n) if isinstance(n, str) else [] for n in runs["notes"]]  # NULL: NaN or None
+    runs["attributes"] = [json.loads(a) if isinstance(a, str) else {} for a in runs["attributes"]]
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
     text_columns = (
         ", q.text AS question, y.text AS reply, z.text AS reasoning"
@@ -533,7 +540,8 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
     items = pd.read_sql_query(
         f"SELECT s.set_name, i.Key, i.unit, i.task, i.size, i.variant, i.gold, i.fields"
         f"{', p.text AS prompt' if texts else ''} FROM items i JOIN sets s USING (set_id)"
-        f"{' LEFT JOIN texts p ON p.text_id = i.prompt' if texts else ''} WHERE {where}",
+        f"{' LEFT JOIN texts p ON p.text_id = i.prompt' if texts else ''} WHERE {where} "
+        "ORDER BY s.set_name, i.position",
         conn,
         params=params,
     )
@@ -561,27 +569,28 @@ def _insert(conn: sqlite3.Connection, table: str, columns: list[str], frame: pd.
     present = [c for c in columns if c in frame and frame[c].notna().any()]
     values = [_sql_column(frame[column]) for column in present]
     marks = ", ".join("?" * len(present))
-    conn.executemany(f"INSERT INTO {table} ({', '.join(present)}) VALUES ({marks})", zip(*values, strict=True))
+    conn.executemany(
+        f"INSERT INTO {table} ({', '.join(present)}) VALUES ({marks})", zip(*values, strict=True)
+    )
 
 
 def _sql_column(column: pd.Series) -> list[Any]:
     """Return a column's values as SQLite stores them (see ``_insert``)."""
-    kind = column.dtype.kind
-    if kind in "iub":
+    if column.dtype.kind in "iub":
         return column.astype("int64").tolist()
-    if kind == "f":
-        return column.astype(object).where(column.notna(), None).tolist()
-    if isinstance(column.dtype, pd.CategoricalDtype):
-        column = column.astype(object)
-    values = column.where(column.notna(), None).tolist()
-    if any(isinstance(v, list | dict) for v in values):
-        values = [json.dumps(v, sort_keys=True, ensure_ascii=False) if isinstance(v, list | dict) else v for v in values]
-    return [v.item() if hasattr(v, "item") else v for v in values] if kind != "O" or _has_numpy(values) else values
-
-
-def _has_numpy(values: list[Any]) -> bool:
-    """Return whether some of ``values`` are numpy scalars (SQLite wants Python numbers)."""
-    return any(type(v).__module__ == "numpy" for v in values[:1000])
+    values = (
+        column.astype(object).tolist() if isinstance(column.dtype, pd.CategoricalDtype) else column.tolist()
+    )
+    return [
+        None
+        if v is None or v != v  # NaN
+        else json.dumps(v, sort_keys=True, ensure_ascii=False)
+        if isinstance(v, list | dict)
+        else v.item()
+        if isinstance(v, np.generic)
+        else v
+        for v in values
+    ]
 
 
 def run_metadata(results_file: str | Path) -> dict[str, Any]:

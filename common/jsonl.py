@@ -51,6 +51,22 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return list(iter_jsonl(path))
 
 
+def parse_lines(data: bytes) -> list[Any] | None:
+    """Return the values of JSON lines ``data`` parsed in one call, or None if that fails.
+
+    Parsing ``[line1,line2,...]`` at once is several times faster than a loop over lines
+    (a newline cannot occur inside a JSON value). None for blank lines, a missing final
+    newline (maybe a torn write) or any malformed line: the caller then reads line by line,
+    which names the bad line.
+    """
+    if not data.endswith(b"\n") or b"\n\n" in data:
+        return None
+    try:
+        return json.loads(b"[" + data[:-1].replace(b"\n", b",") + b"]")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
 def parse_json_line(line: str, path: str | Path, lineno: int) -> dict[str, Any]:
     """Return the JSON object on ``line``; raise ``DataError`` naming ``path:lineno`` if it is not one."""
     try:

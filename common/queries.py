@@ -10,9 +10,8 @@ queries of the explorer (``make explore``: Datasette) and the examples of the re
   variant, and one by one;
 - ``truncated_or_refused``: every answer cut at the token limit or refused by the server;
 - ``paired_tests``: the report's paired tests recounted, with the run ids to pass on;
-- one headline per suite recomputed from the rows: WorldSense's average accuracy (tuples, then
-  problem sizes, then problems weighted equally), canvas's strict accuracy, blocks' success by
-  view, Already Said That's average turns.
+- and each suite's own (``Suite.queries``, in its report module): its headline recomputed from
+  the rows.
 
 ``datasette_metadata`` writes them for Datasette; ``pair_examples`` and ``failure_examples``
 give the report its few examples (first by unit, so the same every time).
@@ -23,10 +22,12 @@ from typing import Any
 
 import pandas as pd
 
+from common import suites
+
 EXCERPT = 400  # characters of a prompt (its end: the question) or a reply (its start) shown
-RULE_SCORE = (
-    "(CASE {rule} WHEN 'strict' THEN {t}.strict WHEN 'lenient' THEN {t}.lenient ELSE {t}.correct END)"
-)
+# an answer's score under a units rule: its value in ``scores`` when the suite keeps the rule there,
+# else the headline rule ``correct``
+RULE_SCORE = "coalesce((SELECT value FROM scores c WHERE c.answer_id = {t}.answer_id AND c.rule = {rule}), {t}.correct)"
 
 
 def _excerpt(column: str, end: bool = False) -> str:
@@ -38,52 +39,59 @@ def _excerpt(column: str, end: bool = False) -> str:
 def disagreements_sql(per_cell: bool = False) -> str:
     """Return the SQL of the ``disagreements`` query; with ``per_cell`` only the first ``:per_cell``
     units of each cell (a better, b better) are shown (the counts stay those of every unit). The
-    answers shown are picked by subqueries run for the rows fetched only (Datasette shows 1,000)."""
+    discordant units come from ``units`` alone (its key: run, rule, unit); the answers shown are
+    looked up by subqueries in the outer SELECT, run only for the rows fetched (a page)."""
     rule = "(SELECT rule FROM settings)"
     loser_score, winner_score = RULE_SCORE.format(rule=rule, t="l"), RULE_SCORE.format(rule=rule, t="w")
+    cells = (
+        "SELECT * FROM (SELECT * FROM discordant WHERE better = 'a' ORDER BY unit LIMIT CAST(:per_cell AS INTEGER)) "
+        "UNION ALL SELECT * FROM (SELECT * FROM discordant WHERE better = 'b' ORDER BY unit "
+        "LIMIT CAST(:per_cell AS INTEGER))"
+        if per_cell
+        else "SELECT * FROM discordant"
+    )
+    lost = f"""(SELECT l.answer_id FROM items i  -- CROSS JOIN: from the unit's few items, not the run's answers
+      CROSS JOIN answers l ON l.run_id = c.loser AND l.Key = i.Key AND l.draw = 0
+      LEFT JOIN answers w ON w.run_id = c.winner AND w.Key = l.Key AND w.draw = 0 AND w.turn = l.turn
+      WHERE i.set_id = c.set_id AND i.unit = c.unit AND l.scored AND {loser_score} = 0
+      ORDER BY {winner_score} DESC NULLS LAST, l.Key, l.turn LIMIT 1)"""
     return f"""
 WITH settings AS (
   SELECT CAST(:run_a AS INTEGER) AS run_a, CAST(:run_b AS INTEGER) AS run_b,
     coalesce(nullif(:rule, ''), (SELECT min(rule) FROM units WHERE run_id = CAST(:run_a AS INTEGER))) AS rule
 ), discordant AS (
-  SELECT x.unit, x.task, x.size, x.score AS score_a, y.score AS score_b, s.run_a, s.run_b,
+  SELECT x.unit, x.task, x.size, x.score AS score_a, y.score AS score_b,
     CASE WHEN x.score > y.score AND NOT y.censored THEN 'a' ELSE 'b' END AS better
   FROM settings s JOIN units x ON x.run_id = s.run_a AND x.rule = s.rule
   JOIN units y ON y.run_id = s.run_b AND y.rule = s.rule AND y.unit = x.unit
   WHERE (x.score > y.score AND NOT y.censored) OR (y.score > x.score AND NOT x.censored)
-), counted AS (
-  SELECT d.*, count(*) OVER () AS discordant, sum(better = 'a') OVER () AS a_better,
-    sum(better = 'b') OVER () AS b_better, row_number() OVER (PARTITION BY better ORDER BY unit) AS nth,
-    CASE better WHEN 'a' THEN run_b ELSE run_a END AS loser,
-    CASE better WHEN 'a' THEN run_a ELSE run_b END AS winner
-  FROM discordant d
+), totals AS (
+  SELECT count(*) AS discordant, coalesce(sum(better = 'a'), 0) AS a_better,
+    coalesce(sum(better = 'b'), 0) AS b_better FROM discordant
+), cells AS ({cells}
 ), shown AS (
-  SELECT c.*, (  -- the loser's first wrong scored answer in the unit, first one the winner got right
-    SELECT l.rowid FROM runs r JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name
-    JOIN answers l ON l.run_id = r.run_id AND l.Key = i.Key
-    LEFT JOIN answers w ON w.run_id = c.winner AND w.Key = l.Key AND w.turn = l.turn
-    WHERE r.run_id = c.loser AND i.unit = c.unit AND l.scored AND {loser_score} = 0
-    ORDER BY {winner_score} DESC NULLS LAST, l.Key, l.turn LIMIT 1) AS lost_row
-  FROM counted c {"WHERE nth <= CAST(:per_cell AS INTEGER)" if per_cell else ""}
+  SELECT c.*, s.run_a, s.run_b, (SELECT set_id FROM runs WHERE run_id = s.run_a) AS set_id,
+    CASE c.better WHEN 'a' THEN s.run_b ELSE s.run_a END AS loser,
+    CASE c.better WHEN 'a' THEN s.run_a ELSE s.run_b END AS winner
+  FROM cells c, settings s
 ), picked AS (
-  SELECT s.*, coalesce(  -- the winner's answer to the same item and turn, else its scored one of the unit
-    (SELECT w.rowid FROM answers w WHERE w.run_id = s.winner AND w.Key = l.Key AND w.turn = l.turn),
-    (SELECT w.rowid FROM runs r JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name
-     JOIN answers w ON w.run_id = r.run_id AND w.Key = i.Key
-     WHERE r.run_id = s.winner AND i.unit = s.unit AND w.scored ORDER BY w.Key, w.turn LIMIT 1)) AS won_row
-  FROM shown s JOIN answers l ON l.rowid = s.lost_row
+  SELECT c.*, {lost} AS lost_row FROM shown c
 )
-SELECT p.discordant, p.a_better, p.b_better, p.better, p.unit, coalesce(l.expected, i.gold) AS gold,
-  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("a.reply")} AS reply_a,
-  {_excerpt("b.reply")} AS reply_b,
-  {_excerpt("coalesce(l.question, i.prompt)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
-  l.Key, l.turn, p.nth
-FROM picked p JOIN answers l ON l.rowid = p.lost_row
-JOIN runs r ON r.run_id = l.run_id
-JOIN items i ON i.suite = r.suite AND i.set_name = r.set_name AND i.Key = l.Key
-LEFT JOIN answers a ON a.rowid = CASE p.better WHEN 'a' THEN p.won_row ELSE p.lost_row END
-LEFT JOIN answers b ON b.rowid = CASE p.better WHEN 'b' THEN p.won_row ELSE p.lost_row END
-ORDER BY p.better, p.nth"""
+SELECT t.discordant, t.a_better, t.b_better, p.better, p.unit, coalesce(l.expected, i.gold) AS gold,
+  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("ya.text")} AS reply_a, {_excerpt("yb.text")} AS reply_b,
+  {_excerpt("coalesce(q.text, pt.text)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
+  l.Key, l.turn
+FROM picked p, totals t JOIN answers l ON l.answer_id = p.lost_row
+JOIN items i ON i.set_id = p.set_id AND i.Key = l.Key
+LEFT JOIN answers w ON w.answer_id = coalesce(
+  (SELECT w.answer_id FROM answers w WHERE w.run_id = p.winner AND w.Key = l.Key AND w.draw = 0 AND w.turn = l.turn),
+  (SELECT w.answer_id FROM items j CROSS JOIN answers w ON w.run_id = p.winner AND w.Key = j.Key AND w.draw = 0
+   WHERE j.set_id = p.set_id AND j.unit = p.unit AND w.scored ORDER BY w.Key, w.turn LIMIT 1))
+LEFT JOIN answers a ON a.answer_id = CASE p.better WHEN 'a' THEN w.answer_id ELSE l.answer_id END
+LEFT JOIN answers b ON b.answer_id = CASE p.better WHEN 'b' THEN w.answer_id ELSE l.answer_id END
+LEFT JOIN texts q ON q.text_id = l.question LEFT JOIN texts pt ON pt.text_id = i.prompt
+LEFT JOIN texts ya ON ya.text_id = a.reply LEFT JOIN texts yb ON yb.text_id = b.reply
+ORDER BY p.better, p.unit"""
 
 
 FAILURES_BY_GROUP = """
@@ -102,41 +110,13 @@ TRUNCATED_OR_REFUSED = f"""
 SELECT count(*) OVER () AS answers_flagged, sum(truncated) OVER () AS replies_cut,
   sum(refused IS NOT NULL) OVER () AS refused_answers, r.run_id, r.suite, r.set_name, r.label, a.Key, a.turn,
   a.truncated, a.finish_reason, a.refused, a.error, a.completion_tokens, a.reasoning_tokens,
-  {_excerpt("a.reply")} AS reply
-FROM answers a JOIN runs r USING (run_id)
+  {_excerpt("y.text")} AS reply
+FROM answers a JOIN run_rows r USING (run_id) LEFT JOIN texts y ON y.text_id = a.reply
 WHERE a.truncated > 0 OR a.refused IS NOT NULL
 ORDER BY r.run_id, a.Key, a.turn"""
 
 PAIRED_TESTS = "SELECT * FROM paired"
 
-WORLDSENSE_AVERAGE = """
-WITH by_size AS (
-  SELECT run_id, task, size, avg(score) AS acc FROM units JOIN runs USING (run_id)
-  WHERE suite = 'worldsense' GROUP BY run_id, task, size
-), by_problem AS (SELECT run_id, task, avg(acc) AS acc FROM by_size GROUP BY run_id, task)
-SELECT r.run_id, r.model, r.prompting, round(100 * avg(acc), 1) AS accuracy_pct, count(*) AS problems
-FROM by_problem JOIN runs r USING (run_id) GROUP BY r.run_id ORDER BY r.run_id"""
-
-CANVAS_ACCURACY = """
-SELECT r.run_id, r.set_name, r.label, count(*) AS trials, round(100.0 * avg(a.strict), 1) AS strict_pct,
-  round(100.0 * avg(a.contains), 1) AS contains_pct, sum(a.invalid) AS invalid,
-  sum(a.refused IS NOT NULL) AS refused
-FROM answers a JOIN runs r USING (run_id) WHERE r.suite = 'canvas' AND a.scored
-GROUP BY r.run_id ORDER BY r.run_id"""
-
-BLOCKS_SUCCESS = """
-SELECT r.run_id, r.set_name, r.view, r.label, count(*) AS problems,
-  round(100.0 * avg(a.lenient), 1) AS lenient_pct, round(100.0 * avg(a.strict), 1) AS strict_pct,
-  sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
-FROM answers a JOIN runs r USING (run_id) WHERE r.suite = 'blocks' AND a.scored
-GROUP BY r.run_id ORDER BY r.run_id"""
-
-ASAT_TURNS = """
-SELECT r.run_id, r.set_name, r.model, count(*) AS conversations, round(avg(u.score), 1) AS avg_turns,
-  sum(NOT u.censored) AS failed
-FROM units u JOIN runs r USING (run_id)
-WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
-GROUP BY r.run_id ORDER BY r.run_id"""
 
 # name -> (title, description, SQL): the explorer's canned queries
 QUERIES: dict[str, tuple[str, str, str]] = {
@@ -173,35 +153,21 @@ QUERIES: dict[str, tuple[str, str, str]] = {
         "Answers with a reply cut at the token limit (finish_reason length) or refused by the server.",
         TRUNCATED_OR_REFUSED,
     ),
-    "worldsense_average_accuracy": (
-        "WorldSense: average accuracy",
-        (
-            "Tuples' weighted accuracy, averaged over tuples, then problem sizes, then problems "
-            "(equal weights): the report's AVERAGE ACCURACY table."
-        ),
-        WORLDSENSE_AVERAGE,
-    ),
-    "canvas_strict_accuracy": (
-        "Canvas: strict accuracy",
-        "Every trial of a run, as the report's summary.",
-        CANVAS_ACCURACY,
-    ),
-    "blocks_success_by_view": (
-        "Blocks: success by view",
-        "Each results file is one view of a run: the report's SUCCESS by view and run table.",
-        BLOCKS_SUCCESS,
-    ),
-    "already_said_that_average_turns": (
-        "Already Said That: average turns",
-        "Turns passed before the failing one, over the conversations not refused by the server.",
-        ASAT_TURNS,
-    ),
 }
+
+
+def all_queries() -> dict[str, tuple[str, str, str]]:
+    """Return every canned query: the shared ones (``QUERIES``), then each suite's."""
+    found = dict(QUERIES)
+    for suite in suites.all_suites():
+        if suite.queries:
+            found.update(suite.part("queries"))
+    return found
 
 
 def run_query(conn: sqlite3.Connection, name: str, **params: Any) -> pd.DataFrame:
     """Return the result of the canned query ``name`` with ``params`` (as Datasette passes them)."""
-    return pd.read_sql_query(QUERIES[name][2], conn, params=params)
+    return pd.read_sql_query(all_queries()[name][2], conn, params=params)
 
 
 def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> dict[str, Any]:
@@ -210,7 +176,7 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
     first = conn.execute("SELECT run_a, run_b, rule, a, b FROM paired LIMIT 1").fetchone()
     queries = {
         name: {"title": title, "description": about, "sql": sql.strip()}
-        for name, (title, about, sql) in QUERIES.items()
+        for name, (title, about, sql) in all_queries().items()
     }
     if first:
         queries["disagreements"]["description"] += (
@@ -226,10 +192,12 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
 def pair_examples(conn: sqlite3.Connection, files: list[str], per_cell: int = 3) -> list[dict[str, Any]]:
     """Return the examples behind the paired tests between runs of ``files`` (results files as
     ``paths.shown`` names them): per test, its labels and counts and the first ``per_cell`` units
-    of each discordant cell (the ``disagreements`` query's rows, as a DataFrame)."""
+    of each discordant cell (the ``disagreements`` query's rows, as a DataFrame). Only the pairs
+    asked for are counted (not the whole ``paired`` view)."""
     marks = ", ".join("?" * len(files))
     tests = pd.read_sql_query(
-        f"SELECT p.* FROM paired p JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b "
+        f"SELECT p.pair_id, p.run_a, p.run_b, p.rule, ra.label AS a, rb.label AS b, ra.view FROM pairs p "
+        f"JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b "
         f"WHERE ra.results_file IN ({marks}) AND rb.results_file IN ({marks}) ORDER BY p.pair_id",
         conn,
         params=[*files, *files],
@@ -238,8 +206,20 @@ def pair_examples(conn: sqlite3.Connection, files: list[str], per_cell: int = 3)
     for test in tests.to_dict("records"):
         params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
         rows = pd.read_sql_query(disagreements_sql(per_cell=True), conn, params=params)
-        found.append({**test, "rows": rows})
+        counts = _pair_counts(conn, test["run_a"], test["run_b"], test["rule"])
+        found.append({**test, **counts, "rows": rows})
     return found
+
+
+def _pair_counts(conn: sqlite3.Connection, run_a: int, run_b: int, rule: str) -> dict[str, int]:
+    """Return ``n``, ``a_better``, ``b_better`` of one paired test, counted from ``units``."""
+    n, a_better, b_better = conn.execute(
+        "SELECT count(*), coalesce(sum(x.score > y.score AND NOT y.censored), 0), "
+        "coalesce(sum(y.score > x.score AND NOT x.censored), 0) FROM units x "
+        "JOIN units y ON y.run_id = ? AND y.rule = x.rule AND y.unit = x.unit WHERE x.run_id = ? AND x.rule = ?",
+        (run_b, run_a, rule),
+    ).fetchone()
+    return {"n": n, "a_better": a_better, "b_better": b_better}
 
 
 def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 3) -> pd.DataFrame:

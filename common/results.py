@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from common.errors import DataError, UserError
-from common.jsonl import atomic_write, dumps, parse_json_line
+from common.jsonl import atomic_write, dumps, parse_json_line, parse_lines
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +90,20 @@ def read_results(path: str | Path, all_draws: bool = False) -> list[dict[str, An
     good_end, records = _scan(path, data)
     if good_end < len(data):
         log.warning("%s: ignoring a torn last line (%d bytes)", path, len(data) - good_end)
+    note_read(path, len(records))
     return records if all_draws else [record for record in records if not record.get("draw")]
+
+
+def note_read(path: str | Path, records: int) -> None:
+    """Append "<path>\t<records>" to the file $RESULTS_READ_LOG names, when set: how bench/ counts
+    that ``make all`` reads (parses) each answer once. Nothing happens otherwise."""
+    log_file = os.environ.get(READ_LOG)
+    if log_file:
+        with open(log_file, "a", encoding="utf-8") as handle:
+            handle.write(f"{Path(path).resolve()}\t{records}\n")
+
+
+READ_LOG = "RESULTS_READ_LOG"
 
 
 def draw_of(record: dict[str, Any]) -> int:
@@ -102,19 +115,6 @@ def draw_of(record: dict[str, Any]) -> int:
 def record_id(record: dict[str, Any]) -> tuple[Any, int]:
     """Return what identifies a record in its results file: (Key, draw)."""
     return record["Key"], draw_of(record)
-
-
-def records_kind(records: list[dict[str, Any]]) -> str | None:
-    """Return which suite wrote ``records``, by content: "already_said_that" (conversations:
-    ``turns`` and ``ended``), "blocks" (plans and translations: ``id`` and ``view``), "answers"
-    (WorldSense and canvas: ``resp`` to one question), or None (no records, or none of these):
-    so that a suite's analysis names a file of another suite instead of scoring it as nothing."""
-    first = records[0] if records else {}
-    if "turns" in first and "ended" in first:
-        return "already_said_that"
-    if "id" in first and "view" in first:
-        return "blocks"
-    return "answers" if "resp" in first else None
 
 
 def run_files(path: str | Path) -> list[Path]:
@@ -326,6 +326,9 @@ def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
 
     Only the last line may be torn: it is torn if it lacks a newline or is not a JSON object.
     """
+    whole = parse_lines(data)  # fast: the whole file in one parse, when every line is whole
+    if whole is not None and all(type(record) is dict and "Key" in record for record in whole):
+        return len(data), _unique(path, whole)
     records: list[dict[str, Any]] = []
     seen: set[Any] = set()
     lines = data.split(b"\n")
@@ -355,3 +358,18 @@ def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
     if duplicates:
         log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, duplicates)
     return offset, records
+
+
+def _unique(path: Path, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return ``records`` without the later ones of the same Key and draw (with a warning)."""
+    ids = [(record["Key"], record.get("draw") or 0) for record in records]
+    if len(set(ids)) == len(ids):
+        return records
+    seen: set[Any] = set()
+    kept = []
+    for record, found in zip(records, ids, strict=True):
+        if found not in seen:
+            seen.add(found)
+            kept.append(record)
+    log.warning("%s: %d duplicate Keys ignored (first answer kept)", path, len(records) - len(kept))
+    return kept

@@ -22,6 +22,8 @@ cluster by):
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import pandas as pd
 
@@ -38,9 +40,12 @@ def draws(frame: pd.DataFrame) -> int:
     return int(frame.groupby("Key")["draw"].nunique().max()) if len(frame) else 0
 
 
-def draw_frames(scored: Scored, score: str = "correct", label: str = "label") -> dict[str, pd.DataFrame]:
+def draw_frames(
+    scored: Scored, score: str = "correct", label: Callable[[Any], str] = lambda run: run.label
+) -> dict[str, pd.DataFrame]:
     """Return, when some run of ``scored`` (the scored rows of a set) holds repeated answers
-    (``draw`` > 0), every run's frame of answers by its ``label`` column: the scored answers with
+    (``draw`` > 0), every run's frame of answers by ``label(run)`` (default the run's label, its
+    name in the suite's tables): the scored answers with
     ``score`` taken from the column ``score`` and ``item`` the unit of their item (its Key's
     ``unit``: a WorldSense tuple, a canvas item); else {} (a set without repeats is unchanged)."""
     answers = scored.answers[scored.answers["scored"] == 1]
@@ -52,7 +57,7 @@ def draw_frames(scored: Scored, score: str = "correct", label: str = "label") ->
     for run in scored.runs.itertuples():
         mine = answers[answers["run_id"] == run.run_id]
         where = pd.MultiIndex.from_arrays([[sets[run.run_id]] * len(mine), mine["Key"]])
-        frames[getattr(run, label)] = pd.DataFrame(
+        frames[label(run)] = pd.DataFrame(
             {
                 "Key": mine["Key"].to_numpy(),
                 "draw": mine["draw"].to_numpy(),

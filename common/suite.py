@@ -6,7 +6,7 @@ suite only through this object; ``common.suites`` lists the suites. A suite name
 reference (``"module:attribute"``), imported only when used, so that a suite's package
 ``__init__`` stays light and the import closure of each stage is what that stage reads:
 
-- ``generate`` (generated suites): ``generate_set(ref, seed) -> fingerprints``, writes the set's
+- ``generate`` (generated suites): ``generate(ref, seed, overrides) -> fingerprints``, writes the set's
   data (``ref.data``) from its config and returns each item's fingerprint per results
   subdirectory (``common.stale``);
 - ``protocol``: the module with ``items(ref, limit)`` and ``answer(model, item, ...)`` that the
@@ -61,19 +61,24 @@ class Suite:
     headline: str  # what an answer's ``correct`` means (its headline rule)
     rules: tuple[str, ...] = ()  # other rules and measures scored per answer (the ``scores`` table)
     run_scripts: tuple[str, ...] = ()  # scripts/ that ask a model (make runs each with --baselines)
+    record_fields: tuple[str, ...] = ()  # fields every record of its results files has (what wrote a file)
     detect: str = ""  # "module:function(path) -> bool": whether a directory is one of its sets
     protocol: str = ""  # module with items(ref, limit) and answer(model, item, ...)
     baselines: str = ""  # "module:BASELINES"
-    generate: str = ""  # "module:generate_set"; empty for a suite whose sets are fetched
+    generate: str = ""  # "module:generate"; empty for a suite whose sets are fetched
     fingerprint: str = ""  # "module:data_fingerprint(ref) -> str": changes when the set's data changes
     results_files: str = ""  # "module:results_files(ref) -> [Path]": the set's results files
     items: str = ""  # "module:items_frame(ref) -> DataFrame": the set's items
     score: str = ""  # "module:score_file(ref, file, items) -> ScoredRun"
     pairs: str = ""  # "module:pairs"
     section: str = ""  # "module:section"
+    queries: str = (
+        ""  # "module:QUERIES": the explorer's canned queries of this suite, {name: (title, about, SQL)}
+    )
     fetched_sets: tuple[str, ...] = ()  # sets that come from elsewhere (WorldSense's test sets)
     results_in_data: bool = False  # results beside the data (<data>/results/), as a release keeps them
     section_scope: str = "set"  # "set": a report section per set; "suite": one for all default sets
+    item_texts: bool = False  # its analysis reads the items' prompts (database.read(..., texts=True))
     extra: dict[str, str] = field(default_factory=dict)  # other named parts ("module:attribute")
 
     def __repr__(self) -> str:

@@ -36,9 +36,25 @@ def get(name: str) -> Suite:
     raise UserError(f"unknown suite {name!r}: choose one of {', '.join(names())}")
 
 
+def first_set() -> str:
+    """Return ``<suite>/<set>`` of the first default set of the first suite: what a script that
+    analyses any set shows when given none (the WorldSense release's script shows its test set)."""
+    suite = all_suites()[0]
+    return suite.ref(suite.set_names()[0]).key
+
+
 def names() -> list[str]:
     """Return the names of the suites, in order."""
     return [suite.name for suite in all_suites()]
+
+
+def writer_of(records: list[dict]) -> Suite | None:
+    """Return the suite whose results records look like ``records``: of those whose fields
+    (``Suite.record_fields``) the first record has, the one with the most; None for no records or
+    none that fits. How a scorer names a results file another suite wrote."""
+    first = records[0] if records else {}
+    fits = [s for s in all_suites() if s.record_fields and all(f in first for f in s.record_fields)]
+    return max(fits, key=lambda s: len(s.record_fields), default=None)
 
 
 def resolve_set(spec: str | Path, suite: str | None = None, results_root: Path | None = None) -> SetRef:

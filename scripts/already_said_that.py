@@ -35,11 +35,12 @@ import argparse
 import contextlib
 import logging
 import sys
+from pathlib import Path
 
-from common import cli
+from common import cli, suites
 from common.already_said_that import cost, run
 from common.already_said_that.baselines import BASELINES
-from common.already_said_that.generate import SetData, load_set, set_dir
+from common.already_said_that.generate import SetData, load_set
 from common.already_said_that.prompting import DECODING, HHH_STOPS, PROMPTINGS
 from common.config import parse_overrides
 from common.models import Model, RunSummary, exit_code, load_model_config, models_of, run_items
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
 
-    data = load_set(set_dir(args.testset))
+    ref = suites.resolve_set(args.testset, suite="already_said_that", results_root=args.results_dir)
+    data = load_set(ref.data)
     seeds = int(data.config.get("seeds") or 1)
     if seeds > 1 and "samples" not in parse_overrides(args.set):  # the set's protocol: one draw per seed
         args.set = [f"samples={seeds}", *args.set]
@@ -78,18 +80,19 @@ def main(argv: list[str] | None = None) -> int:
     overrides = {"stop": HHH_STOPS} if args.prompting == "hhh" else None  # the transcript's role markers
     for model in models_of(args, BASELINES, overrides=overrides, defaults=DECODING):
         with contextlib.closing(model):
-            summaries.append(play(model, data, args))
+            summaries.append(play(model, data, ref.results, args))
     return exit_code(summaries, "conversations")
 
 
-def play(model: Model, data: SetData, args: argparse.Namespace) -> RunSummary:
-    """Play the conversations of ``data`` with ``model`` as ``args`` say, write the run's summary,
-    and return the runner's summary (UserError for a prompting the model cannot take)."""
+def play(model: Model, data: SetData, results: Path, args: argparse.Namespace) -> RunSummary:
+    """Play the conversations of ``data`` with ``model`` as ``args`` say (the run's files in the
+    set's results directory ``results``), write the run's summary, and return the runner's
+    summary (UserError for a prompting the model cannot take)."""
     run.check_prompting(model, args.prompting)
     warning = cost.max_tokens_warning(data, model.settings().get("max_tokens"))  # None: a built-in
     if warning:
         log.warning("%s", warning)
-    files = run.run_paths(data.name, model.name, args.results_dir or run.RESULTS_DIR, args.prompting)
+    files = run.run_paths(results.name, model.name, results.parent, args.prompting)
     player = run.ConversationRunner(data, files["turns"], model.name, args.prompting)
     labels = {
         "prompting": args.prompting,

@@ -48,7 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     parser = cli.make_parser(__doc__)
     parser.add_argument("path", nargs="?", help="the set (as -t)")
     cli.add_set_option(
-        parser, default="worldsense/test_set", help="the set: a set name, <suite>/<set>, a path, or a suite"
+        parser, default=suites.first_set(), help="the set: a set name, <suite>/<set>, a path, or a suite"
     )
     parser.add_argument("--suite", choices=suites.names(), help="look the set up in this suite only")
     parser.add_argument("--out", metavar="TXT", help="also write the printed report to this file")
@@ -63,6 +63,12 @@ def _parser() -> argparse.ArgumentParser:
         help="save the analysis for the report (scripts/build_report.py); needs --figures",
     )
     parser.add_argument("--quiet", action="store_true", help="print nothing (write the files only)")
+    parser.add_argument(
+        "--set-reports",
+        metavar="PATTERN",
+        help="with several sets (-t <suite>), also write each set's own report text to PATTERN, "
+        "its {set} replaced by the set's name (e.g. 'results/<suite>/{set}/report.txt')",
+    )
     parser.add_argument(
         "--database",
         type=Path,
@@ -97,14 +103,9 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
-        section = analysis.analyse(
-            args.testset,
-            suite=args.suite,
-            figures_dir=figures_dir,
-            db=args.database,
-            by=args.by,
-            require_complete=args.require_complete,
-        )
+        options = {"by": args.by, "require_complete": args.require_complete}
+        refs, scored = analysis.load(args.testset, suite=args.suite, db=args.database)
+        section = analysis.section(refs, scored, figures_dir, **options)
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(section.figures[0][1], args.plot)
@@ -113,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         print(text, end="")
     if args.section:
         report.save_section(section, args.section)
+    for ref in refs if args.set_reports else []:  # each set's own report, from the same scored rows
+        one = analysis.section([ref], scored.of_set(ref.name), None, **options)
+        write_text(args.set_reports.format(set=ref.name), report.section_text(one))
     if args.out:
         write_text(args.out, text)
     if args.csv:

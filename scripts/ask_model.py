@@ -10,11 +10,11 @@ refuses for itself (too long for the model's context, a content filter) is recor
 and the run goes on; re-running skips it unless --retry-errors. Built-in models: random and
 oracle, and on canvas sets every shortcut baseline (--baselines asks them all, each afresh).
 
-$ python scripts/ask_model.py -t data/worldsense/test_set --model oracle --limit 100 --results-dir /tmp/try
-$ OPENAI_API_KEY=... python scripts/ask_model.py -t data/worldsense/test_set --model openai-gpt-4o-mini
-$ python scripts/ask_model.py -t data/worldsense/test_set --model configs/models/vllm.yaml \\
+$ python scripts/ask_model.py -t worldsense/test_set --model oracle --limit 100 --results-dir /tmp/try
+$ OPENAI_API_KEY=... python scripts/ask_model.py -t worldsense/test_set --model openai-gpt-4o-mini
+$ python scripts/ask_model.py -t worldsense/test_set --model configs/models/vllm.yaml \\
       --set concurrency=32 --set max_tokens=8 --no-cache
-$ python scripts/ask_model.py -t standard --baselines
+$ python scripts/ask_model.py -t canvas/standard --baselines
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -26,28 +26,25 @@ import contextlib
 import functools
 import logging
 import sys
-from pathlib import Path
 
-from common import cli, paths
-from common.canvas import baselines as canvas_baselines
-from common.canvas import run as canvas_run
+from common import cli, suites
 from common.errors import UserError
 from common.models import exit_code, models_of, run_items
 from common.results import results_filename
-from common.worldsense import baselines as worldsense_baselines
-from common.worldsense import run as worldsense_run
-from common.worldsense.data import trials_path
 
 log = logging.getLogger("ask_model")
-TESTSET_HELP = (
-    "a WorldSense test set (data/worldsense/test_set) or a canvas set (data/canvas/<set>), "
-    "a directory or a set name"
-)
+SCRIPT = "scripts/ask_model.py"
+
+
+def _testset_help() -> str:
+    """Return the help of -t: the suites whose sets this script asks (one question per trial)."""
+    names = [suite.name for suite in suites.all_suites() if SCRIPT in suite.run_scripts]
+    return f"a set of {' or '.join(names)}: its name, <suite>/<set>, or its directory"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    cli.add_model_options(parser, testset=TESTSET_HELP, prompting="basic")
+    cli.add_model_options(parser, testset=_testset_help(), prompting="basic")
     parser.add_argument(
         "--reprompts", type=int, default=1, help="re-prompts when the answer is not an option"
     )
@@ -57,22 +54,23 @@ def main(argv: list[str] | None = None) -> int:
     if args.reprompts < 0:
         parser.error("--reprompts must be 0 or more")
 
-    testset = find_testset(args.testset)
-    canvas = canvas_run.is_canvas_set(testset)
-    run, builtins = (canvas_run, canvas_baselines) if canvas else (worldsense_run, worldsense_baselines)
-    results_dir = run.results_dir(testset, args.results_dir)
+    ref = suites.resolve_set(args.testset, results_root=args.results_dir)
+    suite = suites.get(ref.suite)
+    if SCRIPT not in suite.run_scripts:
+        raise UserError(f"{ref.key} is a {suite.title} set: ask a model with {', '.join(suite.run_scripts)}")
+    run = suite.part("protocol")
     answer = functools.partial(run.answer, reprompts=args.reprompts)
     summaries = []
-    for model in models_of(args, builtins.BASELINES):
+    for model in models_of(args, suite.part("baselines")):
         with contextlib.closing(model):
             try:
-                out_path = results_dir / results_filename(args.prompting, model.name)
+                out_path = ref.results / results_filename(args.prompting, model.name)
             except ValueError as exc:
                 parser.error(str(exc))
             labels = {"prompting": args.prompting, "modelname": model.name, "reprompts": args.reprompts}
             summary = run_items(
                 model,
-                run.items(testset, args.limit),
+                run.items(ref.data, args.limit),
                 out_path,
                 answer=answer,
                 labels=labels,
@@ -81,20 +79,6 @@ def main(argv: list[str] | None = None) -> int:
             summaries.append(summary)
             log.info("%s", summary.describe(out_path))
     return exit_code(summaries, "trials")
-
-
-def find_testset(name_or_dir: str) -> Path:
-    """Return the test set directory ``-t`` names: a directory with a trials file, else a set of
-    that name under data/worldsense/ or data/canvas/; raise UserError naming where it looked."""
-    for suite in ("worldsense", "canvas"):
-        for path in (Path(name_or_dir), paths.DATA / suite / name_or_dir):
-            with contextlib.suppress(FileNotFoundError):
-                trials_path(path)
-                return path
-    raise UserError(
-        f"no test set {name_or_dir!r}: no trials.jsonl.bz2 in {name_or_dir}, data/worldsense/{name_or_dir} "
-        f"or data/canvas/{name_or_dir} (WorldSense: `make data`; a canvas set: `make canvas/<set>`)"
-    )
 
 
 if __name__ == "__main__":

@@ -1,15 +1,15 @@
 """Build the one report of every suite from saved sections: results/report.html and report.md.
 
 Each section is the JSON that `scripts/analyse_results.py --section` wrote for one suite (its
-tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). With
---database (results/results.sqlite, `make db`), each section also shows a few examples under
-its paired tests and a few failures of each run. The HTML stands alone (images embedded, no
+tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). Each
+section also shows a few examples under its paired tests and a few failures of each run, from
+the results database (results/results.sqlite) whose scored rows the sections were computed from. The HTML stands alone (images embedded, no
 network); the Markdown links the figures. Prints where the report is and one summary line per
 section.
 
-$ python scripts/build_report.py results/sections/worldsense.json \\
+$ python scripts/build_report.py results/sections/worldsense/test_set.json \\
       --html results/report.html --markdown results/report.md --summary results/report.txt
-$ python scripts/build_report.py results/sections/*.json --database results/results.sqlite \\
+$ python scripts/build_report.py results/sections/*/*.json results/sections/*.json \\
       --html /tmp/report.html --markdown /tmp/report.md
 """
 
@@ -19,12 +19,10 @@ except ModuleNotFoundError:  # a copy of this script outside scripts/: the insta
     pass
 
 import logging
-import sqlite3
 import sys
-from contextlib import closing
 from pathlib import Path
 
-from common import cli, examples, paths, render, report
+from common import cli, database, examples, paths, render, report
 from common.jsonl import write_text
 from common.provenance import provenance, token_budget_lines
 
@@ -37,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, required=True, help="the HTML report to write")
     parser.add_argument("--markdown", type=Path, required=True, help="the Markdown report to write")
     parser.add_argument(
-        "--database", type=Path, help="the results database the examples come from (none without it)"
+        "--database", type=Path, default=None, help="the results database (default: results/results.sqlite)"
     )
     parser.add_argument(
         "--summary",
@@ -49,11 +47,8 @@ def main(argv: list[str] | None = None) -> int:
 
     sections = [report.load_section(path) for path in args.sections]
     prov = provenance(sections)
-    if args.database:
-        if not args.database.is_file():
-            raise FileNotFoundError(2, "No results database (make db builds it)", str(args.database))
-        with closing(sqlite3.connect(f"file:{args.database}?mode=ro", uri=True)) as conn:
-            sections = [examples.attach(section, conn) for section in sections]
+    with database.connection(args.database, readonly=True) as conn:
+        sections = [examples.attach(section, conn) for section in sections]
     links = report.figure_copies(sections, args.markdown.resolve().parent)
     write_text(args.markdown, render.render_markdown(sections, prov, links))
     write_text(args.html, render.render_html(sections, prov))

@@ -35,8 +35,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--skip-offline",
         action="store_true",
-        help="when the host cannot be reached, warn and exit 0 without the stamp "
-        "(for optional data: the next run tries again)",
+        help="when the host cannot be reached, warn, write the stamp saying so and exit 0 (for optional "
+        "data: make is done with it; removing the stamp, as `make data-worldsense-other` does, tries again)",
     )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
@@ -60,12 +60,14 @@ def main(argv: list[str] | None = None) -> int:
         mirror = " and DATA_MIRROR does not hold these files" if os.environ.get("DATA_MIRROR") else ""
         log.warning(
             "%s %s: skipped: %s cannot be reached%s (optional data); files verified so far "
-            "are kept, the next run tries again",
+            "are kept; with network, `make data-worldsense-other` tries again",
             spec.name,
             " ".join(args.group) or "(all)",
             exc.host,
             mirror,
         )
+        if args.stamp:  # done for make: offline, it is not asked again at every run
+            write_text(args.stamp, f"offline: {exc.host} could not be reached; not fetched\n")
         return 0
     if args.stamp:
         write_text(args.stamp, "".join(f"{h}  {p}\n" for p, h in files.items()))

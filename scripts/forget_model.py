@@ -1,10 +1,10 @@
 """Take one model's results out of every suite: moved to results/forgotten/<UTC time>/, not deleted.
 
 Every results file of the model (any prompting label), with its run's other files (metadata,
-turn log), under results/ and in the WorldSense test sets' results/ directories, moves to
-results/forgotten/<time>/ under the same relative path; its `make all MODEL=...` stamps go, and
-so do the analyses and report sections that showed it, so the next `make all` rebuilds them
-without it. Prints every move. `make forget MODEL=<name>` runs it.
+turn log), in every set of every suite, moves to results/forgotten/<time>/ under the same
+relative path; its `make all MODEL=...` stamps go, and so do the scoring stamps of the sets it
+answered, so that make rescores those sets and rebuilds their analyses and the report without it
+(`make forget MODEL=<name>` runs it, then rebuilds the report). Prints every move.
 
 $ python scripts/forget_model.py my-model --dry-run
 """

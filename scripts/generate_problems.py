@@ -1,12 +1,15 @@
-"""Generate a blocks-world problem set from a spec file: one JSON file per problem + manifest.json.
+"""Generate a problem set of any suite from its config: configs/<suite>/<set>.yaml -> data/<suite>/<set>/.
 
-The spec file is a YAML list of problem entries (as the paper's cogsci_problems.yaml) or a
-mapping of set settings with a `problems` list; see common/blocks/README.md.
+Every suite's sets are generated the same way: -t names the set (its name, <suite>/<set>, or its
+config file), the suite's generator writes its data (blocks: the problems and every view's
+few-shot prompts; canvas: the trials; Already Said That: the word samples and distractors), and
+answers to items the new set changed or dropped are set aside in stale/ beside their results
+file (common/stale.py), each said on the terminal. A wrong config stops with file:line: field
+before anything is written.
 
-$ python scripts/generate_problems.py --specs-file configs/blocks/cogsci_problems.yaml \\
-      --problem-path data/blocks/cogsci_problems/problems
-$ python scripts/generate_problems.py --specs-file configs/blocks/scaling.yaml \\
-      --problem-path /tmp/scaling_seed3/problems --seed 3
+$ python scripts/generate_problems.py -t blocks/cogsci_problems
+$ python scripts/generate_problems.py -t canvas/standard --seed 3 --out /tmp/standard_seed3
+$ python scripts/generate_problems.py -t already_said_that/mixed --set samples=20 --out /tmp/mixed_small
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -14,61 +17,44 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
+import dataclasses
 import logging
 import sys
-from collections import Counter
+import time
+from pathlib import Path
 
-from common import cli
-from common.blocks.generate import load_spec, make_problems
-from common.blocks.problems import write_problems
-from common.errors import ConfigError
+from common import cli, generation, paths, suites
+from common.config import parse_overrides
+from common.errors import UserError
 
 log = logging.getLogger("generate_problems")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--specs-file", required=True, help="YAML spec of the problem set")
-    parser.add_argument("--problem-path", required=True, help="output directory (problem_<id>.json files)")
-    parser.add_argument("--seed", type=int, default=None, help="random seed (default: the spec's `seed`)")
+    cli.add_set_option(parser, help="the set to generate: its name, <suite>/<set>, or its config file")
+    parser.add_argument("--out", type=Path, help="the set directory to write (default: data/<suite>/<set>)")
+    parser.add_argument("--seed", type=int, default=None, help="random seed (default: the config's `seed`)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config setting (repeatable), e.g. --set items=4",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
-    spec = load_spec(args.specs_file)
-    seed = spec.seed if args.seed is None else args.seed
-    log.info(
-        "%s: %s entries, generator %s, views %s, seed %d",
-        args.specs_file,
-        len(spec.problems),
-        spec.generator,
-        ", ".join(v.name for v in spec.views),
-        seed,
-    )
-    try:
-        problems = make_problems(spec, seed)
-    except ConfigError as exc:  # e.g. a problem over plan_budget: name the spec file too
-        raise ConfigError(f"{args.specs_file}: {exc}") from None
-    manifest = write_problems(
-        args.problem_path,
-        problems,
-        {
-            "spec_file": args.specs_file,
-            "seed": seed,
-            "generator": spec.generator,
-            "views": [view.name for view in spec.views],
-        },
-    )
-    trivial = Counter(
-        view for p in problems if p.test for view, held in p.extra["trivial_goal"].items() if held
-    )
-    tests = sum(p.test for p in problems)
-    log.info(
-        "wrote %s problems (%s test) to %s; goals already holding in test problems: %s",
-        f"{len(problems):,}",
-        f"{tests:,}",
-        manifest.parent,
-        ", ".join(f"{v} {trivial[v]}" for v in (v.name for v in spec.views)),
-    )
+    ref = suites.resolve_set(args.testset)
+    if ref.config is None:
+        raise UserError(f"{ref.key} is not generated from a config (its data is fetched: `make data`)")
+    if args.out:
+        ref = dataclasses.replace(ref, data=args.out, results=args.out / "results")
+    ref.data.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
+    for message in generation.generate(ref, args.seed, parse_overrides(args.set)):
+        log.warning("%s", message)
+    log.info("generated %s in %s in %.1f s", ref.key, paths.shown(ref.data), time.monotonic() - start)
     return 0
 
 

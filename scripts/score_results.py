@@ -3,9 +3,10 @@
 Reads the results files of the sets named (-t, repeatable: a set name, <suite>/<set>, a path,
 or a suite's name for all its sets; default: every set of every suite), each only when its
 content or its suite's scoring code changed since it was scored, scores it with its suite's
-scorer and writes its rows into results/results.sqlite (schema: docs/database.md), with the
-Datasette metadata of the explorer's canned queries beside it. The results files stay the
-source of truth; everything downstream (analyses, report, explorer) reads these rows.
+scorer and writes its rows into results/results.sqlite (schema: docs/database.md); with
+--metadata, the Datasette metadata of the explorer's canned queries too (make explore). The
+results files stay the source of truth; everything downstream (analyses, report, explorer)
+reads these rows.
 
 $ python scripts/score_results.py
 $ python scripts/score_results.py -t canvas/standard
@@ -41,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--metadata",
         type=Path,
-        help="Datasette's metadata with the canned queries (default: beside the database, .metadata.json)",
+        help="also write Datasette's metadata with the canned queries here (make explore)",
     )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
@@ -53,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
         counts = database.update(conn, refs)
         if counts.scored or counts.removed:
             database.vacuum_texts(conn)
-        write_json(args.metadata or path.with_suffix(".metadata.json"), queries.datasette_metadata(conn))
+        if args.metadata:
+            write_json(args.metadata, queries.datasette_metadata(conn))
     log.info("%s: %s in %.1f s", paths.shown(path), counts, time.monotonic() - start)
     return 0
 

@@ -9,12 +9,16 @@ $ python scripts/lm_plan.py -t cogsci_problems --model scripts/test_random_model
 
 and ``make all MODEL=scripts/test_<name>_model.py LIMIT=N`` runs it on every suite's default sets.
 
-Run as a script, it answers a WorldSense-format test set directly, as the WorldSense release's
-template does: results go to <testset>/results/<prompting>___<model>___results.jsonl, one
-flushed line per trial; re-running resumes where an interrupted run stopped.
+Run as a script, it answers any set of any suite (-t as every script takes it). A set of
+trials (WorldSense, canvas) it answers directly, as the WorldSense release's template does:
+results go to <prompting>___<model>___results.jsonl in the set's results directory, one flushed
+line per trial; re-running resumes where an interrupted run stopped. Any other set it answers
+through its suite's own scripts (blocks: lm_plan.py and codex_translate.py; Already Said That:
+already_said_that.py), with the options they take after the set.
 
-$ python scripts/test_random_model.py -t data/worldsense/test_set
-$ python scripts/test_random_model.py -t data/worldsense/test_set --seed=3 --modelname=random3
+$ python scripts/test_random_model.py -t worldsense/test_set
+$ python scripts/test_random_model.py -t worldsense/test_set --seed=3 --modelname=random3
+$ python scripts/test_random_model.py -t blocks/cogsci_problems --limit 5 --results-dir /tmp/try
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -28,10 +32,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from common import cli
+from common import cli, suites
+from common.models.builtin import run_on_set
 from common.results import ResultsWriter, results_filename
-from common.worldsense import load_testset
-from common.worldsense.data import RESULTS_DIR, trials_path
+from common.worldsense.data import load_testset, trials_path
 
 log = logging.getLogger("test_random_model")
 MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
@@ -52,7 +56,7 @@ def answer(messages: list[dict[str, str]], item: dict[str, Any], rng: random.Ran
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("-t", "--testset", required=True, help="test set directory (holds trials.jsonl.bz2)")
+    cli.add_set_option(parser)
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--prompting", default="basic", help="prompting label for the results file name")
     parser.add_argument(
@@ -60,14 +64,19 @@ def main(argv: list[str] | None = None) -> int:
         default=MODELNAME,
         help="model label for the results file name (default: from the script's name)",
     )
-    args = parser.parse_args(argv)
+    args, rest = parser.parse_known_args(argv)
     cli.setup_logging(args.loglevel)
 
-    out_path = Path(args.testset) / RESULTS_DIR / results_filename(args.prompting, args.modelname)
-    trials_path(args.testset)  # a missing set is named before anything is written
+    ref = suites.resolve_set(args.testset)
+    if "scripts/ask_model.py" not in suites.get(ref.suite).run_scripts:  # not plain trials
+        return run_on_set(__file__, args.testset, ["--seed", str(args.seed), *rest])
+    if rest:
+        parser.error(f"unrecognized arguments: {' '.join(rest)}")
+    out_path = ref.results / results_filename(args.prompting, args.modelname)
+    trials_path(ref.data)  # a missing set is named before anything is written
     written = 0
     with ResultsWriter(out_path) as results:  # first: a second run on this file is refused at once
-        trials = load_testset(args.testset)
+        trials = load_testset(ref.data)
         log.info("%s: %s trials; writing %s", args.testset, f"{len(trials):,}", out_path)
         rows = trials[["Key", "text", "expectedresp"]].itertuples(index=False)
         for key, text, options in cli.progress(rows, total=len(trials), desc="random model", unit="trial"):

@@ -6,10 +6,12 @@ baselines of both methods, a random planner asked three times on view c1 (draws)
 hand-written runs: a planner that answers half of view c1 (a refused problem, an answer with no
 move, a row for a prompt that is no longer in the set), a translator with one feedback round on
 view c3 (half its goals name an object the problem lacks, fixed when told), and a planner on
-view c3 whose file has no run metadata (scored as recorded). It uses the scripts and the oldest
-interfaces only, so the same set can be built by another checkout of the project (the expected
-section ``SECTION_BEFORE`` was computed so by the analysis before the results database, at
-commit cccdced, the banner with its path left out).
+view c3 whose file has no run metadata (scored as recorded). The expected section
+``SECTION_BEFORE`` is the one the analysis computed from the results files before the results
+database (commit cccdced, the banner with its path left out), on the same set built there: its
+problems and prompts by scripts/generate_problems.py --specs-file and scripts/generate_prompts.py
+per view and method (which wrote the same bytes as ``generate.generate`` does now: so on make
+all's sets; tests/test_blocks_generate.py compares the prompts), its runs as here.
 """
 
 import json
@@ -37,27 +39,21 @@ def _run(code: Path, *args: str) -> None:
 
 
 def build_tiny_set(data_root: Path, results_root: Path, code: Path) -> Path:
-    """Write the set ``tiny`` (its data under ``data_root``, its results under ``results_root``)
-    with the scripts of the checkout ``code``; return its data directory."""
+    """Write the set ``tiny`` (its data under ``data_root``, its results under ``results_root``):
+    its problems and prompts by the generate stage, its runs by the scripts of the checkout
+    ``code``; return its data directory."""
+    from common.blocks.generate import generate
+    from common.suite import SetRef
+
     data = data_root / "tiny"
-    (data / "prompts").mkdir(parents=True)
+    data.mkdir(parents=True)
     (data / "tiny.yaml").write_text(CONFIG)
-    _run(code, "scripts/generate_problems.py", "--specs-file", str(data / "tiny.yaml"),
-         "--problem-path", str(data / "problems"))  # fmt: skip
-    for view in ("c1", "c3"):
-        for kind in ("nl", "pddl"):
-            output = data / "prompts" / f"paper___{kind}___{view}.jsonl"
-            _run(code, "scripts/generate_prompts.py", "--problem-path", str(data / "problems"),
-                 "--view", view, "--prompt-type", kind, "--output", str(output))  # fmt: skip
+    generate(SetRef("blocks", "tiny", data, results_root / "tiny", data / "tiny.yaml"))
     out = ["-t", str(data), "--results-dir", str(results_root)]
     _run(code, "scripts/lm_plan.py", *out, "--baselines")
     _run(code, "scripts/codex_translate.py", *out, "--baselines")
     _run(code, "scripts/lm_plan.py", *out, "--model", "random", "--set", "samples=3", "--view", "c1")
-    sys.path.insert(0, str(code))  # the checkout's own code reads its prompts
-    try:
-        _hand_runs(data, results_root / "tiny")
-    finally:
-        sys.path.remove(str(code))
+    _hand_runs(data, results_root / "tiny")
     return data
 
 

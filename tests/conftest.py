@@ -17,6 +17,15 @@ CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 os.environ.pop("LOGLEVEL", None)
 
 
+@pytest.fixture(autouse=True)
+def results_database(tmp_path_factory, monkeypatch) -> Path:
+    """A results database of the test's own (RESULTS_DATABASE, which the scripts it starts inherit):
+    a test never reads or writes the user's results/results.sqlite."""
+    path = tmp_path_factory.mktemp("database") / "results.sqlite"
+    monkeypatch.setenv("RESULTS_DATABASE", str(path))
+    return path
+
+
 @pytest.fixture(scope="session")
 def worldsense_test_set() -> Path:
     """The official WorldSense test set directory; fails (not skips) when it was not fetched."""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from common.paths import ROOT
 
-SKIP = {".git", ".venv", ".cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
+SKIP = {".git", ".venv", ".cache", ".make", ".pytest_cache", ".ruff_cache", "__pycache__"}
 TOP_SKIP = {"data", "results"}  # only at the top: configs/data/ is copied
 # downloaded inputs under data/ (those present are shared); generated sets are never shared
 RELEASES = ("worldsense", "cogsci22_blocks", "nltk_data", "already_said_that_original")
@@ -82,7 +82,11 @@ def _symlink_farm(source: Path, target: Path) -> None:
 def run(repo: Path, command: str, timeout: int = 900) -> subprocess.CompletedProcess:
     """Run a shell command (bash, ``set -eo pipefail``) in ``repo`` with the usual environment
     (DATA_MIRROR removed, so nothing is fetched by accident); return the completed process."""
-    env = {k: v for k, v in os.environ.items() if k not in ("DATA_MIRROR", "MAKEFLAGS", "MAKELEVEL")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DATA_MIRROR", "MAKEFLAGS", "MAKELEVEL", "RESULTS_DATABASE")
+    }
     return subprocess.run(
         ["bash", "-eo", "pipefail", "-c", command],
         cwd=repo,

@@ -2,10 +2,11 @@
 the generate stage (a set's problems and prompts, with the Keys of each results directory)."""
 
 import hashlib
+import json
 
 import pytest
 
-from common.blocks.generate import ProblemSpec, SetSpec, ViewSpec, generate_set, make_problems
+from common.blocks.generate import ProblemSpec, SetSpec, ViewSpec, generate, make_problems
 from common.blocks.items import load_items
 from common.blocks.planner import optimal_plan
 from common.blocks.state import board_relations, goal_holds
@@ -79,18 +80,13 @@ def test_a_partial_goal_over_the_plan_budget_is_refused_with_the_way_out(tmp_pat
         "plan_budget: 1\nviews: [{name: c9, constraints: 9}]\n"
         "problems: [{num_obj: 8, test: true, count: 20}]\n"
     )
-    out = tmp_path / "problems"
-    result = run_script(
-        "scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path", str(out)
-    )
-    assert result.returncode == 2 and f"{spec_file}: problem" in result.stderr
-    assert "plan_budget" in result.stderr
+    out = tmp_path / "tight"
+    with pytest.raises(ConfigError, match=rf"{spec_file}: problem .*plan_budget"):
+        generate(SetRef("blocks", "tight", out, tmp_path / "results", spec_file))
     assert not out.exists()  # nothing half-written
     spec_file.write_text("plan_budget: 0\nproblems: [{num_obj: 3}]\n")
-    result = run_script(
-        "scripts/generate_problems.py", "--specs-file", str(spec_file), "--problem-path", str(out)
-    )
-    assert result.returncode == 2 and "plan_budget must be >= 1" in result.stderr
+    with pytest.raises(ConfigError, match="plan_budget must be >= 1"):
+        generate(SetRef("blocks", "tight", out, tmp_path / "results", spec_file))
 
 
 def test_vocabulary_errors():
@@ -101,37 +97,36 @@ def test_vocabulary_errors():
 
 
 def digest(directory):
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir()) if p.is_file()
+    }
 
 
-@pytest.mark.parametrize("config", ["configs/blocks/cogsci_problems.yaml", "configs/blocks/scaling.yaml"])
-def test_generation_is_byte_identical_under_any_hash_seed(tmp_path, config):
+@pytest.mark.parametrize("name", ["cogsci_problems", "scaling"])
+def test_generation_is_byte_identical_under_any_hash_seed(tmp_path, name):
     outputs = []
     for hash_seed in ("0", "4242"):
         out = tmp_path / hash_seed
         result = run_script(
             "scripts/generate_problems.py",
-            "--specs-file",
-            config,
-            "--problem-path",
-            str(out),
-            "--seed",
-            "7",
+            *("-t", f"blocks/{name}", "--out", str(out), "--seed", "7"),
             env={"PYTHONHASHSEED": hash_seed},
         )
         assert result.returncode == 0, result.stderr
-        outputs.append(digest(out))
+        outputs.append(
+            {**digest(out / "problems"), **digest(out / "prompts"), "keys": digest(out)["items.json"]}
+        )
     assert outputs[0] == outputs[1] and len(outputs[0]) > 100
 
 
-def test_generate_set_writes_what_the_two_scripts_write_and_the_keys_of_each_results_directory(tmp_path):
+def test_generate_writes_the_problems_and_every_view_s_prompts_and_returns_each_directory_s_keys(tmp_path):
     config = tmp_path / "mine.yaml"
     config.write_text(CONFIG)
     ref = SetRef("blocks", "mine", tmp_path / "mine", tmp_path / "results" / "mine", config)
     (ref.data / "prompts").mkdir(parents=True)
     (ref.data / "prompts" / "paper___nl___gone.jsonl").write_text("{}\n")  # a view the config dropped
     (ref.data / "prompts" / "chat___nl___c1.jsonl").write_text("{}\n")  # another style: left alone
-    keys = generate_set(ref)
+    keys = generate(ref)
     assert sorted(keys) == ["nl___c1", "nl___c3", "pddl___c1", "pddl___c3"]
     for name, fingerprints in keys.items():
         kind, view = name.split("___")
@@ -143,30 +138,30 @@ def test_generate_set_writes_what_the_two_scripts_write_and_the_keys_of_each_res
         "chat___nl___c1.jsonl",
         *(f"paper___{kind}___{view}.jsonl" for kind in ("nl", "pddl") for view in ("c1", "c3")),
     ]
-    scripts = tmp_path / "scripts"  # the same set by generate_problems.py and generate_prompts.py
-    done = run_script(
-        "scripts/generate_problems.py",
-        "--specs-file",
-        str(config),
-        "--problem-path",
-        str(scripts / "problems"),
-    )
-    assert done.returncode == 0, done.stderr
-    for kind in ("nl", "pddl"):
+    manifest = json.loads((ref.data / "problems" / "manifest.json").read_text())
+    assert (manifest["seed"], manifest["views"], manifest["count"]) == (11, ["c1", "c3"], 11)
+    for kind in ("nl", "pddl"):  # the prompts generate_prompts.py writes of the same problems
         for view in ("c1", "c3"):
-            output = scripts / "prompts" / f"paper___{kind}___{view}.jsonl"
-            done = run_script("scripts/generate_prompts.py", "--problem-path", str(scripts / "problems"),
+            output = tmp_path / "script" / f"paper___{kind}___{view}.jsonl"
+            done = run_script("scripts/generate_prompts.py", "--problem-path", str(ref.data / "problems"),
                               "--view", view, "--prompt-type", kind, "--output", str(output))  # fmt: skip
             assert done.returncode == 0, done.stderr
             assert output.read_bytes() == (ref.data / "prompts" / output.name).read_bytes()
-    for problem in (scripts / "problems").iterdir():
-        assert problem.read_bytes() == (ref.data / "problems" / problem.name).read_bytes(), problem.name
-    assert generate_set(ref, seed=12) != keys  # another seed: other problems, other Keys
+    assert generate(ref, seed=12) != keys  # another seed: other problems, other Keys
+    assert sorted(generate(ref, overrides={"views": [{"name": "c2", "constraints": 2}]})) == [
+        "nl___c2",
+        "pddl___c2",
+    ]
 
 
 def test_a_config_that_cannot_be_generated_names_itself_and_writes_nothing(tmp_path):
     config = tmp_path / "bad.yaml"
     config.write_text("problems: [{num_obj: 4, test: true, count: 2}]\n")  # no training problem
     with pytest.raises(ConfigError, match=r"bad\.yaml: no training problems \(test: false\)"):
-        generate_set(SetRef("blocks", "bad", tmp_path / "bad", tmp_path / "results", config))
+        generate(SetRef("blocks", "bad", tmp_path / "bad", tmp_path / "results", config))
     assert not (tmp_path / "bad").exists()
+    with pytest.raises(ConfigError, match=r"<command line>: plan_budget must be >= 1"):
+        generate(
+            SetRef("blocks", "bad", tmp_path / "bad", tmp_path / "results", config),
+            overrides={"plan_budget": 0},
+        )

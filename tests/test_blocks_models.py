@@ -667,31 +667,42 @@ def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren()
     assert all(score["lenient"] for score in both)  # an own "(" is never doubled
 
 
-@pytest.mark.slow  # a minute: a repository copy builds the cogsci_problems prompts, 18 script runs
+@pytest.mark.slow  # minutes: a repository copy builds the default blocks sets, 36 script runs
 def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tmp_path):
     from tests.sandbox import make_sandbox, run
 
     repo = make_sandbox(tmp_path)
+    views = {
+        "cogsci_problems": ("one", "two", "all"),
+        "scaling": ("c1", "c1-renamed", "c3", "c3-renamed", "all", "all-renamed"),
+    }
     with StubServer(answer=scripted) as server:
         model = config(tmp_path, server)
-        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems")
+        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
         assert first.returncode == 0, first.stderr[-3000:]
         asked = len(server.requests)
-        assert asked == 3 * (2 + 2 * 2)  # views one, two, all: 2 plans and 2 x 2 translations each
-        out = repo / "results/blocks/cogsci_problems"
-        for view in ("one", "two", "all"):
-            for kind in ("nl", "pddl"):
-                assert len(read_results(out / f"{kind}___{view}" / "paper___stub___results.jsonl")) == 2
-        assert (repo / "results/runs/blocks/stub.limit2.done").is_file()
+        assert asked == 9 * (2 + 2 * 2)  # every view of both sets: 2 plans and 2 x 2 translations each
+        for name, names in views.items():
+            for view in names:
+                for kind in ("nl", "pddl"):
+                    assert (
+                        len(
+                            read_results(
+                                repo
+                                / "results/blocks"
+                                / name
+                                / f"{kind}___{view}"
+                                / "paper___stub___results.jsonl"
+                            )
+                        )
+                        == 2
+                    )
+        assert len(list((repo / "results/runs/blocks").glob("stub.limit2-*.done"))) == 1
         assert (
             "stub (plan, paper)" in first.stdout and "stub (LLM+planner, paper)" in first.stdout
         )  # analysed
-        again = run(
-            repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems"
-        )  # the run is up to date
-        model.touch()  # a newer config: the recipe runs again, every answer is in the results files
-        rerun = run(repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems")
-        assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
+        again = run(repo, f"make blocks-model MODEL={model} LIMIT=2")  # the run is up to date
+        assert again.returncode == 0 and len(server.requests) == asked
 
 
 @pytest.mark.parametrize(

@@ -36,14 +36,12 @@ the independent samples the log-rank test assumes.
 
 import math
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from common import stats
-from common.results import draw_of, read_results
 
 FAILURES = ("false_positive", "false_negative", "violation")
 
@@ -181,22 +179,13 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame, clock: str = "turns") -> d
     return {"n": len(both), "a_better": test.a_better, "b_better": test.b_better, "p": test.p}
 
 
-def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
-    """Return error rates per question type over every turn asked: distractor turns by source,
-    main-task turns by what was asked (a new word, a repeated word, an adversarial word), with
-    ``asked``, ``errors`` (wrong or malformed), ``error_rate`` and its Wilson ``lo``/``hi``."""
-    rows = []
-    for turn in turns:
-        if "refused" in turn:
-            continue
-        if turn["kind"] == "distractor":
-            question = f"distractor: {turn['source']}"
-        elif turn["adversarial"]:
-            question = "main: adversarial word"
-        else:
-            question = "main: repeated word" if turn["gold"] == "yes" else "main: new word"
-        rows.append((question, not turn["correct"]))
-    frame = pd.DataFrame(rows, columns=["question", "error"])
+def question_errors(turns: pd.DataFrame) -> pd.DataFrame:
+    """Return error rates per question type over every turn asked and answered (``turns``: one row
+    per turn with its ``question`` type, ``scoring.question_type``, whether it was ``correct`` and
+    ``refused``): ``asked``, ``errors`` (wrong or malformed), ``error_rate`` and its Wilson
+    ``lo``/``hi``, one row per question type, sorted."""
+    frame = turns[~turns["refused"]]
+    frame = pd.DataFrame({"question": frame["question"], "error": frame["correct"] != 1})
     table = frame.groupby("question", sort=True)["error"].agg(asked="size", errors="sum").reset_index()
     shares = [
         stats.share_interval(int(e), int(a)) for e, a in zip(table["errors"], table["asked"], strict=True)
@@ -205,15 +194,3 @@ def question_errors(turns: list[dict[str, Any]]) -> pd.DataFrame:
     table["lo"] = [s[1] for s in shares]
     table["hi"] = [s[2] for s in shares]
     return table
-
-
-def draw_frame(results: Path) -> pd.DataFrame:
-    """Return every conversation of a results file, all draws, as the frame of ``common.sampling``:
-    score = turns survived (``turns``, what ``avg_num_turns`` averages); refused conversations,
-    which the original leaves out, are left out."""
-    rows = [
-        {"Key": r["Key"], "draw": draw_of(r), "score": float(r["turns"]), "answer": None}
-        for r in read_results(results, all_draws=True)
-        if not r.get("refused")
-    ]
-    return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer"])

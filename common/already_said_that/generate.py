@@ -14,6 +14,7 @@ it back, checked, for the runner.
 """
 
 import json
+import logging
 import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -26,7 +27,11 @@ from common.already_said_that.distractors import SOURCES
 from common.already_said_that.prompts import Conversation
 from common.errors import ConfigError, DataError
 from common.fetch import sha256_file
-from common.jsonl import iter_jsonl, write_json, write_jsonl
+from common.jsonl import iter_jsonl, read_jsonl, write_json, write_jsonl
+from common.stale import fingerprint
+from common.suite import SetRef
+
+log = logging.getLogger(__name__)
 
 VARIANTS = (*SOURCES, "distractorless", "mixed")
 WORDS_PER_SAMPLE = 100  # as the original's 500_100 file: a conversation never runs out of words
@@ -65,7 +70,7 @@ def load_set_config(path: str | Path) -> SetConfig:
     unknown variant or source, or sources that do not match the variant; FileNotFoundError for
     a missing file.
     """
-    data, source = cfg.load_yaml(path)
+    data, source = cfg.load_set_yaml(path)
     if isinstance(data, dict) and "name" in data:
         raise ConfigError(
             f"{source.where('name')}: 'name' is not a setting: a set is named after "
@@ -243,17 +248,6 @@ class SetData:
         )
 
 
-def set_dir(name_or_dir: str) -> Path:
-    """Return the directory of the set ``-t`` names: a set directory, or a set name under
-    data/already_said_that/; raise UserError naming the sets built and how to build one."""
-    return paths.set_dir(
-        "already_said_that",
-        name_or_dir,
-        "manifest.json",
-        "build them with `make asat-data`, one with `make already_said_that/<set>`",
-    )
-
-
 def load_set(path: str | Path) -> SetData:
     """Return the set in directory ``path``, its files checked against the manifest's SHA-256s.
 
@@ -302,3 +296,28 @@ def load_set(path: str | Path) -> SetData:
         example=manifest.get("example"),
         samples_sha256=str(manifest["sha256"].get("samples.jsonl", "")),
     )
+
+
+def generate(
+    ref: SetRef, seed: int | None = None, overrides: dict[str, Any] | None = None
+) -> dict[str, dict]:
+    """Write the set ``ref`` from its config (``seed`` and ``overrides`` replace the config's):
+    samples, distractors, then the manifest (``write_set``). Returns each conversation's
+    fingerprint (its words and everything else the manifest pins: config and distractors, which
+    every conversation shares; not how many samples there are), by Key, for the set's one results
+    directory (``common.generation``)."""
+    settings = load_set_config(ref.config)
+    changes = {**(overrides or {}), **({"seed": seed} if seed is not None else {})}
+    if changes:
+        name = settings.name
+        settings = cfg.apply_overrides(settings, changes)
+        settings.name = name
+        validate(settings, cfg.Source("<command line>"))
+    manifest = write_set(settings, ref.data)
+    pool = ", ".join(f"{source} {count}" for source, count in manifest["distractors"].items())
+    log.info("%s: %d samples, distractors: %s", settings.name, manifest["samples"], pool or "none")
+    shared = {key: value for key, value in manifest.items() if key not in ("sha256", "samples", "set")}
+    shared["config"] = {key: value for key, value in shared["config"].items() if key != "samples"}
+    shared["files"] = {k: v for k, v in manifest["sha256"].items() if k != "samples.jsonl"}
+    samples = read_jsonl(ref.data / "samples.jsonl")
+    return {"": {int(s["sample"]): fingerprint(s["words"], shared) for s in samples}}

@@ -9,27 +9,20 @@ the tables of ``tables.py`` and the survival plots.
 
 import json
 import math
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from common import sampling
+from common import paths, sampling
 from common.already_said_that import analysis, tables
-from common.already_said_that.run import PROMPTING, RESULTS_DIR, read_turns
+from common.already_said_that.scoring import PROMPTING, run_order, turns_path
 from common.analysis import Section
 from common.figures import pyplot, run_colour, save_png
-from common.results import SUFFIX, find_results_files, parse_results_filename, read_results
+from common.scored import Scored
+from common.suite import SetRef
 
-VARIANT_ORDER = (
-    "which_is_heavier",
-    "first_letters",
-    "reverse_sort",
-    "ambiguous_sentences",
-    "mixed",
-    "distractorless",
-)
-MODEL_ORDER = ("oracle", "random", "human")
 CLOCK_NAMES = {"turns": "turn", "main_turns": "main-task turn"}
 
 ABOUT = """Already Said That (after OpenAI's evals suite of that name) measures memory over a long
@@ -56,81 +49,39 @@ MODELS_TITLE = (
 )
 
 
-def detect(path: Path) -> bool:
-    """Return whether ``path`` holds Already Said That results (a set's results directory or its
-    parent) or is an Already Said That set directory."""
-    return bool(_run_dirs(path)) or _is_set_dir(path)
-
-
-def _is_set_dir(path: Path) -> bool:
-    """Return whether ``path`` is a set directory (a manifest pinning samples.jsonl)."""
-    try:
-        manifest = json.loads((path / "manifest.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    return isinstance(manifest, dict) and "samples.jsonl" in (manifest.get("sha256") or {})
-
-
-def _run_dirs(path: Path) -> list[Path]:
-    """Return the directories under ``path`` (itself, or its children) with runs of this suite:
-    a results file with its turn log beside it."""
-
-    def has_runs(directory: Path) -> bool:
-        return any(
-            f.with_name(f.name.removesuffix(SUFFIX) + "___turns.jsonl").is_file()
-            for f in find_results_files(directory)
-        )
-
-    if not path.is_dir():
-        return []
-    if has_runs(path):
-        return [path]
-    return [d for d in sorted(path.iterdir()) if d.is_dir() and has_runs(d)]
-
-
-def load_runs(path: Path) -> list[dict[str, Any]]:
-    """Return every run under ``path``: dicts with set, variant, pairing (``_pairing``), model,
-    results and turns paths, the conversations frame and the turn log, sorted by set (variant
-    order) then model."""
-    if _is_set_dir(path) and not _run_dirs(path):
-        path = RESULTS_DIR / path.name
+def runs_of(scored: Scored) -> list[dict[str, Any]]:
+    """Return every run of the scored rows as the tables read them: dicts with set, variant,
+    pairing, model (its name in the tables), results (the file), frame (one row per conversation,
+    ``analysis.conversation_frame``) and turns (one row per turn asked: its question type,
+    whether it was right, whether it was refused), first plays only (draw 0), in the report's
+    order (``scoring.run_order``)."""
+    answers = scored.answers[scored.answers["draw"] == 0]
     runs = []
-    for directory in _run_dirs(path):
-        for results in find_results_files(directory):
-            turns_path = results.with_name(results.name.removesuffix(SUFFIX) + "___turns.jsonl")
-            if not turns_path.is_file():
-                continue
-            records = read_results(results)
-            prompting, model = parse_results_filename(results)
-            runs.append(
-                {
-                    "set": directory.name,
-                    **_pairing(directory.name, records),
-                    "model": model if prompting == PROMPTING else f"{model} ({prompting})",
-                    "results": results,
-                    "turns_path": turns_path,
-                    "frame": analysis.conversation_frame(records),
-                    "turns": read_turns(turns_path, {r["Key"] for r in records}),
-                }
-            )
-    return sorted(runs, key=lambda run: (_rank(run["set"], VARIANT_ORDER), _rank(run["model"], MODEL_ORDER)))
-
-
-def _pairing(set_name: str, records: list[dict[str, Any]]) -> dict[str, str]:
-    """Return the ``variant`` and ``pairing`` of a run from its records (runs of the same pairing
-    played the same word samples and random streams); records written before they held a
-    pairing get one from the set's name (the shipped sets: original_* or not)."""
-    first = records[0] if records else {}
-    fallback = "original" if set_name.startswith("original_") else "wordnet"
-    return {
-        "variant": str(first.get("variant") or set_name),
-        "pairing": str(first.get("pairing") or fallback),
-    }
-
-
-def _rank(name: str, order: tuple[str, ...]) -> tuple[int, str]:
-    """Return a sort key putting ``order``'s names first, in that order, then the rest by name."""
-    return (order.index(name) if name in order else len(order), name)
+    for run in run_order(scored.runs).itertuples():
+        mine = answers[answers["run_id"] == run.run_id]
+        played = mine[mine["turn"] == 0]
+        records = [
+            {"Key": key, **json.loads(detail)}
+            for key, detail in zip(played["Key"], played["detail"], strict=True)
+        ]
+        turns = mine[mine["turn"] > 0]
+        runs.append(
+            {
+                "set": run.set_name,
+                **run.attributes,
+                "model": run.model if run.prompting == PROMPTING else f"{run.model} ({run.prompting})",
+                "results": paths.ROOT / run.results_file,
+                "frame": analysis.conversation_frame(records),
+                "turns": pd.DataFrame(
+                    {
+                        "question": turns["detail"],
+                        "correct": turns["correct"],
+                        "refused": turns["refused"].notna(),
+                    }
+                ),
+            }
+        )
+    return runs
 
 
 def plot_survival(
@@ -215,20 +166,21 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
     return shown, data
 
 
-def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
-    """Return the Already Said That Section of the runs under ``path``: metrics, survival, error
-    rates per question, violations over all turns, the tests between models and between
-    variants, survival PNGs (with ``figures_dir``), and a summary line per model."""
-    runs = load_runs(Path(path))
-    heading = f"ALREADY SAID THAT: {path}"
+def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = None, **_: Any) -> Section:
+    """Return the Already Said That Section of the scored rows of the sets ``refs`` (one, or
+    every set of the suite with runs): metrics, survival, error rates per question, violations
+    over all turns, the tests between models and between variants, survival PNGs (with
+    ``figures_dir``), and a summary line per model."""
+    runs = runs_of(scored)
+    where = refs[0].results if len(refs) == 1 else refs[0].results.parent
+    heading = f"ALREADY SAID THAT: {paths.shown(where)}"
     if not runs:
-        notes = [f"no runs under {path}"]
+        notes = [f"no runs under {paths.shown(where)}"]
         return Section(
             suite="already_said_that", title="Already Said That", about=ABOUT, heading=heading, notes=notes
         )
     shown, data = _tables(runs)
-    label = lambda file: f"{file.parent.name} {parse_results_filename(file)[1]}"  # noqa: E731
-    draws = sampling.run_frames([r["results"] for r in runs], analysis.draw_frame, label)
+    draws = _draw_frames(scored)
     shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
     figures = []
     if figures_dir is not None:
@@ -253,10 +205,28 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         data=data,
         summary=summary_lines(data["metrics"]) + sampling.sampling_summary(draws),
         notes=notes,
-        inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
+        inputs=[p for r in runs for p in (r["results"], turns_path(r["results"]))],
         headline_tables=1,
         paired_table=MODELS_TITLE,
     )
+
+
+def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
+    """Return, when a run played its conversations several times (``samples: k``), every run's
+    conversations as the frames of ``common.sampling`` (score: the turns survived, what
+    ``avg_num_turns`` averages; refused conversations, which the original leaves out, left out),
+    by "<set> <model>"; else {}."""
+    played = scored.answers[scored.answers["turn"] == 0]
+    if not (played["draw"] > 0).any():
+        return {}
+    frames = {}
+    for run in run_order(scored.runs).itertuples():
+        mine = played[(played["run_id"] == run.run_id) & played["refused"].isna()]
+        turns = [float(json.loads(detail)["turns"]) for detail in mine["detail"]]
+        frames[f"{run.set_name} {run.model}"] = pd.DataFrame(
+            {"Key": mine["Key"].to_numpy(), "draw": mine["draw"].to_numpy(), "score": turns, "answer": None}
+        )
+    return frames
 
 
 def summary_lines(tidy: pd.DataFrame) -> list[str]:
@@ -266,3 +236,19 @@ def summary_lines(tidy: pd.DataFrame) -> list[str]:
         cells = ", ".join(f"{row.set} {row.avg_num_turns:.1f}" for row in group.itertuples())
         lines.append(f"{model}: avg turns {cells}")
     return lines[:3]
+
+
+# ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
+ASAT_TURNS = """
+SELECT r.run_id, r.set_name, r.model, count(*) AS conversations, round(avg(u.score), 1) AS avg_turns,
+  sum(NOT u.censored) AS failed
+FROM units u JOIN run_rows r USING (run_id)
+WHERE r.suite = 'already_said_that' AND u.rule = 'turns' AND NOT u.refused
+GROUP BY r.run_id ORDER BY r.run_id"""
+QUERIES = {
+    "already_said_that_average_turns": (
+        "Already Said That: average turns",
+        "Turns passed before the failing one, over the conversations not refused by the server.",
+        ASAT_TURNS,
+    ),
+}

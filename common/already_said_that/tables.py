@@ -94,7 +94,7 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     all turns per (set, model), with the refused conversations beside them."""
     tidy = []
     for run in runs:
-        if run["turns"]:
+        if len(run["turns"]):
             tidy.append(analysis.question_errors(run["turns"]).assign(set=run["set"], model=run["model"]))
     frame = (
         pd.concat(tidy, ignore_index=True)

@@ -1,5 +1,5 @@
 """Problem sets from a spec file: boards, goal views, renaming, trivial-goal handling, plan lengths;
-``generate_set`` writes a set's problems and prompts (the suite's generate stage).
+``generate`` writes a set's problems and prompts (the suite's generate stage).
 
 A spec file is YAML: either a plain list of problem entries (the released
 ``cogsci_problems.yaml`` form) or a mapping of set settings (``SetSpec``) with a ``problems``
@@ -73,13 +73,23 @@ class SetSpec:
     seed: int = 0
 
 
-def load_spec(path: str | Path) -> SetSpec:
-    """Return the SetSpec of a spec file; raise ConfigError (file:line: field) if it is invalid."""
-    data, source = config.load_yaml(path)
+def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> SetSpec:
+    """Return the SetSpec of a spec file with ``overrides`` (field -> value) applied; raise
+    ConfigError naming file:line and field (``<command line>`` for an override) if it is invalid."""
+    data, source = config.load_set_yaml(path)
     if isinstance(data, list):
         data = {"problems": data}
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
     spec = config.build(SetSpec, data, source)
+    _check(spec, source)
+    if overrides:
+        spec = config.apply_overrides(spec, overrides)
+        _check(spec, config.Source("<command line>"))
+    return spec
+
+
+def _check(spec: SetSpec, source: config.Source) -> None:
+    """Raise ConfigError (file:line: field) for values the types allow but a set does not."""
     if spec.plan_budget < 1:
         raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (search steps per view)")
     for index, entry in enumerate(spec.problems):
@@ -101,7 +111,6 @@ def load_spec(path: str | Path) -> SetSpec:
             f"{source.where('problems')}: no test problems: add an entry with `test: true` "
             "and a count of 1 or more (entries without it are the few-shot examples)"
         )
-    return spec
 
 
 def vocabularies(spec: SetSpec, where: Callable[[str], str] = str) -> tuple[list[str], list[str]]:
@@ -144,14 +153,16 @@ def read_vocab(value: str | list[str], field_name: str) -> list[str]:
     return list(words)
 
 
-def generate_set(ref: SetRef, seed: int | None = None) -> dict[str, dict[Any, str]]:
-    """Write the set ``ref`` from its config (``ref.config``; ``seed`` replacing the spec's seed
-    when given): its problems (``write_problems``: ``problems/``, manifest.json last) and the
+def generate(
+    ref: SetRef, seed: int | None = None, overrides: dict[str, Any] | None = None
+) -> dict[str, dict[Any, str]]:
+    """Write the set ``ref`` from its config (``ref.config``; ``seed`` and ``overrides`` replacing
+    the spec's): its problems (``write_problems``: ``problems/``, manifest.json last) and the
     paper's planning and translation prompts of every view (``write_prompts``). Return each
     results subdirectory's items (``<nl|pddl>___<view>``: {Key: fingerprint}). Raises ConfigError
     naming the config, before anything is written, for a spec that is invalid or cannot be
     generated (a problem over its budget, no training problems for the few-shot examples)."""
-    spec = load_spec(ref.config)
+    spec = load_spec(ref.config, overrides)
     seed = spec.seed if seed is None else seed
     views = [view.name for view in spec.views]
     try:

@@ -253,3 +253,20 @@ def _summary(by_view: pd.DataFrame, set_name: str, most: int = 6) -> list[str]:
     shown = [f"{run_label(*run)} {rate:.1f}" for run, rate in runs.iloc[:most].items()]
     more = f"; ... ({len(runs) - most} more)" if len(runs) > most else ""
     return [f"blocks {set_name}, lenient success % (mean over views): " + ", ".join(shown) + more]
+
+
+# ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
+BLOCKS_SUCCESS = """
+SELECT r.run_id, r.set_name, r.view, r.label, count(*) AS problems,
+  round(100.0 * avg(a.correct), 1) AS lenient_pct,
+  round(100.0 * avg((SELECT value FROM scores c WHERE c.answer_id = a.answer_id AND c.rule = 'strict')), 1)
+    AS strict_pct, sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
+FROM answers a JOIN run_rows r USING (run_id) WHERE r.suite = 'blocks' AND a.scored AND a.draw = 0
+GROUP BY r.run_id ORDER BY r.run_id"""
+QUERIES = {
+    "blocks_success_by_view": (
+        "Blocks: success by view",
+        "Each results file is one view of a run: the report's SUCCESS by view and run table.",
+        BLOCKS_SUCCESS,
+    ),
+}

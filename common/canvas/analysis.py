@@ -2,9 +2,10 @@
 item, the shortcut baselines against chance, the ablation check and the partial skills (both
 read the trials alone), exact paired tests between models.
 
-A canvas set directory holds ``manifest.json``, ``trials.jsonl.bz2`` and ``results/`` (one file
-per model, written by ``scripts/ask_model.py``). Accuracy is the strict reader's
-(``scoring.extract``); the seed's ``contains`` rule is kept beside it for comparison. The
+A canvas set directory holds ``manifest.json`` and ``trials.jsonl.bz2``; its answers (one
+results file per model, written by ``scripts/ask_model.py``) are scored once into the results
+database (``scoring.score_file``), whose rows ``scored_frame`` reads. Accuracy is the strict
+reader's (``scoring.extract``); the seed's ``contains`` rule is kept beside it for comparison. The
 variants of one item (descriptions, few-shot styles) share a canvas and a question, so the item
 is the cluster of every interval (``stats.clustered_wilson_interval``) and the unit of the
 paired tests. Refused requests (the server refused the item, e.g. too long for the context) and
@@ -13,43 +14,22 @@ every model is scored over the same trials (as WorldSense scores them). Everythi
 pure function of the trials and the scored rows; ``common.canvas.report`` displays it.
 """
 
-from collections.abc import Sequence
+import io
 from pathlib import Path
 
 import pandas as pd
 
-from common import paths
 from common.canvas import ablation
-from common.canvas.baselines import BASELINES
 from common.canvas.partial import PARTIAL_SKILLS
-from common.canvas.run import CANVAS_FIELDS, results_dir
-from common.canvas.scoring import score_rows
+from common.canvas.scoring import CANVAS_FIELDS, run_order
 from common.canvas.shortcuts import SHORTCUTS, chance
 from common.errors import DataError, UserError
-from common.results import find_results_files, parse_results_filename, read_results, records_kind
+from common.scored import Scored
 from common.stats import clustered_wilson_interval, pairwise_exact_tests
-from common.worldsense.data import RESULTS_DIR, load_testset
+from common.worldsense.data import load_testset
 
 TASK_ORDER = ["existence", "count", "coordinate", "transitivity", "existence_tracking", "shuffle_tracking"]
 SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}
-
-
-def results_files(path: Path, extra_results: Sequence[Path] = ()) -> list[Path]:
-    """Return the results files of the set ``path``: those in ``results/canvas/<set>/``
-    (``run.results_dir``), the built-in models' first; then those left in the set's own
-    ``results/`` by earlier versions, and those of the ``extra_results`` directories (answers to
-    the same trials kept elsewhere); a file name already seen is skipped. Raises DataError
-    when there is none."""
-    files: list[Path] = []
-    for directory in [results_dir(path), path / RESULTS_DIR, *map(Path, extra_results)]:
-        found = [f for f in find_results_files(directory) if f.name not in {seen.name for seen in files}]
-        files += sorted(found, key=lambda f: parse_results_filename(f)[1] not in BASELINES)
-    if not files:
-        raise DataError(
-            f"no results files in {paths.shown(results_dir(path))}: run scripts/ask_model.py -t {path} "
-            "--model ... first (or `make canvas/<set>`)"
-        )
-    return files
 
 
 def load_trials(path: Path) -> pd.DataFrame:
@@ -60,44 +40,67 @@ def load_trials(path: Path) -> pd.DataFrame:
     if any(field not in trials.columns for field in CANVAS_FIELDS):
         raise UserError(
             f"{path}: not a canvas set (its trials lack the fields 'task' and 'item'); a WorldSense "
-            f"set is analysed with `scripts/analyse_results.py -t {path}` (without --suite canvas)"
+            f"set is analysed with `scripts/analyse_results.py -t {path}`"
         )
     return trials
 
 
-def score_files(trials: pd.DataFrame, files: list[Path]) -> tuple[pd.DataFrame, list[str]]:
-    """Return the scored rows of every results file (``model`` column added) and notes on
-    partial files and refused items."""
+def trials_of(scored: Scored) -> pd.DataFrame:
+    """Return the trials of a set as its items in the results database hold them (the prompt,
+    the gold answer, every other field from ``fields``), in the trials file's order."""
+    items = scored.items
+    fields = pd.read_json(io.StringIO("\n".join(items["fields"])), lines=True, dtype=False)
+    trials = pd.concat(
+        [items[["Key"]].reset_index(drop=True), fields, items[["prompt", "gold"]].reset_index(drop=True)],
+        axis=1,
+    )
+    return trials.rename(columns={"prompt": "text", "gold": "goldresp"})
+
+
+def scored_frame(scored: Scored) -> tuple[pd.DataFrame, list[str]]:
+    """Return the first answers (draw 0) of every run of a set as the analysis reads them (one row
+    per answered trial: Key, item, task, description, fewshot, num_shapes, contains, strict,
+    invalid, refused, answer, model: the run's label), runs in the report's order
+    (``scoring.run_order``), and notes on partial files, refused items and files left out."""
+    items = scored.items.set_index("Key")
+    fields = pd.read_json(io.StringIO("\n".join(items["fields"])), lines=True, dtype=False)
+    fields.index = items.index
     frames, notes = [], []
-    for file in files:
-        prompting, model = parse_results_filename(file)
-        label = model if prompting == "basic" else f"{model} ({prompting})"
-        records = read_results(file)
-        kind = records_kind(records)
-        if kind not in ("answers", None):
-            notes.append(f"{paths.shown(file)}: {kind} results, not answers to canvas trials; left out")
-            continue
-        scored = score_rows(trials, records)
-        missing = len(trials) - len(scored)
+    for run in run_order(scored.runs).itertuples():
+        notes += run.notes
+        mine = scored.answers[(scored.answers["run_id"] == run.run_id) & (scored.answers["draw"] == 0)]
+        if not run.records and run.notes:
+            continue  # not answers to this set (a note says what)
+        keys = mine["Key"].to_numpy()
+        frame = pd.DataFrame(
+            {
+                "Key": keys,
+                "item": fields["item"].reindex(keys).to_numpy(),
+                "task": fields["task"].reindex(keys).to_numpy(),
+                "description": fields["description"].reindex(keys).to_numpy(),
+                "fewshot": fields["fewshot"].reindex(keys).to_numpy(),
+                "num_shapes": fields["num_shapes"].reindex(keys).to_numpy(),
+                "contains": mine["contains"].astype(int).to_numpy(),
+                "strict": mine["correct"].astype(int).to_numpy(),
+                "invalid": mine["invalid"].astype(bool).to_numpy(),
+                "refused": mine["refused"].notna().to_numpy(),
+                "draw": 0,
+                "answer": mine["answer"].to_numpy(),
+                "model": run.label,
+            }
+        )
+        missing = len(items) - len(frame)
         if missing:
-            notes.append(f"{label}: partial results, {len(scored):,} of {len(trials):,} trials answered")
-        refused = int(scored["refused"].sum())
+            notes.append(f"{run.label}: partial results, {len(frame):,} of {len(items):,} trials answered")
+        refused = int(frame["refused"].sum())
         if refused:
             notes.append(
-                f"{label}: {refused:,} trials refused by the server "
-                "(scored wrong, counted in the refused column)"
+                f"{run.label}: {refused:,} trials refused by the server (scored wrong, counted in the refused column)"
             )
-        frames.append(scored.assign(model=label))
+        frames.append(frame)
     if not frames:
         raise DataError("no answers to canvas trials among the results files: " + "; ".join(notes))
     return pd.concat(frames, ignore_index=True), notes
-
-
-def draw_frame(trials: pd.DataFrame, file: Path) -> pd.DataFrame:
-    """Return every answer of a results file, all draws, scored strictly, as the frame of
-    ``common.sampling`` (clustered by item: its variants are not independent)."""
-    rows = score_rows(trials, read_results(file, all_draws=True))
-    return rows.rename(columns={"strict": "score"})[["Key", "draw", "score", "answer", "item"]]
 
 
 def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:

@@ -20,17 +20,23 @@ are bounded by ``canvas_attempts``; an item whose answer no canvas gave is skipp
 
 import dataclasses
 import hashlib
+import logging
 import random
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from common import config
+from common import config, paths
 from common.canvas import describe
 from common.canvas.shapes import IDENTITIES, SIZES, Geometry, Shape
 from common.canvas.tasks import TASKS, Impossible, Questions, Task
 from common.errors import ConfigError
+from common.jsonl import write_json, write_jsonl
+from common.stale import fingerprint
+from common.suite import SetRef
+
+log = logging.getLogger(__name__)
 
 FewShot = Literal["none", "same_canvas", "other_canvas"]
 
@@ -60,7 +66,7 @@ class SetConfig:
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SetConfig:
     """Return the SetConfig of a YAML file with ``overrides`` applied; raise ConfigError naming
     file:line and field (or ``<command line>`` for an override) if anything is invalid."""
-    data, source = config.load_yaml(path)
+    data, source = config.load_set_yaml(path)
     cfg = config.build(SetConfig, data, source)
     _check(cfg, source)
     if overrides:
@@ -356,3 +362,53 @@ def not_run(cfg: SetConfig, built: Built) -> list[dict[str, Any]]:
                 reasons = sorted({reason for (t, size, _, reason) in built.skipped if (t, size) == (task, n)})
                 out.append({"task": task, "num_shapes": n, "reasons": reasons})
     return out
+
+
+def generate(
+    ref: SetRef, seed: int | None = None, overrides: dict[str, Any] | None = None
+) -> dict[str, dict]:
+    """Write the canvas set ``ref`` from its config (``seed`` and ``overrides`` replace the
+    config's): ``manifest.json``, then ``trials.jsonl.bz2`` (last: it marks a finished set). Raises
+    ConfigError before anything is written when a task would have no trial. Returns the
+    fingerprint of each trial (its question, options and gold answer), by Key, for the set's one
+    results directory (``common.generation``)."""
+    cfg = load_config(ref.config, overrides)
+    if seed is not None:
+        cfg = dataclasses.replace(cfg, seed=seed)
+    log.info(
+        "%s: seed %d, %s items per (task, size), sizes %s, tasks %s, fewshot %s",
+        paths.shown(ref.config), cfg.seed, cfg.items, cfg.num_shapes, ", ".join(cfg.tasks), ", ".join(cfg.fewshot),
+    )  # fmt: skip
+    built = generate_set(cfg)
+    manifest = summary(cfg, built, cfg.seed)
+    check_every_task_runs(cfg, manifest, ref.config)  # before anything is written
+    trials_file = ref.data / "trials.jsonl.bz2"
+    trials_file.unlink(missing_ok=True)  # an old set's trials never stand beside the new manifest
+    write_json(ref.data / "manifest.json", manifest)  # first: the trials file marks a finished set
+    write_jsonl(trials_file, built.trials)
+    _log_skipped(manifest)
+    log.info(
+        "wrote %s trials (%s items) to %s",
+        f"{len(built.trials):,}",
+        f"{built.items:,}",
+        paths.shown(trials_file),
+    )
+    return {
+        "": {t["Key"]: fingerprint(t["text"], list(t["expectedresp"]), t["goldresp"]) for t in built.trials}
+    }
+
+
+def _log_skipped(manifest: dict[str, Any]) -> None:
+    """Log a warning per kind of request the set skipped, and per task that does not run at a size."""
+    totals: Counter = Counter()
+    for skipped in manifest["skipped"]:
+        totals[(skipped["task"], skipped["num_shapes"], skipped["reason"])] += skipped["count"]
+    for (task, n, reason), count in totals.items():
+        log.warning("skipped %d: %s, %d shapes: %s (details in manifest.json)", count, task, n, reason)
+    for entry in manifest["not_run"]:
+        log.warning(
+            "%s does not run with %d shapes: %s",
+            entry["task"],
+            entry["num_shapes"],
+            "; ".join(entry["reasons"]),
+        )

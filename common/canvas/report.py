@@ -8,32 +8,31 @@ once the asked facts are removed) and the partial skills, exact paired tests bet
 and the accuracy figure.
 """
 
-import functools
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from common import sampling
+from common import paths, sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     SHORTCUT_TASKS,
     ablation_table,
     accuracy,
     chance_by_size,
-    draw_frame,
     interval,
-    load_trials,
     paired_tests,
     partial_table,
-    results_files,
-    score_files,
+    scored_frame,
     shortcut_table,
+    trials_of,
 )
-from common.canvas.run import is_canvas_set
+from common.canvas.scoring import run_order
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, paired_cells
+from common.scored import Scored
+from common.suite import SetRef
 from common.worldsense.data import trials_path
 
 ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
@@ -64,28 +63,20 @@ are reported with the share of trials on which they differ from the skill."""
 PAIRED_TITLE = "Paired exact tests on shared items (a better: the items where a answered more variants right)"
 
 
-def detect(path: Path) -> bool:
-    """Return whether ``path`` is a canvas set, by the content of its trials (``run.is_canvas_set``)."""
-    return is_canvas_set(path)
-
-
-def section(
-    path: Path, figures_dir: Path | None = None, extra_results: Sequence[Path] = (), **_: Any
-) -> Section:
-    """Return the canvas Section of the set ``path`` (its ``results/`` files, and those of the
-    ``extra_results`` directories: answers to the same trials kept elsewhere; a file name already
-    seen is skipped): accuracy tables per task and per number of shapes with clustered 95%
-    intervals (models other than the shortcuts), the shortcut table, exact paired tests,
-    summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
-    trials = load_trials(path)
-    files = results_files(path, extra_results)
-    scored, notes = score_files(trials, files)
-    shortcuts = shortcut_table(scored, trials)
+def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = None, **_: Any) -> Section:
+    """Return the canvas Section of a set's scored rows (``refs``: the one set): accuracy tables
+    per task and per number of shapes with clustered 95% intervals (models other than the
+    shortcuts), the shortcut table, the ablation check and the partial skills, exact paired
+    tests, summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
+    (ref,) = refs
+    trials = trials_of(scored)
+    frame, notes = scored_frame(scored)
+    shortcuts = shortcut_table(frame, trials)
     ablated = ablation_table(trials)
     partial = partial_table(trials)
-    models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
+    models = frame[~frame["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
     if models.empty:
-        models = scored
+        models = frame
     by_task = accuracy(models, ["model", "task"])
     by_size = accuracy(models, ["model", "task", "num_shapes"])
     tests = paired_tests(models)
@@ -101,7 +92,7 @@ def section(
         tables.append(("Partial skills: rules reading part of the asked facts", partial_display(partial)))
     if not tests.empty:
         tables.append((PAIRED_TITLE, tests_display(tests)))
-    draws = sampling.run_frames(files, functools.partial(draw_frame, trials))
+    draws = sampling.draw_frames(scored, label=lambda run: f"{run.model} ({run.prompting})")
     tables += sampling.sampling_tables(draws, "majority vote", "strict")
     figures = []
     if figures_dir is not None:
@@ -116,17 +107,18 @@ def section(
         data["partial_skills"] = partial
     if not tests.empty:
         data["paired"] = tests
+    files = [paths.ROOT / f for f in run_order(scored.runs)["results_file"]]
     return Section(
         suite="canvas",
-        title=f"Canvas: {path.resolve().name}",
+        title=f"Canvas: {ref.name}",
         about=ABOUT,
-        heading=f"CANVAS RESULTS OF {path}",
+        heading=f"CANVAS RESULTS OF {paths.shown(ref.data)}",
         tables=tables,
         figures=figures,
         data=data,
-        summary=summary_lines(scored, shortcuts, ablated) + sampling.sampling_summary(draws),
+        summary=summary_lines(frame, shortcuts, ablated) + sampling.sampling_summary(draws),
         notes=notes,
-        inputs=[trials_path(path), *files],
+        inputs=[trials_path(ref.data), *files],
         headline_tables=1,
         paired_table=PAIRED_TITLE,
     )
@@ -275,3 +267,19 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
     fig.legend(handles, labels, fontsize="small", loc="center right")
     fig.tight_layout(rect=(0, 0, 1 - 1.5 / (3.0 * cols + 1.6), 1))
     save_png(fig, path, dpi=110)
+
+
+# ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
+CANVAS_ACCURACY = """
+SELECT r.run_id, r.set_name, r.label, count(*) AS trials, round(100.0 * avg(a.correct), 1) AS strict_pct,
+  round(100.0 * avg((SELECT value FROM scores c WHERE c.answer_id = a.answer_id AND c.rule = 'contains')), 1)
+    AS contains_pct, sum(a.invalid) AS invalid, sum(a.refused IS NOT NULL) AS refused
+FROM answers a JOIN run_rows r USING (run_id) WHERE r.suite = 'canvas' AND a.scored AND a.draw = 0
+GROUP BY r.run_id ORDER BY r.run_id"""
+QUERIES = {
+    "canvas_strict_accuracy": (
+        "Canvas: strict accuracy",
+        "Every trial of a run, as the report's summary.",
+        CANVAS_ACCURACY,
+    ),
+}

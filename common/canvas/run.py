@@ -21,22 +21,12 @@ from common.worldsense.run import items
 
 __all__ = ["answer", "items", "results_dir"]
 
-CANVAS_FIELDS = ("task", "item")  # in every canvas trial, in no WorldSense one
-
 
 def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item``: the WorldSense protocol
     (``worldsense.run.answer``) with the strict reader (``scoring.extract``) deciding whether a
     reply gives an answer or is re-prompted. Changes nothing."""
     return worldsense_run.answer(model, item, reprompts, reader=extract)
-
-
-def is_canvas_set(testset: str | Path) -> bool:
-    """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
-    canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
-    manifest the generator writes beside them."""
-    trial = first_trial(testset)
-    return trial is not None and all(field in trial for field in CANVAS_FIELDS)
 
 
 def results_dir(testset: str | Path, root: Path | None = None) -> Path:

@@ -44,11 +44,21 @@ never re-prompted. A record the server refused
 
 import functools
 import itertools
+import json
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
+
+from common import paths, suites
+from common.errors import DataError
+from common.jsonl import sha256_file
+from common.results import find_results_files, parse_results_filename, read_results
+from common.scored import ScoredRun, reply_fields
+from common.suite import SetRef
+from common.worldsense.data import first_trial, load_testset, trials_path
 
 _MARKER = re.compile(r"\b(?:final\s+answer|the\s+answer\s+is|answer)\b\s*[:\-]?\s*", re.IGNORECASE)
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -340,3 +350,118 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# ---- the scorer of the results database (``common.database``) ----------------------------------------
+# A canvas set's trials as items (the canvas item, whose variants share a canvas and a question, is
+# the unit), each results file scored once by ``score_rows``: ``correct`` is the strict reader's verdict.
+CANVAS_FIELDS = ("task", "item")  # in every canvas trial, in no WorldSense one
+RULE = "strict"  # the units' rule (the paired tests'): the share of an item's variants right
+TRIAL_FIELDS = ("item", "task", "description", "fewshot", "num_shapes", "goldresp", "expectedresp")
+
+
+def is_canvas_set(testset: str | Path) -> bool:
+    """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
+    canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
+    manifest the generator writes beside them."""
+    trial = first_trial(testset)
+    return trial is not None and all(field in trial for field in CANVAS_FIELDS)
+
+
+def data_fingerprint(ref: SetRef) -> str:
+    """Return the fingerprint of a canvas set's trials: the trials file's SHA-256."""
+    return sha256_file(trials_path(ref.data))
+
+
+def results_files(ref: SetRef) -> list[Path]:
+    """Return the results files of a canvas set (results/canvas/<set>/), sorted by name."""
+    return find_results_files(ref.results)
+
+
+def items_frame(ref: SetRef) -> pd.DataFrame:
+    """Return a canvas set's trials as the database's items: the canvas item as unit, the task,
+    the number of shapes as size, description and few-shot style as variant, the prompt and the
+    gold answer, the other fields as JSON; with the trial fields ``score_rows`` reads (not stored)."""
+    trials = load_testset(ref.data)
+    missing = [f for f in TRIAL_FIELDS if f not in trials.columns]
+    if missing:
+        raise DataError(f"{trials_path(ref.data)}: not a canvas set: its trials lack {', '.join(missing)}")
+    items = pd.DataFrame(
+        {
+            "Key": trials["Key"],
+            "unit": trials["item"].astype(str),
+            "task": trials["task"],
+            "size": trials["num_shapes"],
+            "variant": trials["description"] + " / " + trials["fewshot"],
+            "prompt": trials["text"],
+            "gold": trials["goldresp"].astype(str),
+        }
+    )
+    others = sorted(c for c in trials.columns if c not in {"Key", "text", "goldresp"})
+    items["fields"] = trials[others].to_json(orient="records", lines=True).rstrip("\n").split("\n")
+    extra = [f for f in TRIAL_FIELDS if f not in ("task", "goldresp")]  # for score_rows; not stored
+    return pd.concat([items, trials[extra]], axis=1)
+
+
+def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
+    """Return a results file of a canvas set scored by ``score_rows`` (every draw): ``correct`` the
+    strict verdict, ``contains`` the seed's rule, the reply read and the answer found; the items
+    as units (the share of their variants right, draw 0). A file of another suite's records (an
+    Already Said That file copied here) is left out with a note."""
+    prompting, model = parse_results_filename(file)
+    label = model if prompting == "basic" else f"{model} ({prompting})"
+    records = read_results(file, all_draws=True)
+    writer = suites.writer_of(records)
+    if records and (writer is None or writer.record_fields != suites.get("canvas").record_fields):
+        kind = writer.name if writer else "unknown"
+        note = f"{paths.shown(file)}: {kind} results, not answers to canvas trials; left out"
+        return ScoredRun(prompting, model, label, 0, pd.DataFrame(), pd.DataFrame(), notes=[note])
+    trials = items.rename(columns={"gold": "goldresp"})
+    rows = score_rows(trials, records)
+    keys = set(rows["Key"])
+    answered = [r for r in records if r["Key"] in keys]
+    answers = pd.DataFrame(
+        {
+            "Key": rows["Key"],
+            "draw": rows["draw"],
+            "turn": 0,
+            "reply": [("" if r.get("refused") else response_text(r)) for r in answered],
+            "answer": rows["answer"],
+            "correct": rows["strict"],
+            "contains": rows["contains"],
+            "invalid": rows["invalid"].astype(int),
+            "scored": 1,
+        }
+    )
+    fields = pd.DataFrame([reply_fields(r) for r in answered], index=answers.index)
+    answers = pd.concat([answers, fields], axis=1)
+    first = rows[rows["draw"] == 0]
+    units = first.groupby("item", sort=True).agg(
+        score=("strict", "mean"), task=("task", "first"), size=("num_shapes", "first")
+    )
+    units = units.reset_index().assign(unit=lambda u: u["item"].astype(str), rule=RULE, censored=0, refused=0)
+    return ScoredRun(prompting, model, label, len(first), answers, units.drop(columns="item"))
+
+
+def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]:
+    """Return the paired tests of a canvas set's runs: every two runs other than the shortcut
+    baselines, in the report's order (``run_order``: the built-in models first)."""
+    from common.canvas.shortcuts import SHORTCUTS
+
+    shortcuts = {s.name for s in SHORTCUTS}
+    found = []
+    for _, group in runs.groupby("set_name", sort=False):
+        ids = [r.run_id for r in run_order(group).itertuples() if r.label not in shortcuts]
+        found += [(a, b, RULE) for i, a in enumerate(ids) for b in ids[i + 1 :]]
+    return found
+
+
+def run_order(runs: pd.DataFrame) -> pd.DataFrame:
+    """Return ``runs`` (rows of the database's ``runs``) in the report's order: the built-in models
+    first (their run metadata says ``builtin``), each group by results file."""
+    builtin = [bool(json.loads(s or "{}").get("builtin")) for s in runs["settings"]]
+    return (
+        runs.assign(_builtin=builtin)
+        .sort_values(["_builtin", "results_file"], ascending=[False, True], kind="stable")
+        .drop(columns="_builtin")
+    )

@@ -14,6 +14,7 @@ SUITE = Suite(
     unit="tuple (trials sharing a description)",
     headline="the answer is in the gold answer's class",
     run_scripts=("scripts/ask_model.py",),
+    record_fields=("resp",),
     detect="common.worldsense.report:detect",
     protocol="common.worldsense.run",
     baselines="common.worldsense.baselines:BASELINES",
@@ -23,6 +24,7 @@ SUITE = Suite(
     score="common.worldsense.scoring:score_file",
     pairs="common.worldsense.scoring:pairs",
     section="common.worldsense.report:section",
+    queries="common.worldsense.report:QUERIES",
     fetched_sets=("test_set",),
     results_in_data=True,
 )

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from common.errors import DataError
-from common.jsonl import parse_json_line, read_jsonl
+from common.jsonl import parse_json_line, parse_lines, read_jsonl
 from common.worldsense import bzip2, extract
 
 log = logging.getLogger(__name__)
@@ -57,9 +57,9 @@ def parse_trials(path: Path, data: bytes, skip_text: bool = False) -> list[dict[
     to score answers), which makes parsing faster. Raises DataError naming ``path:line`` for
     a line that is not a JSON object.
     """
-    records = extract.parse_lines(extract.without_member(data, b"text")) if skip_text else None
+    records = parse_lines(extract.without_member(data, b"text")) if skip_text else None
     if records is None:
-        records = extract.parse_lines(data)
+        records = parse_lines(data)
     if records is not None and all(type(r) is dict for r in records):
         return records
     # slow path, only to name the first bad line

@@ -23,21 +23,6 @@ _VALUE = rb'("[^"\\\n]*(?:\\.[^"\\\n]*)*"|-?\d[\d.eE+-]*|true|false|null|\[[^\[\
 _SIMPLE_RESULT = re.compile(rb'^\{"Key": ?(-?\d{1,19}), ?"resp": ?"([^"\\\n]*)"\}\n', re.MULTILINE)
 
 
-def parse_lines(data: bytes) -> list[Any] | None:
-    """Return the values of JSON lines ``data`` parsed in one call, or None if that fails.
-
-    Parsing ``[line1,line2,...]`` at once is several times faster than a loop over lines
-    (a newline cannot occur inside a JSON value). None for blank lines, a missing final
-    newline (maybe a torn write) or any malformed line.
-    """
-    if not data.endswith(b"\n") or b"\n\n" in data:
-        return None
-    try:
-        return json.loads(b"[" + data[:-1].replace(b"\n", b",") + b"]")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return None
-
-
 def without_member(data: bytes, name: bytes) -> bytes:
     """Return JSON lines ``data`` with every ``"<name>":"..."`` string member cut out, unparsed.
 

@@ -313,3 +313,23 @@ def _in_display_order(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     """Return ``df`` sorted by the display order (``display_order``) of the columns ``names``."""
     codes = pd.DataFrame({n: display_order(df[n], n).codes for n in names}, index=df.index)
     return df.loc[codes.sort_values(names, kind="stable").index]
+
+
+# ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
+WORLDSENSE_AVERAGE = """
+WITH by_size AS (
+  SELECT run_id, task, size, avg(score) AS acc FROM units JOIN run_rows USING (run_id)
+  WHERE suite = 'worldsense' GROUP BY run_id, task, size
+), by_problem AS (SELECT run_id, task, avg(acc) AS acc FROM by_size GROUP BY run_id, task)
+SELECT r.run_id, r.model, r.prompting, round(100 * avg(acc), 1) AS accuracy_pct, count(*) AS problems
+FROM by_problem JOIN runs r USING (run_id) GROUP BY r.run_id ORDER BY r.run_id"""
+QUERIES = {
+    "worldsense_average_accuracy": (
+        "WorldSense: average accuracy",
+        (
+            "Tuples' weighted accuracy, averaged over tuples, then problem sizes, then problems "
+            "(equal weights): the report's AVERAGE ACCURACY table."
+        ),
+        WORLDSENSE_AVERAGE,
+    ),
+}

@@ -14,7 +14,7 @@ import pandas as pd
 
 from common.errors import DataError
 from common.jsonl import sha256_file
-from common.results import draw_of, find_results_files, parse_results_filename, read_results
+from common.results import draw_of, find_results_files, note_read, parse_results_filename, read_results
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
 from common.worldsense import extract
@@ -209,6 +209,7 @@ def read_answers(file: Path) -> pd.DataFrame:
         keys, resp = simple
         frame = pd.DataFrame({"Key": keys, "answer": np.asarray(resp, dtype=object)})
         frame = frame.drop_duplicates("Key", keep="first").reset_index(drop=True)
+        note_read(file, len(frame))
         return frame.assign(draw=0, turn=0, reply=frame["answer"], refused=None)
     rows = [
         {
@@ -257,10 +258,13 @@ def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]
     """Return the paired tests of a test set's runs: every two runs sharing at least two complete
     tuples, in the order of ``analysis.paired_tests`` (by prompting, then model)."""
     by_run = {run_id: set(group["unit"]) for run_id, group in units.groupby("run_id", sort=False)}
-    ids = runs.sort_values(["prompting", "model"], kind="stable")["run_id"].tolist()
-    return [
-        (a, b, RULE)
-        for i, a in enumerate(ids)
-        for b in ids[i + 1 :]
-        if len(by_run.get(a, set()) & by_run.get(b, set())) >= 2
-    ]
+    found = []
+    for _, group in runs.groupby("set_name", sort=False):
+        ids = group.sort_values(["prompting", "model"], kind="stable")["run_id"].tolist()
+        found += [
+            (a, b, RULE)
+            for i, a in enumerate(ids)
+            for b in ids[i + 1 :]
+            if len(by_run.get(a, set()) & by_run.get(b, set())) >= 2
+        ]
+    return found

@@ -1,0 +1,64 @@
+"""Write the Makefile's view of the suites (.make/suites.mk): their sets and each stage's code.
+
+The Makefile includes what this prints: the suites of ``common/suites.py``, each one's sets
+(every configs/<suite>/<set>.yaml, and the sets it fetches), its default sets (every set whose
+config does not say ``default: false``), the scripts that ask a model, and for each stage
+(generate, run, score, report) the project files that stage's modules import
+(``common/codedeps.py``), so that a change to a report module rebuilds reports only, and a change
+to a scorer rescoring only. Runs with the standard library alone (make reads it before .venv
+exists).
+
+$ python3 scripts/make_suites.py > .make/suites.mk
+"""
+
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project, without .venv
+
+from common import codedeps, paths, suites  # noqa: E402
+from common.suite import STAGES, Suite  # noqa: E402
+
+NOT_DEFAULT = re.compile(r"^default:\s*(false|no|off)\s*(#.*)?$", re.MULTILINE | re.IGNORECASE)
+
+
+def is_default(suite: Suite, name: str) -> bool:
+    """Return whether the set ``name`` is a default set: a fetched set, or a config that does not
+    say ``default: false`` (read with a regular expression: no YAML parser at this point)."""
+    config = suite.config_dir() / f"{name}.yaml"
+    return not config.is_file() or not NOT_DEFAULT.search(config.read_text(encoding="utf-8"))
+
+
+def lines(suite: Suite) -> list[str]:
+    """Return the Makefile variables of one suite."""
+    name = suite.name
+    sets = suite.set_names()
+    out = [
+        f"SETS_{name} := {' '.join(sets)}",
+        f"DEFAULT_SETS_{name} := {' '.join(s for s in sets if is_default(suite, s))}",
+        f"FETCHED_SETS_{name} := {' '.join(suite.fetched_sets)}",
+        f"RUN_SCRIPTS_{name} := {' '.join(suite.run_scripts)}",
+        f"SCOPE_{name} := {suite.section_scope}",
+        f"RESULTS_IN_DATA_{name} := {'yes' if suite.results_in_data else ''}",
+        # what the suite's rules.mk may set (included after this file)
+        f"GENERATE_NEEDS_{name} :=",
+        f"DATA_STAMP_{name} :=",
+        f"BASELINES_RECIPE_{name} := baselines_recipe",
+    ]
+    for stage in STAGES:
+        files = codedeps.closure(suite.stage_modules(stage)) if suite.stage_modules(stage) else []
+        out.append(f"CODE_{stage}_{name} := " + " ".join(paths.shown(f) for f in files))
+    return out
+
+
+def main() -> int:
+    print("# written by scripts/make_suites.py: the suites, their sets and each stage's code")
+    print(f"SUITES := {' '.join(suites.names())}")
+    for suite in suites.all_suites():
+        print("\n".join(lines(suite)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

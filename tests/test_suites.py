@@ -1,0 +1,149 @@
+"""The suites as the shared layer sees them: one object each, one list, one meaning of -t, and a new
+suite that is one package plus one line (the toy suite of docs/suites.md, built and reported)."""
+
+import ast
+import importlib
+import re
+import subprocess
+import sys
+
+import pytest
+
+from common import codedeps, paths, suites
+from common.errors import UserError
+from common.suite import STAGES
+from tests import sandbox
+
+PARTS = ("protocol", "baselines", "fingerprint", "results_files", "items", "score", "section", "detect")
+
+
+@pytest.mark.parametrize("suite", suites.all_suites(), ids=lambda s: s.name)
+def test_every_suite_names_its_parts_and_they_exist(suite):
+    package = paths.ROOT / "common" / suite.name
+    assert importlib.import_module(f"common.{suite.name}").SUITE is suite
+    for part in PARTS + (("generate",) if suite.generated else ()):
+        assert suite.part(part) is not None, part
+    assert suite.part("baselines"), "a suite has built-in baselines"
+    for script in suite.run_scripts:
+        assert (paths.ROOT / script).is_file()
+    # the package's __init__ imports nothing of the suite: each stage's closure is its own code
+    init = codedeps.closure([f"common.{suite.name}"])
+    assert [p.name for p in init if p.parent == package and p.name != "__init__.py"] == []
+
+
+def _literals(path) -> list[str]:
+    """Return the string constants of a Python file's code (docstrings left out: examples there
+    name sets)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def test_the_shared_layer_names_no_suite():
+    """Only a suite's package, the list of suites, the scripts of one suite and the tests know a
+    suite by name: no string of the shared modules' code names one."""
+    names = suites.names()
+    word = re.compile(r"(?:^|/)(%s)(?:/|$)" % "|".join(names))  # a suite's name, or a path through it
+    shared = [p for p in (paths.ROOT / "common").glob("*.py") if p.name != "suites.py"]
+    shared += sorted((paths.ROOT / "common" / "models").glob("*.py"))
+    shared += [p for p in sorted((paths.ROOT / "scripts").glob("*.py")) if p.name not in ONE_SUITE]
+    found = {paths.shown(p): sorted({m for text in _literals(p) for m in word.findall(text)}) for p in shared}
+    assert {name: hits for name, hits in found.items() if hits} == {}
+    makefile = (paths.ROOT / "Makefile").read_text(encoding="utf-8")
+    assert word.findall("\n".join(line for line in makefile.splitlines() if not line.startswith("#"))) == []
+
+
+# scripts that belong to one suite (they ask or build only that suite's sets)
+ONE_SUITE = {
+    "already_said_that.py", "lm_plan.py", "codex_translate.py", "reproduce_blocks.py", "generate_prompts.py",
+    "fetch_already_said_that_original.py", "setup_wordnet.py", "draw_canvas.py",
+}  # fmt: skip
+
+
+def test_the_stages_code_lists_follow_the_imports():
+    canvas = suites.get("canvas")
+    score = {paths.shown(p) for p in codedeps.closure(canvas.stage_modules("score"))}
+    report = {paths.shown(p) for p in codedeps.closure(canvas.stage_modules("report"))}
+    assert "common/canvas/scoring.py" in score and "common/canvas/report.py" not in score
+    assert "common/canvas/report.py" in report
+    assert not any(p.startswith("common/models/") for p in report), "the report reads no model code"
+    out = subprocess.run(
+        [sys.executable, "scripts/make_suites.py"], cwd=paths.ROOT, capture_output=True, text=True, check=True
+    ).stdout
+    assert f"SUITES := {' '.join(suites.names())}" in out
+    for stage in STAGES:
+        assert f"CODE_{stage}_canvas :=" in out
+
+
+@pytest.mark.parametrize(
+    "spec, key",
+    [
+        ("worldsense/test_set", "worldsense/test_set"),
+        ("test_set", "worldsense/test_set"),
+        ("canvas/standard", "canvas/standard"),
+        ("standard", "canvas/standard"),
+        ("configs/canvas/standard.yaml", "canvas/standard"),
+        ("mixed", "already_said_that/mixed"),
+        ("blocks/scaling", "blocks/scaling"),
+    ],
+)
+def test_t_means_the_same_everywhere(spec, key, monkeypatch):
+    monkeypatch.chdir(paths.ROOT)
+    assert suites.resolve_set(spec).key == key
+
+
+def test_a_name_two_suites_share_must_say_which():
+    with pytest.raises(UserError, match="several suites.*-t blocks/scaling"):
+        suites.resolve_set("scaling")
+    with pytest.raises(UserError, match="no set 'nosuchset'.*canvas/standard"):
+        suites.resolve_set("nosuchset")
+
+
+def code_blocks(page: str) -> dict[str, str]:
+    """Return the fenced blocks of a docs page whose first line is ``# <path>``, by path."""
+    blocks = re.findall(r"```(?:python|yaml)\n# (\S+)(?::[^\n]*)?\n(.*?)```", page, re.DOTALL)
+    return {path: text for path, text in blocks}
+
+
+def test_a_new_suite_is_one_package_and_one_line(tmp_path):
+    """The toy suite of docs/suites.md, copied from the page into a copy of the project: `make
+    parity/mini` generates, answers, scores and analyses it; the report shows its section."""
+    page = (paths.ROOT / "docs" / "suites.md").read_text(encoding="utf-8")
+    blocks = code_blocks(page)
+    assert set(blocks) == {
+        "common/parity/__init__.py",
+        "common/parity/suite.py",
+        "common/suites.py",
+        "configs/parity/mini.yaml",
+    }
+    repo = sandbox.make_sandbox(tmp_path / "repo")
+    for path, text in blocks.items():
+        if path == "common/suites.py":  # the one line
+            listing = (repo / path).read_text(encoding="utf-8")
+            last = '    "common.already_said_that",\n'
+            (repo / path).write_text(listing.replace(last, last + text.strip("\n") + "\n"), encoding="utf-8")
+        else:
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text, encoding="utf-8")
+    built = sandbox.run(repo, "make parity/mini")
+    assert built.returncode == 0, built.stderr[-3000:]
+    assert re.search(r"oracle +40 +100.0 \[", built.stdout) and re.search(r"random +40 ", built.stdout)
+    shown = sandbox.run(repo, "make help")
+    assert "parity/mini" in shown.stdout
+    report = sandbox.run(
+        repo,
+        ".venv/bin/python scripts/build_report.py results/sections/parity/mini.json --html r.html --markdown r.md",
+    )
+    assert report.returncode == 0, report.stderr[-3000:]
+    assert "Parity: mini" in (repo / "r.html").read_text(encoding="utf-8")
