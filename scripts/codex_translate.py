@@ -38,7 +38,7 @@ import functools
 import logging
 import sys
 
-from common import cli
+from common import cli, suites
 from common.blocks import run
 from common.blocks.baselines import BASELINES
 from common.models import exit_code, models_of, run_items
@@ -71,8 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.feedback < 0:
         parser.error("--feedback must be 0 or more")
 
-    testset = run.set_dir(args.testset)
-    files = run.prompt_files(testset, "pddl", args.prompting, args.view)
+    ref = suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    files = run.prompt_files(ref.data, "pddl", args.prompting, args.view)
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
     answer = functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback)
@@ -81,9 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     for model in models_of(args, BASELINES, task="pddl", overrides={"stop": run.STOPS["pddl"]}):
         with contextlib.closing(model):
             for prompts, items in asked.items():
-                out, prompting = run.results_path(
-                    prompts, items, "pddl", model, args.results_dir, args.feedback
-                )
+                out, prompting = run.results_path(ref, prompts, items, "pddl", model, args.feedback)
                 labels = run.run_labels(
                     prompts, args.problem_path, prompting, model, objects=args.objects, feedback=args.feedback
                 )

@@ -31,7 +31,7 @@ import contextlib
 import logging
 import sys
 
-from common import cli
+from common import cli, suites
 from common.blocks import run
 from common.blocks.baselines import BASELINES
 from common.models import exit_code, models_of, run_items
@@ -47,14 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
 
-    testset = run.set_dir(args.testset)
-    files = run.prompt_files(testset, "nl", args.prompting, args.view)
+    ref = suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    files = run.prompt_files(ref.data, "nl", args.prompting, args.view)
     asked = run.load_run_items(files, args.problem_path, "nl", args.limit)  # once for every model
     summaries = []
     for model in models_of(args, BASELINES, task="nl", overrides={"stop": run.STOPS["nl"]}):
         with contextlib.closing(model):
             for prompts, items in asked.items():
-                out, prompting = run.results_path(prompts, items, "nl", model, args.results_dir)
+                out, prompting = run.results_path(ref, prompts, items, "nl", model)
                 labels = run.run_labels(prompts, args.problem_path, prompting, model)
                 summary = run_items(
                     model, items, out, answer=run.plan_record, labels=labels, **cli.runner_options(args)

@@ -150,9 +150,10 @@ def test_generate_problems_vocabulary_too_small(tmp_path):
 def test_a_missing_set_or_prompts_are_named(tmp_path, script):
     model = "noop" if "lm_plan" in script else "rules"
     result = run_script(script, "--model", model, "-t", str(tmp_path / "nowhere"))
-    assert_one_line_error(result, "no blocks set")
-    assert "holds prompts" in result.stderr and "make blocks/<set>" in result.stderr
-    (tmp_path / "set" / "prompts").mkdir(parents=True)  # a set without prompts of this type
+    assert_one_line_error(result, f"no set '{tmp_path / 'nowhere'}'", "blocks/cogsci_problems")
+    assert "make <suite>/<set>" in result.stderr
+    (tmp_path / "set" / "problems").mkdir(parents=True)  # a generated set without prompts of this type
+    (tmp_path / "set" / "problems" / "manifest.json").write_text('{"views": ["c1"]}')
     result = run_script(script, "--model", model, "-t", str(tmp_path / "set"))
     assert_one_line_error(result, "views there: none")
 

@@ -33,6 +33,7 @@ from common.errors import DataError, UserError
 from common.models.base import Model, Reply, RequestRefused, request_totals
 from common.models.runner import refused_record
 from common.results import SEPARATOR, results_filename
+from common.suite import SetRef
 
 STOPS = {"nl": [STOP_MARKER], "pddl": [";"]}  # default stop sequences sent to HTTP models
 
@@ -135,16 +136,10 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     return {**refused_record(item, refusal), **problem_facts(item)}
 
 
-RESULTS_ROOT = paths.RESULTS / "blocks"
 TESTSET_HELP = (
-    "the blocks set: data/blocks/<set> (or its name), holding prompts/ from generate_prompts.py "
-    "(data/blocks/released: the paper's prompts; give --problem-path)"
+    "the blocks set: its name, blocks/<set>, or its directory holding prompts/ "
+    "(data/blocks/released: the paper's prompts of the release's problems)"
 )
-
-
-def set_dir(name_or_dir: str) -> Path:
-    """Return the directory of the blocks set ``-t`` names (one with a ``prompts/`` directory)."""
-    return paths.set_dir("blocks", name_or_dir, "prompts", "build one with `make blocks/<set>`")
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -216,16 +211,15 @@ def run_labels(
 
 
 def results_path(
+    ref: SetRef,
     prompts: Path,
     items: Sequence[dict[str, Any]],
     prompt_type: str,
     model: Model,
-    results_root: Path | None = None,
     feedback: int = 0,
 ) -> tuple[Path, str]:
     """Return ``(path, prompting)``: the results file of this run,
-    ``<results_root>/<set>/<type>___<view>/<prompting>___<modelname>___results.jsonl`` (the set
-    being the directory above the prompts file's ``prompts/``), and its
+    ``<the set's results>/<type>___<view>/<prompting>___<modelname>___results.jsonl``, and its
     prompting label (``conversation.prompting_label``: the prompts file's, plus ``-turns`` for a
     chat endpoint and ``-feedback<N>`` with feedback rounds). Raises DataError for an empty
     prompts file or one mixing views or prompt styles."""
@@ -241,8 +235,7 @@ def results_path(
             f"{prompts}: expected the prompts of one view and one prompting, "
             f"found views {views} and promptings {promptings}"
         )
-    set_name = Path(prompts).resolve().parent.parent.name
-    directory = (results_root or RESULTS_ROOT) / set_name / f"{prompt_type}___{views[0]}"
+    directory = ref.results / f"{prompt_type}___{views[0]}"
     prompting = prompting_label(promptings[0], uses_chat(model), feedback)
     try:
         return directory / results_filename(prompting, model.name), prompting
