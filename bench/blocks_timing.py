@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from common.blocks.boards import uniform_board
-from common.blocks.generate import ProblemSpec, SetSpec, generate_set
+from common.blocks.generate import ProblemSpec, SetSpec, make_problems
 from common.blocks.pddl import problem_pddl
 from common.blocks.planner import SearchBudgetExceeded, near_optimal_plan, optimal_plan
 from common.blocks.state import Relation, board_relations
@@ -76,7 +76,7 @@ def time_generation(count: int, runs: int) -> float:
     totals = []
     for run in range(runs):
         start = time.perf_counter()
-        generate_set(spec, seed=run)  # a new seed per run: no cached pattern from the run before
+        make_problems(spec, seed=run)  # a new seed per run: no cached pattern from the run before
         totals.append(time.perf_counter() - start)
     return statistics.median(totals)
 

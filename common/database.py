@@ -503,8 +503,8 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
         conn,
         params=params,
     )
-    runs["notes"] = [json.loads(n) if n else [] for n in runs["notes"]]
-    runs["attributes"] = [json.loads(a) if a else {} for a in runs["attributes"]]
+    runs["notes"] = [json.loads(n) if isinstance(n, str) else [] for n in runs["notes"]]  # NULL: NaN or None
+    runs["attributes"] = [json.loads(a) if isinstance(a, str) else {} for a in runs["attributes"]]
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
     text_columns = (
         ", q.text AS question, y.text AS reply, z.text AS reasoning"

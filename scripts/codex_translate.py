@@ -11,14 +11,15 @@ in every row); --objects described gives it only the objects the English names. 
 --feedback N, an error of the fact reader or the planner (an undeclared object, facts that
 contradict each other, no plan) goes back to the model on the same conversation and the part at
 fault is asked again, up to N rounds; every round's answer and error is recorded, and the
-summary gives the success after each round. A chat endpoint (`api: chat`) gets the few shots as
+analysis gives the success after each round. A chat endpoint (`api: chat`) gets the few shots as
 turns (label <prompting>-turns); a completion endpoint the paper's prompt as is.
 Rows go to results/blocks/<set>/pddl___<view>/<prompting>___<modelname>___results.jsonl.
 Built-in models: rules (reads the English templates perfectly: an upper bound; --baselines asks
 it), and by name oracle-facts (writes the true problem's facts) and random-facts (facts of a
 random board of the same items: chance).
 A refused request (e.g. longer than the context) is recorded, scored as a failure and counted in
-a column of its own (--retry-errors asks it again).
+a column of its own (--retry-errors asks it again). The analysis (scripts/analyse_results.py -t
+<set>) scores the set's results files from their raw answers and prints the tables.
 
 $ python scripts/codex_translate.py -t cogsci_problems --model rules --view all
 $ python scripts/codex_translate.py -t cogsci_problems --model configs/models/llamacpp.yaml --feedback 2 \\
@@ -37,7 +38,7 @@ import functools
 import logging
 import sys
 
-from common import cli
+from common import cli, suites
 from common.blocks import run
 from common.blocks.baselines import BASELINES
 from common.models import exit_code, models_of, run_items
@@ -70,19 +71,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.feedback < 0:
         parser.error("--feedback must be 0 or more")
 
-    testset = run.set_dir(args.testset)
-    files = run.prompt_files(testset, "pddl", args.prompting, args.view)
+    ref = suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    files = run.prompt_files(ref.data, "pddl", args.prompting, args.view)
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
     answer = functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback)
-    summaries, scored = [], []
+    asked = run.load_run_items(files, args.problem_path, "pddl", args.limit)  # once for every model
+    summaries = []
     for model in models_of(args, BASELINES, task="pddl", overrides={"stop": run.STOPS["pddl"]}):
         with contextlib.closing(model):
-            for prompts in files:
-                items = run.load_run_items(prompts, args.problem_path, "pddl", args.limit)
-                out, prompting = run.results_path(
-                    prompts, items, "pddl", model, args.results_dir, args.feedback
-                )
+            for prompts, items in asked.items():
+                out, prompting = run.results_path(ref, prompts, items, "pddl", model, args.feedback)
                 labels = run.run_labels(
                     prompts, args.problem_path, prompting, model, objects=args.objects, feedback=args.feedback
                 )
@@ -90,11 +89,7 @@ def main(argv: list[str] | None = None) -> int:
                     model, items, out, answer=answer, labels=labels, **cli.runner_options(args)
                 )
                 summaries.append(summary)
-                text, rows = run.rescore_report(out, items, "pddl", args.objects)
-                print(text, end="")
-                scored += [{"model": model.name, **row} for row in rows]
-    if args.scores:
-        run.write_scores(args.scores, scored)
+                log.info("%s", summary.describe(out))
     return exit_code(summaries, "problems")
 
 

@@ -8,8 +8,9 @@ otherwise), parsed, and checked on the true problem under the lenient (paper) an
 rules. The prompts are <set>/prompts/<prompting>___nl___<view>.jsonl, every view (or --view).
 One row per problem and view is appended to
 results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw completion,
-parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
-The printed summary is re-scored from the raw completions, never by asking again.
+parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped. The analysis
+(scripts/analyse_results.py -t <set>) scores every results file of the set again from its raw
+completions, never by asking again, into the results database, and prints the tables.
 Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner);
 --baselines asks the three.
 A request the server refuses (e.g. longer than the model's context) is recorded as refused,
@@ -30,7 +31,7 @@ import contextlib
 import logging
 import sys
 
-from common import cli
+from common import cli, suites
 from common.blocks import run
 from common.blocks.baselines import BASELINES
 from common.models import exit_code, models_of, run_items
@@ -46,24 +47,20 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
 
-    testset = run.set_dir(args.testset)
-    files = run.prompt_files(testset, "nl", args.prompting, args.view)
-    summaries, scored = [], []
+    ref = suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    files = run.prompt_files(ref.data, "nl", args.prompting, args.view)
+    asked = run.load_run_items(files, args.problem_path, "nl", args.limit)  # once for every model
+    summaries = []
     for model in models_of(args, BASELINES, task="nl", overrides={"stop": run.STOPS["nl"]}):
         with contextlib.closing(model):
-            for prompts in files:
-                items = run.load_run_items(prompts, args.problem_path, "nl", args.limit)
-                out, prompting = run.results_path(prompts, items, "nl", model, args.results_dir)
+            for prompts, items in asked.items():
+                out, prompting = run.results_path(ref, prompts, items, "nl", model)
                 labels = run.run_labels(prompts, args.problem_path, prompting, model)
                 summary = run_items(
                     model, items, out, answer=run.plan_record, labels=labels, **cli.runner_options(args)
                 )
                 summaries.append(summary)
-                text, rows = run.rescore_report(out, items, "nl")
-                print(text, end="")
-                scored += [{"model": model.name, **row} for row in rows]
-    if args.scores:
-        run.write_scores(args.scores, scored)
+                log.info("%s", summary.describe(out))
     return exit_code(summaries, "problems")
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from common.paths import DATA, ROOT
+from common.suite import SetRef
 
 WORLDSENSE_TEST_SET = DATA / "worldsense" / "test_set"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -106,6 +107,19 @@ def released_problems(release):
     from common.blocks.release import problems_dir
 
     return {p.id: p for p in load_problems(problems_dir(release))}
+
+
+@pytest.fixture(scope="session")
+def blocks_tiny(tmp_path_factory) -> tuple[Path, SetRef]:
+    """A throw-away repository copy (tests/sandbox.py) holding the blocks set ``tiny`` of
+    tests/blocks_fixtures.py (data/blocks/tiny, results/blocks/tiny): ``(repo, its SetRef)``."""
+    from common.blocks import SUITE
+    from tests.blocks_fixtures import build_tiny_set
+    from tests.sandbox import make_sandbox
+
+    repo = make_sandbox(tmp_path_factory.mktemp("blocks_tiny"))
+    data = build_tiny_set(repo / "data" / "blocks", repo / "results" / "blocks", repo)
+    return repo, SUITE.ref("tiny", data=data, results_root=repo / "results" / "blocks")
 
 
 def comparable(path: Path) -> list[dict]:

@@ -58,7 +58,7 @@ def test_counts_equal_the_stack_sum_and_need_no_recursion():
 
 
 def test_a_thousand_item_set_is_generated(tmp_path):
-    from common.blocks.generate import generate_set, load_spec
+    from common.blocks.generate import load_spec, make_problems
 
     spec = tmp_path / "big.yaml"
     names = ", ".join(f"item{i}" for i in range(1000))
@@ -69,7 +69,7 @@ def test_a_thousand_item_set_is_generated(tmp_path):
         "problems:\n  - {num_obj: 3, count: 1}\n  - {num_obj: 1000, test: true, count: 1}\n",
         encoding="utf-8",
     )
-    big = generate_set(load_spec(spec))[1]
+    big = make_problems(load_spec(spec))[1]
     board = uniform_board([f"item{i}" for i in range(1000)], random.Random(5))
     assert sorted(i for s in board for i in s) == sorted(f"item{i}" for i in range(1000))
     assert len(big.view("c3").items) == 1000

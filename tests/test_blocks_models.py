@@ -13,8 +13,9 @@ import pytest
 import yaml
 
 from common import cli
-from common.blocks import run, scoring
+from common.blocks import scoring
 from common.blocks.conversation import FACTS_SYSTEM, PLAN_SYSTEM, follow_up, planning_turns, translation_turns
+from common.blocks.items import load_items
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import Problem, write_problems
 from common.blocks.prompts import prompt_records
@@ -22,6 +23,7 @@ from common.jsonl import write_jsonl
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from common.results import read_results
+from tests.blocks_fixtures import scored_file, set_section
 from tests.conftest import comparable, live_then_batch
 
 sys.path.insert(0, str(Path(__file__).parent / "models"))
@@ -256,7 +258,11 @@ def test_a_reply_cut_at_max_tokens_is_recorded_as_such(capsys, hand_set, tmp_pat
     [row] = read_results(results_in(tmp_path / "out", "nl", "paper___stub___results.jsonl"))
     assert row["raw"] == "Move the bell" and row["finish_reason"] == "length"
     assert row["error"] == "no line is a move of this problem's items" and not row["lenient"]
-    assert "1       0" in result.stdout  # invalid 1, refused 0
+    run = scored_file(
+        hand_set, tmp_path / "out", results_in(tmp_path / "out", "nl", "paper___stub___results.jsonl")
+    )
+    assert run.answers[["invalid", "truncated", "correct"]].values.tolist() == [[1, 1, 0.0]]
+    assert run.answers["refused"].isna().all() and run.answers["finish_reason"].tolist() == ["length"]
 
 
 def test_every_kind_of_translation_is_recorded_with_its_outcome(capsys, hand_set, tmp_path):
@@ -304,7 +310,11 @@ def test_every_kind_of_translation_is_recorded_with_its_outcome(capsys, hand_set
     assert table["init_recall"] == 1.0 and table["init_precision"] == pytest.approx(5 / 6)
     unread = "(ontable table): undeclared object: line 1, column 1: 'table' in (ontable table) is not an"
     assert table["unread_facts"] == [unread + " object of the problem"]
-    assert " 4       0" in result.stdout  # 4 invalid (no plan: 2 scenarios + the 2 feedback ones), 0 refused
+    run = scored_file(
+        hand_set, tmp_path / "out", results_in(tmp_path / "out", "pddl", "paper___stub___results.jsonl")
+    )
+    # 4 invalid (no plan: 2 scenarios + the 2 feedback ones), none refused
+    assert run.answers["invalid"].sum() == 4 and run.answers["refused"].isna().all()
 
 
 def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(capsys, hand_set, tmp_path):
@@ -352,7 +362,12 @@ def test_feedback_rounds_fix_an_error_or_not_and_every_round_is_recorded(capsys,
     )
     # 3 problems failing at round 0 (2 fixable only by feedback) + 1 more round for "feedback fails"
     assert len(feedback_prompts) == 2 + 2 + 2
-    assert "by_round" in result.stdout
+    section = set_section(hand_set, tmp_path / "out", tmp_path / "db.sqlite")
+    rounds = section.data["feedback"]  # the success after each round, as the records have it
+    assert list(rounds["round"]) == [0, 1, 2] and list(rounds["lenient"]) == [5, 7, 7]
+    assert list(rounds["lenient"]) == [
+        sum(row["lenient_by_round"][k] for row in rows.values()) for k in range(3)
+    ]
 
 
 def test_chat_endpoints_get_the_few_shots_as_turns(capsys, hand_set, tmp_path):
@@ -462,23 +477,21 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
     assert f"Key {rows[0]['Key']} (problem 010, view v) refused by the server" in caplog.text
     # the problem's own facts are recorded, so the analysis splits a refused problem like the others
     assert [(r["optimal_length"], r["goal_held_initially"]) for r in rows] == [(2, False)] * 3
-    # view, 3 problems, lenient and strict 0% of 3 (refused count as failures), 0 invalid, 3 refused
-    assert result.stdout.splitlines()[-1].split()[:10] == [
+    # view v: 3 problems, lenient and strict 0% of 3 (refused count as failures), 0 invalid, 3 refused
+    view = set_section(hand_set, tmp_path, tmp_path / "db.sqlite").data["success"].iloc[0]
+    assert (view.view, view.problems, view.lenient, view.strict, view.invalid, view.refused) == (
         "v",
-        "3",
-        "0.0",
-        "[",
-        "0.0,",
-        "56.1]",
-        "0.0",
-        "[",
-        "0.0,",
-        "56.1]",
-    ]
-    assert result.stdout.splitlines()[-1].split()[10:12] == ["0", "3"]
+        3,
+        0,
+        0,
+        0,
+        3,
+    )
+    assert view.lenient_hi == pytest.approx(56.1, abs=0.05)
     # a file from before refused rows carried the problem's facts gets them when re-scored
     bare = [{k: v for k, v in r.items() if k not in ("optimal_length", "goal_held_initially")} for r in rows]
-    rescored = scoring.rescore(bare, run.load_items(nl, hand_set / "problems", "nl")[:3], "nl")
+    items = load_items(nl, hand_set / "problems", "nl")[:3]
+    rescored = [scoring.score_record(item, record, "nl") for item, record in zip(items, bare, strict=True)]
     assert [(r["optimal_length"], r["goal_held_initially"], r["lenient"]) for r in rescored] == [
         (2, False, False)
     ] * 3
@@ -486,7 +499,7 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
 
 def test_a_refused_feedback_round_keeps_the_rounds_done(capsys, hand_set, tmp_path):
     pddl = hand_set / "prompts" / "paper___pddl___v.jsonl"
-    items = run.load_items(pddl, hand_set / "problems", "pddl")
+    items = load_items(pddl, hand_set / "problems", "pddl")
     longest_first = max(len(item["texts"][part].split()) for item in items for part in ("init", "goal"))
     fixable = next(item for item in items if item["id"] == "018")
     error = "goal facts: undeclared object: line 1, column 1: 'shelf' in (on zip shelf) is not an object"
@@ -588,7 +601,6 @@ def test_turns_keep_every_example_and_the_test_problem():
 
 
 def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, hand_set, tmp_path):
-    from common import analysis
     from common.jsonl import read_jsonl
     from common.results import metadata_path
 
@@ -609,18 +621,19 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
         {**record, "lenient": False, "strict": False} for record in read_jsonl(file)
     ]  # an old scorer's verdicts
     write_jsonl(file, stale)
-    section = analysis.analyse(tmp_path / "handmade")
+    database = tmp_path / "results.sqlite"
+    section = set_section(hand_set, tmp_path, database)
     row = section.data["success"].iloc[0]
     assert (row.problems, row.lenient, row.strict) == (10, 9, 7) and not section.notes  # re-scored from raw
     # a file with 4 of the 10 problems, one of them for a prompt that changed since: both said
     write_jsonl(file, [*stale[:3], {**stale[3], "Key": 1}])
-    section = analysis.analyse(tmp_path / "handmade")
+    section = set_section(hand_set, tmp_path, database)  # the file changed: scored again
     assert section.data["success"].iloc[0].problems == 3
     partial, changed = section.notes
     assert partial.startswith("stub (paper): PARTIAL results, 3 of 10 problems in nl___v (--limit, or a run")
     assert changed.startswith("nl___v/paper___stub___results.jsonl: 1 row(s) answer prompts that are no")
     metadata_path(file).unlink()
-    section = analysis.analyse(tmp_path / "handmade")
+    section = set_section(hand_set, tmp_path, tmp_path / "fresh.sqlite")
     assert section.data["success"].iloc[0].lenient == 0  # nothing to re-score with: as recorded, and said so
     note = "scores as recorded (prompts or problems not at hand to re-score): "
     note += "nl___v/paper___stub___results.jsonl"
@@ -654,31 +667,42 @@ def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren()
     assert all(score["lenient"] for score in both)  # an own "(" is never doubled
 
 
-@pytest.mark.slow  # a minute: a repository copy builds the cogsci_problems prompts, 18 script runs
+@pytest.mark.slow  # minutes: a repository copy builds the default blocks sets, 36 script runs
 def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tmp_path):
     from tests.sandbox import make_sandbox, run
 
     repo = make_sandbox(tmp_path)
+    views = {
+        "cogsci_problems": ("one", "two", "all"),
+        "scaling": ("c1", "c1-renamed", "c3", "c3-renamed", "all", "all-renamed"),
+    }
     with StubServer(answer=scripted) as server:
         model = config(tmp_path, server)
-        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems")
+        first = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
         assert first.returncode == 0, first.stderr[-3000:]
         asked = len(server.requests)
-        assert asked == 3 * (2 + 2 * 2)  # views one, two, all: 2 plans and 2 x 2 translations each
-        out = repo / "results/blocks/cogsci_problems"
-        for view in ("one", "two", "all"):
-            for kind in ("nl", "pddl"):
-                assert len(read_results(out / f"{kind}___{view}" / "paper___stub___results.jsonl")) == 2
-        assert (repo / "results/runs/blocks/stub.limit2.done").is_file()
+        assert asked == 9 * (2 + 2 * 2)  # every view of both sets: 2 plans and 2 x 2 translations each
+        for name, names in views.items():
+            for view in names:
+                for kind in ("nl", "pddl"):
+                    assert (
+                        len(
+                            read_results(
+                                repo
+                                / "results/blocks"
+                                / name
+                                / f"{kind}___{view}"
+                                / "paper___stub___results.jsonl"
+                            )
+                        )
+                        == 2
+                    )
+        assert len(list((repo / "results/runs/blocks").glob("stub.limit2-*.done"))) == 1
         assert (
             "stub (plan, paper)" in first.stdout and "stub (LLM+planner, paper)" in first.stdout
         )  # analysed
-        again = run(
-            repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems"
-        )  # the run is up to date
-        model.touch()  # a newer config: the recipe runs again, every answer is in the results files
-        rerun = run(repo, f"make blocks-model MODEL={model} LIMIT=2 BLOCKS_MODEL_SETS=cogsci_problems")
-        assert again.returncode == rerun.returncode == 0 and len(server.requests) == asked
+        again = run(repo, f"make blocks-model MODEL={model} LIMIT=2")  # the run is up to date
+        assert again.returncode == 0 and len(server.requests) == asked
 
 
 @pytest.mark.parametrize(
@@ -715,8 +739,6 @@ def test_a_thinking_model_is_scored_on_its_answer_alone(capsys, hand_set, tmp_pa
 
 
 def test_a_random_planner_asked_three_times_gets_pass_at_k_in_the_section(capsys, hand_set, tmp_path):
-    from common.blocks import report
-
     prompts = hand_set / "prompts" / "paper___nl___v.jsonl"
     for samples in (1, 3):  # the second run adds draws 1 and 2 only
         ran = run_here(capsys, "scripts/lm_plan.py", "--model", "random", "--set", f"samples={samples}",
@@ -728,7 +750,7 @@ def test_a_random_planner_asked_three_times_gets_pass_at_k_in_the_section(capsys
     assert sorted(r.get("draw", 0) for r in records) == [0] * len(SCENARIOS) + [1] * len(SCENARIOS) + [
         2
     ] * len(SCENARIOS)
-    section = report.section(tmp_path / "out" / "handmade")
+    section = set_section(hand_set, tmp_path / "out", tmp_path / "db.sqlite")
     [table] = [table for title, table in section.tables if title.startswith("REPEATED SAMPLES")]
     row = table.iloc[0]
     assert (row["k"], row["questions"]) == (3, len(SCENARIOS)) and row["pass@k"] != "-"

@@ -1,17 +1,20 @@
-"""The blocks section of the one analysis: tables from results files alone, refused items apart,
-exact McNemar tests, figures, and the published table checked cell by cell."""
+"""The blocks section: a pure function of a set's scored rows (the results database), the same as
+the analysis computed from the results files before the database; refused items apart, exact
+McNemar tests, figures, and the published table checked cell by cell."""
 
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from common import analysis
-from common.blocks import report
-from common.blocks.reproduce import paper_comparison, paper_table, published, rescore, summary
+from common import analysis, database, paths, suites
+from common.blocks import SUITE
+from common.blocks.paper import paper_comparison, paper_table, published
+from common.blocks.reproduce import rescore, summary
 from common.jsonl import write_jsonl
 from common.report import section_text
 from common.stats import paired_exact_test, wilson_interval
+from tests.blocks_fixtures import SECTION_BEFORE
 from tests.conftest import run_script
 
 
@@ -34,6 +37,7 @@ def rows(
         else:
             record.update(
                 {
+                    "raw": f"plan {n}",
                     "lenient": outcome in "Ll",
                     "strict": outcome == "L",
                     "error": "no move" if outcome == "i" else None,
@@ -44,9 +48,10 @@ def rows(
 
 
 @pytest.fixture
-def results_set(tmp_path) -> Path:
-    """A results set: two planners and a translator with feedback, on views one and all."""
-    root = tmp_path / "myset"
+def results_set(tmp_path):
+    """A set without prompts at hand (scores as recorded): two planners and a translator with a
+    feedback round, on views one and all."""
+    root = tmp_path / "results" / "myset"
     write_jsonl(
         root / "nl___one" / "paper___alpha___results.jsonl",
         rows("LLLLlxxxir", "one", "tt", lengths=[0, 0, 1, 1, 2, 2, 3, 3, 3, 3]),
@@ -62,6 +67,8 @@ def results_set(tmp_path) -> Path:
     ):
         record.update(
             {
+                "feedback": 1,
+                "feedback_raw": [] if by_round[0] else [f"round 1 of {record['id']}"],
                 "lenient_by_round": by_round,
                 "strict_by_round": by_round,
                 "init_precision": 1.0,
@@ -72,18 +79,46 @@ def results_set(tmp_path) -> Path:
         )
     write_jsonl(root / "pddl___one" / "paper-feedback1___gamma___results.jsonl", feedback)
     (root / "nl___two").mkdir()  # an empty run directory is not a view with results
-    return root
+    return SUITE.ref("myset", data=tmp_path / "data" / "myset", results_root=tmp_path / "results")
 
 
-def test_detect_and_the_one_entry_point(results_set, tmp_path):
-    assert report.detect(results_set) and not report.detect(tmp_path / "nothing")
-    assert analysis.detect_suite(results_set) == "blocks"
-    order = list(analysis.SUITES)
-    assert order.index("blocks") < order.index("worldsense")  # detected before the generic trial format
+def analyse(ref, tmp_path: Path, **options) -> analysis.Section:
+    """Return the section of ``ref``, its files scored into a database of ``tmp_path``."""
+    return analysis.analyse([ref], db=tmp_path / "results.sqlite", **options)
+
+
+def test_the_section_is_the_one_the_analysis_computed_before_the_database(blocks_tiny, tmp_path):
+    _, ref = blocks_tiny
+    text = section_text(analyse(ref, tmp_path, figures_dir=tmp_path / "figures")).split("\n")
+    assert text[2] == f"*  BLOCKS WORLD RESULTS IN {paths.shown(ref.results)}"
+    assert "\n".join(text[5:]) == SECTION_BEFORE.read_text(encoding="utf-8")
+
+
+def test_a_blocks_data_directory_is_found_by_its_path(blocks_tiny):
+    repo, ref = blocks_tiny
+    assert SUITE.claims(ref.data) and not SUITE.claims(ref.results) and not SUITE.claims(repo)
+    assert suites.resolve_set(ref.data).key == "blocks/tiny"
+
+
+def test_analyse_results_scores_the_set_once_and_prints_its_section(blocks_tiny, tmp_path):
+    repo, _ = blocks_tiny
+    argv = ["scripts/analyse_results.py", "-t", "data/blocks/tiny", "--csv", str(tmp_path / "s.csv")]
+    first = run_script(*argv, "--database", str(tmp_path / "db.sqlite"), cwd=repo)
+    assert first.returncode == 0, first.stderr
+    for title in ("SUCCESS by view and run", "NEED A MOVE", "OPTIMAL PLAN LENGTH", "FEEDBACK", "PAIRED"):
+        assert title in first.stdout
+    assert "after round 1" in first.stdout and "REPEATED SAMPLES" in first.stdout
+    assert pd.read_csv(tmp_path / "s.csv")["table"].nunique() == 5
+    with database.connection(tmp_path / "db.sqlite") as conn:
+        before = conn.execute("SELECT run_id, scorer FROM runs ORDER BY run_id").fetchall()
+        again = run_script(*argv, "--database", str(tmp_path / "db.sqlite"), cwd=repo)
+        assert again.stdout == first.stdout  # nothing changed: nothing scored again
+        assert conn.execute("SELECT run_id, scorer FROM runs ORDER BY run_id").fetchall() == before
+    assert len(before) == 11
 
 
 def test_success_counts_refused_as_failures_and_in_a_column_of_their_own(results_set, tmp_path):
-    section = analysis.analyse(results_set, figures_dir=tmp_path / "figures")
+    section = analyse(results_set, tmp_path, figures_dir=tmp_path / "figures")
     table = section.data["success"].set_index(["view", "method", "prompting", "model"])
     alpha = table.loc[("one", "plan", "paper", "alpha")]
     # the same denominator as beta, who answered all 10: the refused problem is a failure
@@ -97,6 +132,7 @@ def test_success_counts_refused_as_failures_and_in_a_column_of_their_own(results
     assert shown.loc[("one", "plan", "paper", "alpha"), "lenient"] == " 50.0 [ 23.7,  76.3]"
     assert shown.loc[("one", "plan", "paper", "alpha"), "refused"] == 1
     assert any("alpha (plan, paper), view one: 1 problem(s) refused" in note for note in section.notes)
+    assert section.notes[0].startswith("scores as recorded (prompts or problems not at hand to re-score): ")
     hard = section.data["needs_a_move"].set_index(["view", "method", "prompting", "model"])
     assert hard.loc[("one", "plan", "paper", "alpha")].problems == 8  # 10 problems, 2 whose goal held
     assert hard.loc[("one", "plan", "paper", "alpha")].lenient == 3
@@ -122,8 +158,8 @@ def test_success_counts_refused_as_failures_and_in_a_column_of_their_own(results
     assert section.figures[0][1].read_bytes()[:4] == b"\x89PNG"
 
 
-def test_the_exact_paired_test_between_every_two_runs_on_the_problems_both_files_hold(results_set):
-    tests = analysis.analyse(results_set).data["paired"].set_index(["view", "a", "b"])
+def test_the_exact_paired_test_between_every_two_runs_on_the_problems_both_files_hold(results_set, tmp_path):
+    tests = analyse(results_set, tmp_path).data["paired"].set_index(["view", "a", "b"])
     pair = tests.loc[("one", "alpha (plan, paper)", "beta (plan, paper)")]
     # alpha LLLLlxxxir, beta LxxxxxxxLL: 10 shared, alpha's refused 9 a failure where beta succeeded;
     # lenient alpha only 4 (1-4), beta only 2 (8, 9)
@@ -134,13 +170,21 @@ def test_the_exact_paired_test_between_every_two_runs_on_the_problems_both_files
     assert len(tests) == 3  # view all has one run: no pair
 
 
-def test_analyse_results_prints_the_blocks_section(results_set, tmp_path):
-    result = run_script("scripts/analyse_results.py", str(results_set), "--csv", str(tmp_path / "s.csv"))
-    assert result.returncode == 0, result.stderr
-    for title in ("SUCCESS by view and run", "NEED A MOVE", "OPTIMAL PLAN LENGTH", "FEEDBACK", "PAIRED"):
-        assert title in result.stdout
-    assert "after round 1" in result.stdout
-    assert pd.read_csv(tmp_path / "s.csv")["table"].nunique() == 5
+def test_the_database_pairs_are_the_section_s_paired_tests_in_its_order(blocks_tiny, tmp_path):
+    _, ref = blocks_tiny
+    section = analyse(ref, tmp_path)
+    shown = section.data["paired"]
+    with database.connection(tmp_path / "results.sqlite") as conn:
+        paired = pd.read_sql_query("SELECT view, a, b, rule, n, a_better, b_better FROM paired", conn)
+    expected = [
+        (row.view, row.a, row.b, rule, row.n, *better)
+        for row in shown.itertuples()
+        for rule, better in (
+            ("lenient", (row.a_better, row.b_better)),
+            ("strict", (row.strict_a_better, row.strict_b_better)),
+        )
+    ]
+    assert [tuple(row) for row in paired.itertuples(index=False)] == expected and len(expected) == 50
 
 
 def test_the_published_table_is_reproduced_cell_by_cell(release):
@@ -174,9 +218,14 @@ def test_a_changed_cell_is_shown_as_different(release):
     assert table.loc[("published", "lenient", "gpt"), "one"] == "40 ✓"
 
 
-def test_the_paper_sets_carry_the_paper_table(results_set, release, tmp_path):
-    paper_set = results_set.rename(tmp_path / "cogsci_problems")
-    section = analysis.analyse(paper_set)
+def test_the_paper_sets_carry_the_reproduction_s_table(results_set, release, tmp_path):
+    paper_set = SUITE.ref("cogsci_problems", data=results_set.data, results_root=tmp_path / "paper")
+    paper_set.results.parent.mkdir()
+    results_set.results.rename(paper_set.results)
+    csv = tmp_path / "reproduced.csv"
+    missing = analyse(paper_set, tmp_path, reproduced=csv)
+    assert missing.paper is None and any("make reproduce-blocks" in note for note in missing.notes)
+    summary(rescore(release)).to_csv(csv, index=False)  # what make reproduce-blocks writes
+    section = analyse(paper_set, tmp_path, reproduced=csv)
     assert section.paper is not None and section.summary[0].startswith("blocks paper table: 6 of 6 published")
-    assert "Paper vs reproduced" in section_text(section)
-    assert any(path.name == "collated.json" for path in section.inputs)
+    assert "Paper vs reproduced" in section_text(section) and csv in section.inputs

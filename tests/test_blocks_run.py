@@ -1,7 +1,6 @@
 """Running models on blocks-world prompts: scoring by hand, built-in models, lm_plan.py and
 codex_translate.py as processes against a real local OpenAI-compatible server."""
 
-import csv
 import json
 import sys
 from pathlib import Path
@@ -9,15 +8,18 @@ from pathlib import Path
 import pytest
 import yaml
 
+from common import paths
 from common.blocks import run, scoring
 from common.blocks.baselines import BASELINES
-from common.blocks.generate import generate_set, load_spec
+from common.blocks.generate import load_spec, make_problems
+from common.blocks.items import load_items, prompt_key
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import View, write_problems
 from common.blocks.prompts import prompt_records, translation_prompts
 from common.jsonl import write_jsonl
 from common.models.stub_server import StubServer
 from common.results import read_results
+from tests.blocks_fixtures import scored_file
 from tests.conftest import run_script
 
 sys.path.insert(0, str(Path(__file__).parent / "models"))
@@ -35,7 +37,7 @@ def small_set(tmp_path_factory) -> Path:
         "  - {num_obj: 3, count: 3}\n  - {num_obj: 4, test: true, count: 3}\n"
         "  - {num_obj: 5, test: true, count: 3}\n"
     )
-    problems = generate_set(load_spec(spec_path))
+    problems = make_problems(load_spec(spec_path))
     write_problems(root / "problems", problems, {"spec": "small.yaml"})
     for prompt_type in ("nl", "pddl"):
         records = prompt_records(
@@ -102,7 +104,7 @@ def test_translation_scores_keep_accuracy_apart_from_success():
 
 def test_builtin_models_plan_and_translate_every_test_problem(small_set):
     prompts = small_set / "prompts"
-    items = run.load_items(prompts / "paper___nl___c2.jsonl", small_set / "problems", "nl")
+    items = load_items(prompts / "paper___nl___c2.jsonl", small_set / "problems", "nl")
     assert len(items) == 6 and len({i["Key"] for i in items}) == 6
     oracle, noop = BASELINES["oracle"](0), BASELINES["noop"](0)
     for item in items:
@@ -113,7 +115,7 @@ def test_builtin_models_plan_and_translate_every_test_problem(small_set):
         assert empty["lenient"] == empty["goal_held_initially"] and empty["plan"] == []
     random_a, random_b = BASELINES["random"](3), BASELINES["random"](3)
     assert [random_a.complete([], i).text for i in items] == [random_b.complete([], i).text for i in items]
-    pddl_items = run.load_items(prompts / "paper___pddl___c2.jsonl", small_set / "problems", "pddl")
+    pddl_items = load_items(prompts / "paper___pddl___c2.jsonl", small_set / "problems", "pddl")
     rules = BASELINES["rules"](0)
     for item in pddl_items:
         record = run.translation_record(rules, item)
@@ -122,11 +124,11 @@ def test_builtin_models_plan_and_translate_every_test_problem(small_set):
 
 
 def test_a_changed_prompt_gets_a_new_key(small_set):
-    items = run.load_items(small_set / "prompts" / "paper___nl___c2.jsonl", small_set / "problems", "nl")
+    items = load_items(small_set / "prompts" / "paper___nl___c2.jsonl", small_set / "problems", "nl")
     item = items[0]
-    same = run.prompt_key(item["id"], item["view"], [item["texts"]["plan"]])
+    same = prompt_key(item["id"], item["view"], [item["texts"]["plan"]])
     assert same == item["Key"] and 0 <= same < 2**60
-    assert run.prompt_key(item["id"], item["view"], [item["texts"]["plan"] + " "]) != same
+    assert prompt_key(item["id"], item["view"], [item["texts"]["plan"] + " "]) != same
 
 
 def write_stub_config(directory: Path, server: StubServer) -> Path:
@@ -137,22 +139,12 @@ def write_stub_config(directory: Path, server: StubServer) -> Path:
     return path
 
 
-def test_lm_plan_asks_a_real_server_resumes_and_rescores_without_asking(small_set, tmp_path):
+def test_lm_plan_asks_a_real_server_resumes_and_is_scored_without_asking(small_set, tmp_path):
     """Every answer is one move of an item no problem has; the stop marker is sent; a rerun asks nothing."""
     with StubServer(answer=lambda prompt: "Move the zz onto the table.\nInitially:\nignored") as server:
         config = write_stub_config(tmp_path, server)
-        args = [
-            "scripts/lm_plan.py",
-            "-t",
-            str(small_set),
-            "--model",
-            str(config),
-            "--results-dir",
-            str(tmp_path / "out"),
-            "--no-cache",
-            "--scores",
-            str(tmp_path / "s.csv"),
-        ]
+        args = ["scripts/lm_plan.py", "-t", str(small_set), "--model", str(config)]
+        args += ["--results-dir", str(tmp_path / "out"), "--no-cache"]
         first = run_script(*args)
         assert first.returncode == 0, first.stderr
         assert len(server.requests) == 6
@@ -162,14 +154,14 @@ def test_lm_plan_asks_a_real_server_resumes_and_rescores_without_asking(small_se
         assert len(rows) == 6 and all(r["raw"].endswith("Initially:\nignored") for r in rows)
         assert all(r["resp"] == "Move the zz onto the table." and r["plan"] == [] for r in rows)
         assert all(r["error"] == "no line is a move of this problem's items" for r in rows)
-        assert "c2         6" in first.stdout  # the summary line of the view
-        again = run_script(*args[:-2])  # resume: every Key is there, nothing is asked
-        assert again.returncode == 0 and len(server.requests) == 6
-        assert again.stdout == first.stdout
-        with open(tmp_path / "s.csv", newline="") as handle:
-            scored = list(csv.DictReader(handle))
-        assert len(scored) == 6 and "raw" not in scored[0] and json.loads(scored[0]["plan"]) == []
-        assert scored[0]["first_error"] == "step 1: unknown object: 'zz'"
+        assert f"{paths.shown(out)}: 6 written (0 answers, 6 invalid" in first.stderr  # the run's account
+        written = out.read_bytes()
+        again = run_script(*args)  # resume: every Key is there, nothing is asked
+        assert again.returncode == 0 and len(server.requests) == 6 and out.read_bytes() == written
+        scored = scored_file(small_set, tmp_path / "out", out)  # from the raw answers, without asking
+        assert scored.records == 6 and scored.answers["invalid"].tolist() == [1] * 6
+        details = [json.loads(detail) for detail in scored.answers["detail"]]
+        assert {d["first_error"] for d in details} == {"step 1: unknown object: 'zz'"}
         custom = run_script(
             *args[:3],
             "--model",
@@ -199,9 +191,14 @@ def test_codex_translate_with_the_rule_translator_solves_everything(small_set, t
         str(tmp_path),
     )
     assert result.returncode == 0, result.stderr
-    rows = read_results(tmp_path / "small" / "pddl___c2" / "paper___rules___results.jsonl")
+    file = tmp_path / "small" / "pddl___c2" / "paper___rules___results.jsonl"
+    rows = read_results(file)
     assert len(rows) == 6 and all(r["lenient"] and not r["objects_from_true_problem"] for r in rows)
-    assert "100.0 [ 61.0, 100.0]" in result.stdout  # 6 of 6, with its Wilson interval
+    scored = scored_file(small_set, tmp_path, file)  # scored again as the run asked: objects described
+    assert (
+        scored.answers["correct"].tolist() == [1.0] * 6
+        and scored.answers["goal_recall"].tolist() == [1.0] * 6
+    )
 
 
 def test_wrong_prompt_type_and_unknown_builtin_are_one_line_errors(small_set, tmp_path):

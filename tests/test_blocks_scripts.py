@@ -1,10 +1,15 @@
 """The blocks scripts end to end, and their one-line errors (exit 2) on bad input."""
 
 import json
+from pathlib import Path
 
 import pytest
 
+from common.blocks.generate import generate, load_spec, make_problems
+from common.blocks.problems import write_problems
+from common.errors import ConfigError
 from common.jsonl import read_jsonl
+from common.suite import SetRef
 from tests.conftest import run_script
 
 
@@ -16,15 +21,14 @@ def assert_one_line_error(result, *fragments):
         assert fragment in lines[0]
 
 
-def test_generate_problems_missing_spec_file(tmp_path):
-    result = run_script(
-        "scripts/generate_problems.py",
-        "--specs-file",
-        "configs/blocks/nope.yaml",
-        "--problem-path",
-        str(tmp_path),
-    )
+def test_generate_problems_missing_spec_file():
+    result = run_script("scripts/generate_problems.py", "-t", "configs/blocks/nope.yaml")
     assert_one_line_error(result, "configs/blocks/nope.yaml")
+
+
+def generate_from(spec: Path, data: Path) -> dict:
+    """Generate the blocks set of the config ``spec`` into ``data`` (the generator's stage)."""
+    return generate(SetRef("blocks", spec.stem, data, data.parent / "results", spec))
 
 
 @pytest.mark.parametrize(
@@ -46,10 +50,9 @@ def test_generate_problems_missing_spec_file(tmp_path):
 def test_generate_problems_bad_spec(tmp_path, text, fragment):
     spec = tmp_path / "set.yaml"
     spec.write_text(text)
-    result = run_script(
-        "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(tmp_path / "o")
-    )
-    assert_one_line_error(result, fragment)
+    with pytest.raises(ConfigError) as error:
+        generate_from(spec, tmp_path / "o")
+    assert fragment in str(error.value) and not (tmp_path / "o").exists()
 
 
 def test_generate_then_prompt_a_small_new_set(tmp_path):
@@ -58,13 +61,8 @@ def test_generate_then_prompt_a_small_new_set(tmp_path):
         "views:\n  - {name: c2, constraints: 2, rename: all}\nproblems:\n"
         "  - {num_obj: 3, count: 2}\n  - {num_obj: 6, test: true, count: 5}\n"
     )
-    problems = tmp_path / "problems"
-    assert (
-        run_script(
-            "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(problems)
-        ).returncode
-        == 0
-    )
+    generate_from(spec, tmp_path / "small")
+    problems = tmp_path / "small" / "problems"
     manifest = json.loads((problems / "manifest.json").read_text())
     assert manifest["count"] == 7 and manifest["views"] == ["c2"]
     assert len(list(problems.glob("problem_*.json"))) == 7
@@ -144,19 +142,18 @@ def test_prompt_and_reproduce_scripts_missing_inputs(tmp_path):
 def test_generate_problems_vocabulary_too_small(tmp_path):
     spec = tmp_path / "set.yaml"
     spec.write_text("vocab: [a, b]\nweird_vocab: [x, y, z]\nproblems:\n  - num_obj: 3\n")
-    result = run_script(
-        "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(tmp_path / "o")
-    )
-    assert_one_line_error(result, "set.yaml:1: field 'vocab': 3 items asked for")
+    with pytest.raises(ConfigError, match=r"set\.yaml:1: field 'vocab': 3 items asked for"):
+        generate_from(spec, tmp_path / "o")
 
 
 @pytest.mark.parametrize("script", ["scripts/lm_plan.py", "scripts/codex_translate.py"])
 def test_a_missing_set_or_prompts_are_named(tmp_path, script):
     model = "noop" if "lm_plan" in script else "rules"
     result = run_script(script, "--model", model, "-t", str(tmp_path / "nowhere"))
-    assert_one_line_error(result, "no blocks set")
-    assert "holds prompts" in result.stderr and "make blocks/<set>" in result.stderr
-    (tmp_path / "set" / "prompts").mkdir(parents=True)  # a set without prompts of this type
+    assert_one_line_error(result, f"no set '{tmp_path / 'nowhere'}'", "blocks/cogsci_problems")
+    assert "make <suite>/<set>" in result.stderr
+    (tmp_path / "set" / "problems").mkdir(parents=True)  # a generated set without prompts of this type
+    (tmp_path / "set" / "problems" / "manifest.json").write_text('{"views": ["c1"]}')
     result = run_script(script, "--model", model, "-t", str(tmp_path / "set"))
     assert_one_line_error(result, "views there: none")
 
@@ -165,12 +162,7 @@ def test_generate_prompts_refuses_a_set_without_test_problems(tmp_path):
     spec = tmp_path / "set.yaml"
     spec.write_text("problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 4, test: true, count: 1}\n")
     problems = tmp_path / "problems"
-    assert (
-        run_script(
-            "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(problems)
-        ).returncode
-        == 0
-    )
+    write_problems(problems, make_problems(load_spec(spec)), {"spec_file": str(spec)})
     for path in problems.glob("problem_*.json"):  # an older set whose test problems were removed
         record = json.loads(path.read_text())
         if record.get("test"):

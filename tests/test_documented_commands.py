@@ -35,6 +35,7 @@ EXCLUDED = {
     "bench/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
     "bench/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
     "bench/bench_database.py": "benchmark (five builds of the WorldSense database)",
+    "bench/bench_blocks_scoring.py": "benchmark (needs --anchor: a checkout from before the database)",
     "make explore": "a server that runs until Ctrl-C (tests/test_explore_browser.py starts and stops it)",
     "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
     "-t data/worldsense/test_set --model vllm": "asks all 87,048 WorldSense trials (minutes)",

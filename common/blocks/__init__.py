@@ -1,13 +1,15 @@
 """The blocks-world suite: plan in English, or translate to PDDL for our planner.
 
-The rooms every suite has: ``generate`` (problem sets from a config), ``prompts`` (few-shot
-prompts), ``baselines`` (``BASELINES``: planners and translators), ``run`` (the items of a
-set's prompts, asked through the shared runner), ``scoring`` (plans and facts checked on the
-true problem), ``analysis``, ``report``. Beside them the world itself (``state``,
-``boards``, ``problems``, ``planner``, ``fullgoal``, ``consistency``, ``check``, ``nlplan``,
-``pddl``, ``translate``, ``conversation``) and the paper's release (``release``,
-``reproduce``). The suite's page is docs/blocks.md; its conventions are in this package's
-README.md.
+The rooms every suite has: ``generate`` (problem sets and their prompts from a config),
+``prompts`` (few-shot prompts), ``items`` (a set's items: its prompts' problems and views),
+``baselines`` (``BASELINES``: planners and translators), ``run`` (the items asked through the
+shared runner), ``scoring`` (plans and facts checked on the true problem), ``answers`` (the score
+stage: each results file scored once into the results database), ``analysis`` and ``report``
+(from the scored rows). Beside them the world itself (``state``, ``boards``, ``problems``,
+``planner``, ``fullgoal``, ``consistency``, ``check``, ``nlplan``, ``pddl``, ``translate``,
+``conversation``), the results' names (``runs``) and the paper's release (``release``,
+``reproduce``, ``paper``). The suite's page is docs/blocks.md; its conventions are in this
+package's README.md.
 """
 
 from common.suite import Suite
@@ -20,15 +22,15 @@ SUITE = Suite(
     rules=("strict", *("init_precision", "init_recall", "goal_precision", "goal_recall")),
     run_scripts=("scripts/lm_plan.py", "scripts/codex_translate.py"),
     record_fields=("id", "view"),
-    detect="common.blocks.scoring:is_blocks_set",
+    detect="common.blocks.items:is_blocks_set",
     protocol="common.blocks.run",
     baselines="common.blocks.baselines:BASELINES",
     generate="common.blocks.generate:generate",
-    fingerprint="common.blocks.scoring:data_fingerprint",
-    results_files="common.blocks.scoring:results_files",
-    items="common.blocks.scoring:items_frame",
-    score="common.blocks.scoring:score_file",
-    pairs="common.blocks.scoring:pairs",
+    fingerprint="common.blocks.answers:data_fingerprint",
+    results_files="common.blocks.answers:results_files",
+    items="common.blocks.answers:items_frame",
+    score="common.blocks.answers:score_file",
+    pairs="common.blocks.answers:pairs",
     section="common.blocks.report:section",
     queries="common.blocks.report:QUERIES",
 )

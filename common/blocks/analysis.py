@@ -1,10 +1,11 @@
-"""Model-vs-model analysis of a blocks results set, from the results files alone.
+"""Model-vs-model analysis of a blocks results set, from its scored rows (the results database).
 
-A set is ``results/blocks/<set>/``, holding one directory per method and view
-(``nl___<view>``: the model plans; ``pddl___<view>``: the model translates, our planner plans)
-and in each the files ``<prompting>___<modelname>___results.jsonl`` that ``lm_plan.py`` and
-``codex_translate.py`` wrote. A *run* is one (method, prompting, model). ``load_set`` reads
-every row; the other functions are pure functions of that frame:
+A set's results are one directory per method and view (``nl___<view>``: the model plans;
+``pddl___<view>``: the model translates, our planner plans) of results files
+``<prompting>___<modelname>___results.jsonl``; a *run* is one (method, prompting, model). Each
+file is scored once into the results database (``common.blocks.answers``); ``results_frame``
+turns a set's scored rows into one row per run and problem, and the other functions are pure
+functions of that frame:
 
 - ``success``: lenient and strict success by view and run, Wilson 95% intervals, over every
   problem of the run, with ``invalid`` (an answer with no usable plan or facts) and
@@ -16,93 +17,153 @@ every row; the other functions are pure functions of that frame:
 - ``feedback_rounds``: success after each feedback round, for runs with ``--feedback``;
 - ``paired_tests``: the exact paired (McNemar) test between every two runs of a view, on
   the problems both results files hold (a refused problem is a failure);
-- ``draw_frame``: every answer of a run asked ``samples: k`` times, for ``common.sampling``.
+- ``draw_frames``: every answer of the runs asked ``samples: k`` times, for ``common.sampling``.
 The published table next to the re-scored release is ``reproduce.paper_comparison``.
 """
 
 import json
-import re
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from common import paths
-from common.errors import DataError
-from common.results import (
-    draw_of,
-    find_results_files,
-    metadata_path,
-    parse_results_filename,
-    read_results,
-    record_id,
-)
+from common.blocks.runs import AS_RECORDED, FACT_FIELDS, METHODS, RUN, file_name, run_label, view_order
+from common.scored import Scored
 from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
 
-METHODS = {"nl": "plan", "pddl": "LLM+planner"}  # results directory prefix -> method shown
-RUN = ["method", "prompting", "model"]
-FACT_FIELDS = ("init_precision", "init_recall", "goal_precision", "goal_recall")
-_DIRECTORY = re.compile(r"^(nl|pddl)___(.+)$")
+COLUMNS = [
+    "method", "view", "prompting", "model", "file", "id", "refused", "lenient", "strict",
+    "goal_held_initially", "optimal_length", "invalid",
+]  # fmt: skip
 
 
-def run_directories(path: str | Path) -> list[Path]:
-    """Return the ``<nl|pddl>___<view>`` directories under ``path`` that hold results files, sorted."""
-    path = Path(path)
-    if not path.is_dir():
-        return []
-    return [
-        d for d in sorted(path.iterdir()) if d.is_dir() and _DIRECTORY.match(d.name) and find_results_files(d)
-    ]
+def results_frame(scored: Scored) -> tuple[pd.DataFrame, list[str]]:
+    """Return ``(rows, notes)``: one row per run and problem of a set's scored rows (its first
+    answer, draw 0, as scored after its last round), runs in their files' order, and the caveats
+    of how its files were scored (``run_notes``).
 
-
-def load_set(path: str | Path) -> tuple[pd.DataFrame, list[Path], list[str]]:
-    """Return ``(rows, files, notes)``: one row per results record under ``path`` (see the module
-    docstring), the files read, and caveats.
-
-    Each file is re-scored with the current scorer from its raw answers (``scoring.rescore``) when
-    its run metadata names a prompts file and problems directory that are still at hand, so a
-    fixed scorer never needs a new request; otherwise its recorded scores are used, with a note.
-    A re-scored file that answers fewer problems than its prompts file has (``--limit``, or a
-    run that stopped), or holds answers to prompts no longer in it, gets a note too.
-
-    Columns: ``method, view, prompting, model, file, id, lenient, strict, goal_held_initially,
-    optimal_length, invalid, refused`` (the refusal's kind, or "" when answered), and for
-    translation ``init_precision``, ``init_recall``, ``goal_precision``, ``goal_recall``,
-    ``lenient_by_round`` / ``strict_by_round`` (feedback runs). Raises DataError when ``path``
-    holds no results files.
+    Columns: ``COLUMNS`` (``refused`` the refusal's kind, or "" when answered; ``lenient``,
+    ``strict`` and ``invalid`` as scored; ``id``, ``optimal_length`` and ``goal_held_initially``
+    from the item, or for an answer scored as recorded from its ``detail``), and where some
+    answer has them the facts' precision and recall (``FACT_FIELDS``) and, for runs with
+    feedback rounds, ``lenient_by_round`` / ``strict_by_round`` (success after round 0 .. N).
     """
-    rows, files, as_recorded, notes, coverage = [], [], [], [], []
-    for directory in run_directories(path):
-        prefix, view = _DIRECTORY.match(directory.name).groups()
-        for file in find_results_files(directory):
-            prompting, model = parse_results_filename(file)
-            files.append(file)
-            name = file.parent.name + "/" + file.name
-            found = rescored(file, prefix)
-            if found is None:
-                records = read_results(file)
-                as_recorded.append(name)
-            else:
-                records, total, stale = found
-                coverage.append((model, prompting, directory.name, len(records), total))
-                if stale:
-                    notes.append(
-                        f"{name}: {stale} row(s) answer prompts that are no longer in its prompts "
-                        "file (regenerated since): left out; a rerun asks them again"
-                    )
-            for record in records:
-                rows.append(record_row(record, METHODS[prefix], view, prompting, model, file))
-    if not rows:
-        raise DataError(
-            f"{path}: no blocks results files (expected <nl|pddl>___<view>/"
-            "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)"
-        )
-    if as_recorded:
-        notes.insert(
-            0, "scores as recorded (prompts or problems not at hand to re-score): " + ", ".join(as_recorded)
-        )
-    return pd.DataFrame(rows), files, partial_notes(coverage) + notes
+    runs = ordered_runs(scored.runs)
+    answers = scored.answers
+    first = answers[(answers["draw"] == 0) & (answers["scored"] == 1)]
+    items = scored.items.set_index(["set_name", "Key"])
+    frames = [_run_rows(run, first[first["run_id"] == run.run_id], items) for run in runs.itertuples()]
+    df = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    facts = [field for field in FACT_FIELDS if field in df and df[field].notna().any()]
+    df = df.drop(columns=[field for field in FACT_FIELDS if field not in facts and field in df])
+    rounds = _by_round(answers[answers["draw"] == 0], df)
+    if rounds is not None:
+        df["lenient_by_round"], df["strict_by_round"] = rounds
+    return df, run_notes(runs, answers, scored.items)
+
+
+def ordered_runs(runs: pd.DataFrame) -> pd.DataFrame:
+    """Return the runs in their results files' order: by directory, then file name."""
+    keys = [Path(file).parts for file in runs["results_file"]]
+    return runs.iloc[sorted(range(len(keys)), key=keys.__getitem__)].reset_index(drop=True)
+
+
+def _run_rows(run: Any, first: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """Return the rows of one run (``results_frame``) from its first answers and the set's items."""
+    where = pd.MultiIndex.from_arrays([[run.set_name] * len(first), first["Key"]])
+    found = items.reindex(where)
+    known = found["unit"].notna().to_numpy()
+    fields = [json.loads(f) if isinstance(f, str) else {} for f in found["fields"]]
+    details = [json.loads(d) if isinstance(d, str) else {} for d in first["detail"]]
+    rows = pd.DataFrame(
+        {
+            "method": run.method,
+            "view": run.view,
+            "prompting": run.prompting,
+            "model": run.model,
+            "file": Path(run.results_file).name,
+            "id": [u if k else d.get("id") for u, k, d in zip(found["unit"], known, details, strict=True)],
+            "refused": first["refused"].fillna("").astype(str).to_numpy(),
+            "lenient": first["correct"].astype(bool).to_numpy(),
+            "strict": first["strict"].astype(bool).to_numpy(),
+            "goal_held_initially": [
+                f.get("goal_held_initially") if k else d.get("goal_held_initially")
+                for f, k, d in zip(fields, known, details, strict=True)
+            ],
+            "optimal_length": [
+                _length(s) if k else d.get("optimal_length")
+                for s, k, d in zip(found["size"], known, details, strict=True)
+            ],
+            "invalid": first["invalid"].astype(bool).to_numpy(),
+        }
+    )
+    for field in FACT_FIELDS:
+        rows[field] = first[field].to_numpy(dtype=float) if field in first else np.nan
+    rows["_answer"] = first["answer_id"].to_numpy()
+    rows["_feedback"] = [d.get("feedback") for d in details]
+    return rows
+
+
+def _length(size: Any) -> int | None:
+    """Return an item's optimal plan length as an int (None when unknown)."""
+    return None if size is None or pd.isna(size) else int(size)
+
+
+def _by_round(answers: pd.DataFrame, df: pd.DataFrame) -> tuple[list[Any], list[Any]] | None:
+    """Return the ``lenient_by_round`` and ``strict_by_round`` of each row of ``df`` (None for a
+    row without feedback rounds), rebuilt from its answer's rows per round asked (the verdict
+    after round k; the rounds not needed or not asked keep the last); None when no row had any."""
+    feedback = df.pop("_feedback")
+    answer_ids = df.pop("_answer")
+    if feedback.isna().all():
+        return None
+    scored = answers.set_index("answer_id")
+    turns = answers.sort_values(["run_id", "Key", "turn"]).groupby(["run_id", "Key"], sort=False)
+    verdicts = {key: (list(group["correct"]), list(group["strict"])) for key, group in turns}
+    lenient, strict = [], []
+    for answer, rounds in zip(answer_ids, feedback, strict=True):
+        if rounds is None or pd.isna(rounds):
+            lenient.append(np.nan)
+            strict.append(np.nan)
+            continue
+        row = scored.loc[answer]
+        asked = verdicts[(row["run_id"], row["Key"])]
+        lenient.append(_padded(asked[0], int(rounds)))
+        strict.append(_padded(asked[1], int(rounds)))
+    return lenient, strict
+
+
+def _padded(verdicts: list[float], rounds: int) -> list[bool]:
+    """Return the verdicts after rounds 0 .. ``rounds``: those of the rounds asked, the last one
+    kept for the rounds not needed."""
+    done = [bool(v) for v in verdicts]
+    return (done + [done[-1]] * (rounds + 1 - len(done)))[: rounds + 1]
+
+
+def run_notes(runs: pd.DataFrame, answers: pd.DataFrame, items: pd.DataFrame) -> list[str]:
+    """Return the caveats of a set's scored runs: the runs whose files hold fewer problems than
+    their prompts (``partial_notes``), the files scored as recorded (their prompts were not at
+    hand), then each run's other notes (e.g. rows answering prompts that changed since)."""
+    prompts = {
+        key: json.loads(fields).get("prompts") if isinstance(fields, str) else None
+        for key, fields in zip(items["Key"], items["fields"], strict=True)
+    }
+    sizes = pd.Series(list(prompts.values()), dtype=object).value_counts().to_dict()
+    coverage, recorded, others = [], [], []
+    first = answers[(answers["draw"] == 0) & (answers["scored"] == 1)]
+    for run in runs.itertuples():
+        if AS_RECORDED in run.notes:
+            recorded.append(file_name(run.results_file))
+        mine = first.loc[first["run_id"] == run.run_id, "Key"]
+        asked = prompts.get(mine.iloc[0]) if len(mine) else None
+        if AS_RECORDED not in run.notes and asked is not None:
+            coverage.append(
+                (run.model, run.prompting, Path(run.results_file).parent.name, run.records, sizes[asked])
+            )
+        others += [note for note in run.notes if note != AS_RECORDED]
+    as_recorded = [f"{AS_RECORDED}: " + ", ".join(recorded)] if recorded else []
+    return partial_notes(coverage) + as_recorded + others
 
 
 def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
@@ -124,131 +185,39 @@ def partial_notes(coverage: list[tuple[str, str, str, int, int]]) -> list[str]:
     return notes
 
 
-def rescored(
-    file: Path, prompt_type: str, all_draws: bool = False
-) -> tuple[list[dict[str, Any]], int, int] | None:
-    """Return ``(records, items, stale)``: the records of a results file re-scored from their raw
-    answers (``scoring.rescore``) with the inputs of its last run (``rescore_inputs``); the
-    number of problems of that prompts file; the number of rows left out because their prompt is
-    no longer in it. None when the prompts or problems are not at hand. Only the first answer to
-    each prompt unless ``all_draws`` (a model asked ``samples: k`` times)."""
-    from common.blocks import scoring
-
-    found = rescore_inputs(file, prompt_type)
-    if found is None:
-        return None
-    items, objects = found
-    raw = read_results(file, all_draws)
-    records = scoring.rescore(raw, items, prompt_type, objects)
-    return records, len(items), len({record_id(record) for record in raw}) - len(records)
+def set_views(df: pd.DataFrame, items: pd.DataFrame) -> list[str]:
+    """Return the views of ``df`` in display order (``runs.view_order``): those the set's
+    manifest lists in its order (their rank is in the items' ``fields``), then the rest."""
+    ranks: dict[str, int] = {}
+    for view, fields in zip(items["variant"], items["fields"], strict=True):
+        rank = json.loads(fields).get("view_rank") if isinstance(fields, str) else None
+        if rank is not None:
+            ranks.setdefault(view, rank)
+    listed = sorted(ranks, key=ranks.__getitem__)
+    return view_order(list(df["view"]), listed)
 
 
-def rescore_inputs(file: Path, prompt_type: str) -> tuple[list[dict[str, Any]], str] | None:
-    """Return ``(items, objects)`` to re-score a results file with: the items of the prompts file
-    and problems (default: beside the prompts) its last run recorded in the metadata (paths
-    relative to the project root), and its ``objects`` protocol. None when they are not at hand."""
-    from common.blocks import run  # run imports this module's callers' items
-
-    meta = metadata_path(file)
-    try:
-        last = json.loads(meta.read_text(encoding="utf-8"))["runs"][-1]
-        prompts = paths.ROOT / last["prompts"]
-        problems = paths.ROOT / run.problems_path(last["prompts"], last.get("problems"))
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return None
-    if not prompts.is_file() or not problems.is_dir():
-        return None
-    try:
-        return run.load_items(prompts, problems, prompt_type), last.get("objects", "true")
-    except (DataError, OSError):
-        return None
-
-
-def draw_frame(file: Path) -> pd.DataFrame:
-    """Return every answer of a blocks results file, all draws, re-scored as ``load_set`` does,
-    as the frame of ``common.sampling`` (score: lenient success; one question per problem)."""
-    prompt_type = _DIRECTORY.match(file.parent.name).group(1)
-    found = rescored(file, prompt_type, all_draws=True)
-    records = found[0] if found is not None else read_results(file, all_draws=True)
-    rows = [
-        {
-            "Key": record["Key"],
-            "draw": draw_of(record),
-            "score": float(bool(record.get("lenient")) and not record.get("refused")),
-            "answer": None,
-        }
-        for record in records
-    ]
-    return pd.DataFrame(rows, columns=["Key", "draw", "score", "answer"])
-
-
-def record_row(
-    record: dict[str, Any], method: str, view: str, prompting: str, model: str, file: Path
-) -> dict[str, Any]:
-    """Return the analysed fields of one results record of ``file`` (``method``, ``view``,
-    ``prompting``, ``model``): a refused problem fails both rules and is not invalid."""
-    refused = str(record.get("refused") or "")
-    row = {
-        "method": method,
-        "view": record.get("view", view),
-        "prompting": prompting,
-        "model": model,
-        "file": file.name,
-        "id": record.get("id"),
-        "refused": refused,
-        "lenient": bool(record.get("lenient")) and not refused,
-        "strict": bool(record.get("strict")) and not refused,
-        "goal_held_initially": record.get("goal_held_initially"),
-        "optimal_length": record.get("optimal_length"),
-        "invalid": bool(record.get("error")) and not refused,
-    }
-    for field in (
-        "init_precision",
-        "init_recall",
-        "goal_precision",
-        "goal_recall",
-        "lenient_by_round",
-        "strict_by_round",
-    ):
-        if field in record:
-            row[field] = record[field]
-    return row
-
-
-def run_summary(records: Sequence[dict[str, Any]], prompt_type: str) -> pd.DataFrame:
-    """Return one row per view of one run's re-scored records (what ``lm_plan.py`` and
-    ``codex_translate.py`` print): the columns of ``success`` (every problem the denominator, a
-    refused one a failure), the goals that already held, and over the answered problems the mean
-    parse rate and gap to optimal (planning) or fact precision and recall (translation); with
-    feedback rounds, ``by_round``: the lenient success after round 0, 1, ... (a refused problem
-    fails every round)."""
-    frame = pd.DataFrame(records)
-    rows = pd.DataFrame([record_row(r, METHODS[prompt_type], r["view"], "", "", Path()) for r in records])
-    table = success(rows, ["view"]).set_index("view")
-    held = rows["goal_held_initially"].fillna(False).astype(bool)
-    table["goal_held_initially"] = held.groupby(rows["view"], sort=False).sum().astype(int)
-    answered = frame[rows["refused"] == ""]
-    means = ["parse_rate", "optimality_gap"] if prompt_type == "nl" else list(FACT_FIELDS)
-    for field in means:
-        if field in answered:
-            table[field] = answered.groupby("view", sort=False)[field].mean()
-    rounds = feedback_rounds(rows.assign(prompting="", model=""))
-    if not rounds.empty:
-        lenient = rounds.pivot_table(index="view", columns="round", values="lenient_rate", sort=False)
-        table["by_round"] = lenient.apply(lambda rates: " / ".join(f"{r:.1f}" for r in rates), axis=1)
-    return table.reset_index()
-
-
-def view_order(df: pd.DataFrame, set_name: str | None = None) -> list[str]:
-    """Return the views in display order: the set's manifest order when its problems are in
-    data/blocks/<set>/problems, else the paper's one / two / all first, then by name."""
-    manifest = paths.DATA / "blocks" / (set_name or "") / "problems" / "manifest.json"
-    found = list(dict.fromkeys(df["view"]))
-    if set_name and manifest.is_file():
-        listed = [v for v in json.loads(manifest.read_text(encoding="utf-8")).get("views", []) if v in found]
-        return listed + sorted(v for v in found if v not in listed)
-    paper = [v for v in ("one", "two", "all") if v in found]
-    return paper + sorted(v for v in found if v not in paper)
+def draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
+    """Return, when some run of a set holds repeated answers (``draw`` > 0), every run's answers
+    (all draws, as scored after their last round) as the frames of ``common.sampling`` by
+    "model (prompting), <nl|pddl>___<view>" (score: lenient success; one question per
+    problem); else {} (a set without repeats is unchanged)."""
+    answers = scored.answers[scored.answers["scored"] == 1]
+    if not (answers["draw"] > 0).any():
+        return {}
+    frames = {}
+    for run in ordered_runs(scored.runs).itertuples():
+        mine = answers[answers["run_id"] == run.run_id]
+        label = f"{run.model} ({run.prompting}), {Path(run.results_file).parent.name}"
+        frames[label] = pd.DataFrame(
+            {
+                "Key": mine["Key"].to_numpy(),
+                "draw": mine["draw"].to_numpy(),
+                "score": mine["correct"].to_numpy(dtype=float),
+                "answer": None,
+            }
+        )
+    return frames
 
 
 def rate_cells(successes: int, n: int) -> dict[str, float]:
@@ -332,8 +301,3 @@ def paired_tests(df: pd.DataFrame) -> pd.DataFrame:
         tables.append(pd.concat([lenient, strict], axis=1).assign(view=view))
     columns = ["view", *PAIRED_COLUMNS, "strict_a_better", "strict_b_better", "strict_p"]
     return pd.concat(tables, ignore_index=True)[columns] if tables else pd.DataFrame(columns=columns)
-
-
-def run_label(method: str, prompting: str, model: str) -> str:
-    """Return the display name of a run: ``<model> (<method>, <prompting>)``."""
-    return f"{model} ({method}, {prompting})"

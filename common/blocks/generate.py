@@ -1,4 +1,5 @@
-"""Problem sets from a spec file: boards, goal views, renaming, trivial-goal handling, plan lengths.
+"""Problem sets from a spec file: boards, goal views, renaming, trivial-goal handling, plan lengths;
+``generate`` writes a set's problems and prompts (the suite's generate stage).
 
 A spec file is YAML: either a plain list of problem entries (the released
 ``cogsci_problems.yaml`` form) or a mapping of set settings (``SetSpec``) with a ``problems``
@@ -22,10 +23,16 @@ import yaml
 
 from common import config, paths
 from common.blocks.boards import GENERATORS
-from common.blocks.planner import SearchBudgetExceeded, near_optimal_plan, optimal_length
-from common.blocks.problems import Problem
-from common.blocks.state import board_relations, goal_holds
-from common.errors import ConfigError
+from common.blocks.items import prompt_key
+from common.blocks.planner import SearchBudgetExceeded, near_optimal_plan, optimal_length, optimal_plan
+from common.blocks.problems import Problem, View, write_problems
+from common.blocks.prompts import PARTS, PROMPT_TYPES, prompt_records
+from common.blocks.state import Move, board_relations, goal_holds
+from common.errors import ConfigError, DataError
+from common.jsonl import write_jsonl
+from common.suite import SetRef
+
+PROMPTING = "paper"  # the prompt style a generated set's prompts have (other styles: generate_prompts.py)
 
 
 @dataclass
@@ -66,13 +73,23 @@ class SetSpec:
     seed: int = 0
 
 
-def load_spec(path: str | Path) -> SetSpec:
-    """Return the SetSpec of a spec file; raise ConfigError (file:line: field) if it is invalid."""
+def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> SetSpec:
+    """Return the SetSpec of a spec file with ``overrides`` (field -> value) applied; raise
+    ConfigError naming file:line and field (``<command line>`` for an override) if it is invalid."""
     data, source = config.load_set_yaml(path)
     if isinstance(data, list):
         data = {"problems": data}
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
     spec = config.build(SetSpec, data, source)
+    _check(spec, source)
+    if overrides:
+        spec = config.apply_overrides(spec, overrides)
+        _check(spec, config.Source("<command line>"))
+    return spec
+
+
+def _check(spec: SetSpec, source: config.Source) -> None:
+    """Raise ConfigError (file:line: field) for values the types allow but a set does not."""
     if spec.plan_budget < 1:
         raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (search steps per view)")
     for index, entry in enumerate(spec.problems):
@@ -94,7 +111,6 @@ def load_spec(path: str | Path) -> SetSpec:
             f"{source.where('problems')}: no test problems: add an entry with `test: true` "
             "and a count of 1 or more (entries without it are the few-shot examples)"
         )
-    return spec
 
 
 def vocabularies(spec: SetSpec, where: Callable[[str], str] = str) -> tuple[list[str], list[str]]:
@@ -137,7 +153,77 @@ def read_vocab(value: str | list[str], field_name: str) -> list[str]:
     return list(words)
 
 
-def generate_set(spec: SetSpec, seed: int | None = None) -> list[Problem]:
+def generate(
+    ref: SetRef, seed: int | None = None, overrides: dict[str, Any] | None = None
+) -> dict[str, dict[Any, str]]:
+    """Write the set ``ref`` from its config (``ref.config``; ``seed`` and ``overrides`` replacing
+    the spec's): its problems (``write_problems``: ``problems/``, manifest.json last) and the
+    paper's planning and translation prompts of every view (``write_prompts``). Return each
+    results subdirectory's items (``<nl|pddl>___<view>``: {Key: fingerprint}). Raises ConfigError
+    naming the config, before anything is written, for a spec that is invalid or cannot be
+    generated (a problem over its budget, no training problems for the few-shot examples)."""
+    spec = load_spec(ref.config, overrides)
+    seed = spec.seed if seed is None else seed
+    views = [view.name for view in spec.views]
+    try:
+        problems = make_problems(spec, seed)
+        prompts = prompt_files(problems, views)
+    except (ConfigError, DataError) as exc:
+        raise ConfigError(f"{paths.shown(ref.config)}: {exc}") from None
+    about = {"spec_file": paths.shown(ref.config), "seed": seed, "generator": spec.generator, "views": views}
+    write_problems(ref.data / "problems", problems, about)
+    return write_prompts(ref.data, prompts)
+
+
+def prompt_files(
+    problems: list[Problem],
+    views: list[str],
+    example_plan: Callable[[Problem, View], list[Move]] | None = None,
+) -> dict[str, list[dict[str, Any]]]:
+    """Return the paper's prompts of every view of ``problems`` by file name
+    (``paper___<nl|pddl>___<view>.jsonl``: ``prompts.prompt_records``), the few-shot examples
+    solved by ``example_plan`` (default: the optimal planner). Raises DataError for a set
+    without training or test problems."""
+    solve = example_plan or (lambda problem, view: optimal_plan(view.init_board, view.goal))
+    files = {}
+    for view in views:
+        for prompt_type in PROMPT_TYPES:
+            records = prompt_records(problems, view, prompt_type, PROMPTING, solve)
+            if not records:
+                raise DataError(
+                    "no test problems (`test: true`), so no prompts: add test entries to the spec"
+                )
+            files[f"{PROMPTING}___{prompt_type}___{view}.jsonl"] = records
+    return files
+
+
+def write_prompts(data_dir: Path, files: dict[str, list[dict[str, Any]]]) -> dict[str, dict[Any, str]]:
+    """Write the prompts ``files`` (``prompt_files``) to ``data_dir/prompts/`` (the paper's
+    prompts of views no longer asked are removed) and return each results subdirectory's items,
+    {Key: fingerprint}: a Key (``items.prompt_key``) is already a hash of what is asked, so it is
+    its own fingerprint."""
+    directory = Path(data_dir) / "prompts"
+    for old in sorted(directory.glob(f"{PROMPTING}___*___*.jsonl")):
+        if old.name not in files:
+            old.unlink()
+    fingerprints: dict[str, dict[Any, str]] = {}
+    for name, records in files.items():
+        write_jsonl(directory / name, records)
+        _, prompt_type, view = name.removesuffix(".jsonl").split("___")
+        keys = [prompt_key(pid, view, texts) for pid, texts in _texts_by_problem(records, prompt_type)]
+        fingerprints[f"{prompt_type}___{view}"] = {key: str(key) for key in keys}
+    return fingerprints
+
+
+def _texts_by_problem(records: list[dict[str, Any]], prompt_type: str) -> list[tuple[str, list[str]]]:
+    """Return each problem's id and its prompt texts in ``PARTS`` order, in the records' order."""
+    texts: dict[str, dict[str, str]] = {}
+    for record in records:
+        texts.setdefault(record["id"], {})[record["part"]] = record["text"]
+    return [(pid, [parts[part] for part in PARTS[prompt_type]]) for pid, parts in texts.items()]
+
+
+def make_problems(spec: SetSpec, seed: int | None = None) -> list[Problem]:
     """Return the problems of ``spec`` (with ``seed`` replacing the spec's seed when given)."""
     seed = spec.seed if seed is None else seed
     vocab, weird = vocabularies(spec)

@@ -1,26 +1,30 @@
 """The blocks section of the one analysis (``common.analysis``): tables, figures, the paper's table.
 
-``section(results/blocks/<set>)`` assembles what ``common.blocks.analysis`` computes from the
-results files: success by view and run (lenient and strict side by side, 95% Wilson
-intervals, invalid and refused counts), the same on the problems that need a move and by
-optimal plan length, success after each feedback round, fact accuracy, the exact paired
-(McNemar) test between every two runs of a view, two PNG figures, and for the paper's sets the
-published table next to the re-scored release.
+``section(refs, scored)`` assembles what ``common.blocks.analysis`` computes from a set's scored
+rows (the results database; nothing here reads a results file): success by view and run
+(lenient and strict side by side, 95% Wilson intervals, invalid and refused counts), the same on
+the problems that need a move and by optimal plan length, success after each feedback round,
+fact accuracy, the exact paired (McNemar) test between every two runs of a view, two PNG
+figures, and for the paper's sets the published table next to the reproduced one
+(``common.blocks.paper``).
 """
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from common import sampling
+from common import paths, sampling
 from common.analysis import Section
 from common.blocks import analysis
-from common.blocks.analysis import RUN, run_label
 from common.blocks.figures import plot_by_length, plot_by_view
-from common.blocks.reproduce import paper_section
+from common.blocks.paper import paper_section
+from common.blocks.runs import METHODS, RUN, run_label
+from common.errors import UserError
 from common.report import interval_text, paired_cells
-from common.results import parse_results_filename
+from common.scored import Scored
+from common.suite import SetRef
 
 ABOUT = """Blocks world (Collins et al., CogSci 2022): from an initial board of stacked household items,
 reach goal constraints by moving top items. A model either **plans** in English from a few-shot
@@ -44,26 +48,28 @@ PAIRED_TITLE = (
 )
 
 
-def detect(path: Path) -> bool:
-    """Return whether ``path`` is a blocks results set: it holds ``nl___<view>`` or
-    ``pddl___<view>`` directories with results files."""
-    return bool(analysis.run_directories(path))
-
-
 def section(
-    path: Path, figures_dir: Path | None = None, release: str | Path | None = None, **_: Any
+    refs: Sequence[SetRef],
+    scored: Scored,
+    figures_dir: Path | None = None,
+    reproduced: str | Path | None = None,
+    **_: Any,
 ) -> Section:
-    """Return the blocks Section of the results set ``path`` (see the module docstring); with
-    ``figures_dir`` the PNGs ``blocks_<set>_success_by_view.png`` and, when the problems have
-    more than one optimal plan length, ``blocks_<set>_success_by_length.png``. The paper's table
-    is added when the set is one of the paper's (configs/papers/blocks.yaml) and the release
-    (``release``, default data/cogsci22_blocks) has been fetched."""
-    path = Path(path)
-    df, files, notes = analysis.load_set(path)
-    set_name = path.resolve().name
-    views = analysis.view_order(df, set_name)
+    """Return the blocks Section of a set's scored rows (``refs``: the one set; see the module
+    docstring); with ``figures_dir`` the PNGs ``blocks_<set>_success_by_view.png`` and, when the
+    problems have more than one optimal plan length, ``blocks_<set>_success_by_length.png``. The
+    paper's table is added when the set is one of the paper's (configs/papers/blocks.yaml), from
+    the reproduction's summary (``reproduced``, default ``paper.REPRODUCED``)."""
+    (ref,) = refs
+    df, notes = analysis.results_frame(scored)
+    if df.empty:
+        raise UserError(
+            f"{paths.shown(ref.results)}: no blocks results (expected <nl|pddl>___<view>/"
+            "<prompting>___<model>___results.jsonl, written by lm_plan.py or codex_translate.py)"
+        )
+    views = analysis.set_views(df, scored.items)
     df["view"] = pd.Categorical(df["view"], views, ordered=True)
-    df["method"] = pd.Categorical(df["method"], list(analysis.METHODS.values()), ordered=True)
+    df["method"] = pd.Categorical(df["method"], list(METHODS.values()), ordered=True)
     df = df.sort_values(["view", *RUN], kind="stable")
     df[["view", "method"]] = df[["view", "method"]].astype(str)
     by_view = analysis.success(df, ["view", *RUN])
@@ -80,24 +86,25 @@ def section(
         (HEADLINE_TITLE, headline_table(by_view, runs)),
         *_tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests),
     ]
-    draws = sampling.run_frames(files, analysis.draw_frame, _file_label)
+    draws = analysis.draw_frames(scored)
     tables += sampling.sampling_tables(draws, "pass@k", "lenient success")
     figures = []
     if figures_dir is not None:
-        figures.append(plot_by_view(by_view, views, runs, figures_dir, set_name))
+        figures.append(plot_by_view(by_view, views, runs, figures_dir, ref.name))
         if lengths["optimal_length"].nunique() > 1:
-            figures.append(plot_by_length(by_length, runs, figures_dir, set_name))
-    paper, paper_lines, inputs = paper_section(set_name, release)
-    notes += _notes(by_view)
-    summary = paper_lines + _summary(by_view, set_name) + sampling.sampling_summary(draws)
+            figures.append(plot_by_length(by_length, runs, figures_dir, ref.name))
+    paper, paper_lines, inputs, paper_notes = paper_section(ref.name, reproduced)
+    notes += paper_notes + _notes(by_view)
+    summary = paper_lines + _summary(by_view, ref.name) + sampling.sampling_summary(draws)
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
     if not rounds.empty:
         data["feedback"] = rounds
+    files = [paths.ROOT / file for file in analysis.ordered_runs(scored.runs)["results_file"]]
     return Section(
         suite="blocks",
-        title=f"Blocks world: {set_name}",
+        title=f"Blocks world: {ref.name}",
         about=ABOUT,
-        heading=f"BLOCKS WORLD RESULTS IN {path}",
+        heading=f"BLOCKS WORLD RESULTS IN {paths.shown(ref.results)}",
         tables=tables,
         figures=figures,
         data=data,
@@ -108,11 +115,6 @@ def section(
         headline_tables=1,
         paired_table=PAIRED_TITLE,
     )
-
-
-def _file_label(file: Path) -> str:
-    """Return a results file's run label with its directory: "model (prompting), nl___v"."""
-    return "{1} ({0}), ".format(*parse_results_filename(file)) + file.parent.name
 
 
 def _tables(
@@ -167,27 +169,6 @@ def headline_table(by_view: pd.DataFrame, runs: list[tuple[str, str, str]]) -> p
     table = table.reindex(index=[run_label(*r) for r in runs], columns=views).fillna("-")
     table.columns.name = None
     return table
-
-
-def run_summary_text(records: list[dict[str, Any]], prompt_type: str) -> str:
-    """Return ``analysis.run_summary`` of one run as text (what ``lm_plan.py`` and
-    ``codex_translate.py`` print): success as ``cell``, other means with 2 decimals, "-" where
-    there is nothing."""
-    table = analysis.run_summary(records, prompt_type)
-    shown = table[["view", "problems"]].copy()
-    for rule in ("lenient", "strict"):
-        bounds = zip(table[f"{rule}_rate"], table[f"{rule}_lo"], table[f"{rule}_hi"], strict=True)
-        shown[rule] = [cell(*values) for values in bounds]
-    for name in [c for c in table.columns if c not in shown and not c.startswith(("lenient", "strict"))]:
-        shown[name] = [_mean_text(value) for value in table[name]]
-    return shown.rename(columns={"optimality_gap": "mean_gap"}).to_string(index=False) + "\n"
-
-
-def _mean_text(value: Any) -> str:
-    """Return a summary value as text: "-" for missing, 2 decimals for floats."""
-    if value is None or (isinstance(value, float) and pd.isna(value)):
-        return "-"
-    return f"{value:.2f}" if isinstance(value, float) else str(value)
 
 
 def success_table(stats: pd.DataFrame, index: list[str]) -> pd.DataFrame:

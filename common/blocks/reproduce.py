@@ -1,10 +1,12 @@
 """Re-score the released raw outputs of the CogSci 2022 paper and summarise them honestly.
 
-``rescore`` never trusts the recorded flags: GPT-Neo completions are parsed and checked under
-both rules; Codex facts are read, planned with our optimal planner and the plan checked on
-the true problem. The recorded flag and (for Codex) the recorded plan are kept beside for
-comparison. ``summary`` adds 95% Wilson intervals, ``paired_tests`` the exact paired (McNemar) test,
-``format_report`` the printed report.
+``rescore`` never trusts the recorded flags: each released answer goes through the suite's one
+scorer (``scoring.score_record``, which scores every results file): GPT-Neo completions are
+parsed and checked under both rules; Codex facts are read, planned with our optimal planner and
+the plan checked on the true problem. The recorded flag and (for Codex) the recorded plan are
+kept beside for comparison. ``summary`` adds 95% Wilson intervals, ``paired_tests`` the exact
+paired (McNemar) test, ``format_report`` the printed report; its CSV (``make reproduce-blocks``)
+is what the blocks section's paper table reads (``common.blocks.paper``).
 """
 
 from pathlib import Path
@@ -12,24 +14,25 @@ from typing import Any
 
 import pandas as pd
 
-from common import paths
 from common.blocks.check import check_plan
-from common.blocks.nlplan import parse_plan
-from common.blocks.problems import load_problems
+from common.blocks.problems import View, load_problems
 from common.blocks.release import RELEASE, VIEWS, load_records, planner_steps, problems_dir
-from common.blocks.translate import solve_from_facts
-from common.config import load_yaml
+from common.blocks.scoring import score_record
 from common.errors import DataError
 from common.report import p_text
 from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval
 
 METHODS = ("codex", "gpt")
+PROMPT_TYPES = {"gpt": "nl", "codex": "pddl"}  # how each method answered: a plan, or facts
 COLUMNS = ["method", "view", "id", "recorded", "lenient", "strict", "trivial", "reason", "recorded_plan_ok"]
 
 
 def rescore(root: str | Path = RELEASE) -> pd.DataFrame:
     """Return one row per (method, view, test problem): ``COLUMNS``.
 
+    Each released answer is scored by the suite's one scorer (``scoring.score_record``, as every
+    results file is): GPT-Neo's completion as a plan, Codex's facts read and planned by our
+    planner (the paper's protocol: the true problem's objects), both on the true problem.
     ``trivial`` says the goal already held initially; ``reason`` why a plan failed (first strict
     error for GPT, why the planner had no plan for Codex); ``recorded_plan_ok`` whether the plan
     recorded in the release reaches the goal (lenient rule; Codex only).
@@ -54,29 +57,21 @@ def rescore(root: str | Path = RELEASE) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _score(method: str, view, record: dict) -> dict:
-    """Return the re-scored fields of one record."""
-    if method == "gpt":
-        check = check_plan(parse_plan(record["lm_plan"], view.items), view.init_board, view.goal)
-        return {
-            "lenient": check.lenient,
-            "strict": check.strict,
-            "trivial": check.goal_held_initially,
-            "reason": check.first_error,
-            "recorded_plan_ok": None,
-        }
-    outcome = solve_from_facts(view, record["init_res"], record["goal_res"])
+def _score(method: str, view: View, record: dict[str, Any]) -> dict[str, Any]:
+    """Return the re-scored fields of one released record: its answer as a results record
+    (``raw``: the completion, or the two parts' facts) scored by ``scoring.score_record``."""
+    item = {"id": record["id"], "view": view.name, "problem": view, "optimal_length": None, "texts": {}}
+    raw = record["lm_plan"] if method == "gpt" else {"init": record["init_res"], "goal": record["goal_res"]}
+    scored = score_record(item, {"Key": record["id"], "raw": raw}, PROMPT_TYPES[method])
     recorded_ok = None
-    if record["plan"] is not None:
+    if method == "codex" and record["plan"] is not None:
         steps = planner_steps(record["plan"], view.items)
         recorded_ok = check_plan(steps, view.init_board, view.goal).lenient
-    trivial = check_plan([], view.init_board, view.goal).lenient
-    reason = outcome.reason or (outcome.check.first_error if outcome.check else None)
     return {
-        "lenient": outcome.lenient,
-        "strict": outcome.strict,
-        "trivial": trivial,
-        "reason": reason,
+        "lenient": scored["lenient"],
+        "strict": scored["strict"],
+        "trivial": scored["goal_held_initially"],
+        "reason": scored["first_error"] if method == "gpt" else scored["reason"],
         "recorded_plan_ok": recorded_ok,
     }
 
@@ -197,73 +192,3 @@ def _known_failure(df: pd.DataFrame) -> list[str]:
             f"success: {bool(row.lenient)} (recorded {bool(row.recorded)}); reason: {row.reason}"
         )
     ]
-
-
-# ---- the paper next to the re-scored release, for the blocks section -----------------------------
-def paper_section(
-    set_name: str, release: str | Path | None
-) -> tuple[pd.DataFrame | None, list[str], list[Path]]:
-    """Return what the blocks section shows of the paper for one of the paper's sets
-    (configs/papers/blocks.yaml) once the release is fetched: ``(paper table, summary lines,
-    inputs)``, the published table next to the re-scored release; else (None, [], [])."""
-    from common.blocks.release import collated_files
-
-    root = Path(release) if release else RELEASE
-    if set_name not in published().get("sets", []) or not (root / ".fetched").is_file():
-        return None, [], []
-    comparison = paper_comparison(summary(rescore(root)))
-    mine = comparison[comparison["source"] == "published"]
-    line = (
-        f"blocks paper table: {int(mine['same'].sum())} of {len(mine)} published cells reproduced "
-        f"exactly ({int(comparison['same'].sum())} of {len(comparison)} with the measured facts)"
-    )
-    return paper_table(comparison), [line], collated_files(root)
-
-
-def paper_table(comparison: pd.DataFrame) -> pd.DataFrame:
-    """Return ``paper_comparison`` as a display table: one row per (source, measure,
-    method), one column per view, cells "<published> ✓" when reproduced exactly, else
-    "<published> ≠ <reproduced>"."""
-    pairs = zip(comparison["published"], comparison["reproduced"], comparison["same"], strict=True)
-    cells = comparison.assign(cell=[f"{p} ✓" if same else f"{p} ≠ {r}" for p, r, same in pairs])
-    index = ["source", "measure", "method"]
-    rows = pd.MultiIndex.from_tuples(
-        list(dict.fromkeys(zip(*(cells[c] for c in index), strict=True))), names=index
-    )
-    views = list(dict.fromkeys(cells["view"]))
-    table = cells.pivot(index=index, columns="view", values="cell")
-    return table.reindex(index=rows, columns=views).fillna("")
-
-
-# ---- the paper ------------------------------------------------------------------------------------
-PUBLISHED = paths.CONFIGS / "papers" / "blocks.yaml"
-
-
-def published() -> dict[str, Any]:
-    """Return configs/papers/blocks.yaml (the published table and the release's measured facts)."""
-    return load_yaml(PUBLISHED)[0]
-
-
-def paper_comparison(reproduced_summary: pd.DataFrame) -> pd.DataFrame:
-    """Return every cell of the published table and of the measured facts next to the same cell
-    of ``reproduced_summary`` (``reproduce.summary`` of the re-scored release): columns source
-    (published | measured), measure, method, view, published, reproduced, same.
-
-    A count cell reads "k" ("k/n" for "needs a move"); a cell missing from the summary is "-".
-    """
-    cells = reproduced_summary.set_index(["measure", "method", "view"])
-    rows = []
-    for source in ("published", "measured"):
-        for measure, methods in published().get(source, {}).items():
-            for method, views in methods.items():
-                for view, cell in views.items():
-                    key = (measure, method, view)
-                    found = "-"
-                    if key in cells.index:
-                        hit = cells.loc[key]
-                        count, n = int(hit["successes"]), int(hit["n"])
-                        found = f"{count}/{n}" if measure == "needs a move" else str(count)
-                    rows.append((source, measure, method, view, str(cell), found))
-    frame = pd.DataFrame(rows, columns=["source", "measure", "method", "view", "published", "reproduced"])
-    frame["same"] = frame["published"] == frame["reproduced"]
-    return frame

@@ -17,14 +17,15 @@ reproduce-blocks: $(BLOCKS_REPRODUCED)
 	cat $<
 
 # the printed tables, and beside them the summary and per-problem CSV files
-$(BLOCKS_REPRODUCED): $(BLOCKS_DATA) scripts/reproduce_blocks.py $(CODE_score_blocks) $(CODE_report_blocks)
+$(BLOCKS_REPRODUCED): $(BLOCKS_DATA) scripts/reproduce_blocks.py common/blocks/reproduce.py common/blocks/release.py \
+		$(CODE_score_blocks) $(CODE_report_blocks)
 	mkdir -p $(@D)
 	tmp=$$(mktemp $@.XXXXXX.tmp); trap 'rm -f "$$tmp"' EXIT; \
 	$(PYTHON) scripts/reproduce_blocks.py --release data/cogsci22_blocks \
 	    --summary results/blocks/cogsci22_reproduced.csv --per-problem results/blocks/cogsci22_rescored.csv > "$$tmp"; \
 	mv "$$tmp" $@
 
-# the cogsci_problems section shows the paper's table next to the re-scored release
+# the cogsci_problems section shows the paper's table next to the re-scored release (its summary CSV)
 results/blocks/cogsci_problems/report.txt: $(BLOCKS_REPRODUCED)
 
 ## Time the blocks planners and generator against pyperplan's BFS (installs pyperplan into .venv).

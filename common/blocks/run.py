@@ -1,105 +1,44 @@
 """Asking a model blocks problems: planning (``lm_plan.py``) or translating a problem to PDDL for
 the planner (``codex_translate.py``).
 
-An item is one test problem of a prompts file (``scripts/generate_prompts.py``) in one view:
-its prompt(s), and the problem's view so that scoring and the built-in models see the true
-problem (``load_items``). ``plan_record`` and ``translation_record`` are the protocols the
-shared runner calls; a record keeps every raw completion, and its scores come from
-``scoring.py``, a pure function of the item and those completions (so re-scoring never asks
-again). The rest serves the two scripts: the set's prompts files, results paths, the printed
-summary of a results file.
+An item is one test problem of a prompts file in one view: its prompt(s), and the problem's
+view so that scoring and the built-in models see the true problem (``items.load_items``).
+``plan_record`` and ``translation_record`` are the protocols the shared runner calls; a record
+keeps every raw completion, and its scores come from ``scoring.py``, a pure function of the item
+and those completions (so the score stage, ``answers.py``, scores it again without asking).
+The rest serves the two scripts: the set's prompts files and items, results paths.
 """
 
 import argparse
-import hashlib
-import json
 import logging
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from common import paths
 from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
+from common.blocks.items import load_items, problems_path, view_order
 from common.blocks.nlplan import STOP_MARKER
-from common.blocks.planner import optimal_length
 from common.blocks.problems import load_problems
 from common.blocks.prompts import PARTS
 from common.blocks.scoring import (
     problem_facts,
-    rescore,
     score_plan,
     score_rounds,
     score_translation,
     translation_outcome,
 )
 from common.errors import DataError, UserError
-from common.jsonl import dumps, read_jsonl, write_text
 from common.models.base import Model, Reply, RequestRefused, request_totals
 from common.models.runner import refused_record
-from common.results import SEPARATOR, read_results, results_filename
+from common.results import SEPARATOR, results_filename
+from common.suite import SetRef
 
 STOPS = {"nl": [STOP_MARKER], "pddl": [";"]}  # default stop sequences sent to HTTP models
 
 
-EXACT_LENGTH_UP_TO = 10  # items; larger problems get no optimal length unless their file has one
-
 log = logging.getLogger(__name__)
-
-
-def load_items(prompts_path: str | Path, problems_dir: str | Path, prompt_type: str) -> list[dict[str, Any]]:
-    """Return one item per (test problem, view) of a prompts file, in file order.
-
-    An item has ``Key``, ``id``, ``view``, ``prompting``, ``texts`` (part -> prompt), ``problem``
-    (the ``View``) and ``optimal_length`` (from the problem file, else computed up to
-    ``EXACT_LENGTH_UP_TO`` items, else None). The Key is derived from the id, view and prompt
-    texts (``prompt_key``), so a results file never pairs an answer with a prompt that changed
-    since (regenerated problems or prompts are asked anew). Raises DataError naming the file
-    for prompts of another type, a missing part or an unknown problem.
-    """
-    prompts_path = Path(prompts_path)
-    problems = {p.id: p for p in load_problems(problems_dir)}
-    items: dict[tuple[str, str], dict[str, Any]] = {}
-    for number, record in enumerate(read_jsonl(prompts_path), start=1):
-        where = f"{prompts_path}:{number}"
-        if record.get("prompt_type") != prompt_type:
-            raise DataError(
-                f"{where}: a {record.get('prompt_type')!r} prompt; this run needs "
-                f"{prompt_type!r} prompts (generate_prompts.py --prompt-type {prompt_type})"
-            )
-        if record["id"] not in problems:
-            raise DataError(f"{where}: problem {record['id']!r} is not in {problems_dir}")
-        key = (record["id"], record["view"])
-        if key not in items:
-            problem = problems[record["id"]]
-            view = problem.view(record["view"])
-            stored = problem.extra.get("optimal_plan_length", {}).get(record["view"])
-            if stored is None and len(view.items) <= EXACT_LENGTH_UP_TO:
-                stored = optimal_length(view.init_board, view.goal)
-            items[key] = {
-                "id": record["id"],
-                "view": record["view"],
-                "prompting": record["prompting"],
-                "texts": {},
-                "problem": view,
-                "optimal_length": stored,
-            }
-        items[key]["texts"][record["part"]] = record["text"]
-    for (pid, view_name), item in items.items():
-        missing = [part for part in PARTS[prompt_type] if part not in item["texts"]]
-        if missing:
-            raise DataError(f"{prompts_path}: problem {pid} (view {view_name}) has no {missing[0]!r} prompt")
-        item["Key"] = prompt_key(pid, view_name, [item["texts"][part] for part in PARTS[prompt_type]])
-    return [{"Key": item.pop("Key"), **item} for item in items.values()]
-
-
-def prompt_key(pid: str, view: str, texts: Sequence[str]) -> int:
-    """Return the results Key of a problem's prompts: the first 60 bits of the SHA-256 of the id,
-    the view and the texts, as a non-negative integer (fits JSON numbers and int64)."""
-    digest = hashlib.sha256("\0".join([pid, view, *texts]).encode("utf-8")).hexdigest()
-    return int(digest[:15], 16)
 
 
 def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
@@ -197,30 +136,10 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     return {**refused_record(item, refusal), **problem_facts(item)}
 
 
-def rescore_report(
-    results_path: str | Path, items: Sequence[dict[str, Any]], prompt_type: str, objects: str = "true"
-) -> tuple[str, list[dict[str, Any]]]:
-    """Return the printed summary of a results file re-scored for ``items`` (``scoring.rescore``):
-    its name, then ``report.run_summary_text``; and the re-scored records (for ``write_scores``)."""
-    from common.blocks.report import run_summary_text  # the analysis reads prompts through this module
-
-    if not Path(results_path).is_file():  # nothing answered yet: a batch run waiting for its batch
-        return f"{paths.shown(results_path)}: no answer recorded yet\n", []
-    records = rescore(read_results(results_path), items, prompt_type, objects)
-    header = f"{paths.shown(results_path)}: {len(records)} problems\n"
-    return header + (run_summary_text(records, prompt_type) if records else ""), records
-
-
-RESULTS_ROOT = paths.RESULTS / "blocks"
 TESTSET_HELP = (
-    "the blocks set: data/blocks/<set> (or its name), holding prompts/ from generate_prompts.py "
-    "(data/blocks/released: the paper's prompts; give --problem-path)"
+    "the blocks set: its name, blocks/<set>, or its directory holding prompts/ "
+    "(data/blocks/released: the paper's prompts of the release's problems)"
 )
-
-
-def set_dir(name_or_dir: str) -> Path:
-    """Return the directory of the blocks set ``-t`` names (one with a ``prompts/`` directory)."""
-    return paths.set_dir("blocks", name_or_dir, "prompts", "build one with `make blocks/<set>`")
 
 
 def add_options(parser: argparse.ArgumentParser) -> None:
@@ -236,7 +155,6 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--problem-path", default=None, help="directory of the problem files (default: <set>/problems)"
     )
-    parser.add_argument("--scores", metavar="CSV", help="also write every re-scored row as CSV")
 
 
 def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Sequence[str] = ()) -> list[Path]:
@@ -249,9 +167,7 @@ def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Seque
             (directory / "prompts").glob(f"{prompting}{SEPARATOR}{prompt_type}{SEPARATOR}*.jsonl")
         )
     }
-    manifest = directory / "problems" / "manifest.json"
-    listed = json.loads(manifest.read_text(encoding="utf-8")).get("views", []) if manifest.is_file() else []
-    order = [v for v in [*listed, "one", "two", "all"] if v in found]
+    order = [v for v in [*view_order(directory), "one", "two", "all"] if v in found]
     order = list(dict.fromkeys(order + sorted(found)))
     missing = [view for view in views if view not in found]
     if missing or not found:
@@ -265,30 +181,26 @@ def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Seque
 
 
 def load_run_items(
-    prompts: Path, problem_path: str | None, prompt_type: str, limit: int | None
-) -> list[dict[str, Any]]:
-    """Return the first ``limit`` items of a prompts file (``load_items``), its problems from
-    ``problem_path`` (default: ``problems/`` beside ``prompts/``); UserError when they are missing."""
-    problems = problems_path(prompts, problem_path)
-    if not problems.is_dir():
+    files: Sequence[Path], problem_path: str | None, prompt_type: str, limit: int | None
+) -> dict[Path, list[dict[str, Any]]]:
+    """Return the first ``limit`` items of each prompts file of ``files`` (``items.load_items``),
+    by file, the set's problems loaded once, from ``problem_path`` (default: the set's,
+    ``items.problems_path``); UserError when they are missing."""
+    directory = problems_path(files[0], problem_path)
+    if not directory.is_dir():
         raise UserError(
-            f"{problems}: no such problem directory (the prompts' set has none there: "
+            f"{directory}: no such problem directory (the prompts' set has none there: "
             "give it with --problem-path)"
         )
-    return load_items(prompts, problems, prompt_type)[:limit]
-
-
-def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -> Path:
-    """Return the problems directory of a prompts file: ``problem_path`` if given, else
-    ``problems/`` beside the prompts file's ``prompts/`` directory."""
-    return Path(problem_path) if problem_path else Path(prompts).parent.parent / "problems"
+    problems = {problem.id: problem for problem in load_problems(directory)}
+    return {prompts: load_items(prompts, problems, prompt_type)[:limit] for prompts in files}
 
 
 def run_labels(
     prompts: Path, problem_path: str | None, prompting: str, model: Model, **more: Any
 ) -> dict[str, Any]:
     """Return the labels a run records in its metadata: prompting, model name, and the prompts
-    file and problems directory (so the analysis can re-score the file with the current scorer)."""
+    file and problems directory (so the score stage knows which prompts the file answers)."""
     return {
         "prompting": prompting,
         "modelname": model.name,
@@ -299,16 +211,15 @@ def run_labels(
 
 
 def results_path(
+    ref: SetRef,
     prompts: Path,
     items: Sequence[dict[str, Any]],
     prompt_type: str,
     model: Model,
-    results_root: Path | None = None,
     feedback: int = 0,
 ) -> tuple[Path, str]:
     """Return ``(path, prompting)``: the results file of this run,
-    ``<results_root>/<set>/<type>___<view>/<prompting>___<modelname>___results.jsonl`` (the set
-    being the directory above the prompts file's ``prompts/``), and its
+    ``<the set's results>/<type>___<view>/<prompting>___<modelname>___results.jsonl``, and its
     prompting label (``conversation.prompting_label``: the prompts file's, plus ``-turns`` for a
     chat endpoint and ``-feedback<N>`` with feedback rounds). Raises DataError for an empty
     prompts file or one mixing views or prompt styles."""
@@ -324,20 +235,9 @@ def results_path(
             f"{prompts}: expected the prompts of one view and one prompting, "
             f"found views {views} and promptings {promptings}"
         )
-    set_name = Path(prompts).resolve().parent.parent.name
-    directory = (results_root or RESULTS_ROOT) / set_name / f"{prompt_type}___{views[0]}"
+    directory = ref.results / f"{prompt_type}___{views[0]}"
     prompting = prompting_label(promptings[0], uses_chat(model), feedback)
     try:
         return directory / results_filename(prompting, model.name), prompting
     except ValueError as exc:
         raise UserError(str(exc)) from None
-
-
-def write_scores(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
-    """Write re-scored rows (of every model and view a script asked) as CSV, lists and dicts
-    as JSON text, atomically."""
-    frame = pd.DataFrame(records).drop(columns=["raw"], errors="ignore")
-    for name in frame.columns:
-        if frame[name].map(lambda v: isinstance(v, (list, dict))).any():
-            frame[name] = frame[name].map(dumps)
-    write_text(path, frame.to_csv(index=False, lineterminator="\n"))

@@ -1,14 +1,17 @@
 """Scoring blocks answers on the TRUE problem: plans (``score_plan``) and translations to PDDL
-facts (``score_translation``, with feedback rounds ``score_rounds``).
+facts (``score_translation``, with feedback rounds ``score_rounds``); ``score_record`` scores one
+results record, whatever it answered.
 
-Scoring is a pure function of an item (``run.load_items``) and the raw completions a results
-record keeps, so ``rescore`` recomputes a results file's scores with the current code and
-never asks the model again. A plan is checked under the paper's lenient rule and a strict,
-VAL-like one (``check.check_plan``); a translation is read, planned by our optimal planner and
-that plan checked the same way, with the facts' precision and recall kept apart.
+Scoring is a pure function of an item (``items.load_items``) and the raw completions a results
+record keeps, so a results file is scored again with the current code without asking the model
+again. A plan is checked under the paper's lenient rule and a strict, VAL-like one
+(``check.check_plan``); a translation is read, planned by our optimal planner and that plan
+checked the same way, with the facts' precision and recall kept apart.
+
+The suite's score stage, which scores each results file with ``score_record``, is
+``common.blocks.answers``.
 """
 
-import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,8 +25,6 @@ from common.blocks.translate import (
     facts_accuracy,
     solve_from_facts,
 )
-
-log = logging.getLogger(__name__)
 
 
 def problem_facts(item: dict[str, Any]) -> dict[str, Any]:
@@ -138,41 +139,20 @@ def score_rounds(
     }
 
 
-def rescore(
-    records: Sequence[dict[str, Any]],
-    items: Sequence[dict[str, Any]],
-    prompt_type: str,
-    objects: str = "true",
-) -> list[dict[str, Any]]:
-    """Return the records of ``items`` with their scores recomputed from ``raw``, in items order.
-
-    Records of prompts that are not among ``items`` (changed since, or left out by --limit)
-    are left out, with a log line saying how many.
-    """
-    by_key: dict[Any, list[dict[str, Any]]] = {}
-    for record in records:  # a model asked several times has one record per draw of a Key
-        by_key.setdefault(record["Key"], []).append(record)
-    scored = []
-    pairs = [(item, record) for item in items for record in by_key.get(item["Key"], [])]
-    for item, record in pairs:
-        if record.get("refused"):  # nothing was answered: a failure under both rules, kept as refused
-            scored.append({**record, **problem_facts(item), "lenient": False, "strict": False})
-        elif prompt_type == "nl":
-            scored.append({**record, **score_plan(item, record["raw"])})
-        elif record.get("feedback"):
-            rounds = [record["raw"], *record.get("feedback_raw", [])]
-            chat = record.get("sent_as") == "turns"
-            scored.append({**record, **score_rounds(item, rounds, objects, record["feedback"], chat)})
-        else:
-            scored.append(
-                {
-                    **record,
-                    **score_translation(item, record["raw"], objects, record.get("sent_as") == "turns"),
-                }
-            )
-    if len(scored) < len(records):
-        log.info(
-            "%d results rows are for prompts not in this run (changed since, or beyond --limit); not scored",
-            len(records) - len(scored),
-        )
-    return scored
+def score_record(
+    item: dict[str, Any], record: dict[str, Any], prompt_type: str, objects: str = "true"
+) -> dict[str, Any]:
+    """Return the results ``record`` answering ``item`` with its scores recomputed from its raw
+    completions (``raw``, and ``feedback_raw`` for feedback rounds): ``score_plan`` for a plan,
+    ``score_translation`` or ``score_rounds`` for facts (``objects`` as the run had it; an
+    answer sent as chat turns read as written). A refused record (nothing answered) fails both
+    rules and gets its problem's facts (``problem_facts``)."""
+    if record.get("refused"):
+        return {**record, **problem_facts(item), "lenient": False, "strict": False}
+    if prompt_type == "nl":
+        return {**record, **score_plan(item, record["raw"])}
+    chat = record.get("sent_as") == "turns"
+    if record.get("feedback"):
+        rounds = [record["raw"], *record.get("feedback_raw", [])]
+        return {**record, **score_rounds(item, rounds, objects, record["feedback"], chat)}
+    return {**record, **score_translation(item, record["raw"], objects, chat)}
