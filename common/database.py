@@ -81,7 +81,8 @@ CREATE TABLE runs (
   run_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   results_file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
   scorer TEXT NOT NULL, prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, method TEXT,
-  view TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT, git_commit TEXT);
+  view TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT,
+  git_commit TEXT);
 CREATE TABLE answers (
   answer_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs (run_id), Key INTEGER NOT NULL,
   draw INTEGER NOT NULL, turn INTEGER NOT NULL, question INTEGER REFERENCES texts (text_id), expected TEXT,
@@ -422,8 +423,8 @@ def _write_pairs(conn: sqlite3.Connection, suite: Suite) -> None:
     every run of the suite, with its set's name, and their units): a pair may join two sets."""
     conn.execute("DELETE FROM pairs WHERE set_id IN (SELECT set_id FROM sets WHERE suite = ?)", (suite.name,))
     runs = pd.read_sql_query(
-        "SELECT r.run_id, r.set_id, s.set_name, r.results_file, r.prompting, r.model, r.label, r.method, r.view, "
-        "r.attributes, r.settings FROM runs r JOIN sets s USING (set_id) WHERE s.suite = ? "
+        "SELECT r.run_id, r.set_id, s.set_name, r.results_file, r.prompting, r.model, r.label, r.method, "
+        "r.view, r.attributes, r.settings FROM runs r JOIN sets s USING (set_id) WHERE s.suite = ? "
         "ORDER BY s.set_name, r.results_file",
         conn,
         params=(suite.name,),

@@ -27,7 +27,10 @@ from common import suites
 EXCERPT = 400  # characters of a prompt (its end: the question) or a reply (its start) shown
 # an answer's score under a units rule: its value in ``scores`` when the suite keeps the rule there,
 # else the headline rule ``correct``
-RULE_SCORE = "coalesce((SELECT value FROM scores c WHERE c.answer_id = {t}.answer_id AND c.rule = {rule}), {t}.correct)"
+RULE_SCORE = (
+    "coalesce((SELECT value FROM scores c WHERE c.answer_id = {t}.answer_id AND c.rule = {rule}), "
+    "{t}.correct)"
+)
 
 
 def _excerpt(column: str, end: bool = False) -> str:
@@ -44,13 +47,15 @@ def disagreements_sql(per_cell: bool = False) -> str:
     rule = "(SELECT rule FROM settings)"
     loser_score, winner_score = RULE_SCORE.format(rule=rule, t="l"), RULE_SCORE.format(rule=rule, t="w")
     cells = (
-        "SELECT * FROM (SELECT * FROM discordant WHERE better = 'a' ORDER BY unit LIMIT CAST(:per_cell AS INTEGER)) "
+        "SELECT * FROM (SELECT * FROM discordant WHERE better = 'a' ORDER BY unit "
+        "LIMIT CAST(:per_cell AS INTEGER)) "
         "UNION ALL SELECT * FROM (SELECT * FROM discordant WHERE better = 'b' ORDER BY unit "
         "LIMIT CAST(:per_cell AS INTEGER))"
         if per_cell
         else "SELECT * FROM discordant"
     )
-    lost = f"""(SELECT l.answer_id FROM items i  -- CROSS JOIN: from the unit's few items, not the run's answers
+    # CROSS JOIN: from the unit's few items, not from every answer of the run
+    lost = f"""(SELECT l.answer_id FROM items i
       CROSS JOIN answers l ON l.run_id = c.loser AND l.Key = i.Key AND l.draw = 0
       LEFT JOIN answers w ON w.run_id = c.winner AND w.Key = l.Key AND w.draw = 0 AND w.turn = l.turn
       WHERE i.set_id = c.set_id AND i.unit = c.unit AND l.scored AND {loser_score} = 0
@@ -78,14 +83,17 @@ WITH settings AS (
   SELECT c.*, {lost} AS lost_row FROM shown c
 )
 SELECT t.discordant, t.a_better, t.b_better, p.better, p.unit, coalesce(l.expected, i.gold) AS gold,
-  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("ya.text")} AS reply_a, {_excerpt("yb.text")} AS reply_b,
+  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("ya.text")} AS reply_a,
+  {_excerpt("yb.text")} AS reply_b,
   {_excerpt("coalesce(q.text, pt.text)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
   l.Key, l.turn
 FROM picked p, totals t JOIN answers l ON l.answer_id = p.lost_row
 JOIN items i ON i.set_id = p.set_id AND i.Key = l.Key
 LEFT JOIN answers w ON w.answer_id = coalesce(
-  (SELECT w.answer_id FROM answers w WHERE w.run_id = p.winner AND w.Key = l.Key AND w.draw = 0 AND w.turn = l.turn),
-  (SELECT w.answer_id FROM items j CROSS JOIN answers w ON w.run_id = p.winner AND w.Key = j.Key AND w.draw = 0
+  (SELECT w.answer_id FROM answers w
+   WHERE w.run_id = p.winner AND w.Key = l.Key AND w.draw = 0 AND w.turn = l.turn),
+  (SELECT w.answer_id FROM items j
+   CROSS JOIN answers w ON w.run_id = p.winner AND w.Key = j.Key AND w.draw = 0
    WHERE j.set_id = p.set_id AND j.unit = p.unit AND w.scored ORDER BY w.Key, w.turn LIMIT 1))
 LEFT JOIN answers a ON a.answer_id = CASE p.better WHEN 'a' THEN w.answer_id ELSE l.answer_id END
 LEFT JOIN answers b ON b.answer_id = CASE p.better WHEN 'b' THEN w.answer_id ELSE l.answer_id END
@@ -216,7 +224,8 @@ def _pair_counts(conn: sqlite3.Connection, run_a: int, run_b: int, rule: str) ->
     n, a_better, b_better = conn.execute(
         "SELECT count(*), coalesce(sum(x.score > y.score AND NOT y.censored), 0), "
         "coalesce(sum(y.score > x.score AND NOT x.censored), 0) FROM units x "
-        "JOIN units y ON y.run_id = ? AND y.rule = x.rule AND y.unit = x.unit WHERE x.run_id = ? AND x.rule = ?",
+        "JOIN units y ON y.run_id = ? AND y.rule = x.rule AND y.unit = x.unit "
+        "WHERE x.run_id = ? AND x.rule = ?",
         (run_b, run_a, rule),
     ).fetchone()
     return {"n": n, "a_better": a_better, "b_better": b_better}

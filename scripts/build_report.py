@@ -3,9 +3,9 @@
 Each section is the JSON that `scripts/analyse_results.py --section` wrote for one suite (its
 tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). Each
 section also shows a few examples under its paired tests and a few failures of each run, from
-the results database (results/results.sqlite) whose scored rows the sections were computed from. The HTML stands alone (images embedded, no
-network); the Markdown links the figures. Prints where the report is and one summary line per
-section.
+the results database (results/results.sqlite) whose scored rows the sections were computed from.
+The HTML stands alone (images embedded, no network); the Markdown links the figures. Prints
+where the report is and one summary line per section.
 
 $ python scripts/build_report.py results/sections/worldsense/test_set.json \\
       --html results/report.html --markdown results/report.md --summary results/report.txt

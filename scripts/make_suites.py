@@ -17,8 +17,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the project, without .venv
 
-from common import codedeps, paths, suites  # noqa: E402
-from common.suite import STAGES, Suite  # noqa: E402
+from common import codedeps, paths, suites
+from common.suite import STAGES, Suite
 
 NOT_DEFAULT = re.compile(r"^default:\s*(false|no|off)\s*(#.*)?$", re.MULTILINE | re.IGNORECASE)
 

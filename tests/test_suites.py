@@ -54,14 +54,15 @@ def test_the_shared_layer_names_no_suite():
     """Only a suite's package, the list of suites, the scripts of one suite and the tests know a
     suite by name: no string of the shared modules' code names one."""
     names = suites.names()
-    word = re.compile(r"(?:^|/)(%s)(?:/|$)" % "|".join(names))  # a suite's name, or a path through it
+    word = re.compile(r"(?:^|/)({})(?:/|$)".format("|".join(names)))  # a suite's name, or a path through it
     shared = [p for p in (paths.ROOT / "common").glob("*.py") if p.name != "suites.py"]
     shared += sorted((paths.ROOT / "common" / "models").glob("*.py"))
     shared += [p for p in sorted((paths.ROOT / "scripts").glob("*.py")) if p.name not in ONE_SUITE]
     found = {paths.shown(p): sorted({m for text in _literals(p) for m in word.findall(text)}) for p in shared}
     assert {name: hits for name, hits in found.items() if hits} == {}
-    makefile = (paths.ROOT / "Makefile").read_text(encoding="utf-8")
-    assert word.findall("\n".join(line for line in makefile.splitlines() if not line.startswith("#"))) == []
+    makefile = (paths.ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
+    named = re.compile(r"(?:^|[\s/=:(])({})(?:/|\b)".format("|".join(names)))
+    assert [line for line in makefile if not line.startswith("#") and named.search(line)] == []
 
 
 # scripts that belong to one suite (they ask or build only that suite's sets)
@@ -104,9 +105,9 @@ def test_t_means_the_same_everywhere(spec, key, monkeypatch):
 
 
 def test_a_name_two_suites_share_must_say_which():
-    with pytest.raises(UserError, match="several suites.*-t blocks/scaling"):
+    with pytest.raises(UserError, match=r"several suites.*-t blocks/scaling"):
         suites.resolve_set("scaling")
-    with pytest.raises(UserError, match="no set 'nosuchset'.*canvas/standard"):
+    with pytest.raises(UserError, match=r"no set 'nosuchset'.*canvas/standard"):
         suites.resolve_set("nosuchset")
 
 
@@ -143,7 +144,8 @@ def test_a_new_suite_is_one_package_and_one_line(tmp_path):
     assert "parity/mini" in shown.stdout
     report = sandbox.run(
         repo,
-        ".venv/bin/python scripts/build_report.py results/sections/parity/mini.json --html r.html --markdown r.md",
+        ".venv/bin/python scripts/build_report.py results/sections/parity/mini.json "
+        "--html r.html --markdown r.md",
     )
     assert report.returncode == 0, report.stderr[-3000:]
     assert "Parity: mini" in (repo / "r.html").read_text(encoding="utf-8")

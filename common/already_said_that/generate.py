@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from common import config as cfg
-from common import paths
 from common.already_said_that import distractors, original, wordnet
 from common.already_said_that.distractors import SOURCES
 from common.already_said_that.prompts import Conversation

@@ -95,7 +95,8 @@ def scored_frame(scored: Scored) -> tuple[pd.DataFrame, list[str]]:
         refused = int(frame["refused"].sum())
         if refused:
             notes.append(
-                f"{run.label}: {refused:,} trials refused by the server (scored wrong, counted in the refused column)"
+                f"{run.label}: {refused:,} trials refused by the server "
+                "(scored wrong, counted in the refused column)"
             )
         frames.append(frame)
     if not frames:

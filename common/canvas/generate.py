@@ -377,7 +377,8 @@ def generate(
         cfg = dataclasses.replace(cfg, seed=seed)
     log.info(
         "%s: seed %d, %s items per (task, size), sizes %s, tasks %s, fewshot %s",
-        paths.shown(ref.config), cfg.seed, cfg.items, cfg.num_shapes, ", ".join(cfg.tasks), ", ".join(cfg.fewshot),
+        paths.shown(ref.config), cfg.seed, cfg.items, cfg.num_shapes, ", ".join(cfg.tasks),
+        ", ".join(cfg.fewshot),
     )  # fmt: skip
     built = generate_set(cfg)
     manifest = summary(cfg, built, cfg.seed)

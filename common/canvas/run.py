@@ -16,7 +16,6 @@ from common import paths
 from common.canvas.scoring import extract
 from common.models.base import Model
 from common.worldsense import run as worldsense_run
-from common.worldsense.data import first_trial
 from common.worldsense.run import items
 
 __all__ = ["answer", "items", "results_dir"]

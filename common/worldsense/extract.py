@@ -6,9 +6,7 @@ shortcuts rely on one JSON property: inside a string every quote is escaped, so 
 unescaped ``"name":`` can only be a member name.
 """
 
-import json
 import re
-from typing import Any
 
 import numpy as np
 import pandas as pd

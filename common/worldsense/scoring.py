@@ -160,7 +160,7 @@ def items_frame(ref: SetRef) -> pd.DataFrame:
         raise DataError(f"{trials_path(ref.data)}: trials lack the field(s) {', '.join(missing)}")
     items = pd.DataFrame({"Key": trials["Key"]})
     for name, column in ITEM_FIELDS.items():
-        items[column] = trials[name] if name in trials else None
+        items[column] = trials.get(name)
     items["unit"] = items["unit"].astype(str)
     items["prompt"] = trials["text"]
     items["gold"] = trials["goldresp"].astype(str)
