@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,14 +48,14 @@ from common.results import metadata_path
 from common.scored import Scored, ScoredRun
 from common.suite import SetRef, Suite
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 7
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
 
 RUN_COLUMNS = [
-    "run_id", "set_id", "results_file", "sha256", "bytes", "mtime_ns", "scorer", "prompting", "model",
-    "label", "method", "view", "attributes", "records", "notes", "settings", "date", "git_commit",
+    "run_id", "set_id", "results_file", "sha256", "bytes", "mtime_ns", "checked_ns", "scorer", "prompting",
+    "model", "label", "method", "view", "attributes", "records", "notes", "settings", "date", "git_commit",
 ]  # fmt: skip
 ITEM_COLUMNS = ["Key", "position", "unit", "task", "size", "variant", "prompt", "gold", "fields"]
 ANSWER_COLUMNS = [
@@ -80,6 +81,7 @@ CREATE TABLE items (
 CREATE TABLE runs (
   run_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   results_file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  checked_ns INTEGER NOT NULL,
   scorer TEXT NOT NULL, prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, method TEXT,
   view TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT,
   git_commit TEXT);
@@ -116,7 +118,7 @@ CREATE VIEW answer_rows AS
     a.reasoning_tokens, a.finish_reason, a.detail, i.unit, i.task, i.size, i.variant,
     coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold
   FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id)
-  JOIN items i ON i.set_id = r.set_id AND i.Key = a.Key
+  LEFT JOIN items i ON i.set_id = r.set_id AND i.Key = a.Key
   LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts y ON y.text_id = a.reply
   LEFT JOIN texts z ON z.text_id = a.reasoning LEFT JOIN texts p ON p.text_id = i.prompt;
 CREATE VIEW paired AS
@@ -253,6 +255,7 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
         return  # a set nobody answered yet: nothing to keep
     fingerprint = suite.part("fingerprint")(ref)
     new_items = fingerprint != old_fingerprint
+    checked = time.time_ns()  # before the files are looked at: a later write shows as newer
     stats = {name: file.stat() for name, file in files.items()}
     moved = [name for name in files if new_items or not _same_file(known.get(name), stats[name], scorer)]
     gone = [name for name in known if name not in files]
@@ -279,12 +282,12 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
         for name in moved:
             stat = stats[name]
             if name in runs:
-                _write_run(conn, suite, set_id, files[name], stat, digests[name], scorer, runs[name])
+                _write_run(conn, suite, set_id, files[name], stat, digests[name], scorer, runs[name], checked)
                 counts.answers += len(runs[name].answers)
             else:  # the same bytes (touched, or copied back): only the file's stat changed
                 conn.execute(
-                    "UPDATE runs SET bytes = ?, mtime_ns = ? WHERE run_id = ?",
-                    (stat.st_size, stat.st_mtime_ns, known[name]["run_id"]),
+                    "UPDATE runs SET bytes = ?, mtime_ns = ?, checked_ns = ? WHERE run_id = ?",
+                    (stat.st_size, stat.st_mtime_ns, checked, known[name]["run_id"]),
                 )
         counts.scored += len(runs)
         counts.unchanged += len(files) - len(runs)
@@ -292,21 +295,27 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
 
 
 def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) -> bool:
-    """Return whether a results file is as it was scored: the same size and modification time and
-    the same scorer (a file written since, or scored by other code, is looked at again)."""
+    """Return whether a results file is as it was scored: the same size and modification time, the
+    same scorer, and a modification time well before the file was looked at (a file written in the
+    same instant as it was scored could change again without its time changing: it is hashed,
+    as git does with a "racy" file); a file written since, or scored by other code, is hashed."""
     if not known or known["scorer"] != scorer:
         return False
-    return (known["bytes"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns)
+    same = (known["bytes"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns)
+    return same and stat.st_mtime_ns + RACY_NS < known["checked_ns"]
+
+
+RACY_NS = 2_000_000_000  # a file modified less than 2 s before it was looked at is hashed next time
 
 
 def _known_runs(conn: sqlite3.Connection, ref: SetRef) -> dict[str, dict[str, Any]]:
     """Return the runs the database has of ``ref``, by results file (as ``paths.shown`` names it)."""
     rows = conn.execute(
-        "SELECT r.run_id, r.results_file, r.sha256, r.bytes, r.mtime_ns, r.scorer FROM runs r "
+        "SELECT r.run_id, r.results_file, r.sha256, r.bytes, r.mtime_ns, r.checked_ns, r.scorer FROM runs r "
         "JOIN sets s USING (set_id) WHERE s.suite = ? AND s.set_name = ?",
         (ref.suite, ref.name),
     ).fetchall()
-    names = ("run_id", "results_file", "sha256", "bytes", "mtime_ns", "scorer")
+    names = ("run_id", "results_file", "sha256", "bytes", "mtime_ns", "checked_ns", "scorer")
     return {row[1]: dict(zip(names, row, strict=True)) for row in rows}
 
 
@@ -349,8 +358,10 @@ def _write_run(
     digest: str,
     scorer: str,
     run: ScoredRun,
+    checked: int,
 ) -> None:
-    """Insert one scored results file: its ``runs`` row, answers, scores and units."""
+    """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
+    answers, scores and units."""
     meta = run_metadata(file)
     values = {
         "set_id": set_id,
@@ -358,6 +369,7 @@ def _write_run(
         "sha256": digest,
         "bytes": stat.st_size,
         "mtime_ns": stat.st_mtime_ns,
+        "checked_ns": checked,
         "scorer": scorer,
         "prompting": run.prompting,
         "model": run.model,
@@ -374,6 +386,12 @@ def _write_run(
         f"INSERT INTO runs ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
         [values.get(c) for c in columns],
     ).lastrowid
+    if run.items is not None and not run.items.empty:  # items only its records describe
+        frame = run.items.reindex(columns=ITEM_COLUMNS).assign(prompt=lambda f: _text_ids(conn, f["prompt"]))
+        frame["position"] = frame["position"].fillna(-1)
+        _insert(
+            conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id), verb="INSERT OR IGNORE"
+        )
     answers = run.answers.reset_index(drop=True)
     if answers.empty:
         return
@@ -561,7 +579,9 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
 
 
 # ---- helpers -----------------------------------------------------------------------------------
-def _insert(conn: sqlite3.Connection, table: str, columns: list[str], frame: pd.DataFrame) -> None:
+def _insert(
+    conn: sqlite3.Connection, table: str, columns: list[str], frame: pd.DataFrame, verb: str = "INSERT"
+) -> None:
     """Insert ``frame``'s ``columns`` into ``table`` (those it lacks or holds only missing values
     in are left to their default, NULL): NaN as NULL, numpy numbers as Python ones, lists and
     dicts as sorted JSON."""
@@ -571,7 +591,7 @@ def _insert(conn: sqlite3.Connection, table: str, columns: list[str], frame: pd.
     values = [_sql_column(frame[column]) for column in present]
     marks = ", ".join("?" * len(present))
     conn.executemany(
-        f"INSERT INTO {table} ({', '.join(present)}) VALUES ({marks})", zip(*values, strict=True)
+        f"{verb} INTO {table} ({', '.join(present)}) VALUES ({marks})", zip(*values, strict=True)
     )
 
 

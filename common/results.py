@@ -327,7 +327,7 @@ def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
     Only the last line may be torn: it is torn if it lacks a newline or is not a JSON object.
     """
     whole = parse_lines(data)  # fast: the whole file in one parse, when every line is whole
-    if whole is not None and all(type(record) is dict and "Key" in record for record in whole):
+    if whole is not None and all(type(record) is dict and type(record.get("Key")) is int for record in whole):
         return len(data), _unique(path, whole)
     records: list[dict[str, Any]] = []
     seen: set[Any] = set()
@@ -349,6 +349,11 @@ def _scan(path: Path, data: bytes) -> tuple[int, list[dict[str, Any]]]:
                 return offset, records
             if "Key" not in record:
                 raise DataError(f"{path}:{index + 1}: results record has no 'Key' field")
+            if type(record["Key"]) is not int:
+                raise DataError(
+                    f"{path}:{index + 1}: 'Key' must be an integer, as every item's is "
+                    f"(got {record['Key']!r})"
+                )
             if record_id(record) in seen:
                 duplicates += 1
             else:

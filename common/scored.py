@@ -30,6 +30,9 @@ class ScoredRun:
     view: str | None = None
     notes: list[str] = field(default_factory=list)  # what a reader of its figures must know
     attributes: dict[str, Any] = field(default_factory=dict)  # other facts of the run the suite keeps
+    # items the file's records describe that the set's data does not have (answers as recorded,
+    # their prompts not at hand): added to the set's items, so that every answer has its item
+    items: pd.DataFrame | None = None
 
     def __repr__(self) -> str:
         return f"<ScoredRun {self.label}: {self.records} records>"

@@ -122,9 +122,16 @@ class Suite:
             names += sorted(p.stem for p in self.config_dir().glob("*.yaml"))
         return names
 
-    def ref(self, name: str, data: Path | None = None, results_root: Path | None = None) -> SetRef:
+    def ref(
+        self,
+        name: str,
+        data: Path | None = None,
+        results_root: Path | None = None,
+        config: Path | None = None,
+    ) -> SetRef:
         """Return the SetRef of the set ``name`` (its data at ``data``, default data/<suite>/<name>;
-        its results under ``results_root``, default results/<suite>/, or beside the data)."""
+        its results under ``results_root``, default results/<suite>/, or beside the data; its config
+        ``config``, default configs/<suite>/<name>.yaml)."""
         data = Path(data) if data is not None else paths.DATA / self.name / name
         if results_root is not None:
             results = Path(results_root) / name
@@ -132,7 +139,8 @@ class Suite:
             results = data / "results"
         else:
             results = paths.RESULTS / self.name / name
-        config = self.config_dir() / f"{name}.yaml" if self.generated else None
+        if config is None and self.generated:
+            config = self.config_dir() / f"{name}.yaml"
         return SetRef(self.name, name, data, results, config if config and config.is_file() else None)
 
     def refs(self) -> list[SetRef]:

@@ -65,7 +65,9 @@ def resolve_set(spec: str | Path, suite: str | None = None, results_root: Path |
       else among every suite's (a name two suites share must be given as ``<suite>/<set>``);
     - a path: a set's data directory, its results directory, or its config file, of any set a
       suite knows; else a directory a suite recognises as one of its sets (``Suite.detect``),
-      wherever it is (its results then go to ``results_root/<name>``, default the suite's).
+      wherever it is (its results then go to ``results_root/<name>``, default the suite's); else
+      a config file elsewhere of a generated suite (``suite``, or the name of the directory it is
+      in), a new set named after the file.
 
     ``results_root`` (``--results-dir``) puts the set's results under ``<results_root>/<set>/``.
     Raises UserError naming what was looked for and the sets there are.
@@ -77,8 +79,8 @@ def resolve_set(spec: str | Path, suite: str | None = None, results_root: Path |
         found = _by_path(Path(text), candidates)
     if found is None:
         raise UserError(_not_found(text, candidates))
-    suite_of, name, data = found
-    return suite_of.ref(name, data=data, results_root=results_root)
+    suite_of, name, data, *config = found
+    return suite_of.ref(name, data=data, results_root=results_root, config=config[0] if config else None)
 
 
 def _by_name(text: str, candidates: list[Suite]) -> tuple[Suite, str, Path | None] | None:
@@ -115,6 +117,12 @@ def _by_path(path: Path, candidates: list[Suite]) -> tuple[Suite, str, Path | No
         for suite in candidates:
             if suite.claims(path):
                 return suite, resolved.name, resolved
+    if path.is_file() and path.suffix in (".yaml", ".yml"):  # a config kept elsewhere
+        owners = [
+            s for s in candidates if s.generated and (len(candidates) == 1 or s.name == path.parent.name)
+        ]
+        if owners:
+            return owners[0], path.stem, None, resolved
     return None
 
 

@@ -10,6 +10,7 @@ before anything is written.
 $ python scripts/generate_problems.py -t blocks/cogsci_problems
 $ python scripts/generate_problems.py -t canvas/standard --seed 3 --out /tmp/standard_seed3
 $ python scripts/generate_problems.py -t already_said_that/mixed --set samples=20 --out /tmp/mixed_small
+$ python scripts/generate_problems.py --suite canvas -t /tmp/mine.yaml --out /tmp/mine
 """
 
 try:  # first: scripts/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -33,6 +34,7 @@ log = logging.getLogger("generate_problems")
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     cli.add_set_option(parser, help="the set to generate: its name, <suite>/<set>, or its config file")
+    parser.add_argument("--suite", choices=suites.names(), help="the suite of a config kept elsewhere")
     parser.add_argument("--out", type=Path, help="the set directory to write (default: data/<suite>/<set>)")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: the config's `seed`)")
     parser.add_argument(
@@ -45,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
-    ref = suites.resolve_set(args.testset)
+    ref = suites.resolve_set(args.testset, suite=args.suite)
     if ref.config is None:
         raise UserError(f"{ref.key} is not generated from a config (its data is fetched: `make data`)")
     if args.out:

@@ -38,6 +38,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SET",
         help="a set to score (repeatable; default: every set)",
     )
+    parser.add_argument(
+        "--results-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the sets' results are in DIR/<set>/ (default: results/<suite>/<set>/; WorldSense: <set>/results/)",
+    )
     parser.add_argument("--database", type=Path, default=None, metavar="FILE", help="the database to update")
     parser.add_argument(
         "--metadata",
@@ -48,7 +55,11 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     start = time.monotonic()
-    refs = [ref for spec in args.testset for ref in sets_of(spec)] if args.testset else every_set()
+    refs = (
+        [ref for spec in args.testset for ref in sets_of(spec, args.results_dir)]
+        if args.testset
+        else every_set()
+    )
     path = args.database or database.default_path()
     with database.connection(path) as conn:
         counts = database.update(conn, refs)
@@ -60,12 +71,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def sets_of(spec: str) -> list:
-    """Return the sets ``spec`` names: every set of a suite with results for a suite's name."""
+def sets_of(spec: str, results_root: Path | None = None) -> list:
+    """Return the sets ``spec`` names: for a suite's name, every set of the suite whose data is there."""
     if spec in suites.names():
         suite = suites.get(spec)
         return [ref for ref in suite.refs() if ref.data.exists()]
-    return [suites.resolve_set(spec)]
+    return [suites.resolve_set(spec, results_root=results_root)]
 
 
 def every_set() -> list:

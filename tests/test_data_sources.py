@@ -2,7 +2,7 @@
 
 from common import fetch
 from common.paths import DATA
-from common.worldsense import load_testset, load_trainset
+from common.worldsense.data import load_testset, load_trainset
 
 
 def test_worldsense_test_set_loads_with_gold_in_clear(worldsense_test_set):

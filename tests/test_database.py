@@ -1,6 +1,7 @@
 """The results database: its rows are the results files' (counts and a content checksum per run),
-its paired tests and canned queries give the figures each suite's report prints, and it is the
-same whatever the hash seed. Built from small sets of every suite written in a temporary directory."""
+its paired tests and canned queries give the figures each suite's report prints, each distinct
+text is stored once, it is updated one results file at a time, and it is the same whatever the
+hash seed. Built from small sets of every suite written in a temporary directory."""
 
 import hashlib
 import json
@@ -12,8 +13,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from common import analysis, database, examples, queries, render, report
+from common import analysis, database, examples, queries, render, report, suites
 from common.canvas.scoring import response_text
+from common.suite import SetRef
 from common.jsonl import sha256_file, write_jsonl
 from common.paths import ROOT
 from common.results import read_results, token_use
@@ -70,57 +72,61 @@ def _blocks(results: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def project(tmp_path_factory) -> database.Roots:
-    """Results of every suite under a temporary results/ and data/."""
+def project(tmp_path_factory) -> dict[str, list[SetRef]]:
+    """Results of every suite under a temporary results/ and data/: the sets, by suite."""
     base = tmp_path_factory.mktemp("project")
-    roots = database.Roots(results=base / "results", data=base / "data")
-    _worldsense(roots.data)
-    _blocks(roots.results)
-    canvas = roots.data / "canvas" / "small"
+    data, results = base / "data", base / "results"
+    _worldsense(data)
+    _blocks(results)
+    canvas = data / "canvas" / "small"
     done = run_script(
-        "scripts/generate_canvas.py", "configs/canvas/standard.yaml", "--out", str(canvas),
+        "scripts/generate_problems.py", "-t", "canvas/standard", "--out", str(canvas),
         "--set", "items=2", "--set", "num_shapes=[3, 5]",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     for model in ("oracle", "random"):
         done = run_script("scripts/ask_model.py", "-t", str(canvas), "--model", model, "--results-dir",
-                          str(roots.results / "canvas"))  # fmt: skip
+                          str(results / "canvas"))  # fmt: skip
         assert done.returncode == 0, done.stderr
+    asat = []
     for variant in ("mixed", "distractorless"):
-        set_dir = write_set(roots.data / "already_said_that" / variant, variant, samples=8)
+        set_dir = write_set(data / "already_said_that" / variant, variant, samples=8)
         for model in ("oracle", "random"):
             done = run_script("scripts/already_said_that.py", "-t", str(set_dir), "--model", model,
-                              "--results-dir", str(roots.results / "already_said_that"))  # fmt: skip
+                              "--results-dir", str(results / "already_said_that"))  # fmt: skip
             assert done.returncode == 0, done.stderr
-    return roots
+        asat.append(suites.get("already_said_that").ref(variant, set_dir, results / "already_said_that"))
+    return {
+        "worldsense": [suites.get("worldsense").ref("test_set", data / "worldsense" / "test_set")],
+        "blocks": [suites.get("blocks").ref("myset", data / "blocks" / "myset", results / "blocks")],
+        "canvas": [suites.get("canvas").ref("small", canvas, results / "canvas")],
+        "already_said_that": asat,
+    }
+
+
+def _all(project: dict[str, list[SetRef]]) -> list[SetRef]:
+    return [ref for refs in project.values() for ref in refs]
 
 
 @pytest.fixture(scope="module")
 def db(project, tmp_path_factory) -> sqlite3.Connection:
     path = tmp_path_factory.mktemp("db") / "results.sqlite"
-    counts = database.build(path, database.collect(project))
-    assert counts["runs"] == 3 + 3 + 2 + 4 and counts["pairs"] > 0
-    conn = sqlite3.connect(path)
+    conn = database.connect(path)
+    counts = database.update(conn, _all(project))
+    assert counts.scored == 3 + 3 + 2 + 4 and conn.execute("SELECT count(*) FROM pairs").fetchone()[0] > 0
     yield conn
     conn.close()
 
 
-def _sections(project: database.Roots) -> dict[str, analysis.Section]:
-    """The report's section of each suite on the project's sets."""
-    results = project.results
-    return {
-        "worldsense": analysis.analyse(project.data / "worldsense" / "test_set", cache_dir=None),
-        "blocks": analysis.analyse(results / "blocks" / "myset"),
-        "canvas": analysis.analyse(
-            project.data / "canvas" / "small", extra_results=[results / "canvas" / "small"]
-        ),
-        "already_said_that": analysis.analyse(results / "already_said_that"),
-    }
+def _sections(project: dict[str, list[SetRef]], db_path: Path) -> dict[str, analysis.Section]:
+    """The report's section of each suite on the project's sets, from the database ``db_path``."""
+    return {suite: analysis.analyse(refs, db=db_path) for suite, refs in project.items()}
 
 
 @pytest.fixture(scope="module")
-def sections(project):
-    return _sections(project)
+def sections(project, db):
+    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    return _sections(project, path)
 
 
 # ---- the rows are the results files' --------------------------------------------------------------
@@ -144,34 +150,49 @@ def _file_rows(suite: str, file: Path) -> list[tuple]:
 
 
 def test_every_run_holds_its_results_file_rows_counts_and_content(db):
-    runs = pd.read_sql_query("SELECT * FROM runs", db)
-    assert sorted(set(runs["suite"])) == sorted(database.ADAPTERS)
+    runs = pd.read_sql_query("SELECT * FROM run_rows JOIN runs USING (run_id)", db)
+    assert sorted(set(runs["suite"])) == sorted(suites.names())
     for run in runs.itertuples():
         file = Path(run.results_file)
         assert run.sha256 == sha256_file(file) and run.records == len(read_results(file))
-        stored = db.execute("SELECT Key, turn, reply FROM answers WHERE run_id = ?", (run.run_id,)).fetchall()
+        stored = db.execute(
+            "SELECT a.Key, a.turn, y.text FROM answers a LEFT JOIN texts y ON y.text_id = a.reply "
+            "WHERE a.run_id = ? AND (a.turn > 0 OR a.question IS NULL) AND a.detail IS NOT 'conversation'",
+            (run.run_id,),
+        ).fetchall()
+        if run.suite == "already_said_that":  # turn 0 is the conversation itself, not a reply
+            stored = [row for row in stored if row[1] > 0]
         assert len({key for key, _, _ in stored}) == run.records, run.label
         assert _checksum(stored) == _checksum(_file_rows(run.suite, file)), run.label
 
 
-def test_items_say_what_was_asked_and_every_answer_has_its_item(db):
-    missing = (
-        db.execute("SELECT count(*) FROM answers").fetchone()[0]
-        - db.execute("SELECT count(*) FROM answer_rows").fetchone()[0]
+def test_every_distinct_text_is_stored_once(db):
+    texts, distinct = db.execute("SELECT count(*), count(DISTINCT text) FROM texts").fetchone()
+    assert texts == distinct > 0
+    shown = db.execute(
+        "SELECT count(*), count(DISTINCT question) FROM answer_rows WHERE question IS NOT NULL"
     )
-    assert missing == 0
+    cells, kept = shown.fetchone()
+    assert cells > kept  # Already Said That's questions repeat across conversations: kept once
+
+
+def test_items_say_what_was_asked_and_every_answer_has_its_item(db):
+    missing = db.execute("SELECT count(*) FROM answer_rows WHERE unit IS NULL").fetchone()[0]
+    assert missing == 0  # the blocks set's answers as recorded (prompts not at hand) say their items
     item = db.execute(
-        "SELECT unit, task, size, prompt, gold FROM items WHERE suite = 'worldsense' AND Key = 100"
+        "SELECT i.unit, i.task, i.size, p.text, i.gold FROM items i JOIN sets s USING (set_id) "
+        "JOIN texts p ON p.text_id = i.prompt WHERE s.suite = 'worldsense' AND i.Key = 100"
     )
     assert item.fetchone() == ("t1", "Infer.normal", 3, "t1 question 0", "TRUE")
-    canvas = db.execute("SELECT count(*), count(DISTINCT unit) FROM items WHERE suite = 'canvas'").fetchone()
+    canvas = db.execute(
+        "SELECT count(*), count(DISTINCT unit) FROM items JOIN sets USING (set_id) WHERE suite = 'canvas'"
+    ).fetchone()
     assert canvas[0] > canvas[1] > 0  # an item's variants share one unit
 
 
 def test_reasoning_refusals_and_cut_replies_are_kept(db):
     row = db.execute(
-        "SELECT a.reasoning, a.truncated, a.finish_reason, a.correct FROM answers a "
-        "JOIN runs r USING (run_id) WHERE r.model = 'C' AND a.Key = 100"
+        "SELECT reasoning, truncated, finish_reason, correct FROM answer_rows WHERE model = 'C' AND Key = 100"
     ).fetchone()
     assert row == ("<think> & \x1b[31m", 1, "length", 0)
     flagged = queries.run_query(db, "truncated_or_refused").query("suite == 'worldsense'")
@@ -185,7 +206,7 @@ def _paired(section: analysis.Section) -> pd.DataFrame:
     if section.suite == "worldsense":
         from common.worldsense.analysis import analyse_results_in_testset_dir, paired_tests
 
-        tests = paired_tests(analyse_results_in_testset_dir(section.inputs[0].parent, cache_dir=None).tuples)
+        tests = paired_tests(analyse_results_in_testset_dir(section.inputs[0].parent).tuples)
     if section.suite == "already_said_that":  # "<set>: <model> vs <model>" or "<model>: <set> vs <set>"
         tests = pd.concat([section.data["logrank"], section.data["variants"]], ignore_index=True)
         sets = {p.parent.name for p in section.inputs}
@@ -197,7 +218,7 @@ def _paired(section: analysis.Section) -> pd.DataFrame:
     return tests[["a", "b", "a_better", "b_better"]].reset_index(drop=True)
 
 
-@pytest.mark.parametrize("suite", list(database.ADAPTERS))
+@pytest.mark.parametrize("suite", suites.names())
 def test_the_paired_tests_and_the_disagreements_query_give_the_report_s_counts(db, sections, suite):
     rule = {"blocks": "lenient"}.get(suite)
     found = pd.read_sql_query(
@@ -242,7 +263,7 @@ def test_the_headline_queries_give_the_report_s_figures(db, sections):
 
 def test_failures_by_group_sum_to_the_report_s_accuracy_by_task_and_size(db, sections):
     by_size = sections["canvas"].data["accuracy_by_size"]
-    for run_id, label in db.execute("SELECT run_id, label FROM runs WHERE suite = 'canvas'").fetchall():
+    for run_id, label in db.execute("SELECT run_id, label FROM run_rows WHERE suite = 'canvas'").fetchall():
         found = queries.run_query(db, "failures_by_group", run=str(run_id)).groupby(["task", "size"]).sum()
         mine = by_size[by_size["model"] == label].set_index(["task", "num_shapes"])
         assert (found["answers"] - found["failures"]).to_dict() == (
@@ -278,15 +299,12 @@ def test_the_report_shows_examples_from_the_database_escaped(db, sections, tmp_p
     page, markdown = render.render_html(records, prov), render.render_markdown(records, prov, {})
     for record in records:
         pairs = record["examples"]["pairs"]
-        assert (
-            len(pairs)
-            == db.execute("SELECT count(*) FROM pairs WHERE suite = ?", (record["suite"],)).fetchone()[0]
+        of_suite = (
+            "SELECT run_a, run_b, rule FROM pairs JOIN sets USING (set_id) WHERE suite = ? ORDER BY pair_id"
         )
-        for pair, test in zip(
-            pairs,
-            db.execute("SELECT run_a, run_b, rule FROM pairs WHERE suite = ?", (record["suite"],)),
-            strict=True,
-        ):
+        listed = db.execute(of_suite, (record["suite"],)).fetchall()
+        assert len(pairs) == len(listed)
+        for pair, test in zip(pairs, listed, strict=True):
             found = queries.run_query(db, "disagreements", run_a=test[0], run_b=test[1], rule=test[2])
             for table in pair["tables"]:
                 cell = "a" if table["title"].startswith("a better") else "b"
@@ -303,31 +321,65 @@ def test_the_report_shows_examples_from_the_database_escaped(db, sections, tmp_p
 
 # ---- determinism, the script, the explorer's metadata ------------------------------------------------
 def _content(path: Path) -> dict[str, list]:
-    """Every table's rows, in order: the database's content (not its bytes)."""
+    """Every table's rows in a fixed order, the file's own stats left out: the database's content
+    (not its bytes, nor when it was built)."""
     with sqlite3.connect(path) as conn:
-        return {
-            t: conn.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall()
-            for t in (*database.TABLES, "meta")
-        }
+        found = {}
+        for table in ("sets", "items", "texts", "answers", "scores", "units", "pairs", "meta"):
+            found[table] = conn.execute(f"SELECT * FROM {table} ORDER BY 1, 2").fetchall()
+        found["runs"] = conn.execute(
+            "SELECT run_id, set_id, results_file, sha256, scorer, label, records, notes FROM runs ORDER BY 1"
+        ).fetchall()
+        return found
 
 
 def test_the_script_builds_the_same_content_under_any_hash_seed(project, tmp_path):
     built = []
     for seed in ("0", "12345"):
         out = tmp_path / seed / "results.sqlite"
-        done = run_script(
-            "scripts/build_database.py", "--out", str(out),
-            "--metadata", str(out.with_suffix(".metadata.json")),
-            "--results-root", str(project.results), "--data-root", str(project.data),
-            env={"PYTHONHASHSEED": seed},
-        )  # fmt: skip
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith("Database: ") and "12 runs" in done.stdout
+        for ref in _all(project):  # every set with its data at hand (the blocks set here has results only)
+            if ref.data.is_dir():
+                done = run_script(
+                    "scripts/score_results.py", "--database", str(out), "--metadata", str(out.with_suffix(".json")),
+                    "-t", str(ref.data), env={"PYTHONHASHSEED": seed},
+                    *([] if ref.results == ref.data / "results" else ["--results-dir", str(ref.results.parent)]),
+                )  # fmt: skip
+                assert done.returncode == 0, done.stderr
         built.append(_content(out))
-    assert built[0] == built[1]
-    metadata = json.loads((tmp_path / "0" / "results.metadata.json").read_text())
+    assert (
+        built[0] == built[1] and len(built[0]["runs"]) == 3 + 2 + 4
+    )  # WorldSense, canvas, Already Said That
+    metadata = json.loads((tmp_path / "0" / "results.json").read_text())
     canned = metadata["databases"]["results"]["queries"]
-    assert set(canned) == set(queries.QUERIES) and ":run_a" in canned["disagreements"]["sql"]
+    assert set(canned) == set(queries.all_queries()) and ":run_a" in canned["disagreements"]["sql"]
+
+
+def test_a_results_file_is_scored_again_only_when_it_changes_and_its_rows_go_with_it(project, tmp_path):
+    path = tmp_path / "results.sqlite"
+    with database.connection(path) as conn:
+        first = database.update(conn, _all(project))
+        again = database.update(conn, _all(project))
+        assert (first.scored, again.scored, again.unchanged) == (12, 0, 12)
+        [canvas] = project["canvas"]
+        [random] = [f for f in suites.get("canvas").part("results_files")(canvas) if "random" in f.name]
+        kept = random.read_bytes()
+        try:
+            random.write_bytes(kept[: kept.rindex(b"\n", 0, len(kept) - 1) + 1])  # its last answer gone
+            changed = database.update(conn, _all(project))
+            assert (changed.scored, changed.unchanged) == (1, 11)
+            (answers,) = conn.execute(
+                "SELECT count(*) FROM answers JOIN runs USING (run_id) WHERE results_file LIKE ?",
+                (f"%{random.name}",),
+            ).fetchone()
+            assert answers == len(read_results(random))
+            random.unlink()
+            gone = database.update(conn, _all(project))
+            assert gone.removed == 1
+            assert not conn.execute(
+                "SELECT count(*) FROM runs WHERE results_file LIKE ?", (f"%{random.name}",)
+            ).fetchone()[0]
+        finally:
+            random.write_bytes(kept)
 
 
 def test_no_key_reaches_the_database(project, tmp_path):
@@ -336,7 +388,7 @@ def test_no_key_reaches_the_database(project, tmp_path):
             {"started": "2026-01-01T00:00:00Z", "commit": "abc", "model": {"name": "A", "api_key_env": "K"}}
         ]
     }
-    file = project.data / "worldsense" / "test_set" / "results" / "basic___A___results.meta.json"
+    file = project["worldsense"][0].results / "basic___A___results.meta.json"
     file.write_text(json.dumps(meta))
     try:
         found = database.run_metadata(file.with_name("basic___A___results.jsonl"))

@@ -19,7 +19,7 @@ from common.models.resolve import resolve_model
 from common.models.stub_server import StubServer
 from common.results import read_results
 from common.stats import mean_interval, pairwise_exact_tests, pass_at_k
-from common.worldsense import report as worldsense_report
+from tests.worldsense_fixtures import section as worldsense_section
 from common.worldsense.baselines import BASELINES
 from tests.models.model_helpers import make_config, make_items, run_items
 from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
@@ -164,7 +164,7 @@ def test_a_worldsense_section_gains_the_sampling_tables_only_with_repeats(tmp_pa
         + tf_tuple("t3", "Infer.normal", 4)
     )
     testset = write_testset(tmp_path / "ts", trials, {"A": answers_for(trials, [1, 0, 1])})
-    plain = worldsense_report.section(testset, cache_dir=None)
+    plain = worldsense_section(testset)
     assert not any("REPEATED" in title for title, _ in plain.tables)
     results = testset / "results" / "basic___A___results.jsonl"
     records = read_results(results)
@@ -176,7 +176,7 @@ def test_a_worldsense_section_gains_the_sampling_tables_only_with_repeats(tmp_pa
     ]
     with open(results, "a") as handle:
         handle.write("".join(json.dumps(record) + "\n" for record in extra))
-    section = worldsense_report.section(testset, cache_dir=None)
+    section = worldsense_section(testset)
     assert [t for t, _ in section.tables if "REPEATED" not in t] == [
         t for t, _ in plain.tables
     ]  # main tables: draw 0
@@ -198,7 +198,13 @@ def test_already_said_that_original_protocol_plays_a_different_subset_per_seed(t
     config = tmp_path / "proto.yaml"
     config.write_text("variant: distractorless\nsources: []\nturns: 10\nsamples: 20\nplay: 8\nseeds: 3\n")
     made = run_script(
-        "scripts/generate_already_said_that.py", "--config", str(config), "--out", str(tmp_path / "proto")
+        "scripts/generate_problems.py",
+        "--suite",
+        "already_said_that",
+        "-t",
+        str(config),
+        "--out",
+        str(tmp_path / "proto"),
     )
     assert made.returncode == 0, made.stderr
     data = load_set(tmp_path / "proto")

@@ -2,8 +2,10 @@
 
 from pathlib import Path
 
+from common import analysis
 from common.jsonl import write_jsonl
 from common.results import results_filename
+from common.worldsense.analysis import results_frame
 
 TF = ["TRUE", "FALSE"]
 OPPOSITE = {"TRUE": "FALSE", "FALSE": "TRUE"}
@@ -64,3 +66,14 @@ def answers_for(trials: list[dict], tuple_acc: list[int]) -> list[str]:
         right = tuple_acc[index // 2]
         resps.append(trial["goldresp"] if right else OPPOSITE[trial["goldresp"]])
     return resps
+
+
+def results_df(testset: Path, fields: tuple[str, ...] = ()):
+    """Return the release's joined results table of a test set, from its scored rows."""
+    _, scored = analysis.load(str(testset), suite="worldsense")
+    return results_frame(scored, fields)
+
+
+def section(testset: Path, **options):
+    """Return the WorldSense section of a test set (``common.analysis.analyse``)."""
+    return analysis.analyse(str(testset), suite="worldsense", **options)

@@ -19,7 +19,7 @@ from common import paths, sampling
 from common.already_said_that import analysis, tables
 from common.already_said_that.scoring import PROMPTING, run_order, turns_path
 from common.analysis import Section
-from common.figures import pyplot, run_colour, save_png
+from common.figures import pyplot, run_colours, save_png
 from common.scored import Scored
 from common.suite import SetRef
 
@@ -95,12 +95,13 @@ def plot_survival(
     curves = curves[curves["clock"] == clock]
     panels = list(dict.fromkeys(curves[panel]))
     lines = list(dict.fromkeys(curves[line]))
+    colours = run_colours([str(label) for label in lines])
     columns = min(3, len(panels))
     rows = math.ceil(len(panels) / columns)
     fig, axes = plt.subplots(rows, columns, figsize=(4.2 * columns, 3.2 * rows), squeeze=False, sharey=True)
     for ax, name in zip(axes.flat, panels, strict=False):
         for label, curve in curves[curves[panel] == name].groupby(line, sort=False):
-            colour = run_colour(lines.index(label), len(lines))
+            colour = colours[str(label)]
             ax.step(curve["turn"], 100 * curve["alive"], where="post", label=str(label), color=colour)
             ax.fill_between(
                 curve["turn"], 100 * curve["lo"], 100 * curve["hi"], step="post", alpha=0.2, color=colour

@@ -173,6 +173,27 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
         method=method,
         view=view,
         notes=notes,
+        items=_recorded_items(records, method, view) if asked.empty else None,
+    )
+
+
+def _recorded_items(records: list[dict[str, Any]], method: str, view: str) -> pd.DataFrame:
+    """Return the items that answers as recorded describe (their prompts not at hand): the
+    problem as unit, the method as task, the optimal length as size, the view as variant."""
+    first = {record["Key"]: record for record in records if not record.get("draw")}
+    return pd.DataFrame(
+        [
+            {
+                "Key": key,
+                "unit": str(record.get("id")),
+                "task": method,
+                "size": record.get("optimal_length"),
+                "variant": record.get("view", view),
+                "fields": json.dumps({"goal_held_initially": record.get("goal_held_initially")}),
+            }
+            for key, record in first.items()
+        ],
+        columns=["Key", "unit", "task", "size", "variant", "fields"],
     )
 
 

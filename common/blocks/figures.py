@@ -1,7 +1,7 @@
 """The blocks section's figures: success by view, and against the optimal plan length.
 
 Both take ``analysis.success`` tables and the runs in the order of the section's tables, so a
-run has the same colour (``common.figures.run_colour``) in every figure.
+run has the same colour (``common.figures.run_colours``, from its name) in every figure.
 """
 
 from pathlib import Path
@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from common.blocks.analysis import run_label
-from common.figures import pyplot, run_colour, save_png
+from common.figures import pyplot, run_colours, save_png
 
 MARKERS = "osD^vP*Xhp"  # per run in the length figure, so runs with equal rates stay apart
 
@@ -36,12 +36,13 @@ def plot_by_view(
     width = 0.8 / max(1, len(runs))
     width_inches = min(24.0, max(8.0, 1.6 * len(views) * max(1, len(runs) / 3)))
     fig, axes = plt.subplots(1, 2, figsize=(width_inches, 4.5), sharey=True)
+    colours = run_colours([run_label(*run) for run in runs])
     for ax, rule in zip(axes, ("lenient", "strict"), strict=True):
         for i, run in enumerate(runs):
             part = _rows_of(stats, run).set_index("view").reindex(views)
             xs = [v + (i - (len(runs) - 1) / 2) * width for v in range(len(views))]
             rate, errors = _bars(part, rule)
-            style = {"capsize": 2, "label": run_label(*run), "color": run_colour(i, len(runs))}
+            style = {"capsize": 2, "label": run_label(*run), "color": colours[run_label(*run)]}
             ax.bar(xs, rate.fillna(0), width, yerr=[e.fillna(0) for e in errors], **style)
         ax.set_xticks(range(len(views)), views)
         ax.set_title(rule)
@@ -68,6 +69,7 @@ def plot_by_length(
         2, 2, figsize=(13.0, 5.5), sharex=True, sharey="row", gridspec_kw={"height_ratios": [4, 1]}
     )
     spread = min(0.4, 0.08 * len(runs))  # the runs of one length share this much of the x axis
+    colours = run_colours([run_label(*run) for run in runs])
     sizes = stats.groupby("optimal_length")["problems"].max()
     for column, rule in enumerate(("lenient", "strict")):
         ax, counts = axes[0][column], axes[1][column]
@@ -78,7 +80,7 @@ def plot_by_length(
             rate, errors = _bars(part, rule)
             shift = (i / (len(runs) - 1) - 0.5) * spread if len(runs) > 1 else 0.0
             style = {
-                "color": run_colour(i, len(runs)),
+                "color": colours[run_label(*run)],
                 "marker": MARKERS[i % len(MARKERS)],
                 "label": run_label(*run),
             }

@@ -29,7 +29,7 @@ from common.canvas.analysis import (
     trials_of,
 )
 from common.canvas.scoring import run_order
-from common.figures import pyplot, run_colour, save_png
+from common.figures import pyplot, run_colours, save_png
 from common.report import interval_text, paired_cells
 from common.scored import Scored
 from common.suite import SetRef
@@ -245,7 +245,7 @@ def plot_accuracy(by_size: pd.DataFrame, chances: pd.Series, path: Path) -> None
         for model in dict.fromkeys(rows["model"]):
             line = rows[rows["model"] == model].sort_values("num_shapes")
             errors = [100 * (line["strict"] - line["lo"]), 100 * (line["hi"] - line["strict"])]
-            colour = run_colour(models.index(model), len(models))
+            colour = run_colours(models)[model]
             ax.errorbar(
                 line["num_shapes"],
                 100 * line["strict"],

@@ -18,6 +18,7 @@ import io
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -211,6 +212,24 @@ def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
     not_valid = (~valid).groupby([results_df["prompting"], results_df["modelname"]], observed=True).sum()
     table["invalid"] = not_valid.reindex(table.index, fill_value=0).astype(int) - table["refused"]
     return table[["trials", "answered", "invalid", "refused"]]
+
+
+def analyse_results_in_testset_dir(
+    testset_dir: str | Path, by: Sequence[str] = ("problemname",), require_complete: bool = False
+) -> Analysis:
+    """Return the ``Analysis`` of every results file in ``<testset_dir>/results`` (the release's
+    entry point): the set's answers scored into the results database (``common.analysis.load``:
+    only what changed), then ``analyse_results_df`` of their ``results_frame``. Raises
+    FileNotFoundError for a missing directory, DataError when there is no answer to analyse."""
+    from common import analysis  # the shared entry point (names the sets, reads the database)
+
+    _, scored = analysis.load(str(testset_dir), suite="worldsense")
+    if scored.runs.empty:
+        raise DataError(
+            f"{testset_dir}/results: no <prompting>___<modelname>___results.jsonl file to analyse"
+        )
+    fields = [f for f in by if f not in ("prompting", "modelname")]
+    return analyse_results_df(results_frame(scored, fields), by, require_complete)
 
 
 def results_frame(scored: Scored, fields: Sequence[str] = ()) -> pd.DataFrame:

@@ -14,6 +14,7 @@ import pandas as pd
 from common import paths, sampling
 from common.analysis import Section
 from common.config import load_yaml
+from common.errors import DataError
 from common.figures import pyplot, run_colours, save_png
 from common.report import interval_text, p_text, paired_cells, render_text
 from common.scored import Scored
@@ -68,6 +69,11 @@ def section(
     statistics, one summary line per model, and with ``figures_dir`` the accuracy bar plot
     ``worldsense_accuracy.png``."""
     (ref,) = refs
+    if scored.runs.empty:
+        raise DataError(
+            f"{paths.shown(ref.results)}: no <prompting>___<modelname>___results.jsonl file to analyse "
+            "(write one with scripts/test_random_model.py)"
+        )
     fields = [f for f in by if f not in ("prompting", "modelname")]
     result = analyse_results_df(results_frame(scored, fields), by, require_complete)
     figures = [plot_accuracy(result, figures_dir)] if figures_dir is not None else []

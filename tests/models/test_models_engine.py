@@ -18,7 +18,7 @@ from engine_server import llama_server
 from common.jsonl import write_jsonl
 from common.paths import DATA, ROOT
 from common.results import read_results
-from common.worldsense import load_testset
+from common.worldsense.data import load_testset
 from common.worldsense.run import extract_answer
 
 pytestmark = pytest.mark.integration
