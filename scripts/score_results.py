@@ -43,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         default=None,
         metavar="DIR",
-        help="the sets' results are in DIR/<set>/ (default: results/<suite>/<set>/; WorldSense: <set>/results/)",
+        help="the sets' results are in DIR/<set>/ (default: results/<suite>/<set>/, or the set's results/)",
     )
     parser.add_argument("--database", type=Path, default=None, metavar="FILE", help="the database to update")
     parser.add_argument(

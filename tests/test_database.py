@@ -15,10 +15,10 @@ import pytest
 
 from common import analysis, database, examples, queries, render, report, suites
 from common.canvas.scoring import response_text
-from common.suite import SetRef
 from common.jsonl import sha256_file, write_jsonl
 from common.paths import ROOT
 from common.results import read_results, token_use
+from common.suite import SetRef
 from tests.already_said_that_fixtures import write_set
 from tests.conftest import run_script
 from tests.worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
@@ -339,10 +339,13 @@ def test_the_script_builds_the_same_content_under_any_hash_seed(project, tmp_pat
         out = tmp_path / seed / "results.sqlite"
         for ref in _all(project):  # every set with its data at hand (the blocks set here has results only)
             if ref.data.is_dir():
+                where = (
+                    [] if ref.results == ref.data / "results" else ["--results-dir", str(ref.results.parent)]
+                )
                 done = run_script(
-                    "scripts/score_results.py", "--database", str(out), "--metadata", str(out.with_suffix(".json")),
-                    "-t", str(ref.data), env={"PYTHONHASHSEED": seed},
-                    *([] if ref.results == ref.data / "results" else ["--results-dir", str(ref.results.parent)]),
+                    "scripts/score_results.py", "--database", str(out),
+                    "--metadata", str(out.with_suffix(".json")), "-t", str(ref.data), *where,
+                    env={"PYTHONHASHSEED": seed},
                 )  # fmt: skip
                 assert done.returncode == 0, done.stderr
         built.append(_content(out))

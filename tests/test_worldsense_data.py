@@ -1,7 +1,6 @@
 """WorldSense data: loading test sets, reading results files once into the results database, the script."""
 
 import importlib.util
-import json
 import os
 import subprocess
 import sys
