@@ -10,7 +10,8 @@ view and run with Wilson intervals, lenient and strict, needs-a-move and optimal
 invalid and refused counts, exact paired (McNemar) tests between runs, and for the paper's sets
 the published table next to the re-scored release. Canvas (a set with manifest.json): strict
 accuracy per task and number of shapes, intervals clustered by item, the shortcut baselines
-against chance, exact paired tests. Already Said That (results/already_said_that[/<set>]): the
+against chance, the audit (its gate: exit 1 when a blinded view beats chance), exact paired
+tests. Already Said That (results/already_said_that[/<set>]): the
 original's metrics with intervals, Kaplan-Meier survival, log-rank and paired tests, error rates
 per question type.
 
@@ -128,7 +129,18 @@ def main(argv: list[str] | None = None) -> int:
     for note in section.notes:
         log.warning("%s", note)
     log.info("analysed %s: %s", args.testset, "; ".join(section.summary) or section.title)
-    return 0
+    return _gate(section)
+
+
+def _gate(section: analysis.Section) -> int:
+    """Return 1 when the suite's gate fails on what was analysed (its report module's optional
+    ``gate_failures``: the canvas audit), after logging each reason; else 0. The outputs are
+    written first, so the failing figures can be read."""
+    check = getattr(analysis.suite_module(section.suite), "gate_failures", None)
+    reasons = check(section) if check else []
+    for reason in reasons:
+        log.error("%s", reason)
+    return 1 if reasons else 0
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The numbers of the canvas suite: scored results files, accuracy with intervals clustered by
-item, the shortcut baselines against chance, the ablation check and the partial skills (both
-read the trials alone), exact paired tests between models.
+item, the shortcut baselines against chance, the audit and the partial skills (both read the
+trials alone), exact paired tests between models.
 
 A canvas set directory holds ``manifest.json``, ``trials.jsonl.bz2`` and ``results/`` (one file
 per model, written by ``scripts/ask_model.py``). Accuracy is the strict reader's
@@ -19,7 +19,7 @@ from pathlib import Path
 import pandas as pd
 
 from common import paths
-from common.canvas import ablation
+from common.canvas import audit
 from common.canvas.baselines import BASELINES
 from common.canvas.partial import PARTIAL_SKILLS
 from common.canvas.run import CANVAS_FIELDS, results_dir
@@ -165,10 +165,10 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def ablation_table(trials: pd.DataFrame) -> pd.DataFrame:
-    """Return the ablation check of the set (``ablation.check``): per check, the accuracy of the
-    best classifier on what remains once the asked facts are removed, against chance."""
-    return ablation.check(trials)
+def audit_table(path: Path, trials: pd.DataFrame) -> pd.DataFrame:
+    """Return the audit of the set (``audit.audit_set``): per task and view, the accuracy of the
+    learner fitted on fresh seeds with one piece of the asked information blinded, against chance."""
+    return audit.audit_set(path, trials)
 
 
 def partial_table(trials: pd.DataFrame) -> pd.DataFrame:

@@ -19,8 +19,8 @@ from common import sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     SHORTCUT_TASKS,
-    ablation_table,
     accuracy,
+    audit_table,
     chance_by_size,
     draw_frame,
     interval,
@@ -31,6 +31,7 @@ from common.canvas.analysis import (
     score_files,
     shortcut_table,
 )
+from common.canvas.audit import failures
 from common.canvas.run import is_canvas_set
 from common.figures import pyplot, run_colour, save_png
 from common.report import interval_text, paired_cells
@@ -44,21 +45,22 @@ follows this rule; the `coordinates` description states the sizes and the rule, 
 is derivable from the prompt. **Tasks**: *existence* ("Is there a shape that is red?": reading a
 scene), *count* ("How many large green triangles are there?": 0..N), *coordinate* ("Where is A
 relative to B?" from the centres and the stated rule: one of eight directions), *transitivity*
-(a chain of shapes, a question about two non-adjacent ones: composing relations; the chain fixes
-the axis, chance 1/2), *existence tracking* (additions and removals, then "Is there X?": state
-tracking) and *shuffle tracking* (a column of shapes, swaps, "What shape is second from the
+(a line of shapes told as links between neighbours in a random order, a question about two
+non-adjacent ones: composing relations; the line fixes the axis, chance 1/2), *existence
+tracking* (additions and removals, then "Is there X?": state tracking) and *shuffle tracking* (a column of shapes, swaps, "What shape is second from the
 top?": tracking positions). Accuracy is
 the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
 item (the variants of one item count as one cluster); refused requests (too long for the
 model's context) and invalid answers count as wrong, each counted in its own column, so every
 model has the same denominator. Shortcut baselines answer by a rule needing no skill:
-each should score at its task's chance rate. The ablation check searches for any such rule
-instead of listing them: for each task it removes the facts the question depends on (the
-sentences and events naming the asked shape, the subject's and reference's chain sentences or
-centres, the decisive swap, the description for existence and count) and fits the best of
-many classifiers on structured features of what remains, on half the items, testing it on the
-other half; its accuracy should hold chance. Partial skills read part of the asked facts: they
-are reported with the share of trials on which they differ from the skill."""
+each should score at its task's chance rate. The audit, the set's gate, searches for any such
+rule instead of listing them: for each task it blinds one piece of what the skill needs at a
+time (the question's subject, the direction words, which mentions are the same shape, the
+events' kinds, the swaps, ...) with placeholders that keep every sentence's place, order and
+count, fits a logit and boosted trees on position-aware features of fresh-seed sets six times
+the set's size, and tests the better one once on the set: its 95% interval must hold chance, or
+the analysis fails. Partial skills read part of the asked facts: they are reported with the
+share of trials on which they differ from the skill."""
 
 
 PAIRED_TITLE = "Paired exact tests on shared items (a better: the items where a answered more variants right)"
@@ -81,7 +83,7 @@ def section(
     files = results_files(path, extra_results)
     scored, notes = score_files(trials, files)
     shortcuts = shortcut_table(scored, trials)
-    ablated = ablation_table(trials)
+    audited = audit_table(path, trials)
     partial = partial_table(trials)
     models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
     if models.empty:
@@ -96,7 +98,7 @@ def section(
     ]
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
-    tables.append((ABLATION_TITLE, ablation_display(ablated)))
+    tables.append((AUDIT_TITLE, audit_display(audited)))
     if not partial.empty:
         tables.append(("Partial skills: rules reading part of the asked facts", partial_display(partial)))
     if not tests.empty:
@@ -109,7 +111,7 @@ def section(
         plot_accuracy(by_size, chance_by_size(trials), figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
-    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "ablation": ablated}
+    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "audit": audited}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
     if not partial.empty:
@@ -124,7 +126,7 @@ def section(
         tables=tables,
         figures=figures,
         data=data,
-        summary=summary_lines(scored, shortcuts, ablated) + sampling.sampling_summary(draws),
+        summary=summary_lines(scored, shortcuts, audited) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[trials_path(path), *files],
         headline_tables=1,
@@ -183,20 +185,29 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     return shown.set_index("shortcut")
 
 
-ABLATION_TITLE = (
-    "Ablation: the best classifier on what remains once the asked facts are removed "
-    "(trained on half the items, tested on the other half, and back), vs chance"
+AUDIT_TITLE = (
+    "Audit (the gate): one piece of the asked information blinded at a time, the better of a logit "
+    "and boosted trees fitted on fresh-seed sets six times the size, tested once on this set, vs chance"
 )
 
 
-def ablation_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the ablation check for display (percent), indexed by check."""
-    shown = table[["check", "items"]].copy()
-    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
+def audit_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the audit for display (percent), one row per task and view."""
+    shown = table[["task", "view", "learner", "items"]].copy()
+    shown["accuracy % [95% CI]"] = [_cell(r.accuracy, r.lo, r.hi) for r in table.itertuples()]
     shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["at chance"] = ["-" if ok is None else "yes" if ok else "NO" for ok in table["at_chance"]]
-    shown["classifier chosen (each half)"] = table["models"]
-    return shown.set_index("check")
+    shown["gate"] = [
+        ("pass" if ok else "FAIL") if gated else "control"
+        for gated, ok in zip(table["gated"], table["at_chance"], strict=True)
+    ]
+    return shown.set_index(["task", "view"])
+
+
+def gate_failures(section: Section) -> list[str]:
+    """Return why the set fails its gate (``audit.failures``: a blinded view above chance), or []:
+    ``scripts/analyse_results.py`` exits 1 after writing its outputs when there is any."""
+    table = section.data.get("audit")
+    return [] if table is None or table.empty else failures(table, section.title)
 
 
 def partial_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -213,17 +224,17 @@ def tests_display(table: pd.DataFrame) -> pd.DataFrame:
     return table[["a", "b", "n"]].assign(**paired_cells(table)).set_index(["a", "b"])
 
 
-def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, ablated: pd.DataFrame) -> list[str]:
+def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, audited: pd.DataFrame) -> list[str]:
     """Return 1-3 lines: overall strict accuracy per model (other than shortcuts), how many
-    shortcuts stay at chance, and how many ablation checks do."""
+    shortcuts stay at chance, and how many of the audit's blinded views do."""
     cells = []
     for model in dict.fromkeys(scored["model"]):
         if model not in SHORTCUT_TASKS:
             cells.append(f"{model} {_cell(*interval(scored[scored['model'] == model]))}")
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
     checks = []
-    for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (ablated, "check", "ablation checks")):
-        table = table[table["at_chance"].notna()] if not table.empty else table
+    gated = audited[audited["gated"].astype(bool)].assign(check=lambda t: t["task"] + ": " + t["view"])
+    for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (gated, "check", "audit views")):
         if not table.empty:
             missed = [getattr(r, name) for r in table.itertuples() if not r.at_chance]
             checks.append(
