@@ -47,9 +47,9 @@ scene), *count* ("How many large green triangles are there?": 0..N), *coordinate
 relative to B?" from the centres and the stated rule: one of eight directions), *transitivity*
 (a line of shapes told as links between neighbours in a random order, a question about two
 non-adjacent ones: composing relations; the line fixes the axis, chance 1/2), *existence
-tracking* (additions and removals, then "Is there X?": state tracking) and *shuffle tracking* (a column of shapes, swaps, "What shape is second from the
-top?": tracking positions). Accuracy is
-the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
+tracking* (additions and removals, then "Is there X?": state tracking) and *shuffle tracking*
+(a column of shapes, swaps, "What shape is second from the top?": tracking positions). Accuracy
+is the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
 item (the variants of one item count as one cluster); refused requests (too long for the
 model's context) and invalid answers count as wrong, each counted in its own column, so every
 model has the same denominator. Shortcut baselines answer by a rule needing no skill:
