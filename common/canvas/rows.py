@@ -83,6 +83,7 @@ def _answers(
     """Return the answers rows of one results file: the reply scored (``scoring.response_text``),
     the answer the strict reader finds, the scores of ``score_rows`` (``scored``)."""
     options = dict(zip(trials["Key"], trials["expectedresp"], strict=True))
+    questions = dict(zip(trials["Key"], trials["question"], strict=True))
     scores = {row["Key"]: row for row in scored.to_dict("records")}
     rows = []
     for record in records:
@@ -96,7 +97,9 @@ def _answers(
                 "Key": record["Key"],
                 "turn": 0,
                 "reply": reply,
-                "answer": None if refused else extract(reply, list(options[record["Key"]])),
+                "answer": None
+                if refused
+                else extract(reply, list(options[record["Key"]]), questions[record["Key"]]),
                 "correct": int(score["strict"]),
                 "strict": int(score["strict"]),
                 "contains": int(score["contains"]),
