@@ -165,10 +165,11 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def audit_table(path: Path, trials: pd.DataFrame) -> pd.DataFrame:
-    """Return the audit of the set (``audit.audit_set``): per task and view, the accuracy of the
-    learner fitted on fresh seeds with one piece of the asked information blinded, against chance."""
-    return audit.audit_set(path, trials)
+def audit_table(path: Path, trials: pd.DataFrame, cache: Path | None = None) -> pd.DataFrame:
+    """Return the audit of the set (``audit.audit_set``, cached in ``cache``): per task and view, the
+    accuracy of the learner fitted on fresh seeds with one piece of the asked information blinded,
+    against chance."""
+    return audit.audit_set(path, trials, cache)
 
 
 def partial_table(trials: pd.DataFrame) -> pd.DataFrame:

@@ -18,8 +18,8 @@ gated).
 The answer a learner predicts is the gold answer, or for a shape (shuffle tracking) the order in
 which the description first names it (its line-up place): an identity means nothing.
 
-``audit_set`` caches its table under ``.cache/canvas/`` keyed by the set's trials, its config and
-this package's code.
+``audit_set`` caches its table (the analysis: under ``.cache/canvas/``) keyed by the set's trials,
+its config and this package's code.
 """
 
 import dataclasses
@@ -224,7 +224,7 @@ class Trees:
             min_samples_leaf=20,
             l2_regularization=1.0,
             categorical_features=np.arange(x.shape[1]) < cats.shape[1],
-            early_stopping=True,
+            early_stopping=len(y) >= 1000,
             validation_fraction=0.15,
             n_iter_no_change=10,
             random_state=0,
@@ -269,9 +269,23 @@ def fit_best(data, y: np.ndarray, items: np.ndarray):
     return fitted[int(np.argmax(scores))]
 
 
+MIN_ITEMS = 8  # a task with fewer items in the set is not audited (the row says so)
+
+
 def audit_view(train: pd.DataFrame, test: pd.DataFrame, view: views.View) -> dict[str, object]:
     """Return one task's row for ``view``: the learner chosen on ``train`` (fresh-seed trials), its
-    accuracy on ``test`` (the set) with a 95% interval clustered by item, and the chance rate."""
+    accuracy on ``test`` (the set) with a 95% interval clustered by item, and the chance rate;
+    below ``MIN_ITEMS`` items no accuracy, not gated."""
+    row = {"view": view.name, "blinds": view.blinds, "trials": len(test), "items": test["item"].nunique()}
+    if row["items"] < MIN_ITEMS or train["goldresp"].nunique() < 2:
+        nothing = {"accuracy": math.nan, "lo": math.nan, "hi": math.nan, "chance": math.nan}
+        verdict = {"gated": False, "at_chance": True}
+        return (
+            row
+            | nothing
+            | verdict
+            | {"learner": f"fewer than {MIN_ITEMS} items: not audited", "train_trials": len(train)}
+        )
     fitted = fit_best(
         frame(train, view),
         np.array([gold_class(t) for t in train.to_dict("records")]),
@@ -358,7 +372,7 @@ def _code_digest() -> str:
     return digest.hexdigest()[:16]
 
 
-def audit_set(path: Path, trials: pd.DataFrame, cache: Path | None = paths.CACHE / "canvas") -> pd.DataFrame:
+def audit_set(path: Path, trials: pd.DataFrame, cache: Path | None = None) -> pd.DataFrame:
     """Return the audit (``audit``) of the set at ``path`` (its ``trials``), training on fresh seeds
     of the config in its ``manifest.json``; cached under ``cache`` by the trials, the config and the
     code (None: no cache). Raises DataError when the set has no manifest."""
@@ -374,7 +388,8 @@ def audit_set(path: Path, trials: pd.DataFrame, cache: Path | None = paths.CACHE
     ).hexdigest()[:24]
     stored = cache / f"audit-{key}.json" if cache else None
     if stored and stored.is_file():
-        return pd.DataFrame(json.loads(stored.read_text()), columns=COLUMNS)
+        table = pd.DataFrame(json.loads(stored.read_text()), columns=COLUMNS)
+        return table.astype({name: float for name in ("accuracy", "lo", "hi", "chance")})
     table = audit(trials, training_set(manifest))
     if stored:
         stored.parent.mkdir(parents=True, exist_ok=True)

@@ -72,18 +72,24 @@ def detect(path: Path) -> bool:
 
 
 def section(
-    path: Path, figures_dir: Path | None = None, extra_results: Sequence[Path] = (), **_: Any
+    path: Path,
+    figures_dir: Path | None = None,
+    extra_results: Sequence[Path] = (),
+    cache_dir: Path | None = None,
+    **_: Any,
 ) -> Section:
     """Return the canvas Section of the set ``path`` (its ``results/`` files, and those of the
     ``extra_results`` directories: answers to the same trials kept elsewhere; a file name already
     seen is skipped): accuracy tables per task and per number of shapes with clustered 95%
     intervals (models other than the shortcuts), the shortcut table, exact paired tests,
-    summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
+    summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``. The audit is cached
+    beside ``cache_dir`` (the command line's, ``.cache/worldsense``: in ``.cache/canvas``); None
+    (``--no-cache``) caches nothing."""
     trials = load_trials(path)
     files = results_files(path, extra_results)
     scored, notes = score_files(trials, files)
     shortcuts = shortcut_table(scored, trials)
-    audited = audit_table(path, trials)
+    audited = audit_table(path, trials, Path(cache_dir).parent / "canvas" if cache_dir else None)
     partial = partial_table(trials)
     models = scored[~scored["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
     if models.empty:
@@ -195,7 +201,7 @@ def audit_display(table: pd.DataFrame) -> pd.DataFrame:
     """Return the audit for display (percent), one row per task and view."""
     shown = table[["task", "view", "learner", "items"]].copy()
     shown["accuracy % [95% CI]"] = [_cell(r.accuracy, r.lo, r.hi) for r in table.itertuples()]
-    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
+    shown["chance %"] = ["-" if c != c else f"{100 * c:.1f}" for c in table["chance"]]
     shown["gate"] = [
         ("pass" if ok else "FAIL") if gated else "control"
         for gated, ok in zip(table["gated"], table["at_chance"], strict=True)
