@@ -191,7 +191,8 @@ TRICKY = [
     ("The large blue triangle (it swapped with the small red square last).", SHAPES, "Large Blue Triangle"),
     ("Large Blue Triangle, which took the place of the small red square.", SHAPES, "Large Blue Triangle"),
     (
-        "The small red square and the large blue triangle swap last, so the answer is the large blue triangle.",
+        "The small red square and the large blue triangle swap last, so the answer is the large blue "
+        "triangle.",
         SHAPES,
         "Large Blue Triangle",
     ),

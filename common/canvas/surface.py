@@ -13,7 +13,8 @@ those choices from the prompt text alone, for a generic list that is the same fo
   of the first sentence of the description naming it), ``last_i`` (of the last one, counted from the end) and
   ``mentions_i`` (how many sentences name it); where the description gives centres,
   ``quadrant_i`` (the signs of its centre's coordinates); with two, ``order`` (which is named
-  first) and ``last_order`` (which is named last);
+  first), ``last_order`` (which is named last), and ``first_pair_kind`` / ``last_pair_kind`` (the
+  kind of the first and the last sentence naming either, with ``Qa`` and ``Qb`` for the two);
 - ``end_j`` for j = 1..6: the kind of the j-th sentence from the end (its words, shape names and
   numbers left out: "The _ is removed from the canvas.", "Left of the _ is a _.").
 
@@ -94,9 +95,21 @@ def features(prompt: str) -> dict[str, object]:
     if len(firsts) == 2:
         out["order"] = (firsts[0] > firsts[1]) - (firsts[0] < firsts[1])
         out["last_order"] = (lasts[0] > lasts[1]) - (lasts[0] < lasts[1])
+        asked = asked_shapes(prompt)
+        named = [k for k, sentence in enumerate(sentences) if any(shape in sentence for shape in asked)]
+        roles = lambda k: _roles(sentences[k], asked)  # noqa: E731
+        out["first_pair_kind"] = roles(named[0]) if named else ""
+        out["last_pair_kind"] = roles(named[-1]) if named else ""
     for j in range(1, ENDS + 1):
         out[f"end_{j}"] = template(sentences[-j]) if j <= len(sentences) else ""
     return out
+
+
+def _roles(sentence: str, asked: list[str]) -> str:
+    """Return a sentence's kind with the question's shapes as ``Qa``, ``Qb`` and the others ``_``."""
+    for shape, role in zip(asked, ("Qa", "Qb"), strict=False):
+        sentence = sentence.replace(shape, role)
+    return template(sentence)
 
 
 def gold_class(trial: dict) -> str:
