@@ -52,10 +52,13 @@ def test_every_task_has_its_trials_of_fresh_seeds(tested, request):
     assert all(trials["task"].value_counts() >= wanted * 0.99), trials["task"].value_counts()
 
 
-def test_no_surface_feature_depends_on_the_answer(tested):
+def test_no_surface_feature_depends_on_the_answer(tested, request):
     _, table = tested
     tested_ = table[table["exempt"] == ""]
-    assert len(tested_) > 150 and set(tested_["task"]) == set(ITEMS)
+    # count is tested within (number of shapes, query type): a quarter of the trials leaves its
+    # strata too thin, so the fast suite tests the five others
+    tasks = set(ITEMS) - ({"count"} if request.node.callspec.params["tested"] < 1 else set())
+    assert len(tested_) > 150 and set(tested_["task"]) >= tasks
     failing = tested_[tested_["p_bonferroni"] < 0.001]
     assert failing.empty, failing[["task", "variant", "feature", "chi2", "df", "p"]].to_string()
 

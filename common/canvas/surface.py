@@ -124,12 +124,12 @@ def gold_class(trial: dict) -> str:
 
 def stratum(trial: dict) -> str:
     """Return the design stratum a trial's answer is balanced within: the number of shapes; for
-    existence and count, the query type (which attributes the question names: it bounds a count);
+    count, the query type (which attributes the question names: it bounds a count);
     for transitivity the axis (the chain's words tell it: the answer is balanced within it)."""
     words = re.findall(
         r"small|large|red|blue|yellow|green|square|circle|triangle", reading.question(trial["text"])
     )
-    query = "+".join(words) if trial["task"] in ("existence", "count") else ""
+    query = "+".join(words) if trial["task"] == "count" else ""
     kinds = re.sub(r"small|large", "size", re.sub(r"red|blue|yellow|green", "colour", query))
     kinds = re.sub(r"square|circle|triangle", "kind", kinds)
     if trial["task"] == "transitivity":
