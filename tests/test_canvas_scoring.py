@@ -191,8 +191,10 @@ TRICKY = [
     ("The large blue triangle (it swapped with the small red square last).", SHAPES, "Large Blue Triangle"),
     ("Large Blue Triangle, which took the place of the small red square.", SHAPES, "Large Blue Triangle"),
     (
-        "The small red square and the large blue triangle swap last, so the answer is the large blue "
-        "triangle.",
+        (
+            "The small red square and the large blue triangle swap last, so the answer is the large "
+            "blue triangle."
+        ),
         SHAPES,
         "Large Blue Triangle",
     ),
@@ -202,6 +204,9 @@ TRICKY = [
         "Large Red Square",
     ),
     ("Large Red Square. Large Blue Triangle.", SHAPES, None),
+    ("Absolutely not.", YES_NO, "No"),
+    ("Certainly.", YES_NO, "Yes"),
+    ("Below. Right.", DIRECTIONS, None),  # two live answers, not one combined
     ("Small Red Square? Or Large Red Square?", SHAPES, None),
 ]
 ASKED = "Where is the small red square relative to the large blue triangle?"

@@ -137,7 +137,8 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Return, for each shortcut model in the results, its strict score on its own task with the
     clustered 95% interval, the share of those trials its rule reads (``reads``; the others it
     answers at random), the task's chance rate (mean over the trials of ``baselines.chance``) and
-    whether the interval holds chance."""
+    whether the interval holds chance (None for a rule that reads none of them: its score is the
+    ``random`` built-in's)."""
     rates = trial_chance(trials)
     rows = []
     for shortcut in SHORTCUTS:
@@ -159,7 +160,7 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
                 "lo": lo,
                 "hi": hi,
                 "chance": rate,
-                "at_chance": bool(lo <= rate <= hi),
+                "at_chance": bool(lo <= rate <= hi) if reads else None,  # reading nothing: random's score
             }
         )
     return pd.DataFrame(rows)

@@ -425,8 +425,9 @@ def failures(table: pd.DataFrame, set_name: str) -> list[str]:
             f"{row.learner} scores {100 * row.accuracy:.1f}% (95% interval [{100 * row.lo:.1f}, "
             f"{100 * row.hi:.1f}]; the gate's, over the set's views, [{100 * row.gate_lo:.1f}, "
             f"{100 * row.gate_hi:.1f}]) against chance {100 * row.chance:.1f}%: something other than "
-            f"what the view blinds tells the answer. Fix the generator of {row.task} (common/canvas/tasks/) so that the answer is "
-            "drawn first and that choice independently of it, regenerate the set, and rerun; do not "
-            "report this set's results for that task until then"
+            f"what the view blinds tells the answer. Fix the generator of {row.task} "
+            "(common/canvas/tasks/) so that the answer is drawn first and that choice independently "
+            "of it, regenerate the set, and rerun; do not report this set's results for that task "
+            "until then"
         )
     return out

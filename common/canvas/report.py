@@ -3,8 +3,8 @@
 ``section`` assembles what ``common.canvas.analysis`` computes from a canvas set and its results
 files (``make canvas-baselines`` builds one under ``results/canvas/standard``): accuracy per task
 and per number of shapes with intervals clustered by item, invalid and refused answers apart,
-the shortcut baselines against chance, the ablation check (the best classifier on what remains
-once the asked facts are removed) and the partial skills, exact paired tests between models,
+the shortcut baselines against chance, the audit (the gate: strong learners with one piece of the
+asked information blinded at a time) and the partial skills, exact paired tests between models,
 and the accuracy figure.
 """
 
@@ -188,7 +188,9 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     shown["reads %"] = [f"{100 * r:.0f}" for r in table["reads"]]
     shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
     shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["at chance"] = ["yes" if ok else "NO" for ok in table["at_chance"]]
+    shown["at chance"] = [
+        "-" if ok is None or ok != ok else "yes" if ok else "NO" for ok in table["at_chance"]
+    ]
     return shown.set_index("shortcut")
 
 
@@ -247,6 +249,7 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, audited: pd.Dat
     checks = []
     gated = audited[audited["gated"].astype(bool)].assign(check=lambda t: t["task"] + ": " + t["view"])
     for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (gated, "check", "audit views")):
+        table = table[table["at_chance"].notna()] if not table.empty else table
         if not table.empty:
             missed = [getattr(r, name) for r in table.itertuples() if not r.at_chance]
             checks.append(

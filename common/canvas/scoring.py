@@ -28,7 +28,8 @@ How ``extract`` reads a response:
      relation stated the other way round ("the square is above the triangle" when asked where
      the triangle is relative to the square) is turned round. Two words on one axis, or a
      combination the vocabulary lacks, is invalid;
-   - Yes / No: yes, yeah, yep, yup and no, nope, nah; a statement of presence or absence ("it is
+   - Yes / No: yes, yeah, yep, yup and no, nope, nah ("Certainly." and "Absolutely not." as a
+     whole sentence too); a statement of presence or absence ("it is
      not in the canvas", "there isn't one", "it is still there") when the sentence has neither;
      "no" before a noun ("there is no red shape") counts as No only when no sentence gives one;
    - counts: digits (also "2.0") and number words as whole words ("10" is not "0"), coordinates
@@ -118,8 +119,14 @@ _NOT_DIRECTION = re.compile(
     re.IGNORECASE,
 )
 _RELATIVE = re.compile(r"\b(?:relative\s+to|compared\s+(?:to|with)|from|of)\s*$", re.IGNORECASE)
-_YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
-_NO = re.compile(r"(?<![\w-])(?:no|nope|nah)(?![\w-])", re.IGNORECASE)
+_YES = re.compile(
+    r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])|^\W*(?:absolutely|certainly|definitely|of\s+course)\W*$",
+    re.IGNORECASE,
+)
+_NO = re.compile(
+    r"(?<![\w-])(?:no|nope|nah)(?![\w-])|^\W*(?:absolutely|certainly|definitely|of\s+course)\s+not\W*$",
+    re.IGNORECASE,
+)
 _NOT_YES_NO = re.compile(r"\bnot\s+(?:a\s+)?(?:yes|no)\b|\bno\s+(?:doubt|question)\b", re.IGNORECASE)
 _ABSENT = re.compile(
     r"\bnothing\b|\b(?:is|are)\s*(?:n't|\s+not|\s+no\s+longer)\s+(?:in|on|there|present)\b|\b(?:is|are)\s+absent\b|"
