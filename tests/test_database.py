@@ -79,7 +79,7 @@ def project(tmp_path_factory) -> database.Roots:
     canvas = roots.data / "canvas" / "small"
     done = run_script(
         "scripts/generate_canvas.py", "configs/canvas/standard.yaml", "--out", str(canvas),
-        "--set", "items=2", "--set", "num_shapes=[3, 5]",
+        "--set", "items=2", "--set", "num_shapes=[3, 7]",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     for model in ("oracle", "random"):
