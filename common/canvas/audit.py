@@ -45,7 +45,6 @@ TRAIN_SCALE = 6  # training items per item of the set, from fresh seeds (a sixth
 HELD_OUT = TRAIN_SCALE  # one training item in six chooses the learner
 END = 8  # sentences described one by one from the end
 TOKEN = re.compile(rf"{reading.SHAPE}|\[asked\]|\[shape \d+\]")
-ORDINALS = None  # filled lazily from the shuffle task (import cycle)
 
 
 def _ordinal(word: str) -> int | None:

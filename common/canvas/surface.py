@@ -26,7 +26,6 @@ What each task cannot make independent, because it is the skill itself, is liste
 """
 
 import re
-from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -213,8 +212,3 @@ def independence(trials: pd.DataFrame) -> pd.DataFrame:
     tested = (result["exempt"] == "").sum()
     result["p_bonferroni"] = np.minimum(1.0, result["p"] * tested)
     return result
-
-
-def counts(trials: pd.DataFrame) -> Counter:
-    """Return the number of trials per task (for the test's minimum)."""
-    return Counter(trials["task"])
