@@ -135,9 +135,8 @@ def where_from_chain(description, subject, reference):
             rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.", description
         )
     ]
-    pivot = re.search(rf"There is a ({SHAPE}) in the canvas\.", description)[1]
     axis = SIGN[facts[0][1]][0]
-    position = {pivot: 0}
+    position = {facts[0][2]: 0}  # the facts come in any order: start anywhere, place neighbours
     while len(position) < len(facts) + 1:  # each fact places a shape one step from a placed one
         for a, word, b in facts:  # a is `word` of b
             assert SIGN[word][0] == axis

@@ -1,6 +1,6 @@
 """The numbers of the canvas suite: scored results files, accuracy with intervals clustered by
-item, the shortcut baselines against chance, the ablation check and the partial skills (both
-read the trials alone), exact paired tests between models.
+item, the shortcut baselines against chance, the audit and the partial skills (both read the
+trials alone), exact paired tests between models.
 
 A canvas set directory holds ``manifest.json`` and ``trials.jsonl.bz2``; its answers (one
 results file per model, written by ``scripts/ask_model.py``) are scored once into the results
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from common.canvas import ablation
+from common.canvas import audit
 from common.canvas.partial import PARTIAL_SKILLS
 from common.canvas.scoring import CANVAS_FIELDS, run_order
 from common.canvas.shortcuts import SHORTCUTS, chance
@@ -141,7 +141,8 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Return, for each shortcut model in the results, its strict score on its own task with the
     clustered 95% interval, the share of those trials its rule reads (``reads``; the others it
     answers at random), the task's chance rate (mean over the trials of ``baselines.chance``) and
-    whether the interval holds chance."""
+    whether the interval holds chance (None for a rule that reads none of them: its score is the
+    ``random`` built-in's)."""
     rates = trial_chance(trials)
     rows = []
     for shortcut in SHORTCUTS:
@@ -163,16 +164,17 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
                 "lo": lo,
                 "hi": hi,
                 "chance": rate,
-                "at_chance": bool(lo <= rate <= hi),
+                "at_chance": bool(lo <= rate <= hi) if reads else None,  # reading nothing: random's score
             }
         )
     return pd.DataFrame(rows)
 
 
-def ablation_table(trials: pd.DataFrame) -> pd.DataFrame:
-    """Return the ablation check of the set (``ablation.check``): per check, the accuracy of the
-    best classifier on what remains once the asked facts are removed, against chance."""
-    return ablation.check(trials)
+def audit_table(path: Path, trials: pd.DataFrame, cache: Path | None = None) -> pd.DataFrame:
+    """Return the audit of the set (``audit.audit_set``, cached in ``cache``): per task and view, the
+    accuracy of the learner fitted on fresh seeds with one piece of the asked information blinded,
+    against chance."""
+    return audit.audit_set(path, trials, cache)
 
 
 def partial_table(trials: pd.DataFrame) -> pd.DataFrame:

@@ -69,32 +69,23 @@ def describe(kind: str, shapes: list[Shape], geometry: Geometry) -> str:
 
 
 # ---- task-owned sentences ----
-def chain(
-    pivot: Shape,
-    sides: list[tuple[str, list[Shape]]],
-    inverted: frozenset[str] = frozenset(),
-    others: tuple[Shape, ...] = (),
-) -> str:
-    """Return a transitivity-chain description: the pivot, then per side each shape after the
-    previous, then the shapes ``others`` off the chain ("There is also a {s} in the canvas.").
+Link = tuple[Shape, str, Shape, bool]  # (a, word, b, inverted): b is `word` (Left/Right/Above/Below) of a
 
-    ``sides`` is ``[(word, shapes), ...]`` with word one of Left/Right/Above/Below, the shapes of a
-    side listed going away from the pivot. A shape is introduced relative to the previous one:
-    "Below the {previous} is a {shape}.", or, for the shapes named in ``inverted``, the previous
-    one relative to it: "The {previous} is above a {shape}." (the same fact, the other word). The
-    first sentence counts every shape named.
-    """
-    n = 1 + sum(len(shapes) for _, shapes in sides) + len(others)
-    sentences = [intro(n), f"There is a {pivot.name} in the canvas."]
-    for word, shapes in sides:
-        previous = pivot
-        for shape in shapes:
-            if shape.name in inverted:
-                sentences.append(f"The {previous.name} is {_PHRASES[OPPOSITE[word]]} a {shape.name}.")
-            else:
-                preposition = {"Left": "Left of", "Right": "Right of"}.get(word, word)
-                sentences.append(f"{preposition} the {previous.name} is a {shape.name}.")
-            previous = shape
+
+def link(a: Shape, word: str, b: Shape, inverted: bool = False) -> str:
+    """Return a sentence saying that ``b`` is ``word`` of ``a``: "Below the {a} is a {b}.", or
+    inverted, ``a`` relative to ``b``: "The {a} is above a {b}." (the same fact, the other word)."""
+    if inverted:
+        return f"The {a.name} is {_PHRASES[OPPOSITE[word]]} a {b.name}."
+    preposition = {"Left": "Left of", "Right": "Right of"}.get(word, word)
+    return f"{preposition} the {a.name} is a {b.name}."
+
+
+def chain(n: int, links: list[Link], others: tuple[Shape, ...] = ()) -> str:
+    """Return a transitivity description: the intro counting ``n`` shapes, one sentence per link in
+    the given order (``link``), then the shapes ``others`` off the line ("There is also a {s} in the
+    canvas.")."""
+    sentences = [intro(n), *(link(*each) for each in links)]
     sentences += [f"There is also a {shape.name} in the canvas." for shape in others]
     return " ".join(sentences)
 

@@ -57,7 +57,7 @@ class SetConfig:
     fewshot: list[FewShot] = field(default_factory=lambda: ["none", "same_canvas", "other_canvas"])
     examples: int = 2  # few-shot examples per prompt (the original: 2)
     canvas_attempts: int = 200  # canvases drawn per item before it is skipped
-    events: int = 4  # existence tracking: additions and removals (half the prompts have one more)
+    events: int = 8  # existence tracking: additions and removals in a prompt
     swaps: int = 4  # shuffle tracking: swaps (3 shapes need an even number)
     cancelling_swaps: bool = False  # shuffle tracking: may two swaps cancel out (the same pair again)
     geometry: Geometry = field(default_factory=Geometry)
@@ -206,6 +206,7 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
         built.skipped[(task.name, n, stratum, found)] += 1
         return
     shapes, questions = found
+    shapes = questions.shapes or shapes
     questions.stratum = stratum
     other = (
         _other_canvas_examples(task, n, cfg, rng, questions.pairs[0][0])

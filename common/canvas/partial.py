@@ -12,9 +12,20 @@ the sets are built so that share is large. Each reads the prompt text only (``re
 - existence, every word of the query somewhere in the description (not necessarily on one
   shape): the skill on one-attribute queries, and the set asks its multi-attribute "No"
   questions about near misses (``tasks.existence``), so it differs on all of those;
-- count, the largest group of the query's attribute type (its value ignored): the description
-  fixes the counts of every value of the type, so this guesses among at most as many values as
-  the type has (two for size); it differs whenever the asked value is not the largest group.
+- count, the largest group of the query's attribute type (its value ignored; a description-level
+  count): the description fixes the counts of every value of the type, so this guesses among at
+  most as many values as the type has (two for size); it differs whenever the asked value is not
+  the largest group;
+- shuffle tracking, stopping after the first swap: balanced like reverse order;
+- existence tracking, additions minus removals over all events (a description-level count, no
+  shape linked): the asked shape's twin makes the events the same for both answers, so it is at
+  chance;
+- coordinate, towards the canvas centre from the reference's quadrant: the reference's centre is
+  drawn apart from the answer, so it is right one time in eight;
+- coordinate, from the canvas centre to the subject: the subject's centre alone (see the task: on
+  a bounded canvas it must lean the answer's way);
+- transitivity, from the middle of the line to the subject: the subject's place alone, found by
+  linking every sentence but ignoring the reference.
 """
 
 import re
@@ -69,6 +80,63 @@ def _largest_group(prompt: str) -> str | None:
     return str(max(groups.values(), default=0))
 
 
+def _first_swap(prompt: str) -> str | None:
+    """Shuffle tracking of the first swap only."""
+    return reading.after_swaps(prompt, lambda swaps: swaps[:1])
+
+
+def _net_events(prompt: str) -> str | None:
+    """Existence tracking: Yes when the events add more shapes than they remove (whichever)."""
+    if not re.fullmatch(rf"Is there a {reading.SHAPE} in the canvas\?", reading.question(prompt)):
+        return None
+    kinds = [kind for _, kind in reading.events(reading.description(prompt))]
+    return "Yes" if kinds.count("add") > kinds.count("remove") else "No"
+
+
+def _centre(prompt: str, shape: str) -> tuple[int, int] | None:
+    """Return the centre the coordinates description gives ``shape``, or None."""
+    found = re.search(rf"There is a {shape} at \((-?\d+), (-?\d+)\)", reading.description(prompt))
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def _towards_centre(prompt: str) -> str | None:
+    """Coordinate: the direction from the reference towards the canvas centre (its quadrant's)."""
+    try:
+        _, reference = reading.relative_pair(reading.question(prompt))
+    except ValueError:
+        return None
+    centre = _centre(prompt, reference)
+    if centre is None:
+        return None
+    return f"{'Below' if centre[1] > 0 else 'Above'} {'Left' if centre[0] > 0 else 'Right'}"
+
+
+def _from_centre(prompt: str) -> str | None:
+    """Coordinate: the direction from the canvas centre to the subject (its quadrant)."""
+    try:
+        subject, _ = reading.relative_pair(reading.question(prompt))
+    except ValueError:
+        return None
+    centre = _centre(prompt, subject)
+    if centre is None:
+        return None
+    return f"{'Above' if centre[1] > 0 else 'Below'} {'Right' if centre[0] > 0 else 'Left'}"
+
+
+def _line_place(prompt: str) -> str | None:
+    """Transitivity: the direction from the middle of the line to the subject (the line found by
+    linking every sentence; the reference ignored)."""
+    try:
+        subject, _ = reading.relative_pair(reading.question(prompt))
+    except ValueError:
+        return None
+    line = reading.chain_line(reading.description(prompt))
+    if not line or subject not in line[0]:
+        return None
+    shapes, up = line
+    return up if shapes.index(subject) >= (len(shapes) - 1) / 2 else reading.OPPOSITE[up]
+
+
 @dataclass(frozen=True)
 class PartialSkill:
     """One partial skill: its name, task, what it does, and its rule (a prompt -> an answer, or
@@ -82,6 +150,7 @@ class PartialSkill:
 
 PARTIAL_SKILLS = [
     PartialSkill("reverse-order", "shuffle_tracking", "the swaps applied in reverse order", _reverse),
+    PartialSkill("first-swap", "shuffle_tracking", "the first swap tracked, the others ignored", _first_swap),
     PartialSkill("all-but-last", "shuffle_tracking", "every swap tracked but the last", _all_but_last),
     PartialSkill(
         "words-anywhere", "existence", "Yes when every query word occurs in the description", _words_anywhere
@@ -89,7 +158,28 @@ PARTIAL_SKILLS = [
     PartialSkill(
         "largest-group",
         "count",
-        "the largest group of the query's attribute type (value ignored)",
+        "the largest group of the query's attribute type (value ignored): a description-level count",
         _largest_group,
+    ),
+    PartialSkill(
+        "net-events",
+        "existence_tracking",
+        "Yes when the events add more shapes than they remove: a description-level count",
+        _net_events,
+    ),
+    PartialSkill(
+        "towards-centre",
+        "coordinate",
+        "towards the canvas centre from the reference's quadrant",
+        _towards_centre,
+    ),
+    PartialSkill(
+        "from-centre", "coordinate", "from the canvas centre to the subject (its quadrant)", _from_centre
+    ),
+    PartialSkill(
+        "line-place",
+        "transitivity",
+        "from the middle of the line to the subject (reference ignored)",
+        _line_place,
     ),
 ]

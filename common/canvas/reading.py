@@ -130,6 +130,27 @@ def chain_step(sentence: str) -> tuple[str, str, str] | None:
     return None
 
 
+def chain_line(text: str) -> tuple[list[str], str] | None:
+    """Return the line a transitivity description's links make, ordered going up its axis (Right
+    or Above), and that word; None without links."""
+    steps = [step for step in map(chain_step, sentences(text)) if step]
+    if not steps:
+        return None
+    up = "Right" if steps[0][1] in ("Left", "Right") else "Above"
+    place = {steps[0][0]: 0}
+    while len(place) < len(steps) + 1:  # each link places a shape one step from a placed one
+        before = len(place)
+        for previous, direction, new in steps:
+            step = 1 if direction == up else -1
+            if previous in place and new not in place:
+                place[new] = place[previous] + step
+            elif new in place and previous not in place:
+                place[previous] = place[new] - step
+        if len(place) == before:
+            return None  # links that do not make one line
+    return sorted(place, key=place.get), up
+
+
 def line_up(text: str) -> list[str]:
     """Return the shuffle description's first line-up, bottom to top; raise ValueError without one."""
     match = _LINE_UP.search(text)

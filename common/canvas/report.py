@@ -3,8 +3,8 @@
 ``section`` assembles what ``common.canvas.analysis`` computes from a canvas set and its results
 files (``make canvas-baselines`` builds one under ``results/canvas/standard``): accuracy per task
 and per number of shapes with intervals clustered by item, invalid and refused answers apart,
-the shortcut baselines against chance, the ablation check (the best classifier on what remains
-once the asked facts are removed) and the partial skills, exact paired tests between models,
+the shortcut baselines against chance, the audit (the gate: strong learners with one piece of the
+asked information blinded at a time) and the partial skills, exact paired tests between models,
 and the accuracy figure.
 """
 
@@ -18,8 +18,8 @@ from common import paths, sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     SHORTCUT_TASKS,
-    ablation_table,
     accuracy,
+    audit_table,
     chance_by_size,
     interval,
     paired_tests,
@@ -28,6 +28,7 @@ from common.canvas.analysis import (
     shortcut_table,
     trials_of,
 )
+from common.canvas.audit import failures
 from common.canvas.scoring import run_order
 from common.figures import pyplot, run_colours, save_png
 from common.report import interval_text, paired_cells
@@ -43,21 +44,23 @@ follows this rule; the `coordinates` description states the sizes and the rule, 
 is derivable from the prompt. **Tasks**: *existence* ("Is there a shape that is red?": reading a
 scene), *count* ("How many large green triangles are there?": 0..N), *coordinate* ("Where is A
 relative to B?" from the centres and the stated rule: one of eight directions), *transitivity*
-(a chain of shapes, a question about two non-adjacent ones: composing relations; the chain fixes
-the axis, chance 1/2), *existence tracking* (additions and removals, then "Is there X?": state
-tracking) and *shuffle tracking* (a column of shapes, swaps, "What shape is second from the
-top?": tracking positions). Accuracy is
-the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
+(a line of shapes told as links between neighbours in a random order, a question about two
+non-adjacent ones: composing relations; the line fixes the axis, chance 1/2), *existence
+tracking* (additions and removals, then "Is there X?": state tracking) and *shuffle tracking*
+(a column of shapes, swaps, "What shape is second from the top?": tracking positions). Accuracy
+is the strict reader's; 95% intervals are Wilson-type with the effective size of the clustering by
 item (the variants of one item count as one cluster); refused requests (too long for the
 model's context) and invalid answers count as wrong, each counted in its own column, so every
 model has the same denominator. Shortcut baselines answer by a rule needing no skill:
-each should score at its task's chance rate. The ablation check searches for any such rule
-instead of listing them: for each task it removes the facts the question depends on (the
-sentences and events naming the asked shape, the subject's and reference's chain sentences or
-centres, the decisive swap, the description for existence and count) and fits the best of
-many classifiers on structured features of what remains, on half the items, testing it on the
-other half; its accuracy should hold chance. Partial skills read part of the asked facts: they
-are reported with the share of trials on which they differ from the skill."""
+each should score at its task's chance rate. The audit, the set's gate, searches for any such
+rule instead of listing them: for each task it blinds one piece of what the skill needs at a
+time (the question's subject, the direction words, which mentions are the same shape, the
+events' kinds, the swaps, ...) with placeholders that keep every sentence's place, order and
+count, fits a logit and boosted trees on position-aware features of fresh-seed sets five times
+the set's size, and tests the better one once on the set: its interval must hold chance (at
+1 - 0.05/k for the set's k views, so that a clean set passes 95% of the time), or the analysis
+fails. Partial skills read part of the asked facts: they are reported with the
+share of trials on which they differ from the skill."""
 
 
 PAIRED_TITLE = "Paired exact tests on shared items (a better: the items where a answered more variants right)"
@@ -66,13 +69,15 @@ PAIRED_TITLE = "Paired exact tests on shared items (a better: the items where a 
 def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = None, **_: Any) -> Section:
     """Return the canvas Section of a set's scored rows (``refs``: the one set): accuracy tables
     per task and per number of shapes with clustered 95% intervals (models other than the
-    shortcuts), the shortcut table, the ablation check and the partial skills, exact paired
-    tests, summary lines, and with ``figures_dir`` the figure ``canvas_accuracy.png``."""
+    shortcuts), the shortcut table, the audit (the set's gate: ``failed`` lists the views that
+    beat chance) and the partial skills, exact paired tests, summary lines, and with
+    ``figures_dir`` the figure ``canvas_accuracy.png``. The audit is cached in .cache/canvas
+    (keyed by the trials, the config and its code)."""
     (ref,) = refs
     trials = trials_of(scored)
     frame, notes = scored_frame(scored)
     shortcuts = shortcut_table(frame, trials)
-    ablated = ablation_table(trials)
+    audited = audit_table(ref.data, trials, paths.CACHE / "canvas")
     partial = partial_table(trials)
     models = frame[~frame["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
     if models.empty:
@@ -87,7 +92,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     ]
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
-    tables.append((ABLATION_TITLE, ablation_display(ablated)))
+    tables.append((AUDIT_TITLE, audit_display(audited)))
     if not partial.empty:
         tables.append(("Partial skills: rules reading part of the asked facts", partial_display(partial)))
     if not tests.empty:
@@ -100,7 +105,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         plot_accuracy(by_size, chance_by_size(trials), figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
-    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "ablation": ablated}
+    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "audit": audited}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
     if not partial.empty:
@@ -116,11 +121,12 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         tables=tables,
         figures=figures,
         data=data,
-        summary=summary_lines(frame, shortcuts, ablated) + sampling.sampling_summary(draws),
+        summary=summary_lines(frame, shortcuts, audited) + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[trials_path(ref.data), *files],
         headline_tables=1,
         paired_table=PAIRED_TITLE,
+        failed=failures(audited, ref.name),
     )
 
 
@@ -171,24 +177,33 @@ def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
     shown["reads %"] = [f"{100 * r:.0f}" for r in table["reads"]]
     shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
     shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["at chance"] = ["yes" if ok else "NO" for ok in table["at_chance"]]
+    shown["at chance"] = [
+        "-" if ok is None or ok != ok else "yes" if ok else "NO" for ok in table["at_chance"]
+    ]
     return shown.set_index("shortcut")
 
 
-ABLATION_TITLE = (
-    "Ablation: the best classifier on what remains once the asked facts are removed "
-    "(trained on half the items, tested on the other half, and back), vs chance"
+AUDIT_TITLE = (
+    "Audit (the gate): one piece of the asked information blinded at a time, the better of a logit "
+    "and boosted trees fitted on fresh-seed sets five times the size, tested once on this set; the "
+    "gate's interval (Bonferroni over the set's views) must hold chance"
 )
 
 
-def ablation_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the ablation check for display (percent), indexed by check."""
-    shown = table[["check", "items"]].copy()
-    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
-    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["at chance"] = ["-" if ok is None else "yes" if ok else "NO" for ok in table["at_chance"]]
-    shown["classifier chosen (each half)"] = table["models"]
-    return shown.set_index("check")
+def audit_display(table: pd.DataFrame) -> pd.DataFrame:
+    """Return the audit for display (percent), one row per task and view."""
+    shown = table[["task", "view", "learner", "items"]].copy()
+    shown["accuracy % [95% CI]"] = [_cell(r.accuracy, r.lo, r.hi) for r in table.itertuples()]
+    shown["gate's interval %"] = [
+        "-" if r.gate_lo != r.gate_lo else f"[{100 * r.gate_lo:.1f}, {100 * r.gate_hi:.1f}]"
+        for r in table.itertuples()
+    ]
+    shown["chance %"] = ["-" if c != c else f"{100 * c:.1f}" for c in table["chance"]]
+    shown["gate"] = [
+        ("pass" if ok else "FAIL") if gated else "control"
+        for gated, ok in zip(table["gated"], table["at_chance"], strict=True)
+    ]
+    return shown.set_index(["task", "view"])
 
 
 def partial_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -205,16 +220,17 @@ def tests_display(table: pd.DataFrame) -> pd.DataFrame:
     return table[["a", "b", "n"]].assign(**paired_cells(table)).set_index(["a", "b"])
 
 
-def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, ablated: pd.DataFrame) -> list[str]:
+def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, audited: pd.DataFrame) -> list[str]:
     """Return 1-3 lines: overall strict accuracy per model (other than shortcuts), how many
-    shortcuts stay at chance, and how many ablation checks do."""
+    shortcuts stay at chance, and how many of the audit's blinded views do."""
     cells = []
     for model in dict.fromkeys(scored["model"]):
         if model not in SHORTCUT_TASKS:
             cells.append(f"{model} {_cell(*interval(scored[scored['model'] == model]))}")
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
     checks = []
-    for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (ablated, "check", "ablation checks")):
+    gated = audited[audited["gated"].astype(bool)].assign(check=lambda t: t["task"] + ": " + t["view"])
+    for table, name, label in ((shortcuts, "shortcut", "shortcuts"), (gated, "check", "audit views")):
         table = table[table["at_chance"].notna()] if not table.empty else table
         if not table.empty:
             missed = [getattr(r, name) for r in table.itertuples() if not r.at_chance]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from common import paths
+from common.canvas import reading
 from common.canvas.scoring import extract
 from common.models.base import Model
 from common.worldsense import run as worldsense_run
@@ -24,8 +25,20 @@ __all__ = ["answer", "items", "results_dir"]
 def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item``: the WorldSense protocol
     (``worldsense.run.answer``) with the strict reader (``scoring.extract``) deciding whether a
-    reply gives an answer or is re-prompted. Changes nothing."""
-    return worldsense_run.answer(model, item, reprompts, reader=extract)
+    reply gives an answer or is re-prompted (with the question the prompt asks, as the score reads
+    it). Changes nothing."""
+    question = asked(str(item.get("text", "")))
+    return worldsense_run.answer(
+        model, item, reprompts, reader=lambda reply, options: extract(reply, options, question)
+    )
+
+
+def asked(prompt: str) -> str | None:
+    """Return the test question of a canvas prompt (its last "Question: " line), or None."""
+    try:
+        return reading.question(prompt)
+    except ValueError:
+        return None
 
 
 def results_dir(testset: str | Path, root: Path | None = None) -> Path:

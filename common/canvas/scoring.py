@@ -1,45 +1,50 @@
-"""Scoring canvas responses: the strict reader (the suite's score) and the seed's ``contains`` rule.
+"""Scoring canvas responses: the reader (the suite's score) and the seed's ``contains`` rule.
 
 ``contains`` is the original task's default, kept only for comparison with it: 1 when the gold
 answer occurs in the response (case-insensitive), so "10" scores for "0", "not" for "no", and a
-response listing every option scores. ``extract`` is the strict reading: it returns the one
-answer a response commits to, or None (invalid: no answer, several, or a hedge).
+response listing every option scores. ``extract`` reads a response for its final answer, as a
+careful human grader would, or returns None (invalid: no answer, two live answers, a hedge).
 
 How ``extract`` reads a response:
 
-1. Markdown emphasis is dropped. If the response has an explicit marker ("Answer:", "The answer
-   is", "Final answer:"), only the text after the last marker is read.
-2. The text is split into sentences; the first sentence holding any answer decides, so a leading
-   answer ("Yes. There is no large blue square...") or a leading sentence ("It is below and to
-   the right.") is read, and later reasoning does not turn it into a conflict. That answer is
-   invalid when its sentence is a question ("Yes? No.", "Below right? Or below left") or a later
-   sentence corrects it ("wait", "actually", "I mean", ... with another answer: "It's 2. Wait,
-   actually 3.").
-3. Within that sentence, by the kind of vocabulary (negated answers, "not 2", "not above",
-   "not yes", "not the small red square", are dropped first):
-   - directions: the vertical and horizontal words are collected (any order, hyphens, commas,
-     "to the"; upper, higher, top and lower, bottom, beneath, underneath as above and below, "up"
-     and "down" before left or right or alone: "Down."), negated ones dropped, several at once
-     ("not above or below", "not to the left or right", "neither above nor below"); one of each
-     combines into "Below Right". Two words on one axis, a combination the vocabulary lacks, a
-     hedge ("or", "maybe") or an approximation ("roughly", "about", "right-ish") is invalid;
-   - Yes / No: yes, yeah, yep, yup and no, nope, nah as answers ("no doubt" is not one); "no"
-     before a noun ("there is no red shape") counts as No only when no sentence gives a yes/no
-     answer; both is invalid;
-   - counts: digits and number words ("two", "twenty-one") as whole words ("10" is not "0"),
-     coordinates "(3, -4)" left out, and "one" in "one at (3, 4)" when another number gives the
-     count; several different numbers, a hedge, or an approximation ("at least 2", "about 2")
-     is invalid; "none"
-     or "no" before a noun ("there are no red shapes") counts as 0 only when no sentence gives a
-     number;
-   - anything else (shape identities): each option as whole words in any order ("blue large
-     square"), separated by spaces, hyphens or commas; more than one option found is invalid.
+1. Markdown emphasis is dropped and the text is cut into sentences (at . ! ? ; and line breaks,
+   not inside "2.0"); asides in brackets are set apart ("3 (not 2)").
+2. Each sentence is read for an answer (below). A sentence that states a conclusion ("Answer:",
+   "The answer is", "Final answer", "so", "therefore", "thus", "hence") is read from its last such
+   word; a reason it gives ("because", "since", ", which", ", as") is left out.
+3. The final answer: a concluding sentence, a retraction ("wait", "actually", "hmm", "no,", "on
+   reflection", "I mean", "sorry", "correction", "on second thought", "let me re-check") or a
+   sentence naming the asked position ("... is second from the top") replaces
+   whatever came before; otherwise the first answer stands, and reasoning sentences after it that
+   mention other options do not change it ("Yes. I went through the events: ..."), but a second
+   bare answer that differs from it ("2; 3.", "Yes. No.") leaves two live answers: invalid. A
+   hedge in the deciding sentence ("probably", "most likely", "maybe", "or", "I guess", "not
+   sure", "at least", "about", "right-ish") is invalid; so is an answer asked as a question.
+4. Within a sentence, by the kind of vocabulary (negated answers, "not 2", "not above", "not the
+   small red square", are dropped first):
+   - directions: vertical and horizontal words in any order, with hyphens, commas or "to the"
+     (upper, higher, top, up and lower, bottom, beneath, underneath, down; north, south, east,
+     west and their compounds), one of each combining into "Below Right"; with the question, a
+     relation stated the other way round ("the square is above the triangle" when asked where
+     the triangle is relative to the square) is turned round. Two words on one axis, or a
+     combination the vocabulary lacks, is invalid;
+   - Yes / No: yes, yeah, yep, yup and no, nope, nah ("Certainly." and "Absolutely not." as a
+     whole sentence too); a statement of presence or absence ("it is
+     not in the canvas", "there isn't one", "it is still there") when the sentence has neither;
+     "no" before a noun ("there is no red shape") counts as No only when no sentence gives one;
+   - counts: digits (also "2.0") and number words as whole words ("10" is not "0"), coordinates
+     "(3, -4)" and the stated number of shapes ("there are 8 shapes", "out of 8") left out, "one"
+     in "one at (3, 4)" when another number gives the count; several numbers is invalid; "none"
+     or "no" before a noun counts as 0 only when no sentence gives a number;
+   - anything else (shape identities): each option as whole words in any order, separated by
+     spaces, hyphens or commas; when a sentence names several, the clause holding the asked
+     position ("second from the top"), else invalid.
 
 The response scored is the model's last completion (``raw[-1]``: after the runner's re-prompt,
 if one was needed), or ``resp`` when a results file has no ``raw``. The canvas runner
 (``run.answer``) decides whether to re-prompt with this same reader, so a reply it credits is
-never re-prompted. A record the server refused
-(``refused`` set by the shared runner) has no response: it scores 0 and is flagged ``refused``.
+never re-prompted. A record the server refused (``refused`` set by the shared runner) has no
+response: it scores 0 and is flagged ``refused``.
 """
 
 import functools
@@ -47,6 +52,7 @@ import itertools
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,11 +66,36 @@ from common.scored import ScoredRun, reply_fields
 from common.suite import SetRef
 from common.worldsense.data import first_trial, load_testset, trials_path
 
-_MARKER = re.compile(r"\b(?:final\s+answer|the\s+answer\s+is|answer)\b\s*[:\-]?\s*", re.IGNORECASE)
+SHAPE = r"(?:small|large) (?:red|blue|yellow|green) (?:square|circle|triangle)"
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
-_HEDGE = re.compile(
-    r"\b(?:or|either|maybe|perhaps|possibly|not\s+sure|unclear|can't\s+tell|cannot\s+tell)\b", re.IGNORECASE
+_ASIDE = re.compile(r"\(([^()]*)\)")
+_CONCLUSION = re.compile(
+    r"(?:\b(?:(?:the\s+)?(?:final|correct|short)\s+answer|(?:the|my)\s+answer)\s*(?:is|would\s+be|:|-)"
+    r"|^\s*answer\s*[:\-]|\b(?:so|therefore|thus|hence|consequently)\b,?)\s*",
+    re.IGNORECASE,
 )
+_NO_COMMA = re.compile(
+    r"^\W*(?:no|nope),", re.IGNORECASE
+)  # "Left. No, right.": a retraction, unless no is an answer
+_RETRACTION = re.compile(
+    r"^\W*(?:wait|actually|hmm+|h?m+|oh|oops|correction|sorry|i\s+mean|scratch\s+that|rather|"
+    r"hold\s+on|on\s+(?:second\s+thought|reflection|closer\s+look)|let\s+me\s+re-?(?:check|consider|think)|"
+    r"re-?checking|i\s+was\s+wrong)(?!\w)|\b(?:wait|actually|i\s+mean|on\s+(?:second\s+thought|reflection))\b",
+    re.IGNORECASE,
+)
+_REASON = re.compile(
+    r"(?:,\s*|\s+)(?:because|since|given\s+that|due\s+to)\b.*$|,\s*(?:which|as|where)\b.*$", re.I
+)
+_HEDGE = re.compile(
+    r"\b(?:or|either|maybe|perhaps|possibly|probably|likely|might|i\s+guess|i\s+suppose|presumably|"
+    r"not\s+sure|unsure|uncertain|unclear|can't\s+tell|cannot\s+tell|could\s+be|may\s+be)\b",
+    re.IGNORECASE,
+)
+_APPROXIMATE = re.compile(  # no commitment to a count or a direction: "at least 2", "right-ish"
+    r"\b(?:at\s+least|at\s+most|about|around|approximately|roughly|nearly|almost|or\s+so)\b|(?<=\w)-?ish\b",
+    re.IGNORECASE,
+)
+_NEGATION = re.compile(r"\b(?:not|neither|nor)\b[^,.;:()]*", re.IGNORECASE)  # "not to the left or right"
 VERTICAL = ("Above", "Below")
 HORIZONTAL = ("Left", "Right")
 _DIRECTION_WORDS = {
@@ -73,37 +104,53 @@ _DIRECTION_WORDS = {
     "higher": "Above",
     "top": "Above",
     "up": "Above",
+    "north": "Above",
     "below": "Below",
     "lower": "Below",
     "bottom": "Below",
     "beneath": "Below",
     "underneath": "Below",
     "down": "Below",
+    "south": "Below",
     "left": "Left",
+    "west": "Left",
     "right": "Right",
+    "east": "Right",
 }
+_COMPASS = re.compile(r"\b(north|south)-?(east|west)(?:ern)?\b", re.IGNORECASE)
 _WORDS = "|".join(w for w in _DIRECTION_WORDS if w not in ("up", "down"))
 _SIDE = r"(?=[\s,-]+(?:and\s+)?(?:to\s+the\s+)?(?:left|right)\b)"  # "up" and "down" only before a side
 _DIRECTION = re.compile(rf"(?<!\w)({_WORDS}|up{_SIDE}|down{_SIDE})(?!\w)", re.IGNORECASE)
 _ALONE = re.compile(r"\W*(up|down)\W*", re.IGNORECASE)  # "Down." alone: a direction
 _NEGATED = rf"(?:to\s+the\s+|directly\s+)?(?:{_WORDS}|up|down)"
-_NOT_DIRECTION = re.compile(  # "not above", "not to the left or right", "neither above nor below"
+_NOT_DIRECTION = re.compile(
     rf"\bnot\s+{_NEGATED}(?:\s*,?\s*(?:or|nor|and|and\s+not)\s+{_NEGATED})*\b|"
     rf"\bneither\s+{_NEGATED}\s+nor\s+{_NEGATED}\b",
     re.IGNORECASE,
 )
-_APPROXIMATE = re.compile(  # "at least 2", "about 2", "roughly left", "right-ish": no commitment
-    r"\b(?:at\s+least|at\s+most|about|around|approximately|roughly|nearly|almost|or\s+so)\b|"
-    r"(?<=\w)-?ish\b",
+_RELATIVE = re.compile(r"\b(?:relative\s+to|compared\s+(?:to|with)|from|of)\s*$", re.IGNORECASE)
+_YES = re.compile(
+    r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])|^\W*(?:absolutely|certainly|definitely|of\s+course)\W*$",
     re.IGNORECASE,
 )
-_YES = re.compile(r"(?<![\w-])(?:yes|yeah|yep|yup)(?![\w-])", re.IGNORECASE)
-_NO = re.compile(r"(?<![\w-])(?:no|nope|nah)(?![\w-])", re.IGNORECASE)
-_NOT_YES_NO = re.compile(r"\bnot\s+(?:a\s+)?(?:yes|no)\b|\bno\s+(?:doubt|question)\b", re.IGNORECASE)
-_CORRECTION = re.compile(
-    r"\b(?:wait|actually|correction|sorry|i\s+mean|on\s+second\s+thought|"
-    r"scratch\s+that|rather)\b",
+_NO = re.compile(
+    r"(?<![\w-])(?:no|nope|nah)(?![\w-])|^\W*(?:absolutely|certainly|definitely|of\s+course)\s+not\W*$",
     re.IGNORECASE,
+)
+_NOT_YES_NO = re.compile(r"\bnot\s+(?:a\s+)?(?:yes|no)\b|\bno\s+(?:doubt|question)\b", re.IGNORECASE)
+_ABSENT = re.compile(
+    r"\bnothing\b|\b(?:is|are)\s*(?:n't|\s+not|\s+no\s+longer)\s+(?:in|on|there|present)\b|\b(?:is|are)\s+absent\b|"
+    r"\bnot\s+(?:in|on)\s+the\s+canvas\b|\bthere\s+(?:is|are)\s*(?:n't|\s+not)\b|"
+    r"\b(?:does|do)\s*(?:n't|\s+not)\s+exist\b|\bno\s+longer\s+(?:there|present|in|on)\b",
+    re.IGNORECASE,
+)
+_PRESENT = re.compile(
+    r"\b(?:is|are)\s+(?:still\s+)?(?:in|on)\s+the\s+canvas\b|\b(?:is|are)\s+(?:still\s+)?(?:there|present)\b|"
+    r"\bexists\b|\bthere\s+is\s+(?:still\s+)?(?:one|a|an)\b",
+    re.IGNORECASE,
+)
+_PAST = re.compile(
+    r"\b(?:was|were|initially|at\s+first|originally|at\s+the\s+start|then|before|after)\b", re.I
 )
 _COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
 _ONE_AT = re.compile(r"\bone\s+(?=at\s*\()", re.IGNORECASE)  # "one at (3, 4)": a shape, not a count
@@ -136,13 +183,11 @@ NUMBER_WORDS = [
     "nineteen",
     "twenty",
 ]
-_NUMBER = re.compile(
-    r"(?<![\w.-])(\d+|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|"
-    + "|".join(NUMBER_WORDS)
-    + r")(?![\w-]|\.\d)",
-    re.IGNORECASE,
+_NUMBER_TOKEN = r"\d+(?:\.0+)?|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|" + "|".join(
+    NUMBER_WORDS
 )
-_NOT_NUMBER = re.compile(r"\bnot\s+(?:" + _NUMBER.pattern + r")", re.IGNORECASE)
+_NUMBER = re.compile(rf"(?<![\w.-])({_NUMBER_TOKEN})(?![\w-]|\.\d)", re.IGNORECASE)
+_NOT_NUMBER = re.compile(rf"\bnot\s+(?:{_NUMBER_TOKEN})\b", re.IGNORECASE)
 
 
 def contains(expected: str, response: str) -> int:
@@ -150,37 +195,97 @@ def contains(expected: str, response: str) -> int:
     return int(str(expected).casefold() in str(response).casefold())
 
 
-def extract(response: str, vocabulary: Sequence[str]) -> str | None:
-    """Return the one answer of ``vocabulary`` that ``response`` commits to (spelled as in the
-    vocabulary), or None when it gives none, several, or hedges (see the module docstring)."""
+@dataclass(frozen=True)
+class Question:
+    """What the reader uses of the question: the subject and reference of a relation question,
+    the asked position of a shuffle question."""
+
+    subject: str = ""
+    reference: str = ""
+    position: str = ""  # "second from the top"
+
+    @classmethod
+    def parse(cls, question: str | None) -> "Question":
+        """Return what ``question`` asks (empty fields for what it does not say)."""
+        text = str(question or "")
+        pair = re.search(rf"Where is the ({SHAPE}) relative to the ({SHAPE})\?", text)
+        where = re.search(r"What shape is (\S+ from the (?:top|bottom))\?", text)
+        return cls(
+            subject=pair.group(1) if pair else "",
+            reference=pair.group(2) if pair else "",
+            position=where.group(1) if where else "",
+        )
+
+
+@dataclass(frozen=True)
+class Statement:
+    """An answer a sentence gives: its value ("" for an invalid one), whether the sentence concludes
+    or retracts, and whether it is bare (says little but the answer)."""
+
+    value: str
+    decisive: bool
+    bare: bool
+
+
+def extract(response: str, vocabulary: Sequence[str], question: str | None = None) -> str | None:
+    """Return the final answer of ``vocabulary`` that ``response`` commits to (spelled as in the
+    vocabulary), or None when it gives none, two live ones, or hedges (see the module docstring).
+    ``question`` (the trial's) lets a relation stated the other way round, or a shape named beside
+    the asked position, be read."""
     options = [str(option) for option in vocabulary]
-    text = re.sub(r"[*_`#]+", " ", str(response))
-    markers = list(_MARKER.finditer(text))
-    if markers:
-        text = text[markers[-1].end() :]
     reader = _reader(options)
-    sentences = [sentence.strip() for sentence in _SENTENCE.split(text)]
-    for index, sentence in enumerate(sentences):
-        found = reader(sentence, options)
+    asked = Question.parse(question)
+    text = re.sub(r"[*_`#]+", " ", str(response))
+    statements = []
+    for sentence in (s.strip() for s in _SENTENCE.split(text)):
+        found = _statement(sentence, options, reader, asked)
         if found is not None:
-            return _committed(found, sentence, sentences[index + 1 :], reader, options)
+            statements.append(found)
+    if statements:
+        return _final(statements)
     fallback = _FALLBACKS.get(reader)
-    for sentence in sentences if fallback else []:
+    for sentence in _SENTENCE.split(text) if fallback else []:
         found = fallback(sentence, options)
         if found is not None:
             return found or None
     return None
 
 
-def _committed(found: str, sentence: str, later: list[str], reader, options: list[str]) -> str | None:
-    """Return the answer ``found`` in ``sentence``, or None when it is invalid (""), asked as a
-    question, or corrected by a ``later`` sentence giving another answer after "wait", "actually"..."""
-    if not found or sentence.endswith("?"):
+def _final(statements: list[Statement]) -> str | None:
+    """Return the final answer of a response's statements (step 3 of the module docstring)."""
+    live: list[Statement] = []
+    for statement in statements:
+        if statement.decisive or not live:
+            live = [statement]
+        elif statement.bare and statement.value != live[-1].value:
+            live.append(statement)
+    values = {statement.value for statement in live}
+    return values.pop() or None if len(values) == 1 else None
+
+
+def _statement(sentence: str, options: list[str], reader, asked: Question) -> Statement | None:
+    """Return the answer ``sentence`` gives, or None when it gives none."""
+    if not sentence:
         return None
-    for after in later:
-        if _CORRECTION.search(after) and reader(after, options) not in (None, found):
-            return None
-    return found
+    retracts = bool(_RETRACTION.search(sentence) or (reader is not _yes_no and _NO_COMMA.search(sentence)))
+    asides = [a for a in _ASIDE.findall(sentence) if not _COORDINATES.fullmatch(f"({a})")]
+    main = _ASIDE.sub(lambda m: m.group(0) if _COORDINATES.fullmatch(m.group(0)) else " ", sentence)
+    cut = list(_CONCLUSION.finditer(main))
+    concludes = bool(cut) and bool(main[cut[-1].end() :].strip(" .!?:"))
+    part = main[cut[-1].end() :] if concludes else main
+    part = _REASON.sub("", part) or part
+    if retracts:
+        part = _RETRACTION.sub(" ", part if reader is _yes_no else _NO_COMMA.sub(" ", part))
+    value = reader(part, options, asked)
+    if value is None and asides and not part.strip(" .,;:!?"):
+        value = reader(" ".join(asides), options, asked)
+    if value is None:
+        return None
+    if value and (sentence.rstrip().endswith("?") or _HEDGE.search(_NEGATION.sub(" ", part))):
+        value = ""
+    words = len(re.findall(r"[A-Za-z0-9]+", part))
+    names_position = bool(asked.position) and asked.position.lower() in sentence.lower()
+    return Statement(value, concludes or retracts or names_position, words <= 8)
 
 
 def _reader(options: list[str]):
@@ -195,62 +300,104 @@ def _reader(options: list[str]):
 
 
 # A sentence reader returns None when the sentence holds no answer (read on), "" when it holds an
-# invalid one (stop: invalid), else the answer.
-def _directions(sentence: str, options: list[str]) -> str | None:
-    """Read the direction words of a sentence (see the module docstring)."""
-    kept = _NOT_DIRECTION.sub(" ", sentence)
+# invalid one, else the answer.
+def _directions(sentence: str, options: list[str], asked: Question) -> str | None:
+    """Read the direction words of a sentence, turned round when it relates the reference to the
+    subject (see the module docstring)."""
+    text = _COMPASS.sub(lambda m: f"{m.group(1)} {m.group(2)}", sentence)
+    kept = _NOT_DIRECTION.sub(" ", text)
     alone = _ALONE.fullmatch(kept)
-    words = [_DIRECTION_WORDS[w.lower()] for w in ([alone.group(1)] if alone else _DIRECTION.findall(kept))]
-    if not words:
+    found = [alone] if alone else list(_DIRECTION.finditer(kept))
+    if not found:
         return None
+    words = [_DIRECTION_WORDS[m.group(1).lower()] for m in found]
     vertical = list(dict.fromkeys(w for w in words if w in VERTICAL))
     horizontal = list(dict.fromkeys(w for w in words if w in HORIZONTAL))
-    if len(vertical) > 1 or len(horizontal) > 1 or (len(words) > 1 and _HEDGE.search(kept)):
+    if len(vertical) > 1 or len(horizontal) > 1 or _APPROXIMATE.search(kept):
         return ""
-    if _APPROXIMATE.search(kept):
-        return ""
+    if _turned_round(kept[: found[0].start()], asked):
+        vertical = [{"Above": "Below", "Below": "Above"}[w] for w in vertical]
+        horizontal = [{"Left": "Right", "Right": "Left"}[w] for w in horizontal]
     answer = " ".join(vertical + horizontal)
     return answer if answer in options else ""
 
 
-def _yes_no(sentence: str, options: list[str]) -> str | None:
-    """Read yes / no answers in a sentence ("no" before a noun is not one: ``_no_determiner``)."""
+def _names(shape: str, other: str) -> list[str]:
+    """Return the ways a reply may name ``shape`` apart from ``other``: its full name, and its kind,
+    colour+kind or size+kind when those tell it from the other shape."""
+    size, colour, kind = shape.split()
+    out = [shape]
+    for short in (f"{colour} {kind}", f"{size} {kind}", kind):
+        if not re.search(rf"\b{short}\b", other):
+            out.append(short)
+    return out
+
+
+def _turned_round(before: str, asked: Question) -> bool:
+    """Return whether the text before a sentence's first direction word names the reference as
+    what the direction is said of (last named there, and not after "relative to" / "from")."""
+    if not asked.subject:
+        return False
+    last = {}
+    for role, shape, other in (("s", asked.subject, asked.reference), ("r", asked.reference, asked.subject)):
+        for name in _names(shape, other):
+            for match in re.finditer(rf"\b{name}\b", before, re.IGNORECASE):
+                last[role] = max(last.get(role, -1), match.start())
+    if "r" not in last or last.get("s", -1) > last["r"]:
+        return False
+    return not _RELATIVE.search(before[: last["r"]].rstrip().removesuffix("the").rstrip())
+
+
+def _yes_no(sentence: str, options: list[str], asked: Question) -> str | None:
+    """Read yes / no answers in a sentence, else a present-tense statement of presence or absence
+    ("no" before a noun is not an answer here: ``_no_determiner``)."""
     kept = _NO_DETERMINER.sub(" ", _NOT_YES_NO.sub(" ", sentence))
     said = {"Yes"} if _YES.search(kept) else set()
     said |= {"No"} if _NO.search(kept) else set()
+    if not said and not _PAST.search(sentence):
+        said = {"No"} if _ABSENT.search(sentence) else {"Yes"} if _PRESENT.search(sentence) else set()
     if not said:
         return None
-    if len(said) > 1 or re.search(r"\b(?:maybe|perhaps|possibly|not\s+sure)\b", sentence, re.IGNORECASE):
-        return ""
-    return said.pop()
+    return said.pop() if len(said) == 1 else ""
 
 
 def _no_determiner(sentence: str, options: list[str]) -> str | None:
     """Read "there is no red shape" as No (used when no sentence gives a yes/no answer)."""
     if not _NO_DETERMINER.search(sentence):
         return None
-    return "" if re.search(r"\b(?:maybe|perhaps|possibly|not\s+sure)\b", sentence, re.IGNORECASE) else "No"
+    return "" if _HEDGE.search(sentence) else "No"
 
 
-def _count(sentence: str, options: list[str]) -> str | None:
-    """Read the numbers of a sentence, negated ones ("not 2") and coordinates left out, and "one"
-    in "one at (3, 4)" when another number gives the count (see the module docstring)."""
-    kept = _NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", _ONE_AT.sub(" ", sentence)))
-    values = _numbers(kept) or _numbers(_NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", sentence)))
+def _count(sentence: str, options: list[str], asked: Question) -> str | None:
+    """Read the numbers of a sentence: negated ones ("not 2"), coordinates and the restated number
+    of shapes left out, and "one" in "one at (3, 4)" when another number gives the count."""
+    total = max(int(option) for option in options)
+    stated = rf"(?:{total}|{NUMBER_WORDS[total] if total < len(NUMBER_WORDS) else total})"
+    restated = re.compile(
+        rf"\b(?:out\s+of|of\s+(?:the|all)|among(?:\s+the)?|all)\s+{stated}\b|"
+        rf"\b{stated}\s+(?:shapes|objects)(?=\s*(?:$|[.,;:]|in\b|on\b|total\b|and\b|altogether\b))",
+        re.IGNORECASE,
+    )
+
+    def clean(text: str) -> str:
+        return _NOT_NUMBER.sub(" ", _COORDINATES.sub(" ", restated.sub(" ", text)))
+
+    base = clean(sentence)
+    values = _numbers(clean(_ONE_AT.sub(" ", sentence))) or _numbers(base)
     if not values:
         return None
-    if len(values) > 1 or _HEDGE.search(kept) or _APPROXIMATE.search(kept) or values[0] not in options:
+    if len(values) > 1 or values[0] not in options or _APPROXIMATE.search(base):
         return ""
     return values[0]
 
 
 def _numbers(text: str) -> list[str]:
-    """Return the different numbers of ``text`` (digits and number words), in order."""
+    """Return the different numbers of ``text`` (digits, "2.0" and number words), in order."""
     values = []
     for token in _NUMBER.findall(text):
         word = token.lower().replace(" ", "-")
-        if word.isdigit():
-            values.append(str(int(word)))
+        if word.replace(".", "").isdigit():
+            values.append(str(int(float(word))))
         elif word.startswith("twenty-"):
             values.append(str(20 + NUMBER_WORDS.index(word.split("-")[1])))
         else:
@@ -265,18 +412,23 @@ def _no_count(sentence: str, options: list[str]) -> str | None:
     return "0" if "0" in options and not _HEDGE.search(sentence) else ""
 
 
-def _options(sentence: str, options: list[str]) -> str | None:
+def _options(sentence: str, options: list[str], asked: Question) -> str | None:
     """Read whole-word options of any other vocabulary (shape identities), negated ones ("not the
-    small red square") left out."""
+    small red square") left out; of several, the one in the clause holding the asked position."""
     kept = sentence
     for option in options:
         kept = re.sub(
             r"\bnot\s+(?:the\s+|a\s+|an\s+)?" + _pattern(option).pattern, " ", kept, flags=re.IGNORECASE
         )
     found = [option for option in options if _pattern(option).search(kept)]
+    if len(found) > 1 and asked.position:
+        for clause in re.split(r",\s*(?:and|but|while|whereas)\b|;|\bwhile\b|\bwhereas\b", kept):
+            if asked.position.lower() in clause.lower():
+                found = [option for option in options if _pattern(option).search(clause)]
+                break
     if not found:
         return None
-    return found[0] if len(found) == 1 and not _HEDGE.search(kept) else ""
+    return found[0] if len(found) == 1 else ""
 
 
 _FALLBACKS = {_yes_no: _no_determiner, _count: _no_count}  # weaker readings, when nothing else answers
@@ -321,7 +473,8 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
     both scores 0 and ``invalid`` False; tables count these apart and leave them out of accuracy);
     ``draw`` (which repeated answer: 0 for the first) and ``answer`` (the strict reader's, or None).
 
-    ``trials`` needs Key, item, goldresp, expectedresp, task, description, fewshot, num_shapes.
+    ``trials`` needs Key, item, goldresp, expectedresp, task, description, fewshot, num_shapes
+    (and ``question``, when it has it, for the reader).
     Results whose Key is not a trial are ignored. Neither input is modified.
     """
     by_key = {trial["Key"]: trial for trial in trials.to_dict("records")}
@@ -332,7 +485,7 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
             continue
         refused = bool(record.get("refused"))
         response = "" if refused else response_text(record)
-        found = None if refused else extract(response, list(trial["expectedresp"]))
+        found = None if refused else extract(response, list(trial["expectedresp"]), trial.get("question"))
         rows.append(
             {
                 "Key": record["Key"],
@@ -399,7 +552,8 @@ def items_frame(ref: SetRef) -> pd.DataFrame:
     )
     others = sorted(c for c in trials.columns if c not in {"Key", "text", "goldresp"})
     items["fields"] = trials[others].to_json(orient="records", lines=True).rstrip("\n").split("\n")
-    extra = [f for f in TRIAL_FIELDS if f not in ("task", "goldresp")]  # for score_rows; not stored
+    # the fields score_rows reads beside the stored ones (not stored: they are in ``fields``)
+    extra = [f for f in (*TRIAL_FIELDS, "question") if f not in ("task", "goldresp") and f in trials]
     return pd.concat([items, trials[extra]], axis=1)
 
 

@@ -3,8 +3,8 @@
 Each shortcut reads the prompt text only (``reading``), as a model would, and applies one rule
 a model could learn from the wording instead of the canvas. A shortcut that scores above its
 task's chance rate shows a flaw of the set; the generator balances against each one (see the
-tasks' docstrings), and ``report`` shows their scores beside chance and beside the ablation
-check (``ablation``), which looks for any such rule instead of this list. Two (``guard=True``) find
+tasks' docstrings), and ``report`` shows their scores beside chance and beside the audit
+(``audit``), which looks for any such rule instead of this list. Two (``guard=True``) find
 nothing to read in the sets the generator makes now and stay as guards against a change that
 reopens their leak: the relation a description sentence states about a coordinate pair (the
 task shows centres only) and elimination by same-canvas examples (shuffle tracking offers

@@ -28,6 +28,7 @@ class Questions:
     suffix: str = ""  # sentences appended to a shared description (events)
     facts: dict[str, object] = field(default_factory=dict)  # what a reader needs to check the answer
     stratum: str = ""  # the balancing labels of the test question (``Task.strata``), for the manifest
+    shapes: list[Shape] | None = None  # the canvas as the task left it (coordinate moves its subject)
 
 
 class Task:

@@ -1,27 +1,33 @@
-"""Transitivity: a chain of shapes through a pivot, then a question about two shapes not adjacent in it.
+"""Transitivity: a line of shapes along one axis told as links between neighbours, in a random
+order, then a question about two shapes of the line that are not neighbours.
 
-The description (owned by the task) names a pivot shape, then the shapes on one side of it
-going away from it, then those on the other side, each sentence relating a shape to the
-previous one, in one of two forms drawn at random: "Below the small blue square is a small blue
-triangle." or "The small blue square is above a small blue triangle." (the same fact). Each side
-is built greedily: the next shape is the nearest one (on the chain's axis) beyond the previous
-by the relation rule. The shapes off the chain close the description ("There is also a ... in
-the canvas."), so its first sentence counts every shape it names.
+The line: shapes each beyond the previous one by the relation rule along the answer's axis,
+built greedily (the next shape is the nearest one beyond, on that axis) from any shape; a line
+needs ``LINE`` shapes. The description (owned by the task) states each pair of neighbours once,
+in one of four forms drawn at random ("Left of the X is a Y.", "Right of the Y is a X.", "The X
+is left of a Y.", "The Y is right of a X.", the same fact), the sentences in a random order,
+then the shapes off the line ("There is also a ... in the canvas."), so that the first sentence
+counts every shape named. No sentence order follows the line: finding where two shapes stand
+needs linking the sentences.
 
-The answer is drawn first, then everything the question does not depend on independently of it.
-A stratum is (answer, which of the two asked shapes lies further from the pivot). Both asked
-shapes are on one side of the pivot, neither is the pivot nor the last shape of the side, and
-they are not adjacent: each is named in two sentences of opposite meaning (it is beyond the
-shape before it and before the shape after it), so no single sentence tells the answer; the
-stratum's "further" label sets which one is the subject, the two positions being drawn first.
-The side's direction follows (the answer if the subject is further, its opposite otherwise), so
-it is independent of the answer; the other side, the forms, the order of the sides and the
-examples (other pairs of the chain, never naming the subject or the reference) are drawn at
-random. With the pivot beside, a side needs four shapes: the task needs 5 shapes (with 3 or 4,
-one sentence about the subject or the reference always gives the answer). The chain fixes the
-axis, so chance is 1/2.
+The invariant: the answer is drawn first, and every surface choice independently of it. The
+line and the reference are drawn before the answer is used: the reference is any shape of the
+line with a possible subject on both sides of it (neither an end nor a neighbour of the
+reference: each asked shape is then named in two sentences of opposite meaning for it, so no
+single sentence tells the answer, and no sentence relates the two), so where the reference
+stands is the same for every answer. Then the subject is drawn among the possible ones on the
+answer's side. The order of the sentences, their forms, which of the two asked shapes is named
+first or last and the same-canvas examples (pairs of the ends and the reference's neighbours:
+never a possible subject, so they rule none out) are drawn without regard to the answer. What
+stays tied to the answer is the subject's own place on the line (a subject near one end is more
+often beyond the reference towards that end): a partial skill reported as such (``partial``).
+The chain fixes the axis, so chance is 1/2.
+
+With a possible subject on both sides of the reference, the line needs 7 shapes: the task does
+not run on fewer.
 """
 
+import itertools
 import random
 
 from common.canvas import describe
@@ -31,42 +37,53 @@ from common.canvas.tasks.base import Impossible, Questions, Task
 
 OPPOSITE = describe.OPPOSITE
 ANSWERS = ["Left", "Right", "Above", "Below"]
-FURTHER = ["subject-further", "reference-further"]  # which asked shape is further from the pivot
-SIDE = 4  # shapes a side needs beyond the pivot: two interior, non-adjacent positions
+LINE = 7  # shapes a line needs: an end, a subject, the reference's neighbour, the reference, ...
+POSITIVE = {"Left": "Right", "Right": "Right", "Above": "Above", "Below": "Above"}  # the axis's way up
 
 
-def _side(pivot: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
-    """Return the chain going ``word`` (Left/Right/Above/Below) from ``pivot``, nearest first."""
+def line_from(start: Shape, shapes: list[Shape], word: str, geometry: Geometry) -> list[Shape]:
+    """Return the line going ``word`` (Right or Above) from ``start``: each next shape the nearest
+    one (on the axis) beyond the previous by the relation rule."""
     relate = horizontal if word in ("Left", "Right") else vertical
     axis = 0 if word in ("Left", "Right") else 1
-    chain, previous = [], pivot
+    line = [start]
     while True:
+        previous = line[-1]
         beyond = [s for s in shapes if relate(previous, s, geometry) == word]
         if not beyond:
-            return chain
-        previous = min(beyond, key=lambda s: (abs((s.x, s.y)[axis] - (previous.x, previous.y)[axis]), s.name))
-        chain.append(previous)
+            return line
+        line.append(
+            min(beyond, key=lambda s: (abs((s.x, s.y)[axis] - (previous.x, previous.y)[axis]), s.name))
+        )
+
+
+def subjects(line_length: int, reference: int, word: str) -> list[int]:
+    """Return the places a subject may take on the ``word`` side (Right/Above: higher places) of
+    the reference at ``reference``: neither an end of the line nor a neighbour of the reference."""
+    if word in ("Right", "Above"):
+        return list(range(reference + 2, line_length - 1))
+    return list(range(1, reference - 1))
 
 
 class TransitivityTask(Task):
-    """Where is one shape of a chain relative to a non-adjacent one? Balanced over the four
-    directions and over which asked shape is further from the pivot."""
+    """Where is one shape of a line relative to another, not its neighbour? Balanced over the four
+    directions."""
 
     name = "transitivity"
     owned_description = "chain"
     instruction = "Answer with one of Left, Right, Above, Below."
-    min_shapes = SIDE + 1
+    min_shapes = LINE
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``"<direction>:<subject-further|reference-further>"`` (8 strata)."""
-        return [f"{answer}:{further}" for answer in ANSWERS for further in FURTHER]
+        """Return the four directions."""
+        return list(ANSWERS)
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why a canvas this small cannot be asked (see the module docstring)."""
         if num_shapes < self.min_shapes:
             return (
-                f"transitivity needs at least {self.min_shapes} shapes (with fewer, one sentence about "
-                "the subject or the reference gives the answer)"
+                f"transitivity needs at least {self.min_shapes} shapes (a line with a possible subject on "
+                "both sides of the reference, so that where the reference stands does not tell the answer)"
             )
         return None
 
@@ -78,45 +95,46 @@ class TransitivityTask(Task):
         selected: str | None = None,
         examples: int = 2,
     ) -> Questions:
-        """Return a chain description, a question of stratum ``selected`` and examples on other
-        pairs of the chain. Raises Impossible when no shape has ``SIDE`` shapes beyond it in the
-        side's direction."""
-        answer, further = self.pick_stratum(rng, len(shapes), selected).split(":")
-        word = answer if further == "subject-further" else OPPOSITE[answer]  # the asked side's direction
-        chains = [
-            (p, _side(p, shapes, word, geometry), _side(p, shapes, OPPOSITE[word], geometry)) for p in shapes
-        ]
-        chains = [c for c in chains if len(c[1]) >= SIDE]
-        if not chains:
-            raise Impossible(f"no {SIDE + 1}-shape chain going {word.lower()}")
-        pivot, asked_side, other_side = rng.choice(chains)
-        near, far = rng.choice(
-            [(i, j) for i in range(len(asked_side) - 1) for j in range(i + 2, len(asked_side) - 1)]
-        )
-        subject, reference = asked_side[far], asked_side[near]
-        if further == "reference-further":
-            subject, reference = reference, subject
-        line = [*reversed(other_side), pivot, *asked_side]  # ordered along OPPOSITE[word] -> word
-        sides = [(word, asked_side), (OPPOSITE[word], other_side)]
-        rng.shuffle(sides)
-        inverted = frozenset(s.name for s in line if rng.random() < 0.5)
-        others = [s for s in line if s not in (subject, reference)]
-        pairs_ = [(a, b) for a in others for b in others if a != b]
-        chosen = [(subject, reference), *rng.sample(pairs_, min(examples, len(pairs_)))]
+        """Return a line description, a question of stratum ``selected`` and examples on pairs of
+        shapes no question could ask as the subject. Raises Impossible when no line of ``LINE``
+        shapes runs along the answer's axis."""
+        answer = self.pick_stratum(rng, len(shapes), selected)
+        up = POSITIVE[answer]
+        lines = [line_from(s, shapes, up, geometry) for s in shapes]
+        lines = [line for line in lines if len(line) >= LINE]
+        if not lines:
+            raise Impossible(f"no {LINE}-shape line going {up.lower()}")
+        line = rng.choice(lines)
+        reference = rng.randrange(3, len(line) - 3)  # a possible subject on both sides
+        subject = rng.choice(subjects(len(line), reference, answer))
+        fixed = {0, reference - 1, reference, reference + 1, len(line) - 1}
+        free = [line[i] for i in sorted(fixed - {reference})]  # rule no possible subject out
+        shots = [(a, b) for a in free for b in free if a != b]
+        chosen = [(line[subject], line[reference]), *rng.sample(shots, min(examples, len(shots)))]
         pairs = [
-            (f"Where is the {a.name} relative to the {b.name}?", self._word(a, b, line, word))
+            (f"Where is the {a.name} relative to the {b.name}?", self._word(a, b, line, up))
             for a, b in chosen
         ]
-        off_chain = tuple(s for s in shapes if s not in line)
+        off_line = tuple(s for s in shapes if s not in line)
         return Questions(
             pairs,
             list(ANSWERS),
-            description=describe.chain(pivot, [s for s in sides if s[1]], inverted, off_chain),
-            facts={"chain": [s.name for s in line], "pivot": pivot.name},
+            description=describe.chain(len(shapes), self._links(line, up, rng), off_line),
+            facts={"chain": [s.name for s in line], "reference": line[reference].name},
         )
 
     @staticmethod
-    def _word(a: Shape, b: Shape, line: list[Shape], word: str) -> str:
-        """Return where ``a`` is relative to ``b`` from their order in the chain (``line`` runs
-        towards ``word``)."""
-        return word if line.index(a) > line.index(b) else OPPOSITE[word]
+    def _links(line: list[Shape], up: str, rng: random.Random) -> list[describe.Link]:
+        """Return one link per pair of neighbours of ``line`` (going ``up``), each told from either
+        end and in either form at random, in a random order."""
+        links = []
+        for low, high in itertools.pairwise(line):
+            told = (low, up, high) if rng.random() < 0.5 else (high, OPPOSITE[up], low)
+            links.append((*told, rng.random() < 0.5))
+        rng.shuffle(links)
+        return links
+
+    @staticmethod
+    def _word(a: Shape, b: Shape, line: list[Shape], up: str) -> str:
+        """Return where ``a`` is relative to ``b`` from their places on the line (going ``up``)."""
+        return up if line.index(a) > line.index(b) else OPPOSITE[up]
