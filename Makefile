@@ -103,6 +103,8 @@ ASAT_ORIGINAL := data/already_said_that_original/report.json
 ASAT_DATA_CODE := scripts/generate_already_said_that.py common/config.py common/jsonl.py $(addprefix \
 	common/already_said_that/,__init__.py distractors.py winograd.py generate.py original.py prompts.py wordnet.py)
 ASAT_CODE := scripts/already_said_that.py $(wildcard common/already_said_that/*.py) $(MODELS_CODE)
+# a model reading a set of the original's wording (wording: original) needs its texts, from the wheel
+ASAT_TEXTS := $(if $(shell grep -l '^wording: *original' $(patsubst %,configs/already_said_that/%.yaml,$(ASAT_GENERATED))),$(ASAT_ORIGINAL))
 
 # MODEL=<built-in, config name, .yaml, or a model file .py (a copy of scripts/test_random_model.py)>
 # runs that model through every suite's default sets (`make all`) or one suite (`make <suite>-model`);
@@ -370,7 +372,9 @@ $(foreach s,$(CANVAS_SETS),results/canvas/$(s)/report.txt): results/canvas/%/rep
 # WordNet for nltk, offline: Debian's packages copied into data/nltk_data with the lexnames file
 # (the stamp holds the sorted word list's SHA-256). Sets: data/already_said_that/<set>/ from
 # configs/already_said_that/<set>.yaml (manifest.json, written last, is the stamp). The sets
-# named original_* use the original eval's data from the evals==3.0.1.post1 wheel (PyPI once).
+# named original_* use the original eval's data from the evals==3.0.1.post1 wheel (PyPI once),
+# and a model asked a set of `wording: original` (original_*, protocol_*) reads its texts from it
+# (the built-in baselines do not read them: make all stays offline).
 
 .PHONY: asat-data asat-original bench-asat
 
@@ -564,7 +568,7 @@ results/runs/canvas/$(MODEL_TAG).done: $(foreach s,$(CANVAS_MODEL_SETS),data/can
 	touch $@
 
 results/runs/already_said_that/$(MODEL_TAG).done: $(foreach s,$(ASAT_GENERATED),data/already_said_that/$(s)/manifest.json) \
-		$(MODEL_CONFIG) | $(ENV_OK)
+		$(MODEL_CONFIG) | $(ENV_OK) $(ASAT_TEXTS)
 	pending=0; for set in $(ASAT_GENERATED); do \
 	  $(PYTHON) scripts/already_said_that.py -t $$set $(MODEL_ARGS) $(past_batch); \
 	done; exit $$pending

@@ -18,10 +18,10 @@ from typing import Any
 
 from common.already_said_that.analysis import FAILURES
 from common.already_said_that.generate import load_set
-from common.already_said_that.prompts import task_description
 from common.already_said_that.report import load_runs
+from common.already_said_that.wording import wording_of
 from common.database import Roots, RunRows, SetRows, reply_fields
-from common.errors import DataError
+from common.errors import DataError, UserError
 
 RULE = "turns"  # the units' rule: turns passed before the failing one
 MAIN_RULE = "main_turns"  # the same in main-task turns: how the variants are compared
@@ -55,13 +55,16 @@ def sets(roots: Roots) -> list[SetRows]:
 
 def _items(group: list[dict[str, Any]], data: Path) -> list[dict[str, Any]]:
     """Return the items of a set: one per conversation played (the sample); its prompt is the
-    task's system message when the set's data is at hand."""
+    task's system message in the set's wording when the set's data (and, for the original's
+    wording, its texts) are at hand."""
     try:
         found = load_set(data)
-        prompt = task_description(found.example if found.has_distractors else None)
         variant = found.config.get("variant")
+        prompt = wording_of(found.config, found.example, found.has_distractors).system
     except (DataError, OSError):
         prompt, variant = None, None
+    except UserError:  # the original's texts are not fetched (make asat-original)
+        prompt = None
     keys = sorted({int(key) for run in group for key in run["frame"]["Key"]})
     return [
         {
