@@ -43,9 +43,12 @@ a conversation lasted before its failing turn (100: it survived), distractor tur
 original counts them. A distractor turn cannot end a conversation, so variants are compared with
 `distractorless` on **main-task turns** (the paired test over the samples both played: the variants share
 their samples and random streams, so the log-rank test's independent samples would be wrong there).
-Intervals are 95% (means +- 1.96 standard errors; shares: Wilson). Survival curves are Kaplan-Meier
-estimates (survivors censored at 100; conversations refused by the server, context too long, censored where
-they stopped, counted apart and left out of the averages, which biases those low)."""
+Intervals are 95% (means +- 1.96 standard errors; shares: Wilson). A request the server refused (context
+too long) counts as the original counted it: the error was the reply, a violation; on a main-task turn the
+conversation ends there (the metrics count it, and say how many ended so), on a distractor turn the game goes
+on. Survival curves are Kaplan-Meier estimates (survivors censored at 100, conversations ended by a refusal
+censored where they stopped). **Wording**: the texts the model read, the original eval's (`original`, read
+from its pinned release) or the suite's own (`suite`)."""
 
 
 MODELS_TITLE = (
@@ -185,14 +188,14 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
         (
             (
                 "Metrics per set and model (the original's, 95% intervals; avg turns counts distractor "
-                "turns, as the original does; refused conversations are left out of the averages, which "
-                "biases them low)"
+                "turns, as the original does; a conversation that ended on a request the server refused "
+                "counts as a violation there, as in the original)"
             ),
             metrics,
         ),
         ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
         ("Error rates per question type (all turns asked)", questions),
-        ("Format violations over all turns; conversations refused by the server", violations),
+        ("Format violations over all turns; requests refused by the server", violations),
     ]
     if not models.empty:
         shown.append((MODELS_TITLE, models))
@@ -229,7 +232,8 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
     shown, data = _tables(runs)
     label = lambda file: f"{file.parent.name} {parse_results_filename(file)[1]}"  # noqa: E731
     draws = sampling.run_frames([r["results"] for r in runs], analysis.draw_frame, label)
-    shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
+    repeated = sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
+    shown += tables.with_original_se(repeated, draws)
     figures = []
     if figures_dir is not None:
         figures = [
@@ -238,11 +242,13 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         ]
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
-        "refused by the server (context too long): left out of the metrics, which biases avg turns low "
-        "(they are the longest), censored in the curves"
+        "ended on a request the server refused (context too long): violations in the metrics, as the "
+        "original counted them, censored in the curves"
         for r in runs
         if r["frame"]["refused"].any()
     ]
+    notes += tables.wrong_gold_notes(runs)
+    cut = tables.cut_lines(runs)
     return Section(
         suite="already_said_that",
         title="Already Said That",
@@ -251,8 +257,8 @@ def section(path: Path, figures_dir: Path | None = None, **_: Any) -> Section:
         tables=shown,
         figures=figures,
         data=data,
-        summary=summary_lines(data["metrics"]) + sampling.sampling_summary(draws),
-        notes=notes,
+        summary=summary_lines(data["metrics"]) + cut + sampling.sampling_summary(draws),
+        notes=notes + cut,
         inputs=[p for r in runs for p in (r["results"], r["turns_path"])],
         headline_tables=1,
         paired_table=MODELS_TITLE,
