@@ -121,10 +121,14 @@ def test_the_report_shows_the_wording_and_the_originals_standard_error(tmp_path)
     row = table.loc["protocol random"]
     records = read_results(run_paths("protocol", "random", tmp_path / "results")["results"], all_draws=True)
     means = [np.mean([r["turns"] for r in records if r.get("draw", 0) == d]) for d in range(3)]
-    assert row["mean of draws +- SE (sample SD / sqrt k)"].endswith(
-        f"+- {np.std(means, ddof=1) / math.sqrt(3):.1f}"
+    mean = f"{np.mean(means):.2f} +- "
+    assert (
+        row["mean of draws +- SE (sample SD / sqrt k)"]
+        == mean + f"{np.std(means, ddof=1) / math.sqrt(3):.3f}"
     )
-    assert row["SE as the original (population SD / sqrt k)"] == f"{np.std(means) / math.sqrt(3):.3f}"
+    assert row["mean of draws +- SE as the original (population SD / sqrt k)"] == (
+        mean + f"{np.std(means) / math.sqrt(3):.3f}"
+    )
 
 
 def test_replies_cut_at_the_token_limit_are_said_in_the_section_and_the_token_budget(tmp_path):

@@ -242,27 +242,34 @@ def with_original_se(
     tables: list[tuple[str, pd.DataFrame]], draws: dict[str, pd.DataFrame]
 ) -> list[tuple[str, pd.DataFrame]]:
     """Return the repeated-samples tables (``common.sampling.sampling_tables`` of ``draws``) with
-    the standard error the original reported beside the project's: the population standard
-    deviation of the per-draw means over sqrt(k) (its plots' ``np.std(...) / sqrt(NUM_REPEATS)``),
-    where the project's uses the sample standard deviation; both columns say which."""
+    the standard error the original reported beside the project's, both "mean +- SE" to three
+    decimals: the project's is the sample standard deviation of the per-draw means over sqrt(k)
+    (``sampling.draw_rates``), the original's the population standard deviation over sqrt(k)
+    (its plots' ``np.std(...) / sqrt(NUM_REPEATS)``); the columns say which."""
     out = []
     for title, table in tables:
         if PROJECT_SE in table.columns:
-            table = table.rename(columns={PROJECT_SE: f"{PROJECT_SE} (sample SD / sqrt k)"})
-            cells = [_original_se(draws.get(label)) for label in table.index]
-            at = table.columns.get_loc(f"{PROJECT_SE} (sample SD / sqrt k)") + 1
-            table.insert(at, "SE as the original (population SD / sqrt k)", cells)
+            table = table.drop(columns=PROJECT_SE)
+            at = list(table.columns).index("mean [95%, clustered by item]") + 1
+            for offset, (name, ddof) in enumerate(ORIGINAL_AND_PROJECT_SE):
+                table.insert(at + offset, name, [_draws_se(draws.get(label), ddof) for label in table.index])
         out.append((title, table))
     return out
 
 
-def _original_se(frame: pd.DataFrame | None) -> str:
-    """Return the original's standard error of a run's per-draw means (population SD / sqrt k),
-    or "-" with fewer than two draws."""
+ORIGINAL_AND_PROJECT_SE = (  # the columns, and the degrees of freedom their standard deviation drops
+    (f"{PROJECT_SE} (sample SD / sqrt k)", 1),
+    ("mean of draws +- SE as the original (population SD / sqrt k)", 0),
+)
+
+
+def _draws_se(frame: pd.DataFrame | None, ddof: int) -> str:
+    """Return "mean +- SE" of a run's per-draw means (SE: their standard deviation with ``ddof``
+    over sqrt k), or "-" with fewer than two draws."""
     if frame is None or frame["draw"].nunique() < 2:
         return "-"
     rates = frame.groupby("draw", sort=True)["score"].mean().to_numpy(dtype=float)
-    return f"{np.std(rates) / math.sqrt(len(rates)):.3f}"
+    return f"{rates.mean():.2f} +- {np.std(rates, ddof=ddof) / math.sqrt(len(rates)):.3f}"
 
 
 def wrong_gold_notes(runs: list[dict[str, Any]]) -> list[str]:
