@@ -24,7 +24,7 @@ cannot answer is not sent: it waits for the next batch (``Deferred``).
 
 When the model samples (temperature not 0), a request belongs to its item (``independence``):
 its cache key and the seed sent are the item's own, so two items whose requests coincide never
-share a reply; ``scope`` (set by the runner) names the run the items belong to.
+share a reply.
 """
 
 import logging
@@ -105,7 +105,6 @@ class HTTPModel:
         self.url = self.endpoints.canonical.url  # names requests in the cache, whichever replica answers
         self.limiter = AdaptiveLimiter(config.concurrency)
         self.batch: Any = None  # batch mode: the round collecting requests (common.models.batch)
-        self.scope = ""  # the run whose items it answers (the runner sets it): sampled replies are theirs
         self._key = config.api_key()  # ConfigError now, before any work, if the variable is unset
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
@@ -162,7 +161,7 @@ class HTTPModel:
     def complete(self, messages: list[Message], item: dict[str, Any] | None = None) -> Reply:
         """Return the model's reply, from the cache when this exact request was answered before
         (for the same ``item["draw"]``: each of an item's repeated answers is cached apart; when the
-        model samples, for the same item of the same run: ``independence``).
+        model samples, for the same item: ``independence``).
 
         Raises RequestFailed when the request still fails after its retries, ModelError when
         the run must stop. Replies with an answer are cached, and so are replies cut at the
@@ -171,7 +170,7 @@ class HTTPModel:
         """
         draw = int((item or {}).get("draw") or 0)
         sampled = independence.samples(self.config.temperature)
-        ident = independence.identity(item, self.scope) if sampled else None
+        ident = independence.identity(item) if sampled else None
         body = self.payload(messages, draw, ident)
         text = canonical_json(body)  # encoded once: for the cache key and to send
         key = (

@@ -3,17 +3,17 @@
 A model samples unless its temperature is 0 (None, the server's default, samples: 1 at
 OpenAI). Two items whose requests happen to coincide (two conversations that open alike, two
 questions worded alike) must then each get a reply of their own, as a server asked twice gives
-two samples. So a sampled request is tied to its item (``identity``: the run, the item's Key
-and which of its answers, ``draw``): the response cache keys it on that too (``keyed``), and a
-seed, when the config sends one, becomes the item's own (``item_seed``), so that a seeded server
-does not answer the two alike either. A rerun of the same run finds its own items' replies in
-the cache. At temperature 0 a reply is a function of the request: identical requests share one
-cached reply and the config's seed (+ draw), as they always did.
+two samples. So a sampled request is tied to its item (``identity``: the item's Key and which
+of its answers, ``draw``): the response cache keys it on that too (``keyed``), and a seed, when
+the config sends one, becomes the item's own (``item_seed``), so that a seeded server does not
+answer the two alike either. A rerun (into the same results file or another) finds each item's
+replies in the cache, as before; ``--no-cache`` draws new ones. At temperature 0 a reply is a
+function of the request: identical requests share one cached reply and the config's seed
+(+ draw), as they always did.
 """
 
 import hashlib
 import json
-from pathlib import Path
 from typing import Any
 
 SEED_RANGE = 2**31  # the seeds servers take (OpenAI, vLLM, llama.cpp: 32-bit integers)
@@ -25,21 +25,13 @@ def samples(temperature: float | None) -> bool:
     return temperature is None or temperature > 0
 
 
-def run_scope(results_path: str | Path) -> str:
-    """Return the run a results file stands for, as items' identities name it: its set's
-    directory and its name (``<set>/<prompting>___<model>___results.jsonl``), so a rerun into
-    another results root is the same run."""
-    path = Path(results_path)
-    return f"{path.parent.name}/{path.name}"
-
-
-def identity(item: dict[str, Any] | None, scope: str) -> str | None:
-    """Return what tells one item's sampled request from another item's: the run ``scope``, the
-    item's Key and its ``draw``; None for a request that names no item (nothing to tell apart:
-    it is cached and seeded by its body alone)."""
+def identity(item: dict[str, Any] | None) -> str | None:
+    """Return what tells one item's sampled request from another item's: the item's Key and its
+    ``draw``; None for a request that names no item (nothing to tell apart: it is cached and
+    seeded by its body alone)."""
     if not item or "Key" not in item:
         return None
-    return json.dumps([scope, item["Key"], int(item.get("draw") or 0)], default=str)
+    return json.dumps([item["Key"], int(item.get("draw") or 0)], default=str)
 
 
 def keyed(key: str, ident: str | None) -> str:

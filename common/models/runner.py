@@ -30,7 +30,6 @@ from typing import Any
 from common import paths
 from common.models.base import Counters, Model
 from common.models.batch import BatchJob, BatchOptions
-from common.models.independence import run_scope
 from common.models.metadata import RunMetadata
 from common.models.pool import refused_record, run_pool
 from common.models.summary import RunSummary
@@ -74,12 +73,9 @@ def run_items(
     (``check_endpoint``). Raises UserError when another
     process writes the file, and the ModelError that stopped the run, after the answers so far
     and the metadata are written; a run that created the results file, answered nothing and
-    sent no batch leaves neither it nor a metadata file. An HTTP model that samples ties its
-    requests to this run's items (``independence``): two items never share a sampled reply.
+    sent no batch leaves neither it nor a metadata file.
     """
     counters = counters if counters is not None else getattr(model, "counters", None) or Counters()
-    if hasattr(model, "scope"):  # an HTTP model: its sampled replies belong to this run's items
-        model.scope = run_scope(results_path)
     summary = RunSummary()
     started = time.time()
     redo = ("refused",) * retry_refused + ("truncated",) * retry_truncated

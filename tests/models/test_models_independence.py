@@ -1,8 +1,8 @@
 """Independent samples (common/models/independence.py), against a real local server: when the
 model samples, two items whose requests coincide each get a reply of their own (their own cache
 key and, when a seed is sent, their own seed), in every suite (here WorldSense's protocol and
-Already Said That's conversations); at temperature 0 they share one reply; a rerun of the same
-run finds its items' replies in the cache."""
+Already Said That's conversations); at temperature 0 they share one reply; a rerun finds each
+item's replies in the cache."""
 
 import itertools
 import json
@@ -20,7 +20,6 @@ from tests.models.model_helpers import make_config
 from tests.models.model_helpers import run_items as run_worldsense
 
 ASK = [{"role": "user", "content": "Is it so? Answer TRUE or FALSE."}]
-SCOPE = "some_set/direct___stub___results.jsonl"
 
 
 def numbered():
@@ -37,7 +36,6 @@ def numbered():
 def ask_twice_and_again(tmp_path, server, **settings):
     """Ask items 1 and 2 the same request, then item 1 again; return the three replies."""
     model = HTTPModel(make_config(server, **settings), cache=ResponseCache(tmp_path / "cache.sqlite"))
-    model.scope = SCOPE
     try:
         return [model.complete(ASK, item) for item in ({"Key": 1}, {"Key": 2}, {"Key": 1})]
     finally:
@@ -57,7 +55,7 @@ def test_two_items_that_sample_the_same_request_get_replies_of_their_own(tmp_pat
     if seed is None:
         assert not any("seed" in body for body in bodies)  # no seed sent: the original's default
     else:  # a seeded server would answer both alike: each item has its own seed, the same every rerun
-        ident = [independence.identity({"Key": key}, SCOPE) for key in (1, 2)]
+        ident = [independence.identity({"Key": key}) for key in (1, 2)]
         assert [b["seed"] for b in bodies] == [independence.item_seed(seed, i) for i in ident]
         assert bodies[0]["seed"] != bodies[1]["seed"] and all(0 <= b["seed"] < 2**31 for b in bodies)
 
@@ -92,21 +90,16 @@ def test_worldsense_items_worded_alike_each_get_their_own_sample(tmp_path):
         assert len(warm) == 6 and len(cold) < 6
         assert {json.dumps(r["body"]["messages"]) for r in warm} == {json.dumps(cold[0]["body"]["messages"])}
 
-        # the same run again (its results set aside): every item finds its own reply in the cache
-        results = tmp_path / "warm" / "test_set" / "basic___stub___results.jsonl"
-        results.rename(results.with_suffix(".old"))
+        # a rerun (into another results file too): every item finds its own sample in the cache
+        again = tmp_path / "again" / "test_set" / "basic___stub___results.jsonl"
         model = HTTPModel(make_config(server, temperature=0.7), cache=ResponseCache(cache))
-        run_worldsense(model, identical_trials(6), results)
+        run_worldsense(model, identical_trials(6), again)
         model.close()
-        asked = len(server.requests)
-        assert asked == len(warm) + len(cold) and all(r["cached"] for r in read_results(results))
-        # another run (another set's results file) samples anew
-        model = HTTPModel(make_config(server, temperature=0.7), cache=ResponseCache(cache))
-        run_worldsense(
-            model, identical_trials(6), tmp_path / "warm" / "other_set" / "basic___stub___results.jsonl"
-        )
-        model.close()
-        assert len(server.requests) == asked + 6
+        assert len(server.requests) == len(warm) + len(cold) and all(r["cached"] for r in read_results(again))
+        warm_replies = {
+            r["Key"]: r["resp"] for r in read_results(tmp_path / "warm" / "test_set" / again.name)
+        }
+        assert {r["Key"]: r["resp"] for r in read_results(again)} == warm_replies
 
 
 def test_already_said_that_conversations_that_open_alike_each_get_their_own_sample(tmp_path):
