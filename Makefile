@@ -54,13 +54,6 @@ $(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcar
 	$(PYTHON_SYS) scripts/make_suites.py > $@.tmp
 	mv $@.tmp $@
 
-# What is special to a suite: its data from elsewhere (DATA_STAMP_<suite> for its fetched sets,
-# GENERATE_NEEDS_<suite> before generating), its baselines recipe (BASELINES_RECIPE_<suite>: the
-# name of a function of suite and set; default baselines_recipe), extra targets.
-DATA_TARGETS :=
-TEST_DATA :=
-REPORT_INPUTS :=
-include $(wildcard common/*/rules.mk)
 
 ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(s)/,$(SETS_$(s))))
 DEFAULT_SETS := $(foreach s,$(SUITES),$(addprefix $(s)/,$(DEFAULT_SETS_$(s))))
@@ -94,6 +87,14 @@ MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))-$(MODEL
 MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addprefix --set ,$(SET)) \
 	$(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait))
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
+
+# What is special to a suite: its data from elsewhere (DATA_STAMP_<suite> for its fetched sets,
+# GENERATE_NEEDS_<suite> before generating), its baselines recipe (BASELINES_RECIPE_<suite>: the
+# name of a function of suite and set; default baselines_recipe), extra targets.
+DATA_TARGETS :=
+TEST_DATA :=
+REPORT_INPUTS :=
+include $(wildcard common/*/rules.mk)
 
 # One make at a time in a checkout: a second one says so at once (scripts/make_lock.sh holds
 # .make/lock while this make runs). Help, tests, lint and dry runs (-n, -q) take no lock.

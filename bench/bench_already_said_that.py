@@ -10,9 +10,12 @@
    plays the very same conversations (the same request bodies, turns in order) with one
    requests.Session per thread. Alternating, several repetitions; median turns (requests) per
    second. The HTTP set is distractorless when built (no two conversations send the same request).
+   ``--temperature 1`` (the suite's default) times a model that samples: each request is then
+   cached under its conversation too, and sent with no seed (common/models/independence.py).
 
 $ python bench/bench_already_said_that.py
 $ python bench/bench_already_said_that.py --sets data/already_said_that/mixed --repetitions 5
+$ python bench/bench_already_said_that.py --sets data/already_said_that/distractorless --temperature 1
 """
 
 try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -66,17 +69,20 @@ def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, 
     return rows
 
 
-def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -> tuple[int, float]:
+def decoding(temperature: float) -> dict:
+    """Return the decoding fields both clients send: greedy with the default seed, or sampled with
+    no seed (the suite's default)."""
+    return {"temperature": temperature, "max_tokens": 8, **({} if temperature else {"seed": 0})}
+
+
+def run_http(
+    base_url: str, data, limit: int, concurrency: int, workdir: Path, temperature: float = 0.0
+) -> tuple[int, float]:
     """Return (turns, seconds) of the runner playing ``limit`` conversations over HTTP (turns: HTTP
     requests plus answers from the cache, when two conversations send the same request)."""
+    settings = {"seed": None, **decoding(temperature)}
     config = config_from_mapping(
-        {
-            "name": "bench",
-            "base_url": base_url,
-            "concurrency": concurrency,
-            "max_tokens": 8,
-            "model": "stub-model",
-        }
+        {"name": "bench", "base_url": base_url, "concurrency": concurrency, "model": "stub-model", **settings}
     )
     model = HTTPModel(config, cache=ResponseCache(workdir / "cache.sqlite"))
     player = ConversationRunner(data, workdir / "turns.jsonl", "bench")
@@ -94,7 +100,7 @@ def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -
     return model.counters.requests + model.counters.cache_hits, time.perf_counter() - start
 
 
-def conversations_of(turns_path: Path, system: str) -> list[list[dict]]:
+def conversations_of(turns_path: Path, system: str, temperature: float = 0.0) -> list[list[dict]]:
     """Return, per conversation of a turn log, the request bodies it sent (growing histories)."""
     by_key: dict = {}
     for line in read_turns(turns_path):
@@ -104,9 +110,7 @@ def conversations_of(turns_path: Path, system: str) -> list[list[dict]]:
         messages, sent = [{"role": "system", "content": system}], []
         for line in (line for line in lines if "reply" in line):  # a refused request has none
             messages = [*messages, {"role": "user", "content": line["message"]}]
-            sent.append(
-                {"model": "stub-model", "messages": messages, "temperature": 0.0, "max_tokens": 8, "seed": 0}
-            )
+            sent.append({"model": "stub-model", "messages": messages, **decoding(temperature)})
             messages = [*messages, {"role": "assistant", "content": line["reply"]}]
         bodies.append(sent)
     return bodies
@@ -136,6 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--conversations", type=int, default=500, help="conversations per HTTP measurement")
     parser.add_argument("--repetitions", type=int, default=5, help="HTTP measurements of each client")
     parser.add_argument("--concurrency", type=int, default=16, help="worker threads of both HTTP clients")
+    parser.add_argument("--temperature", type=float, default=0.0, help="of both HTTP clients (> 0: sampled)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     logging.getLogger("common.models.runner").setLevel(logging.WARNING)
@@ -156,10 +161,13 @@ def main(argv: list[str] | None = None) -> int:
     with server_process(answer="[answer: no]") as base_url:
         for rep in range(args.repetitions):
             with tempfile.TemporaryDirectory() as scratch:
-                sent, seconds = run_http(base_url, data, args.conversations, args.concurrency, Path(scratch))
+                sent, seconds = run_http(
+                    base_url, data, args.conversations, args.concurrency, Path(scratch), args.temperature
+                )
                 conversations = conversations_of(
                     Path(scratch) / "turns.jsonl",
                     ConversationRunner(data, Path(scratch) / "unused", "bench").system,
+                    args.temperature,
                 )
             bare_sent, bare_seconds = bare_loop(
                 base_url + "/chat/completions", conversations, args.concurrency
@@ -176,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             )
     print(
         f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
-        f"median of {args.repetitions}):"
+        f"temperature {args.temperature:g}, median of {args.repetitions}):"
     )
     for name, values in rates.items():
         print(

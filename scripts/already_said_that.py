@@ -11,9 +11,11 @@ conversation as a context error, counted apart; --retry-errors plays those again
 --prompting picks how a model is asked, as the original eval's solvers: direct (the reply is
 the answer), cot (it reasons step by step, then replies in the format; its reasoning is not
 shown at later turns), hhh (a base model, api: completions, continues a transcript after
-example dialogues with a helpful, honest, harmless assistant). Model configs decode at the
-original's temperature 1 and max_tokens 512 unless they set their own (a warning names a
-max_tokens too small for the set's longest gold reply).
+example dialogues with a helpful, honest, harmless assistant). The texts are the set's wording:
+the original eval's (original_* and protocol_* sets; make asat-original reads them from its
+pinned wheel) or the suite's own. Model configs decode at the original's temperature 1 and
+max_tokens 512, with no seed, unless they set their own (or their `suites: already_said_that:`
+section does; a warning names a max_tokens too small for the set's longest gold reply).
 
 Writes results/already_said_that/<set>/<prompting>___<model>___results.jsonl (one line per
 conversation), ...___turns.jsonl (every turn), ...___summary.json (metrics, tokens, cost) and
@@ -41,7 +43,8 @@ from common import cli, suites
 from common.already_said_that import cost, run
 from common.already_said_that.baselines import BASELINES
 from common.already_said_that.generate import SetData, load_set
-from common.already_said_that.prompting import DECODING, HHH_STOPS, PROMPTINGS
+from common.already_said_that.prompting import DECODING, PROMPTINGS
+from common.already_said_that.wording import wording_of
 from common.config import parse_overrides
 from common.models import Model, RunSummary, exit_code, load_model_config, models_of, run_items
 from common.models.resolve import config_path
@@ -68,17 +71,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.dry_run:
         config = None
         if not args.baselines and args.model not in BASELINES:
-            config = load_model_config(
-                config_path(args.model, BASELINES), parse_overrides(args.set), DECODING
-            )
+            path = config_path(args.model, BASELINES)
+            config = load_model_config(path, parse_overrides(args.set), DECODING, run.SUITE)
         price = vars(config.price_per_1k_tokens) if config and config.price_per_1k_tokens else None
         max_tokens = config.max_tokens if config else DECODING["max_tokens"]
         print(cost.estimate_text(data, args.limit, price, args.prompting, max_tokens, batch=args.batch))
         return 0
 
     summaries = []
-    overrides = {"stop": HHH_STOPS} if args.prompting == "hhh" else None  # the transcript's role markers
-    for model in models_of(args, BASELINES, overrides=overrides, defaults=DECODING):
+    overrides = None
+    if args.prompting == "hhh":  # the transcript's role markers end a base model's turn
+        overrides = {"stop": wording_of(data.config, data.example, data.has_distractors).stops}
+    for model in models_of(args, BASELINES, overrides=overrides, defaults=DECODING, suite=run.SUITE):
         with contextlib.closing(model):
             summaries.append(play(model, data, ref.results, args))
     return exit_code(summaries, "conversations")
@@ -94,12 +98,15 @@ def play(model: Model, data: SetData, results: Path, args: argparse.Namespace) -
         log.warning("%s", warning)
     files = run.run_paths(results.name, model.name, results.parent, args.prompting)
     player = run.ConversationRunner(data, files["turns"], model.name, args.prompting)
+    if not args.baselines:  # built-ins play afresh
+        run.check_wording(files["results"], player.wording_name)
     labels = {
         "prompting": args.prompting,
         "modelname": model.name,
         "set": data.name,
         "variant": data.config.get("variant"),
-        "schedule_seed": data.config.get("seed"),
+        "schedule_seed": data.first_seed,
+        "wording": player.wording_name,
     }
     summary = run_items(
         model,

@@ -70,8 +70,10 @@ def write_set(
     seed: int = 0,
     turns: int = 100,
     adversarial: bool = True,
+    **settings: Any,
 ) -> Path:
-    """Write a set directory (manifest.json last) for ``variant`` and return it."""
+    """Write a set directory (manifest.json last) for ``variant`` and return it; ``settings`` are
+    more fields of its config (e.g. ``wording="original"``)."""
     directory.mkdir(parents=True, exist_ok=True)
     sources = [] if variant == "distractorless" else list(SOURCES) if variant == "mixed" else [variant]
     rng = random.Random(seed)
@@ -92,6 +94,7 @@ def write_set(
             "words": "wordnet",
             "distractors": "generated",
             "sources": sources,
+            **settings,
         },
         "samples": samples,
         "distractors": {s: len(QUESTIONS[s]) for s in sources},

@@ -16,10 +16,12 @@ from scipy.stats import binomtest
 
 from common import analysis as suites
 from common.already_said_that import analysis
+from common.already_said_that import run as run_module
 from common.already_said_that.generate import load_set
 from common.already_said_that.prompts import parse_answer, task_description
 from common.already_said_that.run import read_turns, run_paths
 from common.errors import UserError
+from common.models.base import Reply, RequestRefused
 from common.paths import ROOT
 from common.results import read_results
 from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
@@ -137,12 +139,14 @@ def test_metrics_survivor_first_message_failure_and_violation():
     assert m["violations_all_turns"] == 2 and m["survived"] == 1
 
 
-def test_metrics_leave_refused_conversations_apart_and_censor_them():
+def test_metrics_count_refused_conversations_as_violations_and_the_curves_censor_them():
     frame = analysis.conversation_frame(
         [record(0, 0, "false_negative"), record(1, 30, "refused", refused=True), record(2, 100, "survived")]
     )
-    m = analysis.seed_metrics(frame)
-    assert m["n"] == 2 and m["refused"] == 1 and m["avg_num_turns"] == 50
+    m = analysis.seed_metrics(frame)  # the original's rule: the error was the reply, a violation there
+    assert m["n"] == 3 and m["refused"] == 1 and m["refused_turns"] == 1
+    assert m["avg_num_turns"] == pytest.approx(130 / 3) and m["violation_rate"] == pytest.approx(1 / 3)
+    assert m["false_negative_rate"] == pytest.approx(1 / 3) and m["false_positive_rate"] == 0
     curve = analysis.survival(frame).set_index("turn")["alive"]
     assert curve[0] == 1.0 and curve[1] == pytest.approx(2 / 3)  # the first-message failure
     assert curve[100] == pytest.approx(2 / 3)  # the refused one is censored at 30, not a failure
@@ -575,7 +579,7 @@ def stub_config(tmp_path, server, **settings):
     return path
 
 
-def test_context_refusal_is_counted_apart(tmp_path):
+def test_context_refusal_ends_a_conversation_as_a_violation_counted_apart(tmp_path):
     from common.models.stub_server import StubServer
 
     set_dir = write_set(tmp_path / "sets" / "distractorless", "distractorless", samples=4)
@@ -605,9 +609,11 @@ def test_context_refusal_is_counted_apart(tmp_path):
     assert refused and all(
         r["refused"] == "context_length_exceeded" and r["ended"] == "refused" for r in refused
     )
+    assert all(r["violation_occurred"] and r["refused_turns"] == 1 for r in refused)
     summary = json.loads(files["summary"].read_text())
     assert summary["metrics"]["refused"] == len(refused)
-    assert summary["metrics"]["n"] == len(records) - len(refused)
+    assert summary["metrics"]["n"] == len(records)  # none left out: the original's rule
+    assert summary["metrics"]["violation_rate"] == pytest.approx(len(refused) / len(records))
     meta = json.loads(files["results"].with_name("direct___stub___results.meta.json").read_text())
     assert meta["runs"][-1]["refused"] == len(refused)
     run = summary["this_run"]  # real usage, priced as the config says
@@ -639,6 +645,44 @@ def test_context_refusal_is_counted_apart(tmp_path):
     assert sorted(r["Key"] for r in again) == [0, 1, 2, 3] and not any(r.get("refused") for r in again)
     turns = read_turns(files["turns"], {0, 1, 2, 3})
     assert len(turns) == sum(r["asked"] for r in again) and not any("refused" in t for t in turns)
+
+
+class RefusesQuestions:
+    """A model that answers every main-task turn right (from the turn's gold) and whose server
+    refuses every distractor question (a content filter, say); it keeps what it was sent."""
+
+    name, concurrency = "refuser", 1
+
+    def __init__(self):
+        self.sent = []
+
+    def complete(self, messages, item):
+        self.sent.append([dict(m) for m in messages])
+        if item["kind"] == "distractor":
+            raise RequestRefused("content_filter", "HTTP 400: the question was filtered")
+        return Reply(f"[answer: {item['gold']}]")
+
+
+def test_a_refused_distractor_turn_is_a_violation_and_the_game_goes_on(tmp_path):
+    data = load_set(write_set(tmp_path / "which_is_heavier", "which_is_heavier", samples=3, turns=30))
+    model = RefusesQuestions()
+    player = run_module.ConversationRunner(data, tmp_path / "turns.jsonl", model.name)
+    records = [player.answer(model, item) for item in run_module.items(data)]
+    turns = read_turns(tmp_path / "turns.jsonl")
+    refused = [t for t in turns if "refused" in t]
+    assert refused and all(t["kind"] == "distractor" and t["violation"] and not t["correct"] for t in refused)
+    assert all(r["ended"] == "survived" and r["turns"] == 30 for r in records)  # the game went on
+    assert all(r["distractor_accuracy"] == 0 and r["refused_turns"] == r["distractors"] for r in records)
+    assert not any(r.get("refused") for r in records)  # it did not end on one
+    last = {r["Key"]: max(t["turn"] for t in turns if t["Key"] == r["Key"]) for r in records}
+    for r in records:  # the original's flag: the last reply judged had no valid answer
+        ended_on_question = any(t["Key"] == r["Key"] and t["turn"] == last[r["Key"]] for t in refused)
+        assert r["violation_occurred"] == ended_on_question
+    # the error stood as the reply in the history the next turn was sent, as the original's did
+    after = next(sent for sent in model.sent if any(m["content"].endswith("was filtered") for m in sent))
+    assert after[-2] == {"role": "assistant", "content": "HTTP 400: the question was filtered"}
+    m = analysis.seed_metrics(analysis.conversation_frame(records))
+    assert m["refused"] == 0 and m["refused_turns"] == len(refused) and m["avg_distractor_accuracy"] == 0
 
 
 @pytest.mark.slow

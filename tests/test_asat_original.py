@@ -1,5 +1,6 @@
-"""The original eval's data: pinned extraction from the wheel, the original clean-ups, wrong gold
-answers reported and left out (on a small hand-made wheel), and the real download (slow)."""
+"""The original eval's data and texts: pinned extraction from the wheel, the original clean-ups,
+wrong gold answers reported (left out, or kept as the original kept them), the texts read as data
+(on a small hand-made wheel), and the real download (slow)."""
 
 import hashlib
 import itertools
@@ -12,6 +13,7 @@ import pytest
 
 from common.already_said_that import generate, original
 from common.already_said_that.generate import load_set_config
+from common.already_said_that.original_texts import TEXT_FILES, extract_texts
 from common.errors import DataError, FetchError
 from common.jsonl import read_jsonl
 from common.paths import CONFIGS
@@ -55,6 +57,35 @@ FIXTURE = {
 }
 
 
+# The shapes of the five source files the original's texts are read from, with texts of our own.
+TEXT_SOURCES = {
+    TEXT_FILES["task"]: (
+        'TASK_DESCRIPTION = """\\\nSay whether a word came before.\\\n Example:\n'
+        "input: {distractor_question}\nresponse: [answer: {distractor_answer}]\n"
+        'input: MAIN TASK - {distractor_word}\nresponse: [answer: no]\\\n"""\n'
+    ),
+    TEXT_FILES["distractors"]: (
+        "def get_basic_distractor_example() -> DistractorSample:\n"
+        '    """An example."""\n'
+        '    return DistractorSample(question="Which ocean is largest?", ideal="pacific")\n'
+    ),
+    TEXT_FILES[
+        "cot"
+    ]: 'DEFAULT_COT_TEMPLATE = "Think first."\nDEFAULT_EXTRACT_ANSWER_TEMPLATE = (\n    "Now answer:"\n)\n',
+    TEXT_FILES["hhh"]: (
+        "HHH_MSGS = [\n"
+        '    Message(role="system", content="""A helpful assistant talks."""),\n'
+        '    Message(role="spacer", content=""),\n'
+        '    Message(role="user", content="Hi"),\n'
+        '    Message(role="assistant", content="Hello."),\n'
+        '    Message(role="spacer", content=""),\n]\n'
+    ),
+    TEXT_FILES[
+        "solver"
+    ]: 'ROLE_TO_PREFIX = {"system": "S: ", "user": "U: ", "assistant": "A: ", "spacer": "==="}\n',
+}
+
+
 def _jsonl(records: list[dict]) -> bytes:
     return "".join(json.dumps(r) + "\n" for r in records).encode()
 
@@ -64,6 +95,7 @@ def wheel(tmp_path) -> tuple[Path, Path]:
     """A small wheel holding the five files and the checksum file pinning it: (wheel, sums)."""
     path = tmp_path / original.WHEEL_NAME
     contents = {name: _jsonl(records) for name, records in FIXTURE.items()}
+    contents.update({name: text.encode() for name, text in TEXT_SOURCES.items()})
     with zipfile.ZipFile(path, "w") as archive:
         for name, data in contents.items():
             archive.writestr(name, data)
@@ -92,18 +124,22 @@ def test_clean_ups_and_wrong_golds_reported(tmp_path, wheel):
     assert {s: (v["records"], v["kept"]) for s, v in report["distractors"].items()} == {
         s: (3, 2) for s in report["distractors"]
     }
-    heavier = read_jsonl(out / "which_is_heavier.jsonl")
+    heavier = read_jsonl(out / "which_is_heavier.jsonl")  # every record, the wrong one marked
     assert [r["question"] for r in heavier] == [
         "Is 5 pounds of lead heavier than 20 pounds of feathers?",
+        "Is 2 kilograms of sand heavier than 1 kilogram of iron?",
         "Is 3 pounds of wool heavier than 1 kilogram of gold?",
     ]
-    assert [r["answer"] for r in heavier] == ["no", "yes"] and heavier[1]["id"] == "which_is_heavier-0003"
+    assert [r["answer"] for r in heavier] == ["no", "no", "yes"] and heavier[2][
+        "id"
+    ] == "which_is_heavier-0003"
+    assert [r.get("wrong_gold") for r in heavier] == [None, reason, None]
     sort = read_jsonl(out / "reverse_sort.jsonl")
-    assert sort[0]["question"] == (
+    assert sort[1]["question"] == (
         "Sort the following comma-separated words in reversed alphabetical order: banana, cherry, apple"
     )
-    assert sort[0]["answer"] == "cherry, banana, apple"
-    assert [r["answer"] for r in read_jsonl(out / "first_letters.jsonl")] == ["tractor", "dog"]
+    assert sort[1]["answer"] == "cherry, banana, apple" and sort[0]["wrong_gold"]
+    assert [r["answer"] for r in read_jsonl(out / "first_letters.jsonl")] == ["tractor", "cat", "dog"]
     assert read_jsonl(out / "ambiguous_sentences.jsonl")[0]["answer"] == "joan"
     assert read_jsonl(out / "words.jsonl") == [
         {"sample": 0, "words": WORDS},
@@ -117,10 +153,63 @@ def test_original_sets_hold_out_the_last_record_as_example(tmp_path, wheel, monk
     monkeypatch.setattr(original, "ORIGINAL_DIR", tmp_path / "orig")
     settings = load_set_config(CONFIGS / "already_said_that" / "original_reverse_sort.yaml")
     settings.samples = 2
+    assert (settings.wrong_golds, settings.wording) == ("keep", "original")  # reproduction: as the original
     manifest = generate.write_set(settings, tmp_path / "set")
     assert manifest["example"]["id"] == "reverse_sort-0003"
-    assert [r["id"] for r in read_jsonl(tmp_path / "set" / "distractors.jsonl")] == ["reverse_sort-0002"]
+    pool = read_jsonl(tmp_path / "set" / "distractors.jsonl")
+    assert [r["id"] for r in pool] == ["reverse_sort-0001", "reverse_sort-0002"]
+    assert [w["id"] for w in manifest["wrong_golds"]] == ["reverse_sort-0001"] and pool[0]["wrong_gold"]
     assert read_jsonl(tmp_path / "set" / "samples.jsonl")[1]["words"] == WORDS[::-1]
+    settings.wrong_golds = "leave_out"  # the suite's own choice: the wrong gold left out
+    manifest = generate.write_set(settings, tmp_path / "checked")
+    assert [r["id"] for r in read_jsonl(tmp_path / "checked" / "distractors.jsonl")] == ["reverse_sort-0002"]
+    assert "wrong_golds" not in manifest and manifest["example"]["id"] == "reverse_sort-0003"
+
+
+def test_the_texts_are_read_from_the_wheel_as_data(tmp_path, wheel):
+    path, sums = wheel
+    report = original.build_original(tmp_path / "out", checksums=sums, wheel=path)
+    texts = original.original_texts(tmp_path / "out")
+    assert report["texts"]["from"] == sorted(TEXT_FILES.values())
+    assert texts["task_description"] == (
+        "Say whether a word came before. Example:\ninput: {distractor_question}\n"
+        "response: [answer: {distractor_answer}]\ninput: MAIN TASK - {distractor_word}\n"
+        "response: [answer: no]"
+    )
+    assert texts["basic_example"] == {"question": "Which ocean is largest?", "answer": "pacific"}
+    assert (texts["cot_prompt"], texts["extract_prompt"]) == ("Think first.", "Now answer:")
+    assert [m["role"] for m in texts["hhh_messages"]] == ["system", "spacer", "user", "assistant", "spacer"]
+    assert texts["hhh_messages"][0]["content"] == "A helpful assistant talks."
+    assert texts["role_prefixes"]["spacer"] == "==="
+    assert (
+        texts["sha256"][TEXT_FILES["cot"]]
+        == hashlib.sha256(TEXT_SOURCES[TEXT_FILES["cot"]].encode()).hexdigest()
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "source", "message"),
+    [
+        ("task", 'TASK_DESCRIPTION = "no slots here"\n', "has the slots \\[\\], expected"),
+        ("task", "OTHER = 1\n", "no assignment to TASK_DESCRIPTION"),
+        ("cot", 'DEFAULT_COT_TEMPLATE = f"{x}"\n', "expected a literal"),
+        ("hhh", 'HHH_MSGS = [Message(role="user")]\n', "expected the string arguments role, content"),
+        ("solver", 'ROLE_TO_PREFIX = {"user": "U: "}\n', "lacks a prefix for system, user, assistant"),
+        (
+            "distractors",
+            "def get_basic_distractor_example():\n    return None\n",
+            "distractors.py:2: expected a call",
+        ),
+        ("task", "TASK_DESCRIPTION = (\n", "not Python source"),
+        ("distractors", "def other():\n    pass\n", "no get_basic_distractor_example"),
+    ],
+)
+def test_a_text_file_of_another_shape_is_a_data_error_naming_it(key, source, message):
+    sources = {name: text.encode() for name, text in TEXT_SOURCES.items()}
+    sources[TEXT_FILES[key]] = source.encode()
+    with pytest.raises(DataError, match=message) as caught:
+        extract_texts(sources)
+    assert TEXT_FILES[key] in str(caught.value)
 
 
 def test_a_file_that_differs_from_its_pin_is_refused(tmp_path, wheel):

@@ -9,14 +9,9 @@ import pytest
 
 from common.already_said_that import cost
 from common.already_said_that.generate import load_set
-from common.already_said_that.prompting import (
-    COT_PROMPT,
-    EXTRACT_PROMPT,
-    HHH_HEADER,
-    HHH_STOPS,
-    cut_at_markers,
-)
+from common.already_said_that.prompting import COT_PROMPT, EXTRACT_PROMPT, HHH_HEADER
 from common.already_said_that.run import read_turns, run_paths
+from common.already_said_that.wording import wording_of
 from common.cli import run_main
 from common.models.stub_server import StubServer
 from common.results import read_results
@@ -44,6 +39,7 @@ def test_decoding_defaults_are_the_originals_and_config_or_set_override_them(tmp
             assert run(tmp_path, set_dir, config, *extra, out=f"out{index}") == 0
             bodies = [r["body"] for r in server.requests]
             assert bodies and {(b["temperature"], b["max_tokens"]) for b in bodies} == {wanted}
+            assert not any("seed" in b for b in bodies)  # no seed sent, as the original
 
 
 def test_a_max_tokens_below_the_longest_gold_reply_is_warned_of(tmp_path, caplog):
@@ -113,14 +109,18 @@ def test_hhh_writes_a_transcript_for_a_base_model_and_cuts_its_continuation(tmp_
     turns = read_turns(run_paths("distractorless", "stub", tmp_path / "out", "hhh")["turns"])
     assert {(t["reply"], t["raw"]) for t in turns} == {("[answer: no]", rambling)}
     first, later = server.requests[0]["body"], server.requests[1]["body"]
-    assert first["stop"] == HHH_STOPS and "messages" not in first
+    suite = wording_of({}, None, False)
+    assert (
+        first["stop"] == suite.stops == ["System:", "User:", "Assistant:", "-----"]
+        and "messages" not in first
+    )
     assert first["prompt"].startswith(f"System: {HHH_HEADER}\n-----\nUser: ")
     assert "\n-----\nSystem: You will be shown words" in first["prompt"]
     assert first["prompt"].endswith(f"\nUser: {turns[0]['message']}\nAssistant:")
     assert later["prompt"].endswith(
         f"\nUser: {turns[0]['message']}\nAssistant: [answer: no]\nUser: {turns[1]['message']}\nAssistant:"
     )
-    assert cut_at_markers("  [answer: yes] -----\nUser: x") == "[answer: yes]"
+    assert suite.cut("  [answer: yes] -----\nUser: x") == "[answer: yes]"
 
 
 @pytest.mark.parametrize(

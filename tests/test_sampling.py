@@ -15,6 +15,7 @@ import scipy.stats
 from common import sampling
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
+from common.models.independence import identity, item_seed
 from common.models.resolve import resolve_model
 from common.models.stub_server import StubServer
 from common.results import read_results
@@ -127,7 +128,10 @@ def test_raising_k_asks_only_the_new_draws_each_with_its_own_seed_and_cache_entr
             model.close()
             assert len(server.requests) == asked
         seeds = sorted(request["body"]["seed"] for request in server.requests)
-        assert seeds == [0] * 5 + [1] * 5 + [2] * 5
+        # sampled (temperature 0.7): each draw of each item its own seed, seed + draw moved by the
+        # item's identity (common/models/independence.py)
+        items = [{"Key": item["Key"], "draw": draw} for item in make_items(5) for draw in range(3)]
+        assert seeds == sorted(item_seed(draw["draw"], identity(draw)) for draw in items)
         # a new results file: every draw from the cache, none asked again
         model = HTTPModel(make_config(server, temperature=0.7, samples=3), cache=ResponseCache(cache))
         summary = run_items(model, make_items(5), tmp_path / "again.jsonl")

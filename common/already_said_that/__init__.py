@@ -7,7 +7,9 @@ The rooms every suite has: ``generate`` (a set from its config: word samples, di
 pools, manifest; ``load_set`` reads it back), ``prompts`` (the conversation's rules: task text,
 schedule, answer parsing, judging), ``baselines`` (``BASELINES``), ``run`` (playing the
 conversations through the shared runner), ``analysis``, ``report``. Beside them the data
-sources: ``wordnet``, ``distractors``, ``winograd``, ``original``. The suite's page is
+sources: ``wordnet``, ``distractors``, ``winograd``, ``original`` (with ``original_texts``),
+and ``wording``, what a model reads: the original's texts (reproduction mode) or the suite's
+own. The suite's page is
 docs/already_said_that.md; its modules are listed in this package's README.md.
 """
 

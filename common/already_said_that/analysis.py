@@ -3,10 +3,13 @@
 A conversation's ``turns`` is the number of turns passed before the failing one (distractor
 turns included; 100 when it survives), ``distractors`` the distractor turns among them and
 ``main_turns`` the main-task turns (``turns - distractors``). The original's metrics
-(``seed_metrics``), over the conversations that ended on the model's own account (a
-conversation the server refused, context too long, is counted apart in ``refused`` and left
-out: since those are the conversations whose history grew longest, leaving them out biases
-``avg_num_turns`` low; the survival curves censor them instead):
+(``seed_metrics``), over every conversation, under the original's rules: a request the server
+refused (the context is too long, a content filter) gave the original the error message as the
+reply, so a conversation that ended on a refused main-task turn ended on a violation there
+(counted in ``violation_rate`` and averaged at the turns it passed; ``refused`` says how many
+ended that way, beside the metrics), and a refused distractor turn was a violation the game went
+on after (the runner plays on: ``run.py``). The survival curves censor the refused ones instead:
+the model did not fail there, its context ran out.
 
 - ``avg_num_turns`` (+ stddev (population, as numpy's default), median, max, min), the same
   for ``num_distractors``;
@@ -42,6 +45,8 @@ import numpy as np
 import pandas as pd
 
 from common import stats
+from common.already_said_that.wording import DEFAULT as DEFAULT_WORDING
+from common.results import finish_reasons
 
 FAILURES = ("false_positive", "false_negative", "violation")
 
@@ -49,8 +54,11 @@ FAILURES = ("false_positive", "false_negative", "violation")
 def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     """Return one row per conversation record: Key, turns, distractors, main_turns,
     distractor_accuracy, violations (format violations over all its turns), violation_occurred
-    (the original's flag; records written before it existed: whether it ended on a violation),
-    asked, ended, refused (bool)."""
+    (the original's flag, set too when a refused main-task turn ended it; records written before
+    the flag existed: whether it ended on a violation), asked, ended, refused (bool: it ended on a
+    refused request), refused_turns (requests refused, distractor turns the game went on after
+    included; older records: 1 when it ended so), wording (older records: the suite's), replies
+    (requests answered: with cot two a turn) and cut (of them, cut at the token limit)."""
     rows = [
         {
             "Key": r["Key"],
@@ -59,10 +67,15 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
             "main_turns": int(r["turns"]) - int(r["distractors"]),
             "distractor_accuracy": r.get("distractor_accuracy"),
             "violations": int(r.get("violations") or 0),
-            "violation_occurred": bool(r.get("violation_occurred", r["ended"] == "violation")),
+            "violation_occurred": bool(r.get("violation_occurred", r["ended"] == "violation"))
+            or bool(r.get("refused")),
             "asked": int(r.get("asked") or 0),
             "ended": r["ended"],
             "refused": bool(r.get("refused")),
+            "refused_turns": int(r.get("refused_turns", bool(r.get("refused")))),
+            "wording": str(r.get("wording") or DEFAULT_WORDING),
+            "replies": len(finish_reasons(r)),
+            "cut": finish_reasons(r).count("length"),
         }
         for r in records
     ]
@@ -77,6 +90,10 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
         "asked",
         "ended",
         "refused",
+        "refused_turns",
+        "wording",
+        "replies",
+        "cut",
     ]
     frame = pd.DataFrame(rows, columns=columns)
     frame["distractor_accuracy"] = pd.to_numeric(frame["distractor_accuracy"], errors="coerce")
@@ -84,13 +101,18 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
 
 
 def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
-    """Return the original's metrics (module docstring) over the non-refused conversations, each
-    average with ``<name>_lo``/``<name>_hi`` (95%), plus ``avg_main_turns`` (with its interval),
-    ``n`` (those conversations), ``refused``, ``survived`` and ``violations_all_turns`` (format
-    violations over every turn, distractors included) out of ``turns_asked``."""
-    kept = frame[~frame["refused"]]
-    n = len(kept)
-    out: dict[str, Any] = {"n": n, "refused": int(frame["refused"].sum())}
+    """Return the original's metrics (module docstring) over every conversation, each average
+    with ``<name>_lo``/``<name>_hi`` (95%), plus ``avg_main_turns`` (with its interval), ``n``
+    (the conversations), ``refused`` (of them, those that ended on a refused request: violations
+    in the metrics), ``refused_turns`` (requests refused), ``survived`` and
+    ``violations_all_turns`` (format violations over every turn answered, distractors included)
+    out of ``turns_asked``, and ``replies_cut`` of ``replies`` (cut at the token limit)."""
+    kept, n = frame, len(frame)  # none left out: a refused conversation ended on a violation
+    out: dict[str, Any] = {
+        "n": n,
+        "refused": int(frame["refused"].sum()),
+        "refused_turns": int(frame["refused_turns"].sum()),
+    }
     for name, column in (("num_turns", "turns"), ("num_distractors", "distractors")):
         values = kept[column].to_numpy(dtype=float)
         mean, lo, hi = stats.mean_interval(values, (0.0, math.inf))
@@ -119,6 +141,7 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
         mean, lo, hi = stats.mean_interval(column, bounds)
         out.update({name: mean, f"{name}_lo": lo, f"{name}_hi": hi})
     out["survived"] = int((kept["ended"] == "survived").sum())
+    out["replies"], out["replies_cut"] = int(frame["replies"].sum()), int(frame["cut"].sum())
     out["violations_all_turns"] = int(frame["violations"].sum())
     out["turns_asked"] = int(frame["asked"].sum())
     return out

@@ -10,6 +10,9 @@ The runner asks them turn by turn like any model; ``item`` is the turn's context
   same answer in every variant).
 - ``oracle``: perfect memory and the gold distractor answers (it reads ``gold``): it survives
   all turns of every variant, the self-check of the protocol and the data.
+
+Neither of the two reads the conversation (``reads_messages`` False), so they play a set of the
+original's wording without its texts (``make all`` stays offline).
 - ``human``: a person at a terminal: as the original, the tool shows the whole conversation so
   far every turn (the task, every message and answer), reads a line and wraps it as
   ``[answer: <line>]`` (a line that already holds ``[answer: ...]`` is kept;
@@ -28,6 +31,7 @@ class RandomSolver(BuiltinModel):
 
     name = "random"
     seeded = True
+    reads_messages = False  # it never looks at the conversation (run.ConversationRunner)
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return ``[answer: yes]`` or ``[answer: no]``, drawn by
@@ -40,6 +44,7 @@ class OracleSolver(BuiltinModel):
     """Answers every turn correctly from the turn's gold answer."""
 
     name = "oracle"
+    reads_messages = False  # it reads the turn's gold answer, never the conversation
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return ``[answer: <gold>]``."""

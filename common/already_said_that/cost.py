@@ -10,8 +10,9 @@ import math
 from typing import Any
 
 from common.already_said_that.generate import SetData
-from common.already_said_that.prompting import COT_PROMPT, DECODING, EXTRACT_PROMPT, hhh_transcript
-from common.already_said_that.prompts import normalise, task_description
+from common.already_said_that.prompting import DECODING
+from common.already_said_that.prompts import normalise
+from common.already_said_that.wording import wording_of
 from common.models.config import cost_usd
 
 CHARS_PER_TOKEN = 4  # the --dry-run estimate
@@ -29,9 +30,10 @@ def estimate(
     the exact messages, played with the oracle's replies). Input grows with the square of the
     length: turn t sends the system message and all 2t - 1 messages before it. ``prompting``
     ``cot`` asks twice a turn and reasons for up to ``max_tokens`` (counted in full), ``hhh``
-    sends its preamble of example dialogues with every request."""
-    system_chars = len(task_description(data.example if data.has_distractors else None))
-    preamble = len(hhh_transcript([])) if prompting == "hhh" else 0
+    sends its preamble of example dialogues with every request. The texts are the set's wording."""
+    wording = wording_of(data.config, data.example, data.has_distractors)
+    system_chars = len(wording.system)
+    preamble = len(wording.transcript([])) if prompting == "hhh" else 0
     reasoning = max_tokens * CHARS_PER_TOKEN if prompting == "cot" else 0
     samples = data.samples[:limit] if limit is not None else data.samples
     seeds = int(data.config.get("seeds") or 1)  # the set's protocol: each seed plays its conversations
@@ -46,7 +48,9 @@ def estimate(
             history += len(turn.message)
             if prompting == "cot":  # reasoning, then the reply with the reasoning in the request
                 requests += 2
-                input_chars += 2 * (history + len(COT_PROMPT)) + reasoning + len(EXTRACT_PROMPT)
+                input_chars += (
+                    2 * (history + len(wording.cot_prompt)) + reasoning + len(wording.extract_prompt)
+                )
             else:
                 requests += 1
                 input_chars += history

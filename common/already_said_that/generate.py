@@ -50,16 +50,30 @@ class SetConfig:
     samples: int = 500
     seed: int = 0
     play: int | None = None  # conversations each seed plays, chosen by it (the original: 250); None: all
-    seeds: int = 1  # seeds a run plays, each a draw of its own (seed, seed + 1, ...; the original: 3)
+    seeds: int = (
+        1  # seeds a run plays, each a draw of its own (first_seed, first_seed + 1, ...; the original: 3)
+    )
+    first_seed: int | None = None  # the first seed a run plays (None: seed; the original's runs: 1)
     words: Literal["wordnet", "original"] = "wordnet"
     distractors: Literal["generated", "original"] = "generated"
+    wrong_golds: Literal["leave_out", "keep"] = "leave_out"  # original distractors whose gold is wrong
+    wording: Literal["original", "suite"] = "suite"  # what the model reads: the original's texts or ours
     name: str = field(default="", metadata={"derived": True})  # the file's stem, not a key
 
     def as_dict(self) -> dict:
-        """Return the config's fields as written in the file (without the derived ``name``)."""
+        """Return the config's fields as written in the file (without the derived ``name``). The
+        fields added since the first sets (``LATER_FIELDS``) appear only when they differ from
+        their defaults: a set that does not use them keeps the manifest, and so the fingerprints
+        of its conversations (``common/stale.py``) and the results that answered them."""
         data = asdict(self)
         data.pop("name")
+        for name, default in LATER_FIELDS.items():
+            if data[name] == default:
+                del data[name]
         return data
+
+
+LATER_FIELDS = {"first_seed": None, "wrong_golds": "leave_out", "wording": "suite"}  # and their defaults
 
 
 def load_set_config(path: str | Path) -> SetConfig:
@@ -105,6 +119,15 @@ def validate(settings: SetConfig, source: cfg.Source) -> None:
         )
     if settings.seeds < 1:
         raise ConfigError(f"{where('seeds')}: field 'seeds': must be 1 or more, got {settings.seeds}")
+    if settings.first_seed is not None and settings.first_seed < 0:
+        raise ConfigError(
+            f"{where('first_seed')}: field 'first_seed': must be 0 or more, got {settings.first_seed}"
+        )
+    if settings.wrong_golds == "keep" and settings.distractors != "original":
+        raise ConfigError(
+            f"{where('wrong_golds')}: field 'wrong_golds': only the original's distractors have wrong "
+            "golds (generated golds are recomputed by code): keep needs distractors: original"
+        )
     for index, name in enumerate(settings.sources):
         if name not in SOURCES:
             raise ConfigError(
@@ -148,7 +171,7 @@ def source_pool(source: str, settings: SetConfig) -> tuple[dict, list[dict]]:
     """Return ``(example, pool)`` of one source: generated with the set's seed (the example is
     one more question, held out) or the checked original records."""
     if settings.distractors == "original":
-        return original.original_distractors(source)
+        return original.original_distractors(source, keep_wrong_golds=settings.wrong_golds == "keep")
     size = len(distractors.winograd.SENTENCES) - 1 if source == "ambiguous_sentences" else POOL_SIZE
     records = distractors.generate(source, size + 1, settings.seed)
     example = {**records[-1], "id": f"{source}-example"}
@@ -190,6 +213,13 @@ def write_set(settings: SetConfig, out: Path) -> dict:
         "example": example,
         "sha256": {name: sha256_file(out / name) for name in ("samples.jsonl", "distractors.jsonl")},
     }
+    wrong = [
+        {key: r[key] for key in ("id", "question", "answer", "wrong_gold")}
+        for r in pool
+        if r.get("wrong_gold")
+    ]
+    if wrong:  # kept as the original kept them (wrong_golds: keep), judged by their (wrong) gold
+        manifest["wrong_golds"] = wrong
     write_json(out / "manifest.json", manifest)
     return manifest
 
@@ -210,8 +240,14 @@ class SetData:
     @property
     def pairing(self) -> str:
         """Return what runs must share to be paired sample by sample: the word samples (a
-        SHA-256 prefix) and the seed of the random streams."""
-        return f"{self.samples_sha256[:16]}:{self.config.get('seed', 0)}"
+        SHA-256 prefix) and the seed of the random streams (``first_seed``)."""
+        return f"{self.samples_sha256[:16]}:{self.first_seed}"
+
+    @property
+    def first_seed(self) -> int:
+        """Return the seed of the first draw's conversations: ``first_seed``, else the set's seed."""
+        first = self.config.get("first_seed")
+        return int(self.config.get("seed", 0) if first is None else first)
 
     @property
     def has_distractors(self) -> bool:
@@ -219,7 +255,7 @@ class SetData:
         return bool(self.pool) and self.config.get("variant") != "distractorless"
 
     def plays(self, sample: dict[str, Any], draw: int = 0) -> bool:
-        """Return whether seed ``draw`` (the set's seed + draw) plays ``sample``: every sample,
+        """Return whether seed ``draw`` (``first_seed`` + draw) plays ``sample``: every sample,
         or with ``play`` N the N the seed picks (as the original picks 250 of its 500 with its
         eval seed, a different 250 per seed)."""
         play = self.config.get("play")
@@ -227,19 +263,17 @@ class SetData:
             return True
         if draw not in self._chosen:
             ids = sorted(int(s["sample"]) for s in self.samples)
-            picked = random.Random(f"already_said_that:play:{int(self.config.get('seed', 0)) + draw}").sample(
-                ids, play
-            )
+            picked = random.Random(f"already_said_that:play:{self.first_seed + draw}").sample(ids, play)
             self._chosen[draw] = frozenset(picked)
         return int(sample["sample"]) in self._chosen[draw]
 
     def conversation(self, sample: dict[str, Any], draw: int = 0) -> Conversation:
         """Return a fresh Conversation for ``sample`` under the set's options and seed; the
-        ``draw``-th seed of a run playing several (``seeds``) is the set's seed + draw."""
+        ``draw``-th seed of a run playing several (``seeds``) is ``first_seed`` + draw."""
         return Conversation(
             sample["words"],
             self.pool,
-            seed=int(self.config.get("seed", 0)) + draw,
+            seed=self.first_seed + draw,
             sample=int(sample["sample"]),
             distractors=self.has_distractors,
             adversarial=bool(self.config.get("adversarial", True)),

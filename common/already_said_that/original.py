@@ -1,15 +1,19 @@
-"""The original eval's data, as an option: the word samples and four distractor sets of
-``evals==3.0.1.post1``, which ship inside that PyPI wheel as package data.
+"""The original eval's data and texts: the word samples and four distractor sets of
+``evals==3.0.1.post1``, which ship inside that PyPI wheel as package data, and the texts its
+code sends a model (``original_texts``).
 
 ``build_original`` downloads the wheel with ``pip download --no-deps`` into a cache folder,
-checks its SHA-256 and the SHA-256 of the five files it extracts (pinned in
+checks its SHA-256 and the SHA-256 of the ten files it reads (pinned in
 configs/data/already_said_that_original.sha256), applies the original eval's clean-ups (the
 which-is-heavier question loses its trailing " Answer Yes or No", the reverse-sort instruction
 its "(respond as concisely ...)" suffix, every gold answer is lower-cased), re-checks every gold
 answer with ``distractors.check`` and writes, under data/already_said_that_original/:
-``words.jsonl`` (the 500 samples), ``<source>.jsonl`` per distractor source (records whose gold
-is right, in file order) and ``report.json`` (written last: counts and the rejected records
-with the reason). Rejected records are reported, never silently kept.
+``words.jsonl`` (the 500 samples), ``<source>.jsonl`` per distractor source (every record, in
+file order; one whose gold is wrong carries ``wrong_gold``, the reason), ``texts.json`` (the
+original's texts) and ``report.json`` (written last: counts and the records with a wrong gold).
+A set takes the records with a wrong gold only when its config says ``wrong_golds: keep`` (as
+the original did; its manifest lists them); by default they are left out. Either way they are
+reported, never silently kept.
 """
 
 import hashlib
@@ -25,6 +29,7 @@ import zipfile
 from pathlib import Path
 
 from common.already_said_that.distractors import SOURCES, check, question_words
+from common.already_said_that.original_texts import TEXT_FILES, TEXTS_NAME, extract_texts, load_texts
 from common.errors import DataError, FetchError, UserError
 from common.fetch import read_checksums, sha256_file
 from common.jsonl import parse_json_line, read_jsonl, write_json, write_jsonl
@@ -93,11 +98,12 @@ def download_wheel(cache_dir: Path, digest: str, run=subprocess.run) -> Path:
 
 
 def extract(wheel: Path, pinned: dict[str, str]) -> dict[str, bytes]:
-    """Return ``{path in the wheel: bytes}`` for the word file and the four distractor files,
-    each checked against its pinned SHA-256 (DataError naming the file otherwise)."""
+    """Return ``{path in the wheel: bytes}`` for the word file, the four distractor files and the
+    files the texts come from (``TEXT_FILES``), each checked against its pinned SHA-256
+    (DataError naming the file otherwise)."""
     contents = {}
     with zipfile.ZipFile(wheel) as archive:
-        for name in (WORDS_FILE, *DISTRACTOR_FILES.values()):
+        for name in (WORDS_FILE, *DISTRACTOR_FILES.values(), *TEXT_FILES.values()):
             if name not in pinned:
                 raise DataError(f"{shown(CHECKSUMS)}: no pinned SHA-256 for {name}")
             try:
@@ -146,12 +152,13 @@ def clean_record(source: str, raw: dict, where: str) -> tuple[str, str]:
 
 
 def clean_source(source: str, data: bytes, name: str) -> tuple[list[dict], list[dict]]:
-    """Return ``(kept, rejected)`` records of one original distractor file, in file order.
+    """Return ``(records, rejected)`` of one original distractor file, in file order.
 
-    Kept records are pool records (``id`` = ``<source>-<line>``) whose gold ``check`` accepts;
-    rejected ones are ``{"line", "question", "answer", "reason"}``.
+    Every record is a pool record (``id`` = ``<source>-<line>``); one whose gold ``check``
+    refuses also carries ``wrong_gold`` (the reason) and is listed in ``rejected`` as
+    ``{"line", "id", "question", "answer", "reason"}``.
     """
-    kept, rejected = [], []
+    records, rejected = [], []
     for line, raw in read_lines(data, name):
         question, answer = clean_record(source, raw, f"{name}:{line}")
         record = {
@@ -162,11 +169,13 @@ def clean_source(source: str, data: bytes, name: str) -> tuple[list[dict], list[
             "words": question_words(question),
         }
         reason = check(record)
-        if reason is None:
-            kept.append(record)
-        else:
-            rejected.append({"line": line, "question": question, "answer": answer, "reason": reason})
-    return kept, rejected
+        if reason is not None:
+            record["wrong_gold"] = reason
+            rejected.append(
+                {"line": line, "id": record["id"], "question": question, "answer": answer, "reason": reason}
+            )
+        records.append(record)
+    return records, rejected
 
 
 def clean_words(data: bytes, name: str) -> list[dict]:
@@ -189,9 +198,9 @@ def clean_words(data: bytes, name: str) -> list[dict]:
 def build_original(
     dest: Path = ORIGINAL_DIR, checksums: Path = CHECKSUMS, wheel: Path | None = None, run=subprocess.run
 ) -> dict:
-    """Download (or reuse) the pinned wheel, extract, clean and check the original data into
-    ``dest``; return the report (also written last to ``dest/report.json``). ``wheel`` uses a
-    given wheel file instead of the download (still checked against its pin)."""
+    """Download (or reuse) the pinned wheel, extract, clean and check the original data and read
+    its texts into ``dest``; return the report (also written last to ``dest/report.json``).
+    ``wheel`` uses a given wheel file instead of the download (still checked against its pin)."""
     pinned = read_checksums(checksums)
     if WHEEL_NAME not in pinned:
         raise DataError(f"{shown(checksums)}: no pinned SHA-256 for {WHEEL_NAME}")
@@ -200,6 +209,7 @@ def build_original(
     elif sha256_file(wheel) != pinned[WHEEL_NAME]:
         raise DataError(f"{wheel} is not the pinned {WHEEL_NAME} (SHA-256 differs)")
     contents = extract(wheel, pinned)
+    texts = extract_texts(contents)
     (dest / REPORT_NAME).unlink(missing_ok=True)  # the stamp goes first, comes back last
     samples = clean_words(contents[WORDS_FILE], WORDS_FILE)
     write_jsonl(dest / "words.jsonl", samples)
@@ -210,23 +220,26 @@ def build_original(
     }
     for source in SOURCES:
         name = DISTRACTOR_FILES[source]
-        kept, rejected = clean_source(source, contents[name], name)
-        write_jsonl(dest / f"{source}.jsonl", kept)
+        records, rejected = clean_source(source, contents[name], name)
+        write_jsonl(dest / f"{source}.jsonl", records)
         report["distractors"][source] = {
             "file": name,
-            "records": len(kept) + len(rejected),
-            "kept": len(kept),
+            "records": len(records),
+            "kept": len(records) - len(rejected),
             "rejected": rejected,
         }
         for bad in rejected:
             log.warning(
-                "original %s line %d has a wrong gold answer, left out: %s (gold %r: %s)",
+                "original %s line %d has a wrong gold answer (left out of a set unless it says "
+                "wrong_golds: keep, as the original did): %s (gold %r: %s)",
                 source,
                 bad["line"],
                 bad["question"],
                 bad["answer"],
                 bad["reason"],
             )
+    write_json(dest / TEXTS_NAME, {**texts, "sha256": {path: pinned[path] for path in TEXT_FILES.values()}})
+    report["texts"] = {"file": TEXTS_NAME, "from": sorted(TEXT_FILES.values())}
     write_json(dest / REPORT_NAME, report)
     return report
 
@@ -247,13 +260,24 @@ def original_samples(n: int, dest: Path | None = None) -> list[dict]:
     return read_jsonl(dest / "words.jsonl")[:n]
 
 
-def original_distractors(source: str, dest: Path | None = None) -> tuple[dict, list[dict]]:
+def original_distractors(
+    source: str, dest: Path | None = None, keep_wrong_golds: bool = False
+) -> tuple[dict, list[dict]]:
     """Return ``(example, pool)`` of an original distractor source: the example is the last
-    checked record, held out of the pool (the original eval popped the last one for its task
-    description)."""
+    record, held out of the pool (the original eval popped the last one for its task
+    description). Records with a wrong gold (``wrong_gold``) are left out first unless
+    ``keep_wrong_golds`` (as the original kept them)."""
     dest = ORIGINAL_DIR if dest is None else dest
     load_original(dest)
     records = read_jsonl(dest / f"{source}.jsonl")
+    if not keep_wrong_golds:
+        records = [record for record in records if not record.get("wrong_gold")]
     if len(records) < 2:
         raise DataError(f"{shown(dest / (source + '.jsonl'))}: too few records; {FIX}")
     return records[-1], records[:-1]
+
+
+def original_texts(dest: Path | None = None) -> dict:
+    """Return the original's texts (``original_texts.extract_texts``) written by ``build_original``;
+    UserError naming the fix when they are not there."""
+    return load_texts(ORIGINAL_DIR if dest is None else dest, FIX)

@@ -1,8 +1,10 @@
 """How a model is asked each turn (``--prompting``): the original eval's solvers around a model.
 
-``PROMPTINGS`` maps each name to a function ``(model, messages, item) -> Asked``; ``messages``
-is the conversation as the task sees it (the system message, then every question and every
-reply that was judged), ``item`` the turn's context for built-in models.
+``PROMPTINGS`` maps each name to a function ``(model, messages, item, wording) -> Asked``;
+``messages`` is the conversation as the task sees it (the system message, then every question
+and every reply that was judged), ``item`` the turn's context for built-in models, ``wording``
+the set's texts (``wording.Wording``: the original's or the suite's; this module holds the
+suite's own).
 
 - ``direct``: the conversation as it is; the reply is judged (the original's
   ``generation/direct`` solvers).
@@ -16,7 +18,7 @@ reply that was judged), ``item`` the turn's context for built-in models.
   (``generation/hhh/gpt-4-base``): the conversation is rendered as a plain-text transcript
   ("System: ", "User: ", "Assistant: " lines) after a preamble of example dialogues with a
   helpful, honest and harmless assistant, ending in "Assistant:"; the completion is cut at the
-  first role marker or dialogue separator (also sent as stop sequences, ``HHH_STOPS``) and
+  first role marker or dialogue separator (also sent as stop sequences, ``Wording.stops``) and
   stripped. Needs ``api: completions`` in the model config.
 
 ``DECODING`` holds the decoding defaults every prompting uses, the original's.
@@ -30,8 +32,10 @@ from typing import Any
 from common.models.base import Message, Model, Reply
 
 # The suite's decoding defaults for HTTP models, the original's: its solvers ask at temperature 1
-# for at most 512 tokens. A model config's own values, then --set, override them.
-DECODING = {"temperature": 1.0, "max_tokens": 512}
+# for at most 512 tokens and send no seed. A model config's own values (its top level, then its
+# `suites: {already_said_that: ...}` section), then --set, override them.
+DECODING = {"temperature": 1.0, "max_tokens": 512, "seed": None}
+# The suite's own wording (wording: suite) of the CoT prompts and the base-model preamble.
 COT_PROMPT = (
     "Before you reply, think the question through step by step. This reasoning is private and "
     "is not graded: the message after it is the reply that counts."
@@ -39,8 +43,7 @@ COT_PROMPT = (
 EXTRACT_PROMPT = "Now, following your reasoning, give your reply in the format the instructions ask for:"
 
 ROLE_PREFIXES = {"system": "System: ", "user": "User: ", "assistant": "Assistant: "}
-SEPARATOR = "-----"  # between the preamble's dialogues
-HHH_STOPS = ["System:", "User:", "Assistant:", SEPARATOR]  # where a base model's turn ends
+SEPARATOR = "-----"  # between the preamble's dialogues (the prefix of a spacer message)
 
 HHH_HEADER = (
     "What follows are conversations between people and an AI assistant. The assistant is helpful, "
@@ -95,22 +98,23 @@ class Asked:
     reply: Reply
     cot: str | None = None  # cot: the written reasoning of this turn (never sent again)
     raw: str | None = None  # hhh: the completion before it was cut at a role marker
+    finish_reasons: list[str] | None = None  # cot: the reasoning's and the reply's (either may be cut)
 
 
-def ask_direct(model: Model, messages: list[Message], item: dict[str, Any]) -> Asked:
+def ask_direct(model: Model, messages: list[Message], item: dict[str, Any], wording: Any) -> Asked:
     """Return the model's reply to the conversation as it is."""
     return Asked(model.complete(messages, item))
 
 
-def ask_with_reasoning(model: Model, messages: list[Message], item: dict[str, Any]) -> Asked:
-    """Return the reply the model gives after reasoning step by step (two requests; ``messages``
-    is not modified, so the reasoning never reaches later turns)."""
-    thinking = [*messages, {"role": "system", "content": COT_PROMPT}]
+def ask_with_reasoning(model: Model, messages: list[Message], item: dict[str, Any], wording: Any) -> Asked:
+    """Return the reply the model gives after reasoning step by step with ``wording``'s prompts
+    (two requests; ``messages`` is not modified, so the reasoning never reaches later turns)."""
+    thinking = [*messages, {"role": "system", "content": wording.cot_prompt}]
     reasoning = model.complete(thinking, item)
     replying = [
         *thinking,
         {"role": "assistant", "content": reasoning.text},
-        {"role": "system", "content": EXTRACT_PROMPT},
+        {"role": "system", "content": wording.extract_prompt},
     ]
     reply = model.complete(replying, item)
     together = dataclasses.replace(
@@ -124,36 +128,17 @@ def ask_with_reasoning(model: Model, messages: list[Message], item: dict[str, An
         cached_tokens=reply.cached_tokens + reasoning.cached_tokens,
         reasoning="\n\n".join(part for part in (reasoning.reasoning, reply.reasoning) if part),
     )
-    return Asked(together, cot=reasoning.text)
+    return Asked(together, cot=reasoning.text, finish_reasons=[reasoning.finish_reason, reply.finish_reason])
 
 
-def hhh_transcript(messages: list[Message]) -> str:
-    """Return the plain-text prompt of a base model for ``messages``: the preamble (header, then
-    each example dialogue closed by the separator), every message as "<Role>: <content>", and
-    "Assistant:" to be continued."""
-    lines = [ROLE_PREFIXES["system"] + HHH_HEADER, SEPARATOR]
-    for dialogue in HHH_DIALOGUES:
-        lines += [ROLE_PREFIXES[("user", "assistant")[i % 2]] + text for i, text in enumerate(dialogue)]
-        lines.append(SEPARATOR)
-    lines += [ROLE_PREFIXES[message["role"]] + message["content"] for message in messages]
-    return "\n".join(lines) + "\n" + ROLE_PREFIXES["assistant"].rstrip()
+def ask_base_model(model: Model, messages: list[Message], item: dict[str, Any], wording: Any) -> Asked:
+    """Return a base model's continuation of ``wording``'s transcript of ``messages``, cut at the
+    next role marker (the whole completion is kept as ``raw``)."""
+    reply = model.complete([{"role": "user", "content": wording.transcript(messages)}], item)
+    return Asked(dataclasses.replace(reply, text=wording.cut(reply.text)), raw=reply.text)
 
 
-def cut_at_markers(completion: str) -> str:
-    """Return a base model's completion up to the first role marker or separator, stripped."""
-    for marker in HHH_STOPS:
-        completion = completion.split(marker)[0].strip()
-    return completion
-
-
-def ask_base_model(model: Model, messages: list[Message], item: dict[str, Any]) -> Asked:
-    """Return a base model's continuation of the HHH transcript of ``messages``, cut at the next
-    role marker (the whole completion is kept as ``raw``)."""
-    reply = model.complete([{"role": "user", "content": hhh_transcript(messages)}], item)
-    return Asked(dataclasses.replace(reply, text=cut_at_markers(reply.text)), raw=reply.text)
-
-
-PROMPTINGS: dict[str, Callable[[Model, list[Message], dict[str, Any]], Asked]] = {
+PROMPTINGS: dict[str, Callable[[Model, list[Message], dict[str, Any], Any], Asked]] = {
     "direct": ask_direct,
     "cot": ask_with_reasoning,
     "hhh": ask_base_model,

@@ -36,9 +36,12 @@ a conversation lasted before its failing turn (100: it survived), distractor tur
 original counts them. A distractor turn cannot end a conversation, so variants are compared with
 `distractorless` on **main-task turns** (the paired test over the samples both played: the variants share
 their samples and random streams, so the log-rank test's independent samples would be wrong there).
-Intervals are 95% (means +- 1.96 standard errors; shares: Wilson). Survival curves are Kaplan-Meier
-estimates (survivors censored at 100; conversations refused by the server, context too long, censored where
-they stopped, counted apart and left out of the averages, which biases those low)."""
+Intervals are 95% (means +- 1.96 standard errors; shares: Wilson). A request the server refused (context
+too long) counts as the original counted it: the error was the reply, a violation; on a main-task turn the
+conversation ends there (the metrics count it, and say how many ended so), on a distractor turn the game goes
+on. Survival curves are Kaplan-Meier estimates (survivors censored at 100, conversations ended by a refusal
+censored where they stopped). **Wording**: the texts the model read, the original eval's (`original`, read
+from its pinned release) or the suite's own (`suite`)."""
 
 
 MODELS_TITLE = (
@@ -137,14 +140,14 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
         (
             (
                 "Metrics per set and model (the original's, 95% intervals; avg turns counts distractor "
-                "turns, as the original does; refused conversations are left out of the averages, which "
-                "biases them low)"
+                "turns, as the original does; a conversation that ended on a request the server refused "
+                "counts as a violation there, as in the original)"
             ),
             metrics,
         ),
         ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
         ("Error rates per question type (all turns asked)", questions),
-        ("Format violations over all turns; conversations refused by the server", violations),
+        ("Format violations over all turns; requests refused by the server", violations),
     ]
     if not models.empty:
         shown.append((MODELS_TITLE, models))
@@ -182,7 +185,8 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         )
     shown, data = _tables(runs)
     draws = _draw_frames(scored)
-    shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
+    repeated = sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
+    shown += tables.with_original_se(repeated, draws)
     figures = []
     if figures_dir is not None:
         figures = [
@@ -191,11 +195,13 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         ]
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
-        "refused by the server (context too long): left out of the metrics, which biases avg turns low "
-        "(they are the longest), censored in the curves"
+        "ended on a request the server refused (context too long): violations in the metrics, as the "
+        "original counted them, censored in the curves"
         for r in runs
         if r["frame"]["refused"].any()
     ]
+    notes += tables.wrong_gold_notes(runs)
+    cut = tables.cut_lines(runs)
     return Section(
         suite="already_said_that",
         title="Already Said That",
@@ -204,8 +210,8 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         tables=shown,
         figures=figures,
         data=data,
-        summary=summary_lines(data["metrics"]) + sampling.sampling_summary(draws),
-        notes=notes,
+        summary=summary_lines(data["metrics"]) + cut + sampling.sampling_summary(draws),
+        notes=notes + cut,
         inputs=[p for r in runs for p in (r["results"], turns_path(r["results"]))],
         headline_tables=1,
         paired_table=MODELS_TITLE,
@@ -215,14 +221,14 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
 def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
     """Return, when a run played its conversations several times (``samples: k``), every run's
     conversations as the frames of ``common.sampling`` (score: the turns survived, what
-    ``avg_num_turns`` averages; refused conversations, which the original leaves out, left out),
+    ``avg_num_turns`` averages, a conversation ended by a refused request at the turns it passed),
     by "<set> <model>"; else {}."""
     played = scored.answers[scored.answers["turn"] == 0]
     if not (played["draw"] > 0).any():
         return {}
     frames = {}
-    for run in run_order(scored.runs).itertuples():
-        mine = played[(played["run_id"] == run.run_id) & played["refused"].isna()]
+    for run in run_order(scored.runs).itertuples():  # refused ones at the turns they passed, as the original
+        mine = played[played["run_id"] == run.run_id]
         turns = [float(json.loads(detail)["turns"]) for detail in mine["detail"]]
         frames[f"{run.set_name} {run.model}"] = pd.DataFrame(
             {"Key": mine["Key"].to_numpy(), "draw": mine["draw"].to_numpy(), "score": turns, "answer": None}

@@ -19,6 +19,12 @@ $(ASAT_ORIGINAL): configs/data/already_said_that_original.sha256 scripts/fetch_a
 
 $(foreach s,$(filter original_%,$(SETS_already_said_that)),data/already_said_that/$(s)/.generated): $(ASAT_ORIGINAL)
 
+# A model asked a set of `wording: original` (original_*, protocol_*) reads the original's texts
+# from the wheel (the built-in baselines read none: make all stays offline).
+ASAT_TEXTS := $(if $(shell grep -l '^wording: *original' $(patsubst %,configs/already_said_that/%.yaml,\
+	$(DEFAULT_SETS_already_said_that))),$(ASAT_ORIGINAL))
+$(call model_run,already_said_that): | $(ASAT_TEXTS)
+
 ## Time the Already Said That runner: built-in solvers on every set, and over HTTP against a bare loop.
 bench-asat: $(foreach s,$(DEFAULT_SETS_already_said_that),data/already_said_that/$(s)/.generated) | $(ENV_OK)
 	$(PYTHON) bench/bench_already_said_that.py

@@ -3,14 +3,21 @@
 The set (``generate.load_set``) gives one item per sample (``items``). Each conversation is one
 item of the shared runner (``common.models.run_items``, Key = sample id):
 ``ConversationRunner.answer`` plays its turns in order, sending the whole history every turn
-through the prompting chosen (``prompting.PROMPTINGS``: direct, cot, hhh; HTTP models answer
-through the response cache, so a rerun replays finished turns for free), writes the
-conversation's turns to the turn log, and returns the one results record. A request the server
-refuses (context too long) ends the conversation as ``refused``: the record keeps the turns
-passed and the runner counts it apart. ``write_summary`` sums a run up after (``cost.py``
-prices one before it starts).
+through the prompting chosen (``prompting.PROMPTINGS``: direct, cot, hhh) in the set's wording
+(``wording.py``: the original's texts or the suite's; HTTP models answer through the response
+cache, so a rerun replays finished turns for free), writes the conversation's turns to the turn
+log, and returns the one results record.
+
+A request the server refuses (the context is too long, a content filter) follows the original's
+rule, which turned the error message into the reply: the turn has no valid answer. On a
+distractor turn that is a format violation and the game goes on (the message stays in the
+history, as the original's did); on a main-task turn the conversation ends there, recorded as
+``refused`` (the runner counts it apart, ``--retry-errors`` plays it again) and counted by the
+metrics as the original counts it, a violation (``analysis.seed_metrics``). ``write_summary``
+sums a run up after (``cost.py`` prices one before it starts).
 """
 
+import functools
 import json
 import logging
 import threading
@@ -21,10 +28,12 @@ from common import paths
 from common.already_said_that import analysis
 from common.already_said_that.generate import SetData
 from common.already_said_that.prompting import PROMPTINGS, Asked
-from common.already_said_that.prompts import Conversation, Outcome, Turn, task_description
+from common.already_said_that.prompts import Conversation, Outcome, Turn
+from common.already_said_that.wording import DEFAULT as DEFAULT_WORDING
+from common.already_said_that.wording import Wording, wording_name, wording_of
 from common.errors import DataError, UserError
 from common.jsonl import cut_torn_tail, dumps, write_json
-from common.models.base import Message, Model, RequestRefused, reasoning_fields
+from common.models.base import Message, Model, Reply, RequestRefused, reasoning_fields
 from common.models.config import cost_usd
 from common.results import draw_of, parse_results_filename, read_results, record_id, results_filename
 
@@ -65,6 +74,21 @@ def check_prompting(model: Model, prompting: str) -> None:
         )
 
 
+def check_wording(results: Path, wording: str) -> None:
+    """Raise UserError when ``results`` holds conversations played in another wording than
+    ``wording`` (the file was written before the set's wording changed): a results file holds
+    one wording, so that its metrics say what the model read."""
+    if not results.is_file():
+        return
+    used = {str(r.get("wording") or DEFAULT_WORDING) for r in read_results(results, all_draws=True)}
+    if used - {wording}:
+        raise UserError(
+            f"{paths.shown(results)} holds conversations played with wording {', '.join(sorted(used))}; "
+            f"this set's wording is {wording}: move that run's files aside (or use another "
+            "--results-dir) before playing it again"
+        )
+
+
 def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
     """Return the runner's items: one per sample (the first ``limit``), Key = sample id."""
     samples = data.samples[:limit] if limit is not None else data.samples
@@ -88,17 +112,30 @@ def turn_item(key: Any, turn: Turn, draw: int = 0) -> dict[str, Any]:
 
 class ConversationRunner:
     """Plays conversations of one set for the shared runner, appending their turns to a log;
-    each turn is asked with ``prompting`` (a name of ``prompting.PROMPTINGS``)."""
+    each turn is asked with ``prompting`` (a name of ``prompting.PROMPTINGS``) in the set's
+    wording (read when a model first reads the conversation: the built-in ``random`` and
+    ``oracle`` never do, so they play a set of the original's wording without its texts)."""
 
     def __init__(self, data: SetData, turns_path: Path, model_name: str, prompting: str = PROMPTING):
         self.data = data
         self.model_name = model_name
         self.prompting = prompting
         self.ask = PROMPTINGS[prompting]
-        self.system = task_description(data.example if data.has_distractors else None)
+        self.wording_name = wording_name(data.config)
         self.turns_path = Path(turns_path)
         self._repaired = False  # a torn tail of the log is cut before this run's first write
         self._lock = threading.Lock()
+
+    @functools.cached_property
+    def wording(self) -> Wording:
+        """Return the set's wording (UserError naming ``make asat-original`` when it is the
+        original's and its texts are not there)."""
+        return wording_of(self.data.config, self.data.example, self.data.has_distractors)
+
+    @property
+    def system(self) -> str:
+        """Return the system message of every conversation: the task description."""
+        return self.wording.system
 
     def answer(self, model: Model, item: dict[str, Any]) -> dict[str, Any]:
         """Play the conversation of ``item`` to its end and return its results record.
@@ -108,21 +145,29 @@ class ConversationRunner:
         re-played conversation's later block supersedes an earlier one (``read_turns``).
         """
         conversation = self.data.conversation(item, draw_of(item))
-        messages: list[Message] = [{"role": "system", "content": self.system}]
+        reads = getattr(model, "reads_messages", True)
+        wording = self.wording if reads else None
+        messages: list[Message] = [{"role": "system", "content": wording.system}] if wording else []
         played: list[dict[str, Any]] = []
         refused = None
         while not conversation.over:
             turn = conversation.next_turn()
             messages.append({"role": "user", "content": turn.message})
+            refusal = None
             try:
-                asked = self.ask(model, messages, turn_item(item["Key"], turn, draw_of(item)))
+                asked = self.ask(model, messages, turn_item(item["Key"], turn, draw_of(item)), wording)
             except RequestRefused as exc:
-                refused = exc
-                played.append({**self._turn_fields(item, turn), "refused": exc.kind, "error": exc.message})
-                break
+                refusal = {"refused": exc.kind, "error": exc.message}
+                if turn.kind == "main":  # the original: a violation, the conversation ends
+                    refused = exc
+                    played.append({**self._turn_fields(item, turn), **refusal})
+                    break
+                asked = Asked(Reply(exc.message, attempts=0))  # the original: the error is the reply
             messages.append({"role": "assistant", "content": asked.reply.text})
             outcome = conversation.judge(asked.reply.text)
-            played.append({**self._turn_fields(item, turn), **_reply_fields(asked, outcome)})
+            played.append(
+                {**self._turn_fields(item, turn), **_reply_fields(asked, outcome), **(refusal or {})}
+            )
         self._write_turns(played)
         record = self._record(item, conversation, played, refused)
         if hasattr(model, "conversation_over"):  # a person playing is told how it ended
@@ -136,9 +181,11 @@ class ConversationRunner:
         played: list[dict[str, Any]],
         refused: RequestRefused | None,
     ) -> dict[str, Any]:
-        """Return the results record of a conversation played to its end (``played``: its turn lines)."""
+        """Return the results record of a conversation played to its end (``played``: its turn
+        lines; a refused distractor turn was judged, a violation, and counts as answered wrong)."""
         answered = [line for line in played if "refused" not in line]
-        distractor_turns = [line for line in answered if line["kind"] == "distractor"]
+        judged = [line for line in played if "correct" in line]
+        distractor_turns = [line for line in judged if line["kind"] == "distractor"]
         correct = sum(line["correct"] for line in distractor_turns)
         record = {
             "Key": item["Key"],
@@ -148,12 +195,15 @@ class ConversationRunner:
             "pairing": self.data.pairing,  # runs sharing it played the same samples and streams
             "model": self.model_name,
             "prompting": self.prompting,
+            "wording": self.wording_name,  # the texts the model read (wording.py)
             "turns": conversation.turns_done,
             "distractors": conversation.distractors_done,
             "distractors_correct": correct,
             "distractor_accuracy": correct / len(distractor_turns) if distractor_turns else None,
-            "violations": sum(line.get("violation", False) for line in played),
-            "violation_occurred": conversation.violation_occurred,  # the original's flag (last reply)
+            "violations": sum(line["violation"] for line in answered),  # format violations of the replies
+            # the original's flag (last reply); a refused main-task turn's reply was the error message
+            "violation_occurred": bool(refused) or conversation.violation_occurred,
+            "refused_turns": sum("refused" in line for line in played),
             "ended": "refused" if refused else conversation.ending,
             "failed_turn": _failed_turn(played[-1]) if conversation.ending not in ("", "survived") else None,
             "resp": answered[-1]["reply"] if answered else "",
@@ -161,7 +211,7 @@ class ConversationRunner:
             "prompt_tokens": sum(line["prompt_tokens"] for line in answered),
             "completion_tokens": sum(line["completion_tokens"] for line in answered),
             "cached": sum(bool(line["cached"]) for line in answered),
-            "finish_reason": [line["finish_reason"] for line in answered],
+            "finish_reason": [line["finish_reason"] for line in answered],  # cot: [reasoning, reply]
         }
         for name in ("reasoning_tokens", "cached_tokens"):
             if total := sum(line.get(name, 0) for line in answered):
@@ -184,6 +234,7 @@ class ConversationRunner:
             "source": question.get("source", ""),
             "question_id": question.get("id", ""),
             "gold": turn.gold,
+            **({"wrong_gold": question["wrong_gold"]} if question.get("wrong_gold") else {}),
         }
 
     def _write_turns(self, lines: list[dict[str, Any]]) -> None:
@@ -204,7 +255,8 @@ class ConversationRunner:
 def _reply_fields(asked: Asked, outcome: Outcome) -> dict[str, Any]:
     """Return the turn log fields of a reply (with the turn's written reasoning, ``cot``, or the
     uncut completion, ``raw`` of hhh, when there is one; a reasoning model's own thinking in
-    ``reasoning``) and how it was judged."""
+    ``reasoning``) and how it was judged. ``finish_reason`` is the reply's, with cot the
+    reasoning's and the reply's (either may be cut at the token limit)."""
     reply = asked.reply
     extra = {name: getattr(asked, name) for name in ("cot", "raw") if getattr(asked, name) is not None}
     return {
@@ -216,7 +268,7 @@ def _reply_fields(asked: Asked, outcome: Outcome) -> dict[str, Any]:
         "cached": reply.cached,
         "prompt_tokens": reply.prompt_tokens,
         "completion_tokens": reply.completion_tokens,
-        "finish_reason": reply.finish_reason,
+        "finish_reason": asked.finish_reasons or reply.finish_reason,
         **reasoning_fields([reply]),
     }
 
@@ -284,6 +336,7 @@ def write_summary(
         {
             "set": data.name,
             "variant": data.config.get("variant"),
+            "wording": wording_name(data.config),
             "model": model_name,
             "prompting": parse_results_filename(files["results"])[0],
             "results": paths.shown(files["results"]),

@@ -10,8 +10,9 @@ record per conversation: how it ended, its turns, distractors, violations...) an
   whether it survived, ``detail`` the record's conversation fields as JSON (not ``scored``);
 - one row per turn asked (turn 1, 2, ...): the question and its gold answer, the reply, the
   answer read, ``correct``, ``invalid`` (a format violation), ``detail`` the question's type
-  ("main: new word", "distractor: first_letters", ...); main-task turns are ``scored`` (a
-  distractor answered wrong does not end a conversation);
+  ("main: new word", "distractor: first_letters", ...) as JSON with a distractor's question id
+  and whether its gold is the original's wrong one; main-task turns are ``scored`` (a distractor
+  answered wrong does not end a conversation);
 - the conversations as units: ``turns`` (passed before the failing one) and ``main_turns`` (the
   same in main-task turns), censored when the conversation did not fail (it survived, or the
   server refused a request).
@@ -49,7 +50,7 @@ PROMPTING = "direct"  # the original's "generation/direct"
 FAILURES = ("false_positive", "false_negative", "violation")
 CONVERSATION_FIELDS = (
     "turns", "distractors", "distractors_correct", "distractor_accuracy", "violations", "violation_occurred",
-    "asked", "ended", "refused", "variant", "pairing", "sample",
+    "asked", "ended", "refused", "refused_turns", "wording", "finish_reason", "variant", "pairing", "sample",
 )  # fmt: skip
 
 
@@ -89,17 +90,20 @@ def results_files(ref: SetRef) -> list[Path]:
 
 def items_frame(ref: SetRef) -> pd.DataFrame:
     """Return the set's items: one per word sample (a conversation), its prompt the task's system
-    message when the set's data is at hand, its task the set's variant."""
+    message in the set's wording when the set's data is at hand, its task the set's variant."""
     from common.already_said_that.generate import load_set
-    from common.already_said_that.prompts import task_description
-    from common.errors import DataError
+    from common.already_said_that.wording import wording_of
+    from common.errors import DataError, UserError
 
     try:
         found = load_set(ref.data)
     except (DataError, OSError):
         return pd.DataFrame(columns=["Key", "unit", "task", "variant", "prompt"])
     keys = [int(sample["sample"]) for sample in found.samples]
-    prompt = task_description(found.example if found.has_distractors else None)
+    try:  # the system message in the set's wording (the original's: its texts, when fetched)
+        prompt = wording_of(found.config, found.example, found.has_distractors).system
+    except UserError:
+        prompt = None
     return pd.DataFrame(
         {
             "Key": keys,
@@ -169,10 +173,21 @@ def _turn_rows(lines: list[dict[str, Any]]) -> pd.DataFrame:
             "correct": [None if x else int(bool(line.get("correct"))) for x, line in pairs_],
             "invalid": [int(bool(line.get("violation"))) for line in lines],
             "scored": [int(line["kind"] == "main" and not x) for x, line in pairs_],
-            "detail": [question_type(line) for line in lines],
+            "detail": [_turn_detail(line) for line in lines],
             **reply_columns(lines),
         }
     )
+
+
+def _turn_detail(line: dict[str, Any]) -> str:
+    """Return the ``detail`` of a turn row, as JSON: the question's type (``question_type``), and
+    for a distractor its question's id and whether its gold answer is the original's wrong one."""
+    detail: dict[str, Any] = {"type": question_type(line)}
+    if line.get("question_id"):
+        detail["question_id"] = line["question_id"]
+    if line.get("wrong_gold"):
+        detail["wrong_gold"] = True
+    return json.dumps(detail, sort_keys=True)
 
 
 def question_type(line: dict[str, Any]) -> str:

@@ -6,14 +6,20 @@ numbers come from ``analysis``; only formatting happens here.
 """
 
 import itertools
+import json
 import math
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from common.already_said_that import analysis
 from common.report import interval_text, p_text, paired_cells
+from common.results import metadata_path
 from common.stats import share_interval
+
+CUT_WARN = 0.02  # a run with more of its replies cut at the token limit says so (summary, notes)
+PROJECT_SE = "mean of draws +- SE"  # the column of common.sampling's repeated-samples table
 
 SURVIVAL_AT = (10, 25, 50, 75, 100)
 BASELINE_VARIANT = "distractorless"  # the variant every other one is compared with, per model and pairing
@@ -26,20 +32,23 @@ def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
 
 
 def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return the display table of the original's metrics per (set, model) and the tidy one.
-    The conversations the server refused stand beside the average turns they are left out of,
-    and the main-task turns (what variants are compared on) beside both."""
+    """Return the display table of the original's metrics per (set, model) and the tidy one: the
+    wording the model read first, the conversations that ended on a refused request (counted as
+    violations, as the original counts them) beside the average turns, and the main-task turns
+    (what variants are compared on) beside both."""
     rows, tidy = [], []
     for run in runs:
         m = analysis.seed_metrics(run["frame"])
-        tidy.append({"set": run["set"], "model": run["model"], **m})
+        wording = wording_of_run(run)
+        tidy.append({"set": run["set"], "model": run["model"], "wording": wording, **m})
         rows.append(
             {
                 "set": run["set"],
                 "model": run["model"],
+                "wording": wording,
                 "conversations": m["n"],
                 "avg turns (all turns)": _metric(m, "avg_num_turns"),
-                "refused (left out)": m["refused"],
+                "ended refused (as violations)": m["refused"],
                 "sd": f"{m['stddev_num_turns']:.1f}",
                 "median": f"{m['median_num_turns']:g}",
                 "min-max": f"{m['min_num_turns']:g}-{m['max_num_turns']:g}" if m["n"] else "-",
@@ -58,6 +67,12 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
             }
         )
     return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
+
+
+def wording_of_run(run: dict[str, Any]) -> str:
+    """Return the wording a run's conversations were played in (one, or several joined by "+"
+    when a results file mixes them)."""
+    return "+".join(sorted(set(run["frame"]["wording"]))) or "-"
 
 
 def turns_table(tidy: pd.DataFrame) -> pd.DataFrame:
@@ -115,7 +130,8 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
                 "turns asked": m["turns_asked"],
                 "format violations": m["violations_all_turns"],
                 "violation % of turns": interval_text(share, lo, hi, 100, 2),
-                "refused (context)": m["refused"],
+                "requests refused": m["refused_turns"],
+                "conversations ended by one": m["refused"],
             }
         )
     return display, frame, pd.DataFrame(rows).set_index(["set", "model"])
@@ -220,3 +236,80 @@ def _longer(lead: float, names: tuple[str, str]) -> str:
     if math.isnan(lead):
         return "-"
     return "neither" if lead == 0 else names[0] if lead > 0 else names[1]
+
+
+def with_original_se(
+    tables: list[tuple[str, pd.DataFrame]], draws: dict[str, pd.DataFrame]
+) -> list[tuple[str, pd.DataFrame]]:
+    """Return the repeated-samples tables (``common.sampling.sampling_tables`` of ``draws``) with
+    the standard error the original reported beside the project's, both "mean +- SE" to three
+    decimals: the project's is the sample standard deviation of the per-draw means over sqrt(k)
+    (``sampling.draw_rates``), the original's the population standard deviation over sqrt(k)
+    (its plots' ``np.std(...) / sqrt(NUM_REPEATS)``); the columns say which."""
+    out = []
+    for title, table in tables:
+        if PROJECT_SE in table.columns:
+            table = table.drop(columns=PROJECT_SE)
+            at = list(table.columns).index("mean [95%, clustered by item]") + 1
+            for offset, (name, ddof) in enumerate(ORIGINAL_AND_PROJECT_SE):
+                table.insert(at + offset, name, [_draws_se(draws.get(label), ddof) for label in table.index])
+        out.append((title, table))
+    return out
+
+
+ORIGINAL_AND_PROJECT_SE = (  # the columns, and the degrees of freedom their standard deviation drops
+    (f"{PROJECT_SE} (sample SD / sqrt k)", 1),
+    ("mean of draws +- SE as the original (population SD / sqrt k)", 0),
+)
+
+
+def _draws_se(frame: pd.DataFrame | None, ddof: int) -> str:
+    """Return "mean +- SE" of a run's per-draw means (SE: their standard deviation with ``ddof``
+    over sqrt k), or "-" with fewer than two draws."""
+    if frame is None or frame["draw"].nunique() < 2:
+        return "-"
+    rates = frame.groupby("draw", sort=True)["score"].mean().to_numpy(dtype=float)
+    return f"{rates.mean():.2f} +- {np.std(rates, ddof=ddof) / math.sqrt(len(rates)):.3f}"
+
+
+def wrong_gold_notes(runs: list[dict[str, Any]]) -> list[str]:
+    """Return a note per run that was asked distractor questions whose gold answer is wrong (the
+    original's, kept as it kept them: ``wrong_golds: keep``): which, how often, and how often the
+    reply matched that wrong gold (a right answer there is scored wrong)."""
+    notes = []
+    for run in runs:
+        turns = run["turns"]
+        asked = turns[turns["wrong_gold"] & ~turns["refused"]]
+        if len(asked):
+            ids = ", ".join(sorted({str(i) for i in asked["question_id"]}))
+            matched = int((asked["correct"] == 1).sum())
+            notes.append(
+                f"{run['model']} on {run['set']}: asked {len(asked)} times a question kept with its wrong "
+                f"gold answer, as the original kept it ({ids}; see the set's manifest.json); its reply "
+                f"matched that gold {matched} times (a correct answer there is scored wrong)"
+            )
+    return notes
+
+
+def cut_lines(runs: list[dict[str, Any]]) -> list[str]:
+    """Return a line per run with more than ``CUT_WARN`` of its replies cut at the token limit
+    (their answers are judged as they came: usually no [answer: ...], a violation)."""
+    lines = []
+    for run in runs:
+        replies, cut = int(run["frame"]["replies"].sum()), int(run["frame"]["cut"].sum())
+        if replies and cut / replies > CUT_WARN:
+            limit = _max_tokens(run["results"])
+            lines.append(
+                f"{run['model']} on {run['set']}: {cut:,} of {replies:,} replies ({cut / replies:.1%}) "
+                f"cut at the token limit (max_tokens={limit}): raise it and rerun with --retry-truncated"
+            )
+    return lines
+
+
+def _max_tokens(results: Any) -> str:
+    """Return the max_tokens of a results file's last run, from its metadata ("?" if unknown)."""
+    try:
+        runs = json.loads(metadata_path(results).read_text(encoding="utf-8"))["runs"]
+        return str(runs[-1]["model"].get("max_tokens"))
+    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
+        return "?"

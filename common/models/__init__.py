@@ -4,7 +4,8 @@
 (``complete(messages, item) -> Reply``); ``run_items`` asks it every item of a set with the
 suite's protocol (``common/<suite>/run.py: answer``) and appends the records to a results file.
 Modules: config (settings), client (HTTP, retries, timeouts), endpoints (several replicas),
-limiter (the concurrency that adapts to 429s), cache (SQLite), builtin (the base of every
+limiter (the concurrency that adapts to 429s), cache (SQLite), independence (a sampled reply
+belongs to its item: two items never share one), builtin (the base of every
 suite's built-in models), resolve (names and configs to models), runner (resume) with pool
 (the worker threads), summary and metadata (what a run did), batch with batch_api and
 batch_files (batch mode), stub_server with stub_replies and stub_batch (a local

@@ -21,6 +21,10 @@ attempt takes a slot of an ``AdaptiveLimiter`` (``limiter``), which halves the r
 flight on a 429 and grows them back while answers flow; 429s are retried without spending the
 run's retry budget. In batch mode (``batch`` set, ``common.models.batch``) a request the cache
 cannot answer is not sent: it waits for the next batch (``Deferred``).
+
+When the model samples (temperature not 0), a request belongs to its item (``independence``):
+its cache key and the seed sent are the item's own, so two items whose requests coincide never
+share a reply.
 """
 
 import logging
@@ -32,6 +36,7 @@ from typing import Any
 import requests
 from requests.adapters import HTTPAdapter
 
+from common.models import independence
 from common.models.base import (
     Counters,
     Deferred,
@@ -122,12 +127,16 @@ class HTTPModel:
         (``endpoints``) and the concurrency reached (``concurrency``, ``AdaptiveLimiter.stats``)."""
         return {"endpoints": self.endpoints.stats(), "concurrency": self.limiter.stats()}
 
-    def payload(self, messages: list[Message], draw: int = 0) -> dict[str, Any]:
+    def payload(
+        self, messages: list[Message], draw: int = 0, item_identity: str | None = None
+    ) -> dict[str, Any]:
         """Return the JSON body for ``messages``: chat messages, or one prompt for the completions API.
 
         Settings that are None are not sent (the server's default applies); the token limit goes
         under the name ``token_limit_param`` says; ``extra_body`` is merged last, as given. The
-        ``draw``-th answer to an item (repeated sampling) is asked with ``seed + draw``.
+        ``draw``-th answer to an item (repeated sampling) is asked with ``seed + draw``; with an
+        ``item_identity`` (the model samples) the seed is the item's own
+        (``independence.item_seed``).
         """
         config = self.config
         body: dict[str, Any] = {"model": config.model}
@@ -144,12 +153,15 @@ class HTTPModel:
                 body[name] = getattr(config, name)
         if draw and config.seed is not None:
             body["seed"] = config.seed + draw
+        if item_identity is not None and config.seed is not None:
+            body["seed"] = independence.item_seed(config.seed + draw, item_identity)
         body.update(config.extra_body or {})
         return body
 
     def complete(self, messages: list[Message], item: dict[str, Any] | None = None) -> Reply:
         """Return the model's reply, from the cache when this exact request was answered before
-        (for the same ``item["draw"]``: each of an item's repeated answers is cached apart).
+        (for the same ``item["draw"]``: each of an item's repeated answers is cached apart; when the
+        model samples, for the same item: ``independence``).
 
         Raises RequestFailed when the request still fails after its retries, ModelError when
         the run must stop. Replies with an answer are cached, and so are replies cut at the
@@ -157,9 +169,15 @@ class HTTPModel:
         errors and other empty replies never are.
         """
         draw = int((item or {}).get("draw") or 0)
-        body = self.payload(messages, draw)
+        sampled = independence.samples(self.config.temperature)
+        ident = independence.identity(item) if sampled else None
+        body = self.payload(messages, draw, ident)
         text = canonical_json(body)  # encoded once: for the cache key and to send
-        key = key_of_canonical(self.url, text, draw) if self.cache is not None else ""
+        key = (
+            independence.keyed(key_of_canonical(self.url, text, draw), ident)
+            if self.cache is not None
+            else ""
+        )
         if self.batch is not None and (imported := self.batch.imported(key)) is not None:
             return imported  # answered by a batch during this run: as a live answer (or its refusal)
         hit = self.cache.get(key) if self.cache is not None else None

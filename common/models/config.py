@@ -3,6 +3,12 @@
 Defaults live here; a config file holds only what differs (``base_url``, ``model``, maybe
 ``api_key_env``). The key itself is never stored: ``api_key_env`` names the environment
 variable holding it, and ``api_key`` reads it at request time.
+
+A suite may have decoding defaults of its own (a script passes them as ``defaults``), and a
+config file may decode differently for one suite: its ``suites`` mapping holds, per suite name,
+decoding settings (``SUITE_SETTINGS``) that win over the file's own when that suite loads it
+(e.g. ``suites: {already_said_that: {max_tokens: 512}}`` beside ``max_tokens: 16``). The order:
+the dataclass defaults, the suite's defaults, the file, its section for the suite, ``--set``.
 """
 
 import dataclasses
@@ -133,20 +139,55 @@ def cost_usd(
     return round(dollars * share / 1000, 6)
 
 
+# the settings a config's `suites` section may give one suite (decoding, never what names or
+# reaches the model)
+SUITE_SETTINGS = ("temperature", "max_tokens", "stop", "seed", "top_p", "reasoning_effort", "extra_body")
+
+
 def load_model_config(
-    path: str | Path, overrides: dict[str, Any] | None = None, defaults: dict[str, Any] | None = None
+    path: str | Path,
+    overrides: dict[str, Any] | None = None,
+    defaults: dict[str, Any] | None = None,
+    suite: str | None = None,
 ) -> ModelConfig:
     """Return the ModelConfig of a YAML file, with ``overrides`` applied; ``name`` defaults to the stem.
 
     ``defaults`` (a suite's, e.g. its decoding settings) replace the dataclass defaults: the
-    file's own settings, then ``overrides``, win over them. Unknown keys, wrong types and
-    out-of-range values raise ConfigError naming file:line: field.
+    file's own settings, then its ``suites`` section for ``suite`` (when given), then
+    ``overrides``, win over them. Unknown keys, wrong types and out-of-range values raise
+    ConfigError naming file:line: field (every suite's section is checked, whichever loads it).
     """
     path = Path(path)
     data, source = load_yaml(path)
     if data is not None and not isinstance(data, dict):
         raise ConfigError(f"{path}: a model config is a mapping of settings, got {type(data).__name__}")
-    return _build_checked({"name": path.stem, **(defaults or {}), **(data or {})}, source, overrides or {})
+    data = dict(data or {})
+    sections = _suite_sections(data.pop("suites", None), source)
+    own = sections.get(suite, {}) if suite else {}
+    lines = {**source.lines, **{key: source.lines.get(f"suites.{suite}.{key}", 0) for key in own}}
+    merged = {"name": path.stem, **(defaults or {}), **data, **own}
+    return _build_checked(merged, Source(source.path, lines), overrides or {})
+
+
+def _suite_sections(sections: Any, source: Source) -> dict[str, dict[str, Any]]:
+    """Return a config's ``suites`` mapping (suite name -> settings), each section checked: only
+    ``SUITE_SETTINGS``, of the right types (ConfigError naming file:line otherwise)."""
+    if sections is None:
+        return {}
+    if not isinstance(sections, dict) or not all(isinstance(v, dict) for v in sections.values()):
+        raise ConfigError(
+            f"{source.where('suites')}: field 'suites': a mapping of suite names to settings, "
+            "e.g. suites: {already_said_that: {max_tokens: 512}}"
+        )
+    for suite, settings in sections.items():
+        for key in settings:
+            if key not in SUITE_SETTINGS:
+                raise ConfigError(
+                    f"{source.where(f'suites.{suite}.{key}')}: field 'suites.{suite}.{key}': a suite's "
+                    f"section takes decoding settings only ({', '.join(SUITE_SETTINGS)})"
+                )
+        build(ModelConfig, settings, source, prefix=f"suites.{suite}.")  # types, named by line
+    return sections
 
 
 def config_from_mapping(data: dict[str, Any], overrides: dict[str, Any] | None = None) -> ModelConfig:

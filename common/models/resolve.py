@@ -38,12 +38,14 @@ def resolve_model(
     counters: Counters | None = None,
     reask_truncated: bool = False,
     defaults: dict[str, Any] | None = None,
+    suite: str | None = None,
 ) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
     Built-ins come from ``builtins`` (the suite's ``BASELINES``) and get ``seed`` and, of the
     ``overrides``, only ``concurrency``. HTTP models get the suite's ``defaults`` (under their
-    config's own settings), ``overrides`` applied on top, the shared response cache (unless
+    config's own settings and its section for ``suite``, ``config.load_model_config``),
+    ``overrides`` applied on top, the shared response cache (unless
     ``use_cache`` is False; with ``reask_truncated`` a cached reply cut at the token limit is
     asked again) and ``counters``. Raises UserError listing what exists when nothing matches,
     ConfigError for a bad config, a setting a built-in does not take, or a missing key variable.
@@ -53,7 +55,7 @@ def resolve_model(
         model = builtins[name_or_path](seed) if name_or_path in builtins else ScriptModel(name_or_path, seed)
         _apply_builtin_settings(model, overrides)
         return model
-    config = load_model_config(config_path(name_or_path, builtins), overrides, defaults)
+    config = load_model_config(config_path(name_or_path, builtins), overrides, defaults, suite)
     cache = ResponseCache(cache_file) if use_cache else None
     return HTTPModel(config, cache=cache, counters=counters, reask_truncated=reask_truncated)
 
@@ -120,13 +122,15 @@ def models_of(
     task: str | None = None,
     overrides: dict[str, Any] | None = None,
     defaults: dict[str, Any] | None = None,
+    suite: str | None = None,
 ) -> Iterator[Model]:
     """Yield the models a script's options ask for (``cli.add_model_options``): ``args.model``,
     or with ``args.baselines`` each default built-in of ``builtins`` answering ``task`` in turn
     (``builtin.baseline_names``). Each is resolved when the one before is done (the caller closes
     it). ``overrides`` are settings for HTTP models that ``--set`` may change (e.g. a suite's stop
     sequence); ``--set`` applies on top. ``defaults`` are the suite's settings for HTTP models
-    that their config may change too (e.g. its decoding defaults). Every model gets its own
+    that their config may change too (e.g. its decoding defaults), ``suite`` names the section of
+    a config's ``suites`` that applies. Every model gets its own
     ``counters``. Raises UserError for a built-in of another task (blocks: a planner asked to
     translate)."""
     names = baseline_names(builtins, task) if args.baselines else [args.model]
@@ -143,6 +147,7 @@ def models_of(
             counters=Counters(),
             reask_truncated=args.retry_truncated,
             defaults=defaults,
+            suite=suite,
         )
         own = getattr(model, "task", None)
         if task is not None and own not in (None, task):

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from common.config import load_yaml
 from common.errors import ConfigError, UserError
 from common.models import resolve_model
 from common.models.client import HTTPModel
@@ -62,6 +63,60 @@ def test_a_suites_defaults_sit_under_the_file_and_the_command_line(tmp_path):
     told = load_model_config(write(tmp_path, "model: m\nmax_tokens: 16\n"), {"max_tokens": 64}, defaults)
     assert told.max_tokens == 64  # then --set
     assert load_model_config(write(tmp_path, "model: m\n")).temperature == 0.0  # no suite: the dataclass's
+
+
+def test_a_config_may_decode_otherwise_for_one_suite(tmp_path):
+    text = (
+        "model: m\nmax_tokens: 16\nsuites:\n  quiz: {max_tokens: 512, temperature: 0.5}\n  other: {seed: 7}\n"
+    )
+    path = write(tmp_path, text)
+    defaults = {"temperature": 1.0, "max_tokens": 256}
+    assert load_model_config(path, defaults=defaults).max_tokens == 16  # no suite named: the file's own
+    quiz = load_model_config(path, defaults=defaults, suite="quiz")
+    assert (quiz.max_tokens, quiz.temperature, quiz.seed) == (512, 0.5, 0)  # its section wins over the file
+    assert load_model_config(path, {"max_tokens": 64}, defaults, suite="quiz").max_tokens == 64  # then --set
+    assert load_model_config(path, suite="nothing here").max_tokens == 16  # a suite without a section
+    assert "suites" not in quiz.settings()  # the run metadata records what was sent, not the sections
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("model: m\nsuites: [a]\n", r"mine.yaml:2: field 'suites': a mapping of suite names to settings"),
+        (
+            "model: m\nsuites:\n  quiz:\n    name: x\n",
+            r"mine.yaml:4: field 'suites.quiz.name': a suite's section",
+        ),
+        (
+            "model: m\nsuites:\n  quiz: {base_url: 'http://x/v1'}\n",
+            r"mine.yaml:3: field 'suites.quiz.base_url'",
+        ),
+        (
+            "model: m\nsuites:\n  quiz:\n    max_tokens: many\n",
+            r"mine.yaml:4: field 'suites.quiz.max_tokens': expected",
+        ),
+    ],
+)
+def test_a_bad_suite_section_names_file_line_and_field(tmp_path, text, message):
+    with pytest.raises(ConfigError, match=message):
+        load_model_config(write(tmp_path, text), suite="other")  # checked whichever suite loads it
+    bad_value = write(tmp_path, "model: m\nsuites:\n  quiz:\n    max_tokens: 0\n", "zero.yaml")
+    with pytest.raises(ConfigError, match=r"zero.yaml:4: field 'max_tokens' must be at least 1"):
+        load_model_config(bad_value, suite="quiz")
+
+
+@pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_every_shipped_config_gives_already_said_that_the_originals_budget(path):
+    """The original's solvers decode with max_tokens 512: every shipped config gives the suite that,
+    or more for a model that thinks first (its own larger budget)."""
+    from common.already_said_that.prompting import DECODING
+    from common.analysis import SUITES
+
+    own = load_model_config(path)
+    config = load_model_config(path, defaults=DECODING, suite="already_said_that")
+    assert config.max_tokens == 512 or (config.max_tokens == own.max_tokens and own.max_tokens > 512)
+    sections = (load_yaml(path)[0] or {}).get("suites") or {}
+    assert set(sections) <= set(SUITES)  # a section names a suite that exists
 
 
 @pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
