@@ -51,8 +51,9 @@ SUITES_MK := .make/suites.mk
 include $(SUITES_MK)
 $(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcard configs/*/*.yaml)
 	mkdir -p $(@D)
-	$(PYTHON_SYS) scripts/make_suites.py > $@.tmp
-	mv $@.tmp $@
+	tmp=$$(mktemp $@.XXXXXX.tmp); trap 'rm -f "$$tmp"' EXIT; \
+	$(PYTHON_SYS) scripts/make_suites.py > "$$tmp"; \
+	mv "$$tmp" $@
 
 
 ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(s)/,$(SETS_$(s))))

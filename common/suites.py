@@ -99,7 +99,8 @@ def require_built(ref: SetRef) -> SetRef:
     built = [other.key for other in suite.refs() if other.data.is_dir()]
     how = f"`make {ref.key}`" if ref.config else "`make data`"
     raise UserError(
-        f"{ref.key} is not built (no {shown(ref)}): build it with {how}; sets built: {', '.join(built) or 'none'}"
+        f"{ref.key} is not built (no {shown(ref)}): build it with {how}; "
+        f"sets built: {', '.join(built) or 'none'}"
     )
 
 
