@@ -18,7 +18,7 @@ max_tokens 512, with no seed, unless they set their own (or their `suites: alrea
 section does; a warning names a max_tokens too small for the set's longest gold reply).
 
 Writes results/already_said_that/<set>/<prompting>___<model>___results.jsonl (one line per
-conversation), ...___turns.jsonl (every turn), ...___summary.json (metrics, tokens, cost) and
+conversation), ...___turns.jsonl (every turn), ...___summary.json (this run's requests, tokens, cost) and
 the runner's ...___results.meta.json. Models: random, oracle (--baselines plays both, afresh),
 human (you type the answers), or any config of configs/models/.
 

@@ -613,10 +613,12 @@ def test_context_refusal_ends_a_conversation_as_a_violation_counted_apart(tmp_pa
         r["refused"] == "context_length_exceeded" and r["ended"] == "refused" for r in refused
     )
     assert all(r["violation_occurred"] and r["refused_turns"] == 1 for r in refused)
+    metrics = analysis.seed_metrics(analysis.conversation_frame(records))
+    assert metrics["refused"] == len(refused)
+    assert metrics["n"] == len(records)  # none left out: the original's rule
+    assert metrics["violation_rate"] == pytest.approx(len(refused) / len(records))
     summary = json.loads(files["summary"].read_text())
-    assert summary["metrics"]["refused"] == len(refused)
-    assert summary["metrics"]["n"] == len(records)  # none left out: the original's rule
-    assert summary["metrics"]["violation_rate"] == pytest.approx(len(refused) / len(records))
+    assert summary["this_run"]["refused"] == len(refused)
     meta = json.loads(files["results"].with_name("direct___stub___results.meta.json").read_text())
     assert meta["runs"][-1]["refused"] == len(refused)
     run = summary["this_run"]  # real usage, priced as the config says

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from common import paths
-from common.already_said_that import analysis
 from common.already_said_that.generate import SetData
 from common.already_said_that.prompting import PROMPTINGS, Asked
 from common.already_said_that.prompts import Conversation, Outcome, Turn
@@ -322,14 +321,12 @@ def write_summary(
     summary: Any,
     price: dict[str, float] | None,
 ) -> str:
-    """Write the run's summary JSON (the metrics of every conversation in the results file, this
-    run's status, requests, real token usage and cost when priced, and the tokens the recorded
-    conversations took, cached turns included) and return a one-line account of it. Writes nothing
-    while no conversation is recorded yet (a batch run waiting for its first batch)."""
+    """Write the run's summary JSON (this run's status, conversations played, requests, real token
+    usage and cost when priced) and return a one-line account of it that names the analysis to run
+    for the metrics: the results file is not read again here (the scoring stage reads it, once).
+    Writes nothing while no conversation is recorded yet (a batch run waiting for its first batch)."""
     if not files["results"].is_file():
         return f"{data.name} / {model_name}: no conversation recorded yet ({summary.status})"
-    records = read_results(files["results"])
-    metrics = analysis.seed_metrics(analysis.conversation_frame(records))
     totals = summary.counts
     write_json(
         files["summary"],
@@ -340,8 +337,6 @@ def write_summary(
             "model": model_name,
             "prompting": parse_results_filename(files["results"])[0],
             "results": paths.shown(files["results"]),
-            "conversations": len(records),
-            "metrics": metrics,
             "this_run": {
                 "status": summary.status,
                 "conversations_played": summary.answered,
@@ -353,14 +348,10 @@ def write_summary(
                     price, totals["prompt_tokens"], totals["completion_tokens"], totals["cached_tokens"]
                 ),
             },
-            "tokens_recorded": {
-                name: sum(int(r.get(name) or 0) for r in records)
-                for name in ("prompt_tokens", "completion_tokens")
-            },
         },
     )
     return (
-        f"{data.name} / {model_name}: {len(records)} conversations, avg turns "
-        f"{metrics['avg_num_turns']:.2f}, refused {metrics['refused']}; summary in "
-        f"{paths.shown(files['summary'])}"
+        f"{data.name} / {model_name}: {summary.answered} conversations played, {summary.refused} refused "
+        f"({summary.status}); summary in {paths.shown(files['summary'])}; the metrics: "
+        f"scripts/analyse_results.py -t already_said_that/{data.name}"
     )
