@@ -315,9 +315,9 @@ explore: $(EXPLORE_OK) | $(ENV_OK)
 	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \
 	    --setting truncate_cells_html 120
 
-## Time scoring results into the database, today's code against this one (median of several runs).
-bench-db: $(TEST_DATA)
-	$(PYTHON) bench/bench_database.py
+## Time the scoring stage: a full build, a canvas config change, no change (DB_ANCHOR=<old checkout> side by side).
+bench-db: results/report.html | $(ENV_OK)
+	$(PYTHON) bench/bench_database.py $(if $(DB_ANCHOR),--anchor $(DB_ANCHOR))
 
 ## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
 check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html

@@ -1,14 +1,23 @@
-"""Time building the results database for the released WorldSense results: 87,048 trials x 4 models.
+"""Time the scoring stage (scripts/score_results.py) against the anchor's whole-database build.
 
-Each run is a fresh Python process running scripts/build_database.py --suite worldsense (whole
-wall time, as `make db` pays it), on a copy of the test set that holds only the release's four
-results files (GPT3.5, GPT4, Llama2-chat, Llama2-FT+1M: links, not copies), so runs made here
-(the random baseline, a model) do not change what is measured. The script's own log splits the
-time into reading and scoring (the trials' bzip2 decompression is most of it) and writing
-(inserts in one transaction, then the indexes). Medians over --runs; the row counts are checked.
+Three measures, each the median CPU time (user + system, of the process and its children) over
+--runs fresh processes, printed side by side with the anchor's where it has one:
+
+- full build: every results file of every suite scored into an empty database. This checkout
+  runs scripts/score_results.py over its own results; the anchor (--anchor: a checkout of the
+  code before issue 30, with its own `make all` done) runs its scripts/build_database.py over
+  its own. The ratio is per build and per answer (the two checkouts need not hold the same runs);
+- after one canvas config change: a copy of the full database in which canvas/standard's data
+  fingerprint differs (what regenerating the set from an edited config leaves), updated: the
+  set's items are read again and each of its runs rescored, nothing else. Target: at most 10%
+  of a full build;
+- nothing changed: the up-to-date database updated again (every file's size and time checked).
+
+Then the database's shape: answers, runs, file size, and texts stored more than once (0: each
+distinct text is a row of ``texts`` that items and answers refer to).
 
 $ python bench/bench_database.py
-$ python bench/bench_database.py --runs 3
+$ python bench/bench_database.py --anchor ../anchor --runs 3
 """
 
 try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -17,71 +26,113 @@ except ModuleNotFoundError:  # a copy of this script outside bench/: the install
     pass
 
 import os
-import re
+import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import closing
 from pathlib import Path
 
 from common import cli, paths
 
-RELEASED = ("GPT3.5", "GPT4", "Llama2-chat", "Llama2-FT+1M")  # the release's results files
-TRIALS = 87_048
+CHANGED_SET = ("canvas", "standard")
 
 
-def released_copy(testset: Path, root: Path) -> Path:
-    """Return a data root holding worldsense/test_set with the trials and the release's four
-    results files only (symbolic links)."""
-    target = root / "worldsense" / "test_set"
-    (target / "results").mkdir(parents=True)
-    (target / "trials.jsonl.bz2").symlink_to((testset / "trials.jsonl.bz2").resolve())
-    for model in RELEASED:
-        name = f"basic___{model}___results.jsonl"
-        (target / "results" / name).symlink_to((testset / "results" / name).resolve())
-    return root
+def cpu_seconds(command: list[str], cwd: Path) -> float:
+    """Run ``command`` in ``cwd`` to completion; return its CPU time (user + system, children
+    included). Raises SystemExit with its error output when it fails."""
+    env = {k: v for k, v in os.environ.items() if k != "RESULTS_DATABASE"}
+    with tempfile.TemporaryFile() as errors:
+        process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, env=env)
+        _, status, usage = os.wait4(process.pid, 0)
+        process.returncode = os.waitstatus_to_exitcode(status)
+        if process.returncode:
+            errors.seek(0)
+            raise SystemExit(f"{' '.join(command)} failed:\n{errors.read().decode(errors='replace')}")
+    return usage.ru_utime + usage.ru_stime
 
 
-def one_run(data: Path, out: Path) -> dict[str, float]:
-    """Build the database once in a fresh process; return its wall time and the script's split."""
-    command = [sys.executable, str(paths.ROOT / "scripts" / "build_database.py"), "--suite", "worldsense"]
-    command += ["--data-root", str(data), "--out", str(out), "--metadata", str(out.with_suffix(".json"))]
-    start = time.perf_counter()
-    done = subprocess.run(
-        command, capture_output=True, text=True, check=True, env={**os.environ, "LOGLEVEL": "INFO"}
-    )
-    wall = time.perf_counter() - start
-    read, write = map(float, re.search(r"scored in ([\d.]+) s, written in ([\d.]+) s", done.stderr).groups())
-    return {"wall": wall, "read": read, "write": write}
+def python_of(checkout: Path) -> str:
+    """Return the Python of a checkout's environment (its .venv), or this one's."""
+    venv = checkout / ".venv" / "bin" / "python"
+    return str(venv) if venv.exists() else sys.executable
+
+
+def full_build(checkout: Path, database: Path, anchor: bool) -> float:
+    """Build ``database`` from nothing with ``checkout``'s code and results; return the CPU time."""
+    database.unlink(missing_ok=True)
+    if anchor:
+        script = ["scripts/build_database.py", "--out", str(database)]
+        script += ["--metadata", str(database.with_suffix(".json"))]
+    else:
+        script = ["scripts/score_results.py", "--database", str(database)]
+    return cpu_seconds([python_of(checkout), *script], checkout)
+
+
+def update(database: Path, change: bool) -> float:
+    """Update a copy of the full ``database``: after changing canvas/standard's data fingerprint
+    when ``change``; return the CPU time."""
+    copy = database.with_name("update.sqlite")
+    shutil.copyfile(database, copy)
+    if change:
+        with closing(sqlite3.connect(copy)) as conn, conn:
+            done = conn.execute(
+                "UPDATE sets SET fingerprint = 'edited config' WHERE suite = ? AND set_name = ?", CHANGED_SET
+            )
+            if done.rowcount != 1:
+                raise SystemExit(f"{'/'.join(CHANGED_SET)} is not in the database: run `make all` first")
+    return cpu_seconds([python_of(paths.ROOT), "scripts/score_results.py", "--database", str(copy)], paths.ROOT)
+
+
+def shape(database: Path, anchor: bool) -> dict[str, float]:
+    """Return a database's answers, runs, size in MB and (this checkout's) texts stored twice."""
+    with closing(sqlite3.connect(database)) as conn:
+        counts = {t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("answers", "runs")}
+        if not anchor:
+            counts["duplicated texts"] = conn.execute(
+                "SELECT count(*) - count(DISTINCT text) FROM texts"
+            ).fetchone()[0]
+    counts["MB"] = database.stat().st_size / 1e6
+    return counts
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("-t", "--testset", type=Path, default=paths.DATA / "worldsense" / "test_set")
-    parser.add_argument("--runs", type=int, default=5, help="runs to take the median of")
+    parser.add_argument("--anchor", type=Path, help="a checkout of the anchor's code with its `make all` done")
+    parser.add_argument("--runs", type=int, default=3, help="runs to take the median of")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
+    if args.anchor and not (args.anchor / "scripts" / "build_database.py").is_file():
+        raise SystemExit(f"{args.anchor} has no scripts/build_database.py: --anchor names the code before issue 30")
     with tempfile.TemporaryDirectory() as scratch:
-        data = released_copy(args.testset, Path(scratch) / "data")
-        out = Path(scratch) / "results.sqlite"
-        runs = [one_run(data, out) for _ in range(args.runs)]
-        with closing(sqlite3.connect(out)) as conn:
-            counts = {
-                t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("items", "answers")
-            }
-        size = out.stat().st_size
-    if counts != {"items": TRIALS, "answers": TRIALS * len(RELEASED)}:
-        raise SystemExit(f"unexpected row counts: {counts}")
-    median = {k: statistics.median(r[k] for r in runs) for k in ("wall", "read", "write")}
-    print(f"released WorldSense results: {TRIALS:,} trials x {len(RELEASED)} models, {args.runs} runs")
-    print(f"  rows: {counts['items']:,} items, {counts['answers']:,} answers; file {size / 1e6:.0f} MB")
-    split = f"read and score {median['read']:.1f} s, write {median['write']:.1f} s"
-    print(f"  median wall {median['wall']:.1f} s ({split})")
-    walls = ", ".join(f"{run['wall']:.1f}" for run in runs)
-    print(f"  every run: {walls} s")
+        ours, theirs = Path(scratch) / "ours.sqlite", Path(scratch) / "anchor.sqlite"
+        times: dict[str, list[float]] = {"full": [], "anchor": [], "change": [], "none": []}
+        for _ in range(args.runs):  # interleaved, so that both sides see the same load
+            times["full"].append(full_build(paths.ROOT, ours, anchor=False))
+            if args.anchor:
+                times["anchor"].append(full_build(args.anchor.resolve(), theirs, anchor=True))
+            times["change"].append(update(ours, change=True))
+            times["none"].append(update(ours, change=False))
+        median = {k: statistics.median(v) for k, v in times.items() if v}
+        mine = shape(ours, anchor=False)
+        anchor = shape(theirs, anchor=True) if args.anchor else None
+
+    print(f"scoring stage, CPU seconds (median of {args.runs} runs; every run in brackets)")
+    row = "  {:<28} {:>8.1f} s  [{}]"
+    every = {k: ", ".join(f"{t:.1f}" for t in v) for k, v in times.items()}
+    print(row.format("full build", median["full"], every["full"]) + f"  {mine['answers']:,} answers")
+    if anchor:
+        print(row.format("full build (anchor)", median["anchor"], every["anchor"]) + f"  {anchor['answers']:,} answers")
+        per = (median["anchor"] / anchor["answers"]) / (median["full"] / mine["answers"])
+        print(f"  {'':<28} anchor / this: {median['anchor'] / median['full']:.1f}x per build, {per:.1f}x per answer")
+    print(row.format("after a canvas config change", median["change"], every["change"]), end="")
+    print(f"  {100 * median['change'] / median['full']:.1f}% of a full build")
+    print(row.format("nothing changed", median["none"], every["none"]), end="")
+    print(f"  {100 * median['none'] / median['full']:.1f}% of a full build")
+    print(f"database: {mine['runs']} runs, {mine['MB']:.0f} MB, texts stored twice: {mine['duplicated texts']}", end="")
+    print(f" (anchor: {anchor['runs']} runs, {anchor['MB']:.0f} MB)" if anchor else "")
     return 0
 
 

@@ -110,13 +110,13 @@ def test_every_shipped_config_gives_already_said_that_the_originals_budget(path)
     """The original's solvers decode with max_tokens 512: every shipped config gives the suite that,
     or more for a model that thinks first (its own larger budget)."""
     from common.already_said_that.prompting import DECODING
-    from common.analysis import SUITES
+    from common import suites
 
     own = load_model_config(path)
     config = load_model_config(path, defaults=DECODING, suite="already_said_that")
     assert config.max_tokens == 512 or (config.max_tokens == own.max_tokens and own.max_tokens > 512)
     sections = (load_yaml(path)[0] or {}).get("suites") or {}
-    assert set(sections) <= set(SUITES)  # a section names a suite that exists
+    assert set(sections) <= set(suites.names())  # a section names a suite that exists
 
 
 @pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
