@@ -27,6 +27,7 @@ from scipy import ndimage
 from common.blocks.problems import View
 from common.blocks.state import Relation
 from common.pictures import glyphs
+from common.pictures.glyphs import colour_code, colour_codes
 from common.pictures.store import picture_name
 
 LEGEND = (
@@ -157,10 +158,11 @@ def read_picture(image: Image.Image) -> tuple[list[list[str]], list[Relation]]:
     ``draw_picture`` (stacks left to right, bottom to top; relations piece by piece: bot, the
     "on" relations upward, top). Raises ValueError when the pixels are not such a picture."""
     pixels = np.asarray(image.convert("RGB"))
-    divider = _divider(pixels)
-    boxes = [_read_box(pixels, box) for box in _regions(pixels, FILL) if _is_box(box)]
-    table = _regions(pixels, TABLE)
-    crosses = _regions(pixels, CROSS)
+    codes = colour_codes(pixels)
+    divider = _divider(codes)
+    boxes = [_read_box(pixels, box) for box in _regions(codes, FILL) if _is_box(box)]
+    table = _regions(codes, TABLE)
+    crosses = _regions(codes, CROSS)
     init = [[name for _, name in column] for x, column in _columns(boxes) if x < divider]
     goal: list[Relation] = []
     for x, column in _columns(boxes):
@@ -175,19 +177,19 @@ def read_picture(image: Image.Image) -> tuple[list[list[str]], list[Relation]]:
     return init, goal
 
 
-def _divider(pixels: np.ndarray) -> int:
+def _divider(codes: np.ndarray) -> int:
     """Return the column of the divider between the panels (the first column of its colour that
     runs down most of the picture)."""
-    runs = (pixels == DIVIDER).all(axis=2).sum(axis=0)
-    columns = np.flatnonzero(runs > pixels.shape[0] // 2)
+    runs = (codes == colour_code(DIVIDER)).sum(axis=0)
+    columns = np.flatnonzero(runs > codes.shape[0] // 2)
     if not len(columns):
         raise ValueError("no divider between the initial and the goal panel: not a blocks picture")
     return int(columns[0])
 
 
-def _regions(pixels: np.ndarray, colour: tuple[int, int, int]) -> list[tuple[int, int, int, int]]:
+def _regions(codes: np.ndarray, colour: tuple[int, int, int]) -> list[tuple[int, int, int, int]]:
     """Return the bounding boxes ``(x0, y0, x1, y1)`` (inclusive) of the connected regions of ``colour``."""
-    labels, _ = ndimage.label((pixels == colour).all(axis=2))
+    labels, _ = ndimage.label(codes == colour_code(colour))
     return [(s[1].start, s[0].start, s[1].stop - 1, s[0].stop - 1) for s in ndimage.find_objects(labels)]
 
 

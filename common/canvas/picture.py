@@ -24,6 +24,7 @@ from scipy import ndimage
 
 from common.canvas.shapes import Geometry, Shape, circumradius, extent
 from common.pictures import glyphs
+from common.pictures.glyphs import colour_code, colour_codes
 from common.pictures.store import picture_name
 
 COLOURS = {"red": (214, 39, 40), "blue": (31, 119, 180), "yellow": (230, 194, 41), "green": (44, 160, 44)}
@@ -116,35 +117,24 @@ def read_picture(image: Image.Image, geometry: Geometry) -> list[Shape]:
     reading order (top to bottom, left to right). Raises ValueError when the pixels are not such
     a picture."""
     pixels = np.asarray(image.convert("RGB"))
-    codes = _codes(pixels)
+    codes = colour_codes(pixels)
     left, top, right, bottom = _frame(codes)
     low, high = _end_ticks(pixels, left, right, bottom)
     unit = (right - left) / (high - low)
     plot = codes[top : bottom + 1, left : right + 1]
     shapes = []
     for colour, rgb in COLOURS.items():
-        labels, _ = ndimage.label(plot == _code(rgb))
+        labels, _ = ndimage.label(plot == colour_code(rgb))
         for index, found in enumerate(ndimage.find_objects(labels), start=1):
             region = labels[found] == index
             shapes.append(_shape_of(colour, found, region, (low, high, unit), geometry))
     return sorted(shapes, key=lambda shape: (-shape.y, shape.x))
 
 
-def _codes(pixels: np.ndarray) -> np.ndarray:
-    """Return one integer per pixel (its colour), for fast comparisons."""
-    rgb = pixels.astype(np.int32)
-    return (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
-
-
-def _code(rgb: tuple[int, int, int]) -> int:
-    """Return the integer of a colour (``_codes``)."""
-    return (rgb[0] << 16) | (rgb[1] << 8) | rgb[2]
-
-
 def _frame(codes: np.ndarray) -> tuple[int, int, int, int]:
     """Return the frame's columns and rows ``(left, top, right, bottom)``: the lines of the frame
     colour longer than half the picture."""
-    black = codes == _code(FRAME)
+    black = codes == colour_code(FRAME)
     columns = np.flatnonzero(black.sum(axis=0) > codes.shape[0] // 2)
     rows = np.flatnonzero(black.sum(axis=1) > codes.shape[1] // 2)
     if len(columns) < 2 or len(rows) < 2:

@@ -73,3 +73,15 @@ def _lookup(background: tuple[int, int, int], ink: tuple[int, int, int]) -> dict
 def text_width(text: str) -> int:
     """Return the width in pixels of ``text`` drawn by ``draw_text``."""
     return len(text) * CELL[0]
+
+
+def colour_codes(pixels: np.ndarray) -> np.ndarray:
+    """Return one integer per pixel of an RGB array (``colour_code`` of its colour): comparing a
+    picture with a colour is then one comparison per pixel."""
+    rgb = pixels.astype(np.int32)
+    return (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+
+
+def colour_code(rgb: tuple[int, int, int]) -> int:
+    """Return the integer of a colour (``colour_codes``)."""
+    return (rgb[0] << 16) | (rgb[1] << 8) | rgb[2]
