@@ -40,7 +40,7 @@ import sys
 from common import cli
 from common.blocks import run
 from common.blocks.baselines import BASELINES
-from common.models import exit_code, models_of, run_items
+from common.models import exit_code, models_of
 
 log = logging.getLogger("codex_translate")
 
@@ -78,21 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     summaries, scored = [], []
     for model in models_of(args, BASELINES, task="pddl", overrides={"stop": run.STOPS["pddl"]}):
         with contextlib.closing(model):
-            for prompts in files:
-                items = run.load_run_items(prompts, args.problem_path, "pddl", args.limit)
-                out, prompting = run.results_path(
-                    prompts, items, "pddl", model, args.results_dir, args.feedback
-                )
-                labels = run.run_labels(
-                    prompts, args.problem_path, prompting, model, objects=args.objects, feedback=args.feedback
-                )
-                summary = run_items(
-                    model, items, out, answer=answer, labels=labels, **cli.runner_options(args)
-                )
-                summaries.append(summary)
-                text, rows = run.rescore_report(out, items, "pddl", args.objects)
-                print(text, end="")
-                scored += [{"model": model.name, **row} for row in rows]
+            extras = {"objects": args.objects, "feedback": args.feedback}
+            done, rows = run.ask_files(model, files, args, "pddl", answer, **extras)
+            summaries += done
+            scored += rows
     if args.scores:
         run.write_scores(args.scores, scored)
     return exit_code(summaries, "problems")

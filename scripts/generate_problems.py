@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
             "seed": seed,
             "generator": spec.generator,
             "views": [view.name for view in spec.views],
+            **({"modalities": spec.modality} if spec.modality != ["text"] else {}),
         },
     )
     trivial = Counter(

@@ -10,6 +10,9 @@ One row per problem and view is appended to
 results/blocks/<set>/nl___<view>/<prompting>___<modelname>___results.jsonl (raw completion,
 parsed plan, verdicts, lengths, gap to optimal); a rerun resumes where it stopped.
 The printed summary is re-scored from the raw completions, never by asking again.
+A set whose config has picture modalities (`modality: [text, image, text+image]`) is asked in
+each (--modality picks), the same problems (Keys) labelled <prompting>-image and so on; a model
+must say `vision: true` in its config to be shown pictures. --dry-run prints the cost instead.
 Built-in models: noop (empty plan), random (random applicable moves), oracle (optimal planner);
 --baselines asks the three.
 A request the server refuses (e.g. longer than the model's context) is recorded as refused,
@@ -33,7 +36,7 @@ import sys
 from common import cli
 from common.blocks import run
 from common.blocks.baselines import BASELINES
-from common.models import exit_code, models_of, run_items
+from common.models import exit_code, models_of
 
 log = logging.getLogger("lm_plan")
 
@@ -51,17 +54,9 @@ def main(argv: list[str] | None = None) -> int:
     summaries, scored = [], []
     for model in models_of(args, BASELINES, task="nl", overrides={"stop": run.STOPS["nl"]}):
         with contextlib.closing(model):
-            for prompts in files:
-                items = run.load_run_items(prompts, args.problem_path, "nl", args.limit)
-                out, prompting = run.results_path(prompts, items, "nl", model, args.results_dir)
-                labels = run.run_labels(prompts, args.problem_path, prompting, model)
-                summary = run_items(
-                    model, items, out, answer=run.plan_record, labels=labels, **cli.runner_options(args)
-                )
-                summaries.append(summary)
-                text, rows = run.rescore_report(out, items, "nl")
-                print(text, end="")
-                scored += [{"model": model.name, **row} for row in rows]
+            done, rows = run.ask_files(model, files, args, "nl", run.plan_record)
+            summaries += done
+            scored += rows
     if args.scores:
         run.write_scores(args.scores, scored)
     return exit_code(summaries, "problems")

@@ -26,6 +26,7 @@ from common.blocks.planner import SearchBudgetExceeded, near_optimal_plan, optim
 from common.blocks.problems import Problem
 from common.blocks.state import board_relations, goal_holds
 from common.errors import ConfigError
+from common.pictures.modality import modalities_of
 
 
 @dataclass
@@ -64,6 +65,7 @@ class SetSpec:
     exact_up_to: int = 12  # above this many items store a near-optimal length, not the optimum
     plan_budget: int = 20_000  # search steps per view for an exact length (A* expansions, deadlock search)
     seed: int = 0
+    modality: str | list[str] = "text"  # text, image, text+image, or a list: how the prompts show problems
 
 
 def load_spec(path: str | Path) -> SetSpec:
@@ -73,6 +75,7 @@ def load_spec(path: str | Path) -> SetSpec:
         data = {"problems": data}
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
     spec = config.build(SetSpec, data, source)
+    spec.modality = modalities_of(spec.modality, f"{source.where('modality')}: field 'modality'")
     if spec.plan_budget < 1:
         raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (search steps per view)")
     for index, entry in enumerate(spec.problems):

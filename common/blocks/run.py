@@ -15,13 +15,13 @@ import hashlib
 import json
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from common import paths
+from common import cli, paths
 from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
 from common.blocks.nlplan import STOP_MARKER
 from common.blocks.planner import optimal_length
@@ -37,8 +37,10 @@ from common.blocks.scoring import (
 )
 from common.errors import DataError, UserError
 from common.jsonl import dumps, read_jsonl, write_text
-from common.models.base import Model, Reply, RequestRefused, request_totals
+from common.models.base import Message, Model, Reply, RequestRefused, request_totals
+from common.models.images import attach_images, marked_names
 from common.models.runner import refused_record
+from common.pictures.modality import MODALITIES, TEXT, label, modalities_of, record_fields
 from common.results import SEPARATOR, read_results, results_filename
 
 STOPS = {"nl": [STOP_MARKER], "pddl": [";"]}  # default stop sequences sent to HTTP models
@@ -49,15 +51,20 @@ EXACT_LENGTH_UP_TO = 10  # items; larger problems get no optimal length unless t
 log = logging.getLogger(__name__)
 
 
-def load_items(prompts_path: str | Path, problems_dir: str | Path, prompt_type: str) -> list[dict[str, Any]]:
+def load_items(
+    prompts_path: str | Path, problems_dir: str | Path, prompt_type: str, modality: str = TEXT
+) -> list[dict[str, Any]]:
     """Return one item per (test problem, view) of a prompts file, in file order.
 
     An item has ``Key``, ``id``, ``view``, ``prompting``, ``texts`` (part -> prompt), ``problem``
     (the ``View``) and ``optimal_length`` (from the problem file, else computed up to
     ``EXACT_LENGTH_UP_TO`` items, else None). The Key is derived from the id, view and prompt
     texts (``prompt_key``), so a results file never pairs an answer with a prompt that changed
-    since (regenerated problems or prompts are asked anew). Raises DataError naming the file
-    for prompts of another type, a missing part or an unknown problem.
+    since (regenerated problems or prompts are asked anew). In a picture ``modality`` the texts
+    are that modality's (with the markers of its pictures) and the item also has ``modality``,
+    ``images`` (the names of the pictures its prompts show) and ``image_dir``; its Key is still
+    the text prompts', so the items of every modality pair. Raises DataError naming the file
+    for prompts of another type, a missing part or modality, or an unknown problem.
     """
     prompts_path = Path(prompts_path)
     problems = {p.id: p for p in load_problems(problems_dir)}
@@ -87,12 +94,36 @@ def load_items(prompts_path: str | Path, problems_dir: str | Path, prompt_type: 
                 "optimal_length": stored,
             }
         items[key]["texts"][record["part"]] = record["text"]
+        if modality != TEXT:
+            if modality not in record.get("modalities", {}):
+                raise DataError(
+                    f"{where}: no {modality!r} prompt (the set's modalities are its config's `modality`; "
+                    "generate the set again after adding it)"
+                )
+            items[key].setdefault("shown", {})[record["part"]] = record["modalities"][modality]
     for (pid, view_name), item in items.items():
         missing = [part for part in PARTS[prompt_type] if part not in item["texts"]]
         if missing:
             raise DataError(f"{prompts_path}: problem {pid} (view {view_name}) has no {missing[0]!r} prompt")
         item["Key"] = prompt_key(pid, view_name, [item["texts"][part] for part in PARTS[prompt_type]])
+        if modality != TEXT:
+            item["texts"] = item.pop("shown")
+            names = [name for part in PARTS[prompt_type] for name in marked_names(item["texts"][part])]
+            item.update(
+                modality=modality, images=list(dict.fromkeys(names)), image_dir=images_path(prompts_path)
+            )
     return [{"Key": item.pop("Key"), **item} for item in items.values()]
+
+
+def images_path(prompts: str | Path) -> Path:
+    """Return the picture directory of a prompts file's set: ``images/`` beside ``prompts/``."""
+    return Path(prompts).parent.parent / "images"
+
+
+def asked(item: dict[str, Any], messages: list[Message]) -> list[Message]:
+    """Return ``messages`` as sent for ``item``: its pictures' markers as image parts
+    (``images.attach_images``); unchanged for a text item."""
+    return attach_images(messages, item["image_dir"]) if item.get("images") else messages
 
 
 def prompt_key(pid: str, view: str, texts: Sequence[str]) -> int:
@@ -109,13 +140,14 @@ def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
     failures propagate (not recorded)."""
     start = time.monotonic()
     try:
-        reply = model.complete(opening(item["texts"]["plan"], "nl", uses_chat(model)), item)
+        reply = model.complete(asked(item, opening(item["texts"]["plan"], "nl", uses_chat(model))), item)
     except RequestRefused as refusal:
         return blocks_refused_record(item, refusal)
     return {
         "Key": item["Key"],
         "id": item["id"],
         "view": item["view"],
+        **record_fields(item.get("modality", TEXT), item.get("images", [])),
         "sent_as": sent_as(uses_chat(model)),
         "raw": reply.text,
         "finish_reason": reply.finish_reason,
@@ -139,7 +171,7 @@ def translation_record(
     """
     start = time.monotonic()
     chat = uses_chat(model)
-    conversations = {part: opening(item["texts"][part], "pddl", chat) for part in PARTS["pddl"]}
+    conversations = {part: asked(item, opening(item["texts"][part], "pddl", chat)) for part in PARTS["pddl"]}
     replies: list[Reply] = []
     try:
         for part in PARTS["pddl"]:
@@ -169,6 +201,7 @@ def translation_record(
         "Key": item["Key"],
         "id": item["id"],
         "view": item["view"],
+        **record_fields(item.get("modality", TEXT), item.get("images", [])),
         "sent_as": sent_as(chat),
         "raw": rounds[0],
         "finish_reason": finish if feedback else finish[0],
@@ -194,7 +227,8 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     """Return the runner's record of a refused item (``runner.refused_record``: ``refused`` the
     kind, ``error`` the server's message) with the problem's own facts (``problem_facts``), so
     the analysis pairs it and counts it as a failure in every split."""
-    return {**refused_record(item, refusal), **problem_facts(item)}
+    fields = record_fields(item.get("modality", TEXT), item.get("images", []))
+    return {**refused_record(item, refusal), **fields, **problem_facts(item)}
 
 
 def rescore_report(
@@ -237,6 +271,14 @@ def add_options(parser: argparse.ArgumentParser) -> None:
         "--problem-path", default=None, help="directory of the problem files (default: <set>/problems)"
     )
     parser.add_argument("--scores", metavar="CSV", help="also write every re-scored row as CSV")
+    cli.add_dry_run_option(parser)
+    parser.add_argument(
+        "--modality",
+        action="append",
+        default=[],
+        choices=MODALITIES,
+        help="ask the set in this modality only (repeatable; default: every modality of the set's config)",
+    )
 
 
 def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Sequence[str] = ()) -> list[Path]:
@@ -265,17 +307,18 @@ def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Seque
 
 
 def load_run_items(
-    prompts: Path, problem_path: str | None, prompt_type: str, limit: int | None
+    prompts: Path, problem_path: str | None, prompt_type: str, limit: int | None, modality: str = TEXT
 ) -> list[dict[str, Any]]:
-    """Return the first ``limit`` items of a prompts file (``load_items``), its problems from
-    ``problem_path`` (default: ``problems/`` beside ``prompts/``); UserError when they are missing."""
+    """Return the first ``limit`` items of a prompts file in ``modality`` (``load_items``), its
+    problems from ``problem_path`` (default: ``problems/`` beside ``prompts/``); UserError when
+    they are missing."""
     problems = problems_path(prompts, problem_path)
     if not problems.is_dir():
         raise UserError(
             f"{problems}: no such problem directory (the prompts' set has none there: "
             "give it with --problem-path)"
         )
-    return load_items(prompts, problems, prompt_type)[:limit]
+    return load_items(prompts, problems, prompt_type, modality)[:limit]
 
 
 def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -> Path:
@@ -298,6 +341,24 @@ def run_labels(
     }
 
 
+def set_modalities(testset: Path, asked_for: Sequence[str] = ()) -> list[str]:
+    """Return the modalities to ask of a set: ``asked_for`` (``--modality``), else every one its
+    config asks for (``modalities`` in its problems' manifest; a set without: text). Raises
+    UserError for a modality the set was not generated with."""
+    manifest = testset / "problems" / "manifest.json"
+    listed = (
+        json.loads(manifest.read_text(encoding="utf-8")).get("modalities") if manifest.is_file() else None
+    )
+    available = modalities_of(listed or TEXT)
+    missing = [m for m in asked_for if m not in available]
+    if missing:
+        raise UserError(
+            f"{paths.shown(testset)} has no {missing[0]!r} prompts (its modalities: "
+            f"{', '.join(available)}): add it to the set config's `modality` and generate the set again"
+        )
+    return list(asked_for) or available
+
+
 def results_path(
     prompts: Path,
     items: Sequence[dict[str, Any]],
@@ -305,13 +366,14 @@ def results_path(
     model: Model,
     results_root: Path | None = None,
     feedback: int = 0,
+    modality: str = TEXT,
 ) -> tuple[Path, str]:
     """Return ``(path, prompting)``: the results file of this run,
     ``<results_root>/<set>/<type>___<view>/<prompting>___<modelname>___results.jsonl`` (the set
     being the directory above the prompts file's ``prompts/``), and its
-    prompting label (``conversation.prompting_label``: the prompts file's, plus ``-turns`` for a
-    chat endpoint and ``-feedback<N>`` with feedback rounds). Raises DataError for an empty
-    prompts file or one mixing views or prompt styles."""
+    prompting label (``conversation.prompting_label``: the prompts file's, plus ``-<modality>`` in a
+    picture modality, ``-turns`` for a chat endpoint and ``-feedback<N>`` with feedback rounds).
+    Raises DataError for an empty prompts file or one mixing views or prompt styles."""
     if not items:
         raise DataError(
             f"{prompts}: the file holds no prompts; generate the set again (`make blocks/<set>`, "
@@ -326,11 +388,53 @@ def results_path(
         )
     set_name = Path(prompts).resolve().parent.parent.name
     directory = (results_root or RESULTS_ROOT) / set_name / f"{prompt_type}___{views[0]}"
-    prompting = prompting_label(promptings[0], uses_chat(model), feedback)
+    prompting = prompting_label(label(promptings[0], modality), uses_chat(model), feedback)
     try:
         return directory / results_filename(prompting, model.name), prompting
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def ask_files(
+    model: Model,
+    files: Sequence[Path],
+    args: argparse.Namespace,
+    prompt_type: str,
+    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
+    **label_extras: Any,
+) -> tuple[list[Any], list[dict[str, Any]]]:
+    """Ask ``model`` every prompts file of ``files`` in every modality of the set (``--modality``,
+    else the set's; ``set_modalities``) with the protocol ``answer``, each into its results file
+    (``results_path``), printing the re-scored summary of each; with ``--dry-run`` print what each
+    would cost instead (``common.models.estimate``) and ask nothing. Return ``(summaries, rows)``:
+    the runner's summaries and the re-scored rows (with the model's name)."""
+    from common.models import run_items
+    from common.models.estimate import estimate_run, estimate_text
+
+    summaries, scored = [], []
+    feedback = label_extras.get("feedback", 0)
+    objects = label_extras.get("objects", "true")
+    for prompts in files:
+        for modality in set_modalities(prompts.parent.parent, args.modality):
+            items = load_run_items(prompts, args.problem_path, prompt_type, args.limit, modality)
+            out, prompting = results_path(
+                prompts, items, prompt_type, model, args.results_dir, feedback, modality
+            )
+            if args.dry_run:
+                price = (model.settings() or {}).get("price_per_1k_tokens")
+                label = f"{out.parent.name}/{out.name}"
+                print(estimate_text(label, estimate_run(model, items, answer), price, batch=args.batch))
+                continue
+            labels = run_labels(
+                prompts, args.problem_path, prompting, model, modality=modality, **label_extras
+            )
+            summaries.append(
+                run_items(model, items, out, answer=answer, labels=labels, **cli.runner_options(args))
+            )
+            text, rows = rescore_report(out, items, prompt_type, objects)
+            print(text, end="")
+            scored += [{"model": model.name, **row} for row in rows]
+    return summaries, scored
 
 
 def write_scores(path: str | Path, records: Sequence[dict[str, Any]]) -> None:
