@@ -87,9 +87,10 @@ def run_items(
         if batch is None and hasattr(model, "check_endpoint"):  # a server that is down: said before a
             model.check_endpoint()  # large set loads (an offline batch needs no server)
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
-        todo = _todo(model, _unique_keys(items), writer, include, summary)
-        if any(item.get("images") for item, _ in todo):  # a set shown as pictures: a text-only
+        unique = _unique_keys(items)
+        if any(item.get("images") for item in unique):  # a set shown as pictures: a text-only
             check_takes_images(model)  # model is refused before its first request
+        todo = _todo(model, unique, writer, include, summary)
         _log_plan(model, results_path, summary, meta.runs)
         try:
             meta.save(summary, counters)
