@@ -347,7 +347,11 @@ $(foreach s,$(BLOCKS_SETS),results/blocks/$(s)/report.txt): results/blocks/%/rep
 # data/canvas/<set>/trials.jsonl.bz2 (written last, after manifest.json) from
 # configs/canvas/<set>.yaml. Every model, built-in or not, answers into results/canvas/<set>/.
 
-.PHONY: canvas-trials
+.PHONY: canvas-trials bench-pictures
+
+## Time drawing the pictures of the standard canvas set (every modality) against generating it.
+bench-pictures: $(ENV_OK)
+	$(PYTHON) bench/bench_pictures.py
 
 ## Generate the canvas trial sets of configs/canvas/ (data/canvas/<set>/trials.jsonl.bz2 + manifest.json).
 canvas-trials: $(foreach s,$(CANVAS_SETS),data/canvas/$(s)/trials.jsonl.bz2)
