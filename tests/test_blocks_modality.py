@@ -14,8 +14,8 @@ from common.results import metadata_path, read_results
 from tests.conftest import run_script
 
 SPEC = (
-    "modality: [text, image, text+image]\nseed: 5\n"
-    "views:\n  - {name: c2, constraints: 2, rename: none}\n  - {name: all-renamed, constraints: all, rename: all}\n"
+    "modality: [text, image, text+image]\nseed: 5\nviews:\n  - {name: c2, constraints: 2, rename: none}\n"
+    "  - {name: all-renamed, constraints: all, rename: all}\n"
     "problems:\n  - {num_obj: 3, count: 2}\n  - {num_obj: 5, test: true, count: 4}\n"
 )
 
