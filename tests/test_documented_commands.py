@@ -45,7 +45,6 @@ EXCLUDED = {
     "vllm serve": "starts vLLM on a GPU machine (not this project's command)",
     "llama-server": "starts llama.cpp's server with a vision model (not this project's command)",
     "bench/bench_pictures.py": "benchmark (repeated generation and drawing of a canvas set)",
-    "make bench-pictures": "benchmark (as above)",
     "vllm.entrypoints.openai.run_batch": "vLLM's offline engine on a GPU machine (not ours to run)",
     "configs/blocks/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
     "make blocks/mine": "a new set: run and checked by tests/test_make_sets.py",
