@@ -22,29 +22,14 @@ SPEC = (
 
 @pytest.fixture(scope="module")
 def pictured_set(tmp_path_factory):
-    """A small blocks set in three modalities: problems, prompts of both types, pictures."""
+    """A small blocks set in three modalities (the one generator: problems, prompts of both types,
+    pictures)."""
     root = tmp_path_factory.mktemp("blocks") / "tiny"
     spec = root.parent / "tiny.yaml"
     spec.write_text(SPEC)
-    made = run_script(
-        "scripts/generate_problems.py", "--specs-file", str(spec), "--problem-path", str(root / "problems")
-    )
+    args = ["--suite", "blocks", "-t", str(spec), "--out", str(root)]
+    made = run_script("scripts/generate_problems.py", *args)
     assert made.returncode == 0, made.stderr
-    for view in ("c2", "all-renamed"):
-        for kind in ("nl", "pddl"):
-            out = root / "prompts" / f"paper___{kind}___{view}.jsonl"
-            args = [
-                "--problem-path",
-                str(root / "problems"),
-                "--view",
-                view,
-                "--prompt-type",
-                kind,
-                "--output",
-                str(out),
-            ]
-            written = run_script("scripts/generate_prompts.py", *args)
-            assert written.returncode == 0, written.stderr
     return root
 
 

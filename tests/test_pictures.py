@@ -19,8 +19,8 @@ import pytest
 from PIL import Image, ImageDraw
 
 from common.blocks import picture as blocks_picture
-from common.blocks.generate import generate_set as blocks_set
 from common.blocks.generate import load_spec
+from common.blocks.generate import make_problems as blocks_set
 from common.blocks.planner import optimal_length
 from common.canvas import picture as canvas_picture
 from common.canvas import pixel_baseline
@@ -75,16 +75,46 @@ def solve_from_picture(trial: dict, shapes: list) -> str:
 GEOMETRY = load_config(CONFIGS / "canvas" / "standard.yaml").geometry
 
 
-@pytest.fixture(scope="module", params=["standard", "scaling"])
-def canvas_trials(request):
-    config = load_config(CONFIGS / "canvas" / f"{request.param}.yaml")
+def first_of_each_stratum(trials: list[dict]) -> list[dict]:
+    """Return the trials of the first item of each (task, number of shapes): every task, size,
+    description and few-shot style, a quick sample of a set."""
+    first: dict[tuple, int] = {}
+    for trial in trials:
+        first.setdefault((trial["task"], trial["num_shapes"]), trial["item"])
+    chosen = set(first.values())
+    return [trial for trial in trials if trial["item"] in chosen]
+
+
+@pytest.fixture(scope="module")
+def standard_trials():
+    config = load_config(CONFIGS / "canvas" / "standard.yaml")
     assert config.geometry == GEOMETRY
     return canvas_set(config).trials
 
 
-def test_every_canvas_picture_gives_back_its_shapes_and_every_gold_answer(canvas_trials):
+def test_a_sample_of_canvas_pictures_gives_back_its_shapes_and_gold_answers(standard_trials):
+    """The fast check: the first item of every task and size of the standard set (the whole sets:
+    the slow test below)."""
+    sample = first_of_each_stratum(standard_trials)
+    assert {t["task"] for t in sample} == {t["task"] for t in standard_trials} and len(sample) > 40
+    assert_pictures_give_back_gold(sample)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["standard", "scaling"])
+def test_every_canvas_picture_gives_back_its_shapes_and_every_gold_answer(name):
+    config = load_config(CONFIGS / "canvas" / f"{name}.yaml")
+    assert config.geometry == GEOMETRY
+    trials = canvas_set(config).trials
+    assert len(trials) > 400
+    assert len(assert_pictures_give_back_gold(trials)) > 300
+
+
+def assert_pictures_give_back_gold(trials: list[dict]) -> dict[str, list]:
+    """Assert that each trial's canvas, drawn and encoded, reads back to its shapes, and that its
+    gold answer follows from them and the question's words; return the pictures read, by name."""
     pictures: dict[str, list] = {}
-    for trial in canvas_trials:
+    for trial in trials:
         shapes = [shape_from_dict(shape) for shape in trial["shapes"]]
         name = canvas_picture.name_of(shapes, GEOMETRY)
         if name not in pictures:  # drawn once per scene, as a set's store does
@@ -94,11 +124,28 @@ def test_every_canvas_picture_gives_back_its_shapes_and_every_gold_answer(canvas
             assert sorted(read, key=str) == sorted(shapes, key=str), trial["Key"]
             pictures[name] = read
         assert solve_from_picture(trial, pictures[name]) == trial["goldresp"], trial["Key"]
-    assert len(canvas_trials) > 400 and len(pictures) > 300
+    return pictures
 
 
+def test_a_sample_of_blocks_pictures_gives_back_stacks_goal_and_optimal_length():
+    """The fast check: the first problem of each size of the scaling set (the whole set: slow)."""
+    problems = blocks_set(load_spec(CONFIGS / "blocks" / "scaling.yaml"))
+    sizes: dict[int, object] = {}
+    for problem in problems:
+        sizes.setdefault(len(problem.items), problem)
+    assert len(sizes) > 5
+    assert assert_blocks_pictures(list(sizes.values())) == len(sizes) * 6
+
+
+@pytest.mark.slow
 def test_every_blocks_picture_gives_back_its_stacks_goal_and_optimal_length():
     problems = blocks_set(load_spec(CONFIGS / "blocks" / "scaling.yaml"))
+    assert assert_blocks_pictures(problems) == len(problems) * 6 > 1300
+
+
+def assert_blocks_pictures(problems: list) -> int:
+    """Assert that every view of ``problems``, drawn and encoded, reads back to its stacks and goal,
+    and gives its stored optimal length again; return how many pictures were read."""
     checked = 0
     for problem in problems:
         for name in problem.views:
@@ -110,7 +157,7 @@ def test_every_blocks_picture_gives_back_its_stacks_goal_and_optimal_length():
             if stored is not None:
                 assert optimal_length(init, goal) == stored, (problem.id, name)
             checked += 1
-    assert checked == len(problems) * 6 > 1300
+    return checked
 
 
 def test_a_goal_is_drawn_as_pieces_with_the_table_and_the_clear_marks():
@@ -148,14 +195,14 @@ def test_the_glyphs_stay_in_their_cells_and_read_back_exactly():
 
 DRAW_BOTH = """
 import hashlib, sys
-from common.blocks.generate import generate_set, load_spec
+from common.blocks.generate import make_problems, load_spec
 from common.blocks.picture import draw_picture as blocks
 from common.canvas.generate import generate_set as canvases, load_config
 from common.canvas.picture import draw_picture as canvas
 from common.canvas.shapes import shape_from_dict
 from common.paths import CONFIGS
 from common.pictures.store import png_bytes
-view = generate_set(load_spec(CONFIGS / "blocks" / "scaling.yaml"))[150].view("c3-renamed")
+view = make_problems(load_spec(CONFIGS / "blocks" / "scaling.yaml"))[150].view("c3-renamed")
 config = load_config(CONFIGS / "canvas" / "standard.yaml")
 trial = canvases(config).trials[40]
 pictures = [blocks(view), canvas([shape_from_dict(s) for s in trial["shapes"]], config.geometry)]

@@ -64,7 +64,8 @@ def picture_fields(
 
 def trial_canvases(trial: dict[str, Any]) -> list[list[Shape]]:
     """Return every canvas a trial's picture prompts show: its own, then its examples'."""
-    canvases = [trial["shapes"], *trial.get("example_shapes", [])]
+    examples = trial.get("example_shapes")
+    canvases = [trial["shapes"], *(examples if isinstance(examples, list) else [])]
     return [[shape_from_dict(shape) for shape in canvas] for canvas in canvases]
 
 
@@ -74,7 +75,7 @@ def draw_pictures(trials: list[dict[str, Any]], geometry: Geometry, directory) -
     return how many distinct pictures the trials show."""
     names: dict[str, None] = {}
     for trial in trials:
-        if "picture" not in trial:
+        if not isinstance(trial.get("picture"), str):
             continue
         for shapes in trial_canvases(trial):
             name = name_of(shapes, geometry)
