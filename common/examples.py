@@ -51,7 +51,7 @@ def _said(answer: Any, reply: Any) -> str:
 def pictures(rows: pd.DataFrame) -> dict[str, list[str]]:
     """Return ``{"pictures": [base64 PNG or "" per row]}`` from the rows' ``picture`` thumbnails,
     or {} when no row has one (only PNG bytes are taken)."""
-    thumbnails = rows["picture"] if "picture" in rows else []
+    thumbnails = rows.get("picture", [])
     found = [p if isinstance(p, bytes) and p.startswith(b"\x89PNG") else None for p in thumbnails]
     if not any(found):
         return {}
