@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from common import analysis, database, suites
 from common.jsonl import read_jsonl
 from common.models.stub_server import StubServer
 from common.results import metadata_path, read_results
@@ -122,3 +123,28 @@ def test_the_dry_run_counts_the_pictures_and_asks_nothing(pictured_set, tmp_path
     assert len(lines) == 3 and "pictures: OpenAI tiles (gpt-4o)" in lines[1] and "12 pictures" in lines[1]
     assert "pictures" not in lines[0] and "4 requests" in lines[0] and "$" in lines[0]
     assert not list(tmp_path.glob("tiny/**/*.jsonl"))
+
+
+def test_the_scored_rows_carry_the_modality_and_the_section_pairs_them(pictured_set, tmp_path):
+    ran = run_script(
+        "scripts/lm_plan.py", "-t", str(pictured_set), "--baselines", "--results-dir", str(tmp_path)
+    )
+    assert ran.returncode == 0, ran.stderr
+    ref = suites.resolve_set(pictured_set, results_root=tmp_path)
+    with database.connection(tmp_path / "r.sqlite") as conn:
+        database.update(conn, [ref])
+        scored = database.read(conn, [ref])
+        items = conn.execute("SELECT count(*), count(image), count(DISTINCT image) FROM items").fetchone()
+        shown = conn.execute(
+            "SELECT r.modality, count(*), coalesce(sum(q.text LIKE '%<image:%'), 0) FROM answers a "
+            "JOIN runs r USING (run_id) LEFT JOIN texts q ON q.text_id = a.question "
+            "GROUP BY r.modality ORDER BY r.modality"
+        ).fetchall()
+    section = analysis.section([ref], scored, tmp_path / "figures")
+    # every item of both methods and views has its test problem's picture: 4 problems x 2 views
+    assert items[0] == items[1] and items[2] == 4 * 2
+    assert shown == [("image", 3 * 8, 3 * 8), ("text", 3 * 8, 0), ("text+image", 3 * 8, 3 * 8)]
+    tests = section.data["modalities"]
+    oracle = tests[tests["run"] == "oracle (plan, paper)"]
+    assert len(oracle) == 2 * 3 and (oracle["n"] == 4).all() and (oracle["score_a"] == 1.0).all()
+    assert any(path.name.endswith("_modalities.png") for _, path in section.figures)
