@@ -9,6 +9,11 @@ The question text is sent as is; --prompting only labels the results file. A tri
 refuses for itself (too long for the model's context, a content filter) is recorded as refused
 and the run goes on; re-running skips it unless --retry-errors. Built-in models: random and
 oracle, and on canvas sets every shortcut baseline (--baselines asks them all, each afresh).
+A canvas set whose config has picture modalities (`modality: [text, image, text+image]`) is
+asked in each (--modality picks), the same trials (Keys) into <prompting>-image___... and so
+on; a model must say `vision: true` in its config to be shown pictures (the shortcut baselines,
+rules on the prompt's words, answer the text modality only). --dry-run prints what each run
+would cost (requests, text and picture tokens, dollars) and asks nothing.
 
 $ python scripts/ask_model.py -t worldsense/test_set --model oracle --limit 100 --results-dir /tmp/try
 $ OPENAI_API_KEY=... python scripts/ask_model.py -t worldsense/test_set --model openai-gpt-4o-mini
@@ -30,6 +35,7 @@ import sys
 from common import cli, suites
 from common.errors import UserError
 from common.models import exit_code, models_of, run_items
+from common.models.estimate import estimate_run, estimate_text
 from common.pictures.modality import MODALITIES, TEXT, label
 from common.results import results_filename
 
@@ -50,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         "--reprompts", type=int, default=1, help="re-prompts when the answer is not an option"
     )
     cli.add_modality_option(parser)
+    cli.add_dry_run_option(parser)
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
@@ -76,6 +83,11 @@ def main(argv: list[str] | None = None) -> int:
                 asked = run.items(
                     ref.data, args.limit, **({"modality": modality} if modality != TEXT else {})
                 )
+                if args.dry_run:  # what it would cost; nothing asked, written or cached
+                    price = (model.settings() or {}).get("price_per_1k_tokens")
+                    estimate = estimate_run(model, list(asked), answer)
+                    print(estimate_text(out_path.name, estimate, price, args.batch))
+                    continue
                 summary = run_items(
                     model,
                     asked,
