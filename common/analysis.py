@@ -66,11 +66,17 @@ def resolve(spec: str | Path, suite: str | None = None, results_root: Path | Non
     return [suites.resolve_set(spec, suite, results_root)]
 
 
-def load(spec: str | Path | list[SetRef], suite: str | None = None, db: str | Path | None = None):
-    """Return ``(refs, scored)``: the sets ``spec`` names (``resolve``; or SetRefs of one suite)
-    and their scored rows from the results database ``db`` (default: ``database.default_path()``),
-    brought up to date first (only results files that changed are read)."""
-    refs = spec if isinstance(spec, list) else resolve(spec, suite)
+def load(
+    spec: str | Path | list[SetRef],
+    suite: str | None = None,
+    db: str | Path | None = None,
+    results_root: Path | None = None,
+):
+    """Return ``(refs, scored)``: the sets ``spec`` names (``resolve``, their results under
+    ``results_root`` when given; or SetRefs of one suite) and their scored rows from the results
+    database ``db`` (default: ``database.default_path()``), brought up to date first (only results
+    files that changed are read)."""
+    refs = spec if isinstance(spec, list) else resolve(spec, suite, results_root)
     with database.connection(db) as conn:
         database.update(conn, refs)
         scored = database.read(conn, refs, texts=suites.get(refs[0].suite).item_texts)

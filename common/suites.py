@@ -77,6 +77,13 @@ def resolve_set(spec: str | Path, suite: str | None = None, results_root: Path |
     found = _by_name(text, candidates)
     if found is None:
         found = _by_path(Path(text), candidates)
+    if found is None and suite is not None:  # another suite's set given to one suite's script
+        other = _by_path(Path(text), [s for s in all_suites() if s.name != suite])
+        if other is not None:
+            raise UserError(
+                f"{text}: holds {other[0].name} data, not {suite} data; give it without --suite {suite} "
+                f"(`scripts/analyse_results.py -t {text}`), or to {', '.join(other[0].run_scripts)}"
+            )
     if found is None:
         raise UserError(_not_found(text, candidates))
     suite_of, name, data, *config = found

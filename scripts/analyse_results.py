@@ -70,6 +70,13 @@ def _parser() -> argparse.ArgumentParser:
         "its {set} replaced by the set's name (e.g. 'results/<suite>/{set}/report.txt')",
     )
     parser.add_argument(
+        "--results-dir",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="the set's results are in DIR/<set>/ (as the scripts that ask models write them with it)",
+    )
+    parser.add_argument(
         "--database",
         type=Path,
         default=None,
@@ -104,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
         options = {"by": args.by, "require_complete": args.require_complete}
-        refs, scored = analysis.load(args.testset, suite=args.suite, db=args.database)
+        refs, scored = analysis.load(args.testset, args.suite, args.database, args.results_dir)
         section = analysis.section(refs, scored, figures_dir, **options)
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)

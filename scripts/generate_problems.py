@@ -52,7 +52,6 @@ def main(argv: list[str] | None = None) -> int:
         raise UserError(f"{ref.key} is not generated from a config (its data is fetched: `make data`)")
     if args.out:
         ref = dataclasses.replace(ref, data=args.out, results=args.out / "results")
-    ref.data.mkdir(parents=True, exist_ok=True)
     start = time.monotonic()
     for message in generation.generate(ref, args.seed, parse_overrides(args.set)):
         log.warning("%s", message)

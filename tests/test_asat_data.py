@@ -96,7 +96,13 @@ def test_script_reports_a_bad_config_with_exit_code_2_and_writes_nothing(tmp_pat
     path = tmp_path / "bad.yaml"
     path.write_text("variant: mixed\nsources: []\n")
     proc = run_script(
-        "scripts/generate_already_said_that.py", "--config", str(path), "--out", str(tmp_path / "out")
+        "scripts/generate_problems.py",
+        "--suite",
+        "already_said_that",
+        "-t",
+        str(path),
+        "--out",
+        str(tmp_path / "out"),
     )
     assert proc.returncode == 2 and "bad.yaml:2: field 'sources'" in proc.stderr
     assert not (tmp_path / "out").exists()
@@ -134,8 +140,8 @@ def test_the_list_loads_only_with_its_recorded_sha256(tmp_path):
 def _generate(out: Path, variant: str, hash_seed: str, *overrides: str) -> subprocess.CompletedProcess:
     extra = [item for o in overrides for item in ("--set", o)]
     proc = run_script(
-        "scripts/generate_already_said_that.py",
-        "--config",
+        "scripts/generate_problems.py",
+        "-t",
         str(SET_CONFIGS / f"{variant}.yaml"),
         "--out",
         str(out),

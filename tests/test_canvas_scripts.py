@@ -11,7 +11,7 @@ SMALL = ["--set", "items=2", "--set", "num_shapes=[3, 7]"]
 @pytest.fixture(scope="module")
 def small_set(tmp_path_factory):
     out = tmp_path_factory.mktemp("canvas") / "small"
-    done = run_script("scripts/generate_canvas.py", "configs/canvas/standard.yaml", "--out", str(out), *SMALL)
+    done = run_script("scripts/generate_problems.py", "-t", "canvas/standard", "--out", str(out), *SMALL)
     assert done.returncode == 0, done.stderr
     return out
 
@@ -20,8 +20,9 @@ def test_generation_is_byte_identical_across_hash_seeds(tmp_path, small_set):
     for hash_seed in ("0", "12345"):
         out = tmp_path / hash_seed
         done = run_script(
-            "scripts/generate_canvas.py",
-            "configs/canvas/standard.yaml",
+            "scripts/generate_problems.py",
+            "-t",
+            "canvas/standard",
             "--out",
             str(out),
             *SMALL,
@@ -34,8 +35,9 @@ def test_generation_is_byte_identical_across_hash_seeds(tmp_path, small_set):
 
 def test_other_seed_gives_other_trials(tmp_path, small_set):
     run_script(
-        "scripts/generate_canvas.py",
-        "configs/canvas/standard.yaml",
+        "scripts/generate_problems.py",
+        "-t",
+        "canvas/standard",
         "--out",
         str(tmp_path),
         *SMALL,
@@ -61,7 +63,14 @@ def test_other_seed_gives_other_trials(tmp_path, small_set):
 def test_bad_config_exits_2_with_one_line(tmp_path, config, override, fragment):
     (tmp_path / "bad.yaml").write_text(config)
     done = run_script(
-        "scripts/generate_canvas.py", str(tmp_path / "bad.yaml"), "--out", str(tmp_path / "o"), *override
+        "scripts/generate_problems.py",
+        "--suite",
+        "canvas",
+        "-t",
+        str(tmp_path / "bad.yaml"),
+        "--out",
+        str(tmp_path / "o"),
+        *override,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("INFO ")]
@@ -84,8 +93,8 @@ def test_baselines_through_ask_model_and_the_one_analysis_entry_point(tmp_path, 
         "scripts/analyse_results.py",
         "-t",
         str(small_set),
-        "--results",
-        str(out / small_set.name),
+        "--results-dir",
+        str(out),
         "--csv",
         str(csv),
         "--figures",
@@ -118,12 +127,14 @@ def test_analysis_errors_partial_and_refused_results(tmp_path, small_set):
     import json
 
     done = run_script("scripts/analyse_results.py", "-t", str(tmp_path), "--suite", "canvas")
-    assert done.returncode == 2 and "No trials.jsonl.bz2" in done.stderr
+    assert done.returncode == 2 and f"no set '{tmp_path}'" in done.stderr
     partial = tmp_path / "partial"
     partial.mkdir()
     for name in ("trials.jsonl.bz2", "manifest.json"):
         (partial / name).write_bytes((small_set / name).read_bytes())
-    done = run_script("scripts/analyse_results.py", "-t", str(partial))
+    done = run_script(
+        "scripts/analyse_results.py", "-t", str(partial), "--results-dir", str(tmp_path / "none")
+    )
     assert done.returncode == 2 and "no results files" in done.stderr and "ask_model.py" in done.stderr
     out = tmp_path / "results"
     done = run_script(
@@ -143,7 +154,7 @@ def test_analysis_errors_partial_and_refused_results(tmp_path, small_set):
     lines = [line for line in results.read_text().splitlines() if json.loads(line)["Key"] != key]
     refused = {"Key": key, "resp": "", "refused": "context_length", "error": "too long for the context"}
     results.write_text("\n".join([*lines, json.dumps(refused)]) + "\n")
-    done = run_script("scripts/analyse_results.py", "-t", str(partial), "--results", str(out / "partial"))
+    done = run_script("scripts/analyse_results.py", "-t", str(partial), "--results-dir", str(out))
     assert done.returncode == 0, done.stderr
     assert "partial results, 5 of" in done.stdout and "1 trials refused by the server" in done.stdout
     header = next(line for line in done.stdout.splitlines() if "invalid" in line)
@@ -170,7 +181,7 @@ def test_a_set_given_to_another_suites_analysis_is_a_clear_error(tmp_path, small
     done = run_script("scripts/analyse_results.py", "-t", str(worldsense), "--suite", "canvas")
     assert done.returncode == 2 and "Traceback" not in done.stderr and "KeyError" not in done.stderr
     assert "holds worldsense data, not canvas data" in done.stderr
-    assert f"scripts/analyse_results.py -t {worldsense}` (without --suite canvas)" in done.stderr
+    assert f"without --suite canvas (`scripts/analyse_results.py -t {worldsense}`)" in done.stderr
     # and the other way round: a canvas set given to the WorldSense or Already Said That analysis
     canvas = tmp_path / "canvas"
     shutil.copytree(small_set, canvas)
@@ -197,7 +208,7 @@ def test_make_runs_every_canvas_baseline_through_the_registry():
     from common.paths import ROOT
 
     makefile = (ROOT / "Makefile").read_text()
-    assert "scripts/ask_model.py -t $(<D) --baselines" in makefile  # the registry, not a copied list
+    assert "$$script -t $(1)/$(2) --baselines" in makefile  # the registry, not a copied list
     assert "shortcut-" not in makefile
 
 

@@ -58,7 +58,7 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
     ``analysis.conversation_frame``) and turns (one row per turn asked: its question type,
     whether it was right, whether it was refused), first plays only (draw 0), in the report's
     order (``scoring.run_order``)."""
-    answers = scored.answers[scored.answers["draw"] == 0]
+    answers = scored.answers[scored.answers["draw"] == 0]  # a turn's question id and wrong gold: its detail
     runs = []
     for run in run_order(scored.runs).itertuples():
         mine = answers[answers["run_id"] == run.run_id]
@@ -68,6 +68,7 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
             for key, detail in zip(played["Key"], played["detail"], strict=True)
         ]
         turns = mine[mine["turn"] > 0]
+        details = [json.loads(detail) for detail in turns["detail"]]
         runs.append(
             {
                 "set": run.set_name,
@@ -77,10 +78,13 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
                 "frame": analysis.conversation_frame(records),
                 "turns": pd.DataFrame(
                     {
-                        "question": turns["detail"],
-                        "correct": turns["correct"],
-                        "refused": turns["refused"].notna(),
-                    }
+                        "question": [d["type"] for d in details],
+                        "question_id": [d.get("question_id") for d in details],
+                        "wrong_gold": [bool(d.get("wrong_gold")) for d in details],
+                        "correct": turns["correct"].to_numpy(),
+                        "refused": turns["refused"].notna().to_numpy(),
+                    },
+                    columns=["question", "question_id", "wrong_gold", "correct", "refused"],
                 ),
             }
         )

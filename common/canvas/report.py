@@ -30,6 +30,7 @@ from common.canvas.analysis import (
 )
 from common.canvas.audit import failures
 from common.canvas.scoring import RULE, run_order
+from common.errors import DataError
 from common.figures import pyplot, run_colours, save_png
 from common.report import interval_text, paired_cells
 from common.scored import Scored
@@ -74,6 +75,11 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     ``figures_dir`` the figure ``canvas_accuracy.png``. The audit is cached in .cache/canvas
     (keyed by the trials, the config and its code)."""
     (ref,) = refs
+    if scored.runs.empty:
+        raise DataError(
+            f"no results files in {paths.shown(ref.results)}: run scripts/ask_model.py -t {ref.key} "
+            "--model ... first (or `make canvas/<set>`)"
+        )
     trials = trials_of(scored)
     frame, notes = scored_frame(scored)
     shortcuts = shortcut_table(frame, trials)
