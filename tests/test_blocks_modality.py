@@ -12,7 +12,7 @@ from common import analysis, database, suites
 from common.jsonl import read_jsonl
 from common.models.stub_server import StubServer
 from common.results import metadata_path, read_results
-from tests.conftest import run_script
+from tests.conftest import assert_text_only_model_refused, run_script
 
 SPEC = (
     "modality: [text, image, text+image]\nseed: 5\nviews:\n  - {name: c2, constraints: 2, rename: none}\n"
@@ -90,14 +90,7 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         assert len(images) == 3 and all(
             i["detail"] == "high" and i["url"].startswith("data:image/png") for i in images
         )
-        sent = len(server.requests)
-        config = tmp_path / "text.yaml"
-        config.write_text(f"base_url: {server.url}\nmodel: stub-model\n")  # vision: false, the default
-        refused = run_script(
-            "scripts/lm_plan.py", *args, "--model", str(config), "--no-cache", "--prompting", "paper"
-        )
-        assert refused.returncode == 2 and "set vision: true" in refused.stderr
-        assert not [r for r in server.requests[sent:] if r["path"].endswith("/completions")]
+        assert_text_only_model_refused(server, "scripts/lm_plan.py", args, tmp_path / "text.yaml")
 
 
 def test_the_dry_run_counts_the_pictures_and_asks_nothing(pictured_set, tmp_path):

@@ -19,7 +19,7 @@ from common.canvas.generate import load_config
 from common.canvas.shown import trial_canvases
 from common.models.stub_server import StubServer
 from common.worldsense.data import load_testset
-from tests.conftest import run_script
+from tests.conftest import assert_text_only_model_refused, run_script
 
 CONFIG = (
     "seed: 4\nnum_shapes: [3, 7]\nitems: 2\ndescriptions: [coordinates, full]\n"
@@ -102,13 +102,7 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         assert any(
             p["type"] == "image_url" and p["image_url"]["url"].startswith("data:image/png") for p in parts
         )
-        sent = len(server.requests)
-        config.write_text(f"base_url: {server.url}\nmodel: stub-model\n")  # vision: false, the default
-        refused = run_script(
-            "scripts/ask_model.py", *args, "--model", str(config), "--no-cache", "--prompting", "x"
-        )
-        assert refused.returncode == 2 and "vision: true" in refused.stderr
-        assert not [r for r in server.requests[sent:] if r["path"].endswith("/completions")]
+        assert_text_only_model_refused(server, "scripts/ask_model.py", args, tmp_path / "text.yaml")
 
 
 def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_item(pictured, tmp_path):

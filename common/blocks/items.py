@@ -19,8 +19,8 @@ from common.blocks.problems import Problem, load_problems
 from common.blocks.prompts import PARTS
 from common.errors import DataError
 from common.jsonl import read_jsonl
-from common.models.images import marked_names
 from common.pictures.modality import TEXT, modalities_of
+from common.pictures.store import marked_names
 from common.results import SEPARATOR
 
 EXACT_LENGTH_UP_TO = 10  # items; larger problems get no optimal length unless their file has one

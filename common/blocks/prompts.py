@@ -28,8 +28,8 @@ from common.blocks.picture import LEGEND, name_of
 from common.blocks.problems import Problem, View
 from common.blocks.state import Move, board_relations, relation_english, relation_pddl
 from common.errors import DataError
-from common.models.images import marker
 from common.pictures.modality import TEXT, shows_pictures, shows_words
+from common.pictures.store import marker
 
 PREAMBLE = (
     "There are some items stacked on the table. You can perform either of the following actions:\n"

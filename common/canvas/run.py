@@ -25,8 +25,8 @@ from common.canvas import reading
 from common.canvas.scoring import extract
 from common.errors import DataError
 from common.models.base import Model
-from common.models.images import marked_names
 from common.pictures.modality import TEXT, modalities_of, record_fields
+from common.pictures.store import marked_names
 from common.worldsense import run as worldsense_run
 from common.worldsense.data import load_testset
 

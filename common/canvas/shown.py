@@ -18,9 +18,8 @@ from typing import Any
 from common.canvas.picture import draw_picture, name_of
 from common.canvas.shapes import Geometry, Shape, shape_from_dict
 from common.canvas.tasks import Questions
-from common.models.images import marker
 from common.pictures.modality import BOTH, shows_pictures
-from common.pictures.store import save_picture
+from common.pictures.store import marker, save_picture
 
 LEGEND = (
     "The canvas is shown as a picture: x grows to the right and y upwards, as the numbered axes say; "

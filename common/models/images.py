@@ -18,14 +18,15 @@ model config's ``image_tokens``, else a 28-px patch count (the rule of Qwen2-VL 
 import base64
 import functools
 import math
-import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from common.errors import DataError
+from common.pictures.store import MARKER, marked_names, marker
 
-MARKER = re.compile(r"<image:([0-9a-f]{8,64})>")
+__all__ = ["MARKER", "attach_images", "image_tokens", "marked_names", "marker", "text_of", "with_detail"]
+
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 DETAILS = ("auto", "low", "high")
 
@@ -52,16 +53,6 @@ OPENAI_PATCHES = {  # model prefix -> multiplier of the patch count
 }
 PATCH_BUDGET = 1536
 FALLBACK_PATCH_PX = 28  # tokens of a model without a rule: one per 28 x 28 pixels (Qwen2-VL's patching)
-
-
-def marker(name: str) -> str:
-    """Return the marker that places picture ``name`` in a prompt."""
-    return f"<image:{name}>"
-
-
-def marked_names(text: str) -> list[str]:
-    """Return the picture names the markers of ``text`` place, in order."""
-    return MARKER.findall(text)
 
 
 def attach_images(messages: list[dict[str, Any]], directory: str | Path) -> list[dict[str, Any]]:

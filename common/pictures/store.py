@@ -6,12 +6,16 @@ drawing, the same scene is drawn once however many items, views or modalities sh
 changed scene or drawing gets a new name. ``save_picture`` writes ``<directory>/<name>.png``
 unless it is there (atomically: a killed run leaves none half written). ``png_bytes`` encodes
 without any chunk but the image (no time, no text, no dpi) at a fixed compression level, so the
-bytes depend on the pixels and the pinned Pillow (with its bundled zlib) only.
+bytes depend on the pixels and the pinned Pillow (with its bundled zlib) only. A prompt places a
+picture with its marker, ``<image:NAME>`` (``marker``, ``marked_names``): here, not in the
+models layer, so that a suite's generation and scoring place and read markers without importing
+it.
 """
 
 import hashlib
 import io
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,7 +25,19 @@ from PIL import Image
 from common.jsonl import atomic_write
 
 DRAWING_VERSION = 1  # raise when a drawing changes: its pictures get new names
+MARKER = re.compile(r"<image:([0-9a-f]{8,64})>")  # a picture placed in a prompt (``marker``)
 COMPRESS_LEVEL = 6
+
+
+def marker(name: str) -> str:
+    """Return the marker that places picture ``name`` in a prompt (``common.models.images`` sends
+    each as an image part)."""
+    return f"<image:{name}>"
+
+
+def marked_names(text: str) -> list[str]:
+    """Return the picture names the markers of ``text`` place, in order."""
+    return MARKER.findall(text)
 
 
 def picture_name(kind: str, scene: Any) -> str:
