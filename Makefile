@@ -51,8 +51,9 @@ SUITES_MK := .make/suites.mk
 include $(SUITES_MK)
 $(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcard configs/*/*.yaml)
 	mkdir -p $(@D)
-	$(PYTHON_SYS) scripts/make_suites.py > $@.tmp
-	mv $@.tmp $@
+	tmp=$$(mktemp $@.XXXXXX.tmp); trap 'rm -f "$$tmp"' EXIT; \
+	$(PYTHON_SYS) scripts/make_suites.py > "$$tmp"; \
+	mv "$$tmp" $@
 
 
 ALL_SETS := $(foreach s,$(SUITES),$(addprefix $(s)/,$(SETS_$(s))))
@@ -94,6 +95,7 @@ model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
 DATA_TARGETS :=
 TEST_DATA :=
 REPORT_INPUTS :=
+CLEAN_FILES :=
 include $(wildcard common/*/rules.mk)
 
 # One make at a time in a checkout: a second one says so at once (scripts/make_lock.sh holds
@@ -140,6 +142,7 @@ clean:
 	rm -rf results/sections results/figures results/runs results/report.html results/report.md results/report.txt
 	rm -f results/results.sqlite results/results.sqlite-* results/results.metadata.json
 	rm -rf results/*/*/report.txt results/*/*/.baselines results/*/*/.scored results/*/*/stats.csv
+	rm -rf $(CLEAN_FILES)
 	find . -name __pycache__ -not -path './$(VENV)/*' -prune -exec rm -rf {} +
 
 ## Build every set of every suite through its baselines, scores and analysis.

@@ -54,15 +54,22 @@ class Section:
 
 
 def resolve(spec: str | Path, suite: str | None = None, results_root: Path | None = None) -> list[SetRef]:
-    """Return the sets ``-t spec`` names for an analysis: one set (``suites.resolve_set``), or for a
+    """Return the sets ``-t spec`` names for an analysis: one set (``suites.resolve_set``); for a
     suite's name every set of that suite with results (a suite whose report section covers its
-    sets together, such as Already Said That)."""
+    sets together, such as Already Said That); for a directory of several sets' results (a run's
+    ``--results-dir``) each set there that a suite recognises by its results."""
     if str(spec) in suites.names() and (suite is None or suite == str(spec)):
         found = suites.get(str(spec))
         refs = [ref for ref in found.refs() if found.part("results_files")(ref)]
         if not refs:
             raise UserError(f"no results of any {spec} set yet: run its baselines or a model first")
         return refs
+    path = Path(spec)
+    if path.is_dir():  # a directory holding several sets' results (a run's --results-dir)
+        for candidate in [suites.get(suite)] if suite else suites.all_suites():
+            children = [d for d in sorted(path.iterdir()) if d.is_dir() and candidate.claims(d)]
+            if children and not candidate.claims(path):
+                return [candidate.ref(d.name, results_root=path) for d in children]
     return [suites.resolve_set(spec, suite, results_root)]
 
 

@@ -90,6 +90,20 @@ def resolve_set(spec: str | Path, suite: str | None = None, results_root: Path |
     return suite_of.ref(name, data=data, results_root=results_root, config=config[0] if config else None)
 
 
+def require_built(ref: SetRef) -> SetRef:
+    """Return ``ref`` when its data is there; raise UserError naming the sets of its suite that are
+    built and how to build this one (what a script that asks a model or analyses a set needs)."""
+    if ref.data.is_dir():
+        return ref
+    suite = get(ref.suite)
+    built = [other.key for other in suite.refs() if other.data.is_dir()]
+    how = f"`make {ref.key}`" if ref.config else "`make data`"
+    raise UserError(
+        f"{ref.key} is not built (no {shown(ref)}): build it with {how}; "
+        f"sets built: {', '.join(built) or 'none'}"
+    )
+
+
 def _by_name(text: str, candidates: list[Suite]) -> tuple[Suite, str, Path | None] | None:
     """Return the (suite, set name, no data override) that ``text`` names as ``<suite>/<set>``
     or as a set name; None when it names none; UserError when a bare name is ambiguous."""

@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     cli.check_model_options(parser, args)
 
     ref = suites.resolve_set(args.testset, suite="already_said_that", results_root=args.results_dir)
-    data = load_set(ref.data)
+    data = load_set(suites.require_built(ref).data)
     seeds = int(data.config.get("seeds") or 1)
     if seeds > 1 and "samples" not in parse_overrides(args.set):  # the set's protocol: one draw per seed
         args.set = [f"samples={seeds}", *args.set]

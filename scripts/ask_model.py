@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.reprompts < 0:
         parser.error("--reprompts must be 0 or more")
 
-    ref = suites.resolve_set(args.testset, results_root=args.results_dir)
+    ref = suites.require_built(suites.resolve_set(args.testset, results_root=args.results_dir))
     suite = suites.get(ref.suite)
     if SCRIPT not in suite.run_scripts:
         raise UserError(f"{ref.key} is a {suite.title} set: ask a model with {', '.join(suite.run_scripts)}")

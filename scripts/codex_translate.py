@@ -71,7 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.feedback < 0:
         parser.error("--feedback must be 0 or more")
 
-    ref = suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    ref = suites.require_built(
+        suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    )
     files = run.prompt_files(ref.data, "pddl", args.prompting, args.view)
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")

@@ -47,7 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
 
-    ref = suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    ref = suites.require_built(
+        suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
+    )
     files = run.prompt_files(ref.data, "nl", args.prompting, args.view)
     modalities = run.set_modalities(ref.data, args.modality)
     asked = run.load_run_items(files, args.problem_path, "nl", args.limit, modalities)  # once for all

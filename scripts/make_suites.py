@@ -8,9 +8,10 @@ config does not say ``default: false``), the scripts that ask a model, and for e
 to a scorer rescoring only. Runs with the standard library alone (make reads it before .venv
 exists).
 
-$ python3 scripts/make_suites.py > .make/suites.mk
+$ python scripts/make_suites.py > .make/suites.mk   # make runs it with the system python3
 """
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -52,7 +53,10 @@ def lines(suite: Suite) -> list[str]:
     return out
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
+    argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    ).parse_args(argv)
     print("# written by scripts/make_suites.py: the suites, their sets and each stage's code")
     print(f"SUITES := {' '.join(suites.names())}")
     for suite in suites.all_suites():

@@ -14,7 +14,7 @@ import time
 import pytest
 from scipy.stats import binomtest
 
-from common import analysis as suites
+from common import analysis as analysis_entry
 from common.already_said_that import analysis
 from common.already_said_that import run as run_module
 from common.already_said_that.generate import load_set
@@ -96,7 +96,9 @@ def test_a_set_is_named_by_its_directory_or_its_name(tmp_path, monkeypatch):
     assert main(["-t", "first_letters", *out]) == 0
     records = read_results(run_paths("first_letters", "oracle", tmp_path / "results")["results"])
     assert len(records) == 3 and {r["ended"] for r in records} == {"survived"}
-    with pytest.raises(UserError, match=r"no already_said_that set 'mixed'.*sets built: first_letters.*make"):
+    with pytest.raises(
+        UserError, match=r"already_said_that/mixed is not built.*make .*sets built: .*first_letters"
+    ):
         main(["-t", "mixed", *out])  # not built: what exists and the fix named
     for wrong in (["-t", "mixed", "--model", "oracle", "--baselines"], [], ["--model", "oracle"]):
         with pytest.raises(SystemExit) as exit_info:  # a usage error: exit code 2
@@ -402,10 +404,11 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert (
         load_main()(["-t", str(other), "--model", "random", "--results-dir", str(tmp_path / "results")]) == 0
     )
-    assert list(suites.SUITES).index("already_said_that") < list(suites.SUITES).index("worldsense")
-    assert suites.detect_suite(tmp_path / "results") == "already_said_that"
-    assert suites.detect_suite(tmp_path / "results" / "distractorless") == "already_said_that"
-    section = suites.analyse(tmp_path / "results", figures_dir=tmp_path / "figures")
+    assert {ref.suite for ref in analysis_entry.resolve(tmp_path / "results")} == {"already_said_that"}
+    assert [ref.key for ref in analysis_entry.resolve(tmp_path / "results" / "distractorless")] == [
+        "already_said_that/distractorless"
+    ]
+    section = analysis_entry.analyse(str(tmp_path / "results"), figures_dir=tmp_path / "figures")
     titles = " ".join(title for title, _ in section.tables)
     for needed in ("Metrics", "alive", "question", "violations", "log-rank", "main-task turns"):
         assert needed in titles

@@ -93,8 +93,8 @@ def test_the_analysis_exits_1_naming_the_task_and_the_view(monkeypatch, tmp_path
     out.mkdir()
     (out / "manifest.json").write_text(json.dumps(summary(cfg, built, cfg.seed)))
     (out / "trials.jsonl").write_text("".join(json.dumps(t) + "\n" for t in built.trials))
-    results = tmp_path / "results"
-    results.mkdir()
+    results = tmp_path / "results" / "legacy"
+    results.mkdir(parents=True)
     oracle = [{"Key": t["Key"], "resp": t["goldresp"]} for t in built.trials]
     (results / "basic___oracle___results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in oracle))
     spec = importlib.util.spec_from_file_location(
@@ -104,7 +104,7 @@ def test_the_analysis_exits_1_naming_the_task_and_the_view(monkeypatch, tmp_path
     spec.loader.exec_module(script)
     report = tmp_path / "report.txt"
     code = script.main(
-        ["-t", str(out), "--results", str(results), "--no-cache", "--quiet", "--out", str(report)]
+        ["-t", str(out), "--results-dir", str(results.parent), "--quiet", "--out", str(report)]
     )
     assert code == 1
     assert "FAIL" in report.read_text()  # written before the exit

@@ -58,12 +58,18 @@ def test_offline_fetch_prints_the_clear_error_without_urllib3_retry_noise(tmp_pa
     assert lines[-1].startswith("error: could not download a.jsonl") and len(lines) <= 2, lines
 
 
+# make runs this one with the system's python3 while it reads the Makefile, before .venv exists
+STANDARD_LIBRARY_ONLY = {"scripts/make_suites.py"}
+
+
 def test_every_script_imports_the_project_env_before_anything_else():
     import ast
 
     from tests.test_scripts import SCRIPTS
 
     for script in SCRIPTS:
+        if script in STANDARD_LIBRARY_ONLY:
+            continue
         body = ast.parse((ROOT / script).read_text(encoding="utf-8")).body
         first = body[1] if isinstance(body[0], ast.Expr) else body[0]  # after the docstring
         assert isinstance(first, ast.Try) and isinstance(first.body[0], ast.Import), script

@@ -19,6 +19,7 @@ DOCUMENTS = (
     "docs/models.md",
     "docs/database.md",
     "docs/benchmarks.md",
+    "docs/suites.md",
 )
 LINKING = (*DOCUMENTS, *sorted(p.relative_to(ROOT).as_posix() for p in ROOT.glob("common/*/README.md")))
 FENCE = re.compile(r"^```.*?^```[^\n]*$", re.M | re.S)

@@ -90,31 +90,34 @@ def test_asat_model_plays_the_model_on_every_set():
 
 
 def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
+    """A config is a set, and a default one unless it says `default: false`: the same rule in every
+    suite, which make help states."""
     (sandbox / "configs/blocks/extra.yaml").write_text("problems: [{num_obj: 3, test: true}]\n")
     (sandbox / "configs/canvas/extra.yaml").write_text("seed: 3\n")
+    (sandbox / "configs/canvas/aside.yaml").write_text("default: false\nseed: 4\n")
+    (sandbox / "configs/already_said_that/extra.yaml").write_text("variant: distractorless\nsources: []\n")
     result = run(sandbox, "make help")
     assert result.returncode == 0, result.stderr
     found = re.search(r"^Sets found .*: (.*)$", result.stdout, re.M).group(1).split()
     assert {
         "blocks/cogsci_problems",
-        "blocks/scaling",
         "blocks/extra",
         "canvas/standard",
-        "canvas/scaling",
         "canvas/extra",
+        "canvas/aside",
     } <= set(found)
-    defaults = "Default sets (built by make all): worldsense/test_set blocks/cogsci_problems blocks/scaling "
-    defaults += "canvas/standard canvas/scaling already_said_that/ambiguous_sentences"
-    assert defaults in result.stdout
+    defaults = re.search(r"^Default sets .*'default: false'\): (.*)$", result.stdout, re.M).group(1).split()
+    assert {"blocks/extra", "canvas/extra", "already_said_that/extra", "canvas/standard"} <= set(defaults)
+    assert "canvas/aside" not in defaults and "already_said_that/original_which_is_heavier" not in defaults
     assert re.search(r"^  sets +Build every set", result.stdout, re.M)
     assert re.search(r"^  <suite>/<set> +Build one set", result.stdout, re.M)
     dry = run(sandbox, "make -n sets")
     assert dry.returncode == 0, dry.stderr
     for target in (
         "results/blocks/extra/report.txt",
-        "results/canvas/extra/report.txt",
-        "data/blocks/extra/problems/manifest.json",
-        "scripts/generate_canvas.py configs/canvas/extra.yaml --out data/canvas/extra",
+        "results/canvas/aside/report.txt",
+        "scripts/generate_problems.py -t blocks/extra",
+        "scripts/generate_problems.py -t canvas/extra",
     ):
         assert target in dry.stdout
     # no file of any suite's chain is an intermediate (make would delete it after use)
@@ -125,26 +128,41 @@ def test_every_config_is_a_set_without_editing_the_makefile(sandbox):
     )
     assert not intermediate, intermediate
     dry_all = run(sandbox, "make -n all").stdout
-    assert "results/blocks/cogsci_problems/report.txt" in dry_all
-    assert "results/canvas/standard/report.txt" in dry_all
-    assert "results/canvas/scaling/report.txt" in dry_all
-    assert "results/blocks/extra/report.txt" not in dry_all
+    for default in (
+        "blocks/cogsci_problems",
+        "canvas/standard",
+        "canvas/scaling",
+        "canvas/extra",
+        "blocks/extra",
+    ):
+        assert f"results/{default}/report.txt" in dry_all, default
+    assert "results/canvas/aside/report.txt" not in dry_all
 
 
-def test_worldsense_report_goes_stale_when_a_results_file_is_added(sandbox):
-    results = sandbox / "data/worldsense/test_set/results"
-    done = results / "basic___random___results.jsonl.done"
-    if not done.exists():
-        done.write_text("")
-    report = sandbox / "results/worldsense/test_set/report.txt"
-    report.parent.mkdir(parents=True)
-    report.write_text("old\n")
-    assert run(sandbox, f"make -q {report.relative_to(sandbox)}").returncode == 0  # up to date
-    later = time.time() + 5
-    new = results / "basic___mine___results.jsonl"
+def test_a_set_report_goes_stale_when_a_results_file_is_added(sandbox):
+    """The scoring step depends on the set's results files: a new one makes it, and the analysis
+    after it, out of date (and only them)."""
+    stamps = [
+        "results/worldsense/test_set/.baselines",
+        "results/worldsense/test_set/.scored",
+        "results/worldsense/test_set/report.txt",
+        "results/sections/worldsense/test_set.json",
+    ]
+    start = time.time() + 2
+    for offset, name in enumerate(stamps):  # each newer than what it is made of
+        (sandbox / name).parent.mkdir(parents=True, exist_ok=True)
+        (sandbox / name).write_text("x\n")
+        os.utime(sandbox / name, (start + offset, start + offset))
+    report = "results/worldsense/test_set/report.txt"
+    assert run(sandbox, f"make -q {report}").returncode == 0  # up to date
+    new = sandbox / "data/worldsense/test_set/results/basic___mine___results.jsonl"
+    new.unlink(missing_ok=True)
     new.write_text('{"Key": 1, "resp": "TRUE"}\n')
+    later = start + 10
     os.utime(new, (later, later))
-    assert run(sandbox, f"make -q {report.relative_to(sandbox)}").returncode == 1  # stale now
+    assert run(sandbox, f"make -q {report}").returncode == 1  # stale now
+    plan = run(sandbox, f"make -n {report}").stdout
+    assert "score_results.py -t worldsense/test_set" in plan and "test_random_model.py" not in plan
 
 
 # ---- building new sets ---------------------------------------------------------------------------
@@ -245,28 +263,24 @@ def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(
     assert "tiny.yaml:2: unknown config key: colour" in failed.stderr
     for path in (
         "data/blocks/tiny/problems/manifest.json",
-        "data/blocks/tiny/prompts/.done",
-        "results/blocks/tiny/report.txt",
+        "data/blocks/tiny/.generated",
+        "results/blocks/tiny",
     ):
         assert not (sandbox / path).exists(), path
-    # 2. fixed config; then a later step's input breaks (the issue's case: an inner command of
-    # the baselines recipe fails): the target fails, no file and no temporary file is left
+    # 2. fixed config; then a later step's input breaks (an inner command of the baselines recipe
+    # fails): the target fails, no file and no temporary file is left, and a second make fails too
     config.write_text(TINY_BLOCKS)
-    assert run(sandbox, "make data/blocks/tiny/prompts/.done").returncode == 0
-    (sandbox / "data/blocks/tiny/prompts/paper___nl___c2.jsonl").unlink()
-    for _ in range(2):  # and a second make still fails: never "up to date" with an empty file
+    assert run(sandbox, "make data/blocks/tiny/.generated").returncode == 0
+    prompts = sandbox / "data/blocks/tiny/prompts/paper___nl___c2.jsonl"
+    prompts.write_text("{not json\n")
+    for _ in range(2):  # never "up to date" after a failure
         broken = run(sandbox, "make blocks/tiny")
         assert broken.returncode != 0
-        assert "no paper___nl___<view>.jsonl" in broken.stderr
+        assert "paper___nl___c2.jsonl:1" in broken.stderr
         assert not (sandbox / "results/blocks/tiny/report.txt").exists()
+        assert not (sandbox / "results/blocks/tiny/.baselines").exists()
         assert not list((sandbox / "results/blocks/tiny").glob("*.tmp"))
-    # 3. a manifest whose views cannot be read fails the prompts recipe too (no loop over nothing)
-    manifest = sandbox / "data/blocks/tiny/problems/manifest.json"
-    manifest.write_text("{}")  # newer than the prompts: they are written again
-    unreadable = run(sandbox, "make results/blocks/tiny/report.txt")
-    assert unreadable.returncode != 0 and "KeyError: 'views'" in unreadable.stderr
-    assert not (sandbox / "results/blocks/tiny/report.txt").exists()
-    # 4. the fix (the config is newer: everything is regenerated) and the set builds
+    # 3. the fix (the config is newer: the set is generated again) and the set builds
     config.touch()
     fixed = run(sandbox, "make blocks/tiny")
     assert fixed.returncode == 0, fixed.stderr[-3000:]
@@ -280,7 +294,6 @@ def test_a_failed_blocks_step_never_looks_done_and_a_rerun_after_the_fix_builds(
     assert all(cells[0] == "4" for cells in success_rows(report).values())  # 4 test problems each
     assert report in fixed.stdout
     assert (sandbox / "data/blocks/tiny/problems/manifest.json").is_file()  # not deleted as intermediate
-    assert (sandbox / "data/blocks/tiny/prompts/.done").is_file()
     assert run(sandbox, "make -q results/blocks/tiny/report.txt").returncode == 0  # up to date
 
 
@@ -293,6 +306,7 @@ def test_a_bad_canvas_config_leaves_no_target_and_the_fixed_one_builds(sandbox):
     for path in (
         "data/canvas/tiny/trials.jsonl.bz2",
         "data/canvas/tiny/manifest.json",
+        "data/canvas/tiny/.generated",
         "results/canvas/tiny/report.txt",
     ):
         assert not (sandbox / path).exists(), path

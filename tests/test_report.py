@@ -114,7 +114,6 @@ def test_build_report_writes_html_and_markdown_and_prints_a_short_summary(tmp_pa
         "scripts/analyse_results.py",
         "-t",
         str(testset),
-        "--no-cache",
         "--quiet",
         "--section",
         str(section),

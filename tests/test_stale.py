@@ -1,19 +1,25 @@
 """A regenerated set: the answers to items it changed or dropped are set aside (moved, with their
 turn log lines, and said so); the answers to unchanged items stay; nothing is deleted."""
 
+import bz2
 import json
 
-from common.results import find_results_files, read_results
-from common.stale import ITEMS_FILE, set_aside_stale
+from common import paths
+from common.results import read_results
+from common.stale import fingerprint, set_aside_stale
 from tests.already_said_that_fixtures import write_set
 from tests.test_already_said_that_run import load_main
-from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
 
 
 def test_a_regenerated_conversation_set_sets_aside_the_changed_conversations(tmp_path):
     set_dir, results = tmp_path / "sets" / "distractorless", tmp_path / "results"
+
+    def fingerprints():  # as the Already Said That generator gives them: a conversation's words
+        samples = [json.loads(line) for line in (set_dir / "samples.jsonl").read_text().splitlines()]
+        return {"": {str(s["sample"]): fingerprint(s["words"]) for s in samples}}
+
     write_set(set_dir, "distractorless", samples=6)
-    assert set_aside_stale("already_said_that", set_dir, results) == []  # first time: fingerprints only
+    first = fingerprints()
     arguments = [
         "-t",
         str(set_dir),
@@ -29,7 +35,8 @@ def test_a_regenerated_conversation_set_sets_aside_the_changed_conversations(tmp
     turns_before = (run / "direct___random___turns.jsonl").read_text().splitlines()
 
     write_set(set_dir, "distractorless", samples=4)  # the same first four conversations, two fewer
-    [message] = set_aside_stale("already_said_that", set_dir, results)
+    second = fingerprints()
+    [message] = set_aside_stale(run.parent / "distractorless", first, second)
     assert "2 answers to items the regenerated set changed or no longer has moved to" in message
     assert sorted(r["Key"] for r in read_results(run / "direct___random___results.jsonl")) == [0, 1, 2, 3]
     [stale] = list((run / "stale").iterdir())
@@ -39,29 +46,33 @@ def test_a_regenerated_conversation_set_sets_aside_the_changed_conversations(tmp
     assert sorted(moved + kept) == sorted(turns_before) and {json.loads(t)["Key"] for t in moved} == {4, 5}
 
     write_set(set_dir, "distractorless", samples=4, seed=1)  # other words: every conversation changed
-    assert set_aside_stale("already_said_that", set_dir, results)[0].startswith(
-        f"{run.relative_to(run.anchor)}"[:0]
-    )
+    third = fingerprints()
+    assert "4 answers to items" in set_aside_stale(run, second, third)[0]
     assert read_results(run / "direct___random___results.jsonl") == []
-    assert set_aside_stale("already_said_that", set_dir, results) == []  # nothing changed since
+    assert set_aside_stale(run, third, third) == []  # nothing changed since
+    assert set_aside_stale(run, None, third) == []  # no fingerprints of before: nothing is moved
 
 
-def test_a_regenerated_trial_set_sets_aside_the_trials_whose_question_or_gold_changed(tmp_path):
-    trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.normal", 3)
-    set_dir = write_testset(tmp_path / "mine", trials, {})
-    results = tmp_path / "results"
-    set_aside_stale("canvas", set_dir, results)
-    assert (results / "mine" / ITEMS_FILE).is_file()
-    answers = write_testset(tmp_path / "answers", trials, {"m": answers_for(trials, [1, 1])}) / "results"
-    (results / "mine").mkdir(exist_ok=True)
-    for file in find_results_files(answers):
-        (results / "mine" / file.name).write_text(file.read_text())
-    trials[3]["text"] += " (reworded)"
-    set_dir = write_testset(tmp_path / "mine", trials, {})
-    [message] = set_aside_stale("canvas", set_dir, results)
-    assert "1 answers to items" in message
-    kept = read_results(results / "mine" / "basic___m___results.jsonl")
-    assert sorted(r["Key"] for r in kept) == [100, 101, 102]  # the fixture numbers trials from 100
+def test_generating_a_set_again_sets_aside_the_answers_to_its_changed_items(tmp_path):
+    """Through the one generator: the canvas set's trials whose question or gold changed lose their
+    answers to stale/, the others keep them; the fingerprints come from the generator (items.json),
+    no set is read back."""
+    from common import generation, suites
+
+    ref = suites.get("canvas").ref("mine", data=tmp_path / "data" / "mine", results_root=tmp_path / "results")
+    ref = type(ref)(ref.suite, ref.name, ref.data, ref.results, paths.CONFIGS / "canvas" / "standard.yaml")
+    overrides = {"items": 2, "num_shapes": [3, 7]}
+    assert generation.generate(ref, None, overrides) == []
+    trials = [
+        json.loads(line) for line in bz2.decompress((ref.data / "trials.jsonl.bz2").read_bytes()).splitlines()
+    ]
+    ref.results.mkdir(parents=True)
+    answers = [{"Key": t["Key"], "resp": t["goldresp"]} for t in trials]
+    (ref.results / "basic___m___results.jsonl").write_text("".join(json.dumps(a) + "\n" for a in answers))
+    assert generation.generate(ref, None, overrides) == []  # the same set: nothing moves
+    [message] = generation.generate(ref, 7, overrides)  # another seed: other trials
+    assert f"{len(trials):,} answers to items the regenerated set changed" in message
+    assert read_results(ref.results / "basic___m___results.jsonl") == []
 
 
 def test_forget_moves_one_models_runs_out_of_every_suite_and_drops_what_showed_them(tmp_path, monkeypatch):
@@ -82,8 +93,13 @@ def test_forget_moves_one_models_runs_out_of_every_suite_and_drops_what_showed_t
         "results/blocks/scaling/report.txt": "",
         "data/worldsense/test_set/results/basic___mine___results.jsonl": "{}",
         "results/worldsense/test_set/report.txt": "",
-        "results/runs/canvas/mine.limit3.done": "",
-        "results/sections/canvas.json": "{}",
+        "results/runs/canvas/mine.limit3-0123456789ab.done": "",
+        "results/canvas/standard/.scored": "",
+        "results/blocks/scaling/.scored": "",
+        "results/already_said_that/mixed/.scored": "",
+        "results/worldsense/test_set/.scored": "",
+        "results/canvas/scaling/.scored": "",  # a set it did not answer: its stamp stays
+        "results/sections/canvas/standard.json": "{}",
         "results/report.html": "",
     }
     for name, text in files.items():
@@ -93,8 +109,10 @@ def test_forget_moves_one_models_runs_out_of_every_suite_and_drops_what_showed_t
     moved = {str(s.relative_to(tmp_path)): t for s, t in moves}
     assert sorted(k for k, t in moved.items() if t) == sorted(k for k in files if "___mine___" in k)
     assert all((tmp_path / "results" / "forgotten").glob(f"*/{k}") for k in files if "___mine___" in k)
+    # its make stamps and the scoring stamps of the sets it answered go: make rescores those sets only
     assert sorted(k for k, t in moved.items() if t is None) == sorted(
-        k for k in files if k.endswith((".txt", ".done", ".json", ".html")) and "___" not in k
+        k for k in files if k.endswith((".done", ".scored")) and "canvas/scaling" not in k
     )
+    assert (tmp_path / "results/report.html").is_file()  # the report stays until make rebuilds it
     assert (tmp_path / "results/canvas/standard/basic___other___results.jsonl").is_file()
     assert forget.forget_model("mine") == []  # nothing left

@@ -1,13 +1,11 @@
 """Block-parallel bzip2 decompression gives exactly what bz2.decompress gives."""
 
 import bz2
-import json
 import random
 
-import pandas as pd
 import pytest
 
-from common.worldsense import bzip2, extract
+from common.worldsense import bzip2
 
 
 @pytest.fixture
@@ -44,39 +42,6 @@ def test_corrupt_data_raises_like_bz2(text):
         bz2.decompress(bytes(raw))
     with pytest.raises(OSError):
         bzip2.decompress(bytes(raw), workers=2)
-
-
-def test_fields_read_in_worker_processes_equal_one_read_of_the_whole_file():
-    """Lines cut by block and range boundaries are joined; categories keep first-appearance order."""
-    rng = random.Random(3)
-    lines = [
-        json.dumps(
-            {
-                "Key": rng.randrange(-(2**63), 2**63),
-                "tuple_ID": f"t{i // 3}-{rng.random()}",
-                "text": "x" * rng.randrange(200) + 'say \\"hi\\"',
-                "expectedresp": ["1", "2", "3"][: 2 + i % 2],
-                "problemname": rng.choice(["Infer.normal", "Compl.trivial", "Zeta"]),
-                "problemsize": rng.choice([3, 4, 5]),
-            },
-            separators=(",", ":"),
-        ).encode()
-        for i in range(6000)
-    ]
-    text = b"\n".join(lines) + b"\n"
-    raw = bz2.compress(text, compresslevel=1)
-    names = ["Key", "tuple_ID", "problemname", "expectedresp", "problemsize"]
-    expected = extract.field_columns(text, names)
-    got = extract.field_columns_bz2(raw, names, workers=2)
-    assert got is not None and expected is not None
-    for name in names:
-        if isinstance(expected[name], pd.Categorical):
-            assert list(got[name].categories) == list(expected[name].categories)
-            assert (got[name].codes == expected[name].codes).all()
-        else:
-            assert got[name].dtype == expected[name].dtype and (got[name] == expected[name]).all()
-    # data the shortcut cannot read whole (no final newline) gives None: the caller falls back
-    assert extract.field_columns_bz2(bz2.compress(text[:-1], compresslevel=1), names, workers=2) is None
 
 
 @pytest.mark.parametrize("shift", range(8))

@@ -1,8 +1,7 @@
 """The WorldSense report says plainly when a partial results file is in the test set."""
 
 from common.report import section_text
-from common.worldsense.report import section
-from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
+from tests.worldsense_fixtures import answers_for, section, tf_tuple, write_testset
 
 
 def test_report_text_names_a_partial_results_file(tmp_path):
@@ -10,7 +9,7 @@ def test_report_text_names_a_partial_results_file(tmp_path):
     full = answers_for(trials, [1, 0, 1, 1])
     partial = full[:5] + [None] * 3
     directory = write_testset(tmp_path / "ts", trials, {"Full": full, "Half": partial})
-    result = section(directory, cache_dir=None)
+    result = section(directory)
     text = section_text(result)
     assert "    NOTES\n" in text and text.index("NOTES") < text.index("ACCURACY")  # before the tables
     assert "Half (basic): PARTIAL results, 5 of 8 trials answered" in text
@@ -21,5 +20,5 @@ def test_report_text_names_a_partial_results_file(tmp_path):
 def test_complete_results_print_no_warning(tmp_path):
     trials = [t for i in range(2) for t in tf_tuple(f"t{i}", "Infer.normal", 3)]
     directory = write_testset(tmp_path / "ts", trials, {"Full": answers_for(trials, [1, 0])})
-    result = section(directory, cache_dir=None)
+    result = section(directory)
     assert "PARTIAL" not in section_text(result) and not result.notes

@@ -73,7 +73,7 @@ def _run_rows(run: Any, first: pd.DataFrame, items: pd.DataFrame) -> pd.DataFram
     """Return the rows of one run (``results_frame``) from its first answers and the set's items."""
     where = pd.MultiIndex.from_arrays([[run.set_name] * len(first), first["Key"]])
     found = items.reindex(where)
-    known = found["unit"].notna().to_numpy()
+    known = found["fields"].notna().to_numpy()  # an item of the set's prompts (not one a record describes)
     fields = [json.loads(f) if isinstance(f, str) else {} for f in found["fields"]]
     details = [json.loads(d) if isinstance(d, str) else {} for d in first["detail"]]
     rows = pd.DataFrame(

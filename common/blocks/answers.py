@@ -200,7 +200,8 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
 
 def _recorded_items(records: list[dict[str, Any]], method: str, view: str) -> pd.DataFrame:
     """Return the items that answers as recorded describe (their prompts not at hand): the
-    problem as unit, the method as task, the optimal length as size, the view as variant."""
+    problem as unit, the method as task, the optimal length as size, the view as variant; no
+    ``fields`` (what the analysis reads of such an answer is in its ``detail``)."""
     first = {record["Key"]: record for record in records if not record.get("draw")}
     return pd.DataFrame(
         [
@@ -210,11 +211,10 @@ def _recorded_items(records: list[dict[str, Any]], method: str, view: str) -> pd
                 "task": method,
                 "size": record.get("optimal_length"),
                 "variant": record.get("view", view),
-                "fields": json.dumps({"goal_held_initially": record.get("goal_held_initially")}),
             }
             for key, record in first.items()
         ],
-        columns=["Key", "unit", "task", "size", "variant", "fields"],
+        columns=["Key", "unit", "task", "size", "variant"],
     )
 
 

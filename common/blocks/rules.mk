@@ -6,6 +6,7 @@ GENERATE_NEEDS_blocks := $(BLOCKS_DATA) configs/blocks/vocab/items.yaml configs/
 DATA_TARGETS += $(BLOCKS_DATA)
 TEST_DATA += $(BLOCKS_DATA)
 REPORT_INPUTS += $(BLOCKS_REPRODUCED)
+CLEAN_FILES += results/blocks/cogsci22_*
 
 .PHONY: reproduce-blocks bench-blocks
 
