@@ -218,6 +218,7 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
         else []
     )
     kinds = [task.owned_description] if task.owned_description else cfg.descriptions
+    modalities = modalities_of(cfg.modality)  # a config built in code may name one as a string
     for kind in kinds:
         for style in cfg.fewshot:
             if style == "same_canvas" and task.no_same_canvas:
@@ -236,11 +237,11 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
                     style,
                     [(_shown(modality, kind, s, q, cfg.geometry), q.pairs[0]) for s, q in examples],
                 )
-                for modality in [TEXT, *cfg.modality]
+                for modality in [TEXT, *modalities]
             }
             trial = _trial(built.items, task, kind, style, shapes, questions, prompts[TEXT])
             trial.update(
-                shown.picture_fields(cfg.modality, prompts, shapes, [s for s, _ in examples], cfg.geometry)
+                shown.picture_fields(modalities, prompts, shapes, [s for s, _ in examples], cfg.geometry)
             )
             if trial["Key"] in built.keys:  # the same prompt and answer again: one trial is enough
                 built.skipped[(task.name, n, f"{kind}/{style}", "same prompt as an earlier trial")] += 1
@@ -375,7 +376,7 @@ def _config_record(cfg: SetConfig, seed: int) -> dict[str, Any]:
     """Return the resolved config as the manifest keeps it (a text-only set's without ``modality``,
     so that its manifest stays as it was before modalities)."""
     record = dataclasses.asdict(cfg) | {"seed": seed}
-    if record["modality"] == [TEXT]:
+    if modalities_of(record["modality"]) == [TEXT]:
         del record["modality"]
     return record
 
