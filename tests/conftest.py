@@ -73,13 +73,15 @@ def run_script(
     )
 
 
-def assert_text_only_model_refused(server, script: str, args: list[str], config: Path) -> None:
-    """Assert that ``script`` run with ``args`` and a text-only config of the stub ``server``
-    (``vision`` left at its default, false) stops with exit 2 naming ``vision: true``, and sends no
-    completion request."""
+def assert_text_only_model_refused(
+    server, script: str, args: list[str], config: Path, prompting: str
+) -> None:
+    """Assert that ``script`` run with ``args``, ``--prompting prompting`` and a text-only config of
+    the stub ``server`` (``vision`` left at its default, false) stops with exit 2 naming
+    ``vision: true``, and sends no completion request."""
     sent = len(server.requests)
     config.write_text(f"base_url: {server.url}\nmodel: stub-model\n")
-    refused = run_script(script, *args, "--model", str(config), "--no-cache", "--prompting", "text-only")
+    refused = run_script(script, *args, "--model", str(config), "--no-cache", "--prompting", prompting)
     assert refused.returncode == 2 and "vision: true" in refused.stderr, refused.stderr
     assert not [r for r in server.requests[sent:] if r["path"].endswith("/completions")]
 

@@ -90,7 +90,7 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         assert len(images) == 3 and all(
             i["detail"] == "high" and i["url"].startswith("data:image/png") for i in images
         )
-        assert_text_only_model_refused(server, "scripts/lm_plan.py", args, tmp_path / "text.yaml")
+        assert_text_only_model_refused(server, "scripts/lm_plan.py", args, tmp_path / "text.yaml", "paper")
 
 
 def test_the_dry_run_counts_the_pictures_and_asks_nothing(pictured_set, tmp_path):

@@ -102,7 +102,7 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         assert any(
             p["type"] == "image_url" and p["image_url"]["url"].startswith("data:image/png") for p in parts
         )
-        assert_text_only_model_refused(server, "scripts/ask_model.py", args, tmp_path / "text.yaml")
+        assert_text_only_model_refused(server, "scripts/ask_model.py", args, tmp_path / "text.yaml", "other")
 
 
 def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_item(pictured, tmp_path):
