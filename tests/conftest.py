@@ -73,6 +73,13 @@ def run_script(
     )
 
 
+def first_request_images(server) -> list[dict]:
+    """Return the ``image_url`` objects of the stub ``server``'s first chat request, in order."""
+    (request, *_) = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    parts = [p for m in request["body"]["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    return [p["image_url"] for p in parts if p["type"] == "image_url"]
+
+
 def assert_text_only_model_refused(
     server, script: str, args: list[str], config: Path, prompting: str
 ) -> None:

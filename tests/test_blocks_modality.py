@@ -12,7 +12,7 @@ from common import analysis, database, suites
 from common.jsonl import read_jsonl
 from common.models.stub_server import StubServer
 from common.results import metadata_path, read_results
-from tests.conftest import assert_text_only_model_refused, run_script
+from tests.conftest import assert_text_only_model_refused, first_request_images, run_script
 
 SPEC = (
     "modality: [text, image, text+image]\nseed: 5\nviews:\n  - {name: c2, constraints: 2, rename: none}\n"
@@ -82,11 +82,7 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         ]
         ran = run_script("scripts/lm_plan.py", *args, "--model", str(config), "--no-cache")
         assert ran.returncode == 0, ran.stderr
-        (request, *_) = [r for r in server.requests if r["path"].endswith("/chat/completions")]
-        parts = [
-            p for m in request["body"]["messages"] if isinstance(m["content"], list) for p in m["content"]
-        ]
-        images = [p["image_url"] for p in parts if p["type"] == "image_url"]
+        images = first_request_images(server)
         assert len(images) == 3 and all(
             i["detail"] == "high" and i["url"].startswith("data:image/png") for i in images
         )

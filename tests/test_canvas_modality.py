@@ -19,7 +19,7 @@ from common.canvas.generate import load_config
 from common.canvas.shown import trial_canvases
 from common.models.stub_server import StubServer
 from common.worldsense.data import load_testset
-from tests.conftest import assert_text_only_model_refused, run_script
+from tests.conftest import assert_text_only_model_refused, first_request_images, run_script
 
 CONFIG = (
     "seed: 4\nnum_shapes: [3, 7]\nitems: 2\ndescriptions: [coordinates, full]\n"
@@ -97,11 +97,8 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         ]
         ran = run_script("scripts/ask_model.py", *args, "--model", str(config), "--no-cache")
         assert ran.returncode == 0, ran.stderr
-        bodies = [r["body"] for r in server.requests if r["path"].endswith("/chat/completions")]
-        parts = [p for m in bodies[0]["messages"] if isinstance(m["content"], list) for p in m["content"]]
-        assert any(
-            p["type"] == "image_url" and p["image_url"]["url"].startswith("data:image/png") for p in parts
-        )
+        images = first_request_images(server)
+        assert images and all(image["url"].startswith("data:image/png") for image in images)
         assert_text_only_model_refused(server, "scripts/ask_model.py", args, tmp_path / "text.yaml", "other")
 
 
