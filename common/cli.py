@@ -222,6 +222,31 @@ def _add_batch_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_modality_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--modality`` (repeatable): ask a set that shows its scenes as pictures in these
+    modalities only (``common.pictures.modality``; default: every one its config names)."""
+    from common.pictures.modality import MODALITIES
+
+    parser.add_argument(
+        "--modality",
+        action="append",
+        default=[],
+        choices=MODALITIES,
+        help="ask the set in this modality only (repeatable; default: every modality of the set's config)",
+    )
+
+
+def add_dry_run_option(parser: argparse.ArgumentParser) -> None:
+    """Add ``--dry-run``: print the requests, tokens (pictures included) and cost a run would take,
+    and ask nothing (``common.models.estimate``)."""
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the requests, input tokens (pictures by OpenAI's rule or the config's image_tokens), "
+        "the most output and the cost a run would take; ask nothing",
+    )
+
+
 def runner_options(args: argparse.Namespace) -> dict[str, Any]:
     """Return the keyword arguments of ``run_items`` that the shared options set: refused items
     asked again (``--retry-errors``), items cut at the token limit asked again

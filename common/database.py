@@ -15,9 +15,13 @@ One schema serves every suite (docs/database.md describes each column):
 
 - ``texts``: every distinct text (prompt, question, reply, reasoning) once; other tables refer to it;
 - ``sets`` and ``items``: what was asked, one row per (set, Key): the unit of statistics it
-  belongs to, task, size, variant, prompt, gold answer, other fields as JSON;
-- ``runs``: one row per results file: suite, set, model, prompting, the run's name in the
-  tables (``label``), the file's SHA-256 and the scorer's version it was scored with, the
+  belongs to, task, size, variant, prompt, gold answer, other fields as JSON, and the item's
+  picture (``image``) when its set shows pictures;
+- ``images``: every picture once, by the SHA-256 of its PNG bytes, with a small thumbnail (what
+  the report's examples and the explorer show beside the answers);
+- ``runs``: one row per results file: suite, set, model, prompting, the modality it was asked in
+  (``text``, ``image``, ``text+image``: the same items, so runs pair across modalities), the run's
+  name in the tables (``label``), the file's SHA-256 and the scorer's version it was scored with, the
   model's settings (never a key);
 - ``answers``: one row per (run, Key, draw, turn) scored: the reply, the reasoning, the answer
   read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
@@ -48,16 +52,18 @@ from common.results import metadata_path
 from common.scored import Scored, ScoredRun
 from common.suite import SetRef, Suite
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
 
 RUN_COLUMNS = [
     "run_id", "set_id", "results_file", "sha256", "bytes", "mtime_ns", "checked_ns", "scorer", "prompting",
-    "model", "label", "method", "view", "attributes", "records", "notes", "settings", "date", "git_commit",
+    "model", "label", "method", "view", "modality", "attributes", "records", "notes", "settings", "date",
+    "git_commit",
 ]  # fmt: skip
-ITEM_COLUMNS = ["Key", "position", "unit", "task", "size", "variant", "prompt", "gold", "fields"]
+ITEM_COLUMNS = ["Key", "position", "unit", "task", "size", "variant", "prompt", "gold", "fields", "image"]
+THUMBNAIL_PX = 160  # the longer side of an image's thumbnail
 ANSWER_COLUMNS = [
     "Key", "draw", "turn", "question", "expected", "reply", "reasoning", "answer", "correct", "invalid",
     "scored", "refused", "error", "truncated", "prompt_tokens", "completion_tokens", "reasoning_tokens",
@@ -73,17 +79,21 @@ CREATE TABLE texts (text_id INTEGER PRIMARY KEY, digest INTEGER NOT NULL UNIQUE,
 CREATE TABLE sets (
   set_id INTEGER PRIMARY KEY, suite TEXT NOT NULL, set_name TEXT NOT NULL, fingerprint TEXT NOT NULL,
   UNIQUE (suite, set_name));
+CREATE TABLE images (
+  digest TEXT PRIMARY KEY, width INTEGER NOT NULL, height INTEGER NOT NULL, png BLOB NOT NULL,
+  thumbnail BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE items (
   set_id INTEGER NOT NULL REFERENCES sets (set_id), Key INTEGER NOT NULL, position INTEGER NOT NULL,
   unit TEXT NOT NULL, task TEXT,
   size INTEGER, variant TEXT, prompt INTEGER REFERENCES texts (text_id), gold TEXT, fields TEXT,
+  image TEXT REFERENCES images (digest),
   PRIMARY KEY (set_id, Key)) WITHOUT ROWID;
 CREATE TABLE runs (
   run_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   results_file TEXT NOT NULL UNIQUE, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
   checked_ns INTEGER NOT NULL,
   scorer TEXT NOT NULL, prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, method TEXT,
-  view TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT,
+  view TEXT, modality TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT,
   git_commit TEXT);
 CREATE TABLE answers (
   answer_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs (run_id), Key INTEGER NOT NULL,
@@ -108,14 +118,14 @@ CREATE INDEX items_unit ON items (set_id, unit);
 CREATE INDEX runs_set ON runs (set_id);
 CREATE INDEX pairs_set ON pairs (set_id);
 CREATE VIEW run_rows AS
-  SELECT r.run_id, s.suite, s.set_name, r.label, r.model, r.prompting, r.method, r.view, r.records,
-    r.results_file, r.settings, r.date, r.git_commit
+  SELECT r.run_id, s.suite, s.set_name, r.label, r.model, r.prompting, r.method, r.view, r.modality,
+    r.records, r.results_file, r.settings, r.date, r.git_commit
   FROM runs r JOIN sets s USING (set_id);
 CREATE VIEW answer_rows AS
-  SELECT s.suite, s.set_name, r.model, r.prompting, r.label, r.view, a.answer_id, a.run_id, a.Key, a.draw,
-    a.turn, q.text AS question, a.expected, y.text AS reply, z.text AS reasoning, a.answer, a.correct,
-    a.invalid, a.scored, a.refused, a.error, a.truncated, a.prompt_tokens, a.completion_tokens,
-    a.reasoning_tokens, a.finish_reason, a.detail, i.unit, i.task, i.size, i.variant,
+  SELECT s.suite, s.set_name, r.model, r.prompting, r.label, r.view, r.modality, a.answer_id, a.run_id,
+    a.Key, a.draw, a.turn, q.text AS question, a.expected, y.text AS reply, z.text AS reasoning, a.answer,
+    a.correct, a.invalid, a.scored, a.refused, a.error, a.truncated, a.prompt_tokens, a.completion_tokens,
+    a.reasoning_tokens, a.finish_reason, a.detail, i.unit, i.task, i.size, i.variant, i.image,
     coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold
   FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id)
   LEFT JOIN items i ON i.set_id = r.set_id AND i.Key = a.Key
@@ -344,7 +354,7 @@ def _write_items(
         conn.execute("UPDATE sets SET fingerprint = ? WHERE set_id = ?", (fingerprint, set_id))
         conn.execute("DELETE FROM items WHERE set_id = ?", (set_id,))
     frame = items.reset_index(drop=True).assign(position=lambda f: f.index).reindex(columns=ITEM_COLUMNS)
-    frame = frame.assign(prompt=_text_ids(conn, frame["prompt"]))
+    frame = frame.assign(prompt=_text_ids(conn, frame["prompt"]), image=_image_ids(conn, frame["image"]))
     _insert(conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id))
     return set_id
 
@@ -376,6 +386,7 @@ def _write_run(
         "label": run.label,
         "method": run.method,
         "view": run.view,
+        "modality": run.modality,
         "records": run.records,
         "notes": json.dumps(run.notes, ensure_ascii=False) if run.notes else None,
         "attributes": json.dumps(run.attributes, sort_keys=True) if run.attributes else None,
@@ -387,7 +398,9 @@ def _write_run(
         [values.get(c) for c in columns],
     ).lastrowid
     if run.items is not None and not run.items.empty:  # items only its records describe
-        frame = run.items.reindex(columns=ITEM_COLUMNS).assign(prompt=lambda f: _text_ids(conn, f["prompt"]))
+        frame = run.items.reindex(columns=ITEM_COLUMNS).assign(
+            prompt=lambda f: _text_ids(conn, f["prompt"]), image=lambda f: _image_ids(conn, f["image"])
+        )
         frame["position"] = frame["position"].fillna(-1)
         _insert(
             conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id), verb="INSERT OR IGNORE"
@@ -442,7 +455,8 @@ def _write_pairs(conn: sqlite3.Connection, suite: Suite) -> None:
     conn.execute("DELETE FROM pairs WHERE set_id IN (SELECT set_id FROM sets WHERE suite = ?)", (suite.name,))
     runs = pd.read_sql_query(
         "SELECT r.run_id, r.set_id, s.set_name, r.results_file, r.prompting, r.model, r.label, r.method, "
-        "r.view, r.attributes, r.settings FROM runs r JOIN sets s USING (set_id) WHERE s.suite = ? "
+        "r.view, r.modality, r.attributes, r.settings FROM runs r JOIN sets s USING (set_id) "
+        "WHERE s.suite = ? "
         "ORDER BY s.set_name, r.results_file",
         conn,
         params=(suite.name,),
@@ -493,9 +507,63 @@ def _text_ids(conn: sqlite3.Connection, texts: pd.Series) -> list[int | None]:
     return [None if v is None else ids[digests[v if isinstance(v, str) else json.dumps(v)]] for v in values]
 
 
+# ---- images: each distinct picture stored once ----------------------------------------------------
+def _image_ids(conn: sqlite3.Connection, files: pd.Series) -> list[str | None]:
+    """Return the ``images`` digest of each picture file of ``files`` (paths; a missing value:
+    None), storing each distinct picture once: its PNG bytes, size and thumbnail. Raises
+    DataError naming a file that is missing or not a PNG."""
+    values = files.astype(object).where(files.notna(), None).tolist()
+    digests: dict[str, str] = {}
+    for path in dict.fromkeys(str(v) for v in values if v is not None):
+        data = _png(Path(path))
+        digest = hashlib.sha256(data).hexdigest()
+        digests[path] = digest
+        if conn.execute("SELECT 1 FROM images WHERE digest = ?", (digest,)).fetchone() is None:
+            width, height, thumbnail = _thumbnail(data)
+            conn.execute(
+                "INSERT INTO images VALUES (?, ?, ?, ?, ?)", (digest, width, height, data, thumbnail)
+            )
+    return [None if v is None else digests[str(v)] for v in values]
+
+
+def _png(path: Path) -> bytes:
+    """Return the bytes of the PNG file ``path``; raise DataError when it is missing or another kind."""
+    from common.errors import DataError
+
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise DataError(
+            f"{path}: an item's picture cannot be read ({exc.strerror}): generate its set again"
+        ) from None
+    if not data.startswith(b"\x89PNG\r\n\x1a\n"):
+        raise DataError(f"{path}: an item's picture is not a PNG file: generate its set again")
+    return data
+
+
+def _thumbnail(data: bytes) -> tuple[int, int, bytes]:
+    """Return ``(width, height, thumbnail)`` of a PNG: its size, and a PNG of it shrunk to at most
+    THUMBNAIL_PX on its longer side (area-averaged: deterministic)."""
+    import io
+
+    from PIL import Image
+
+    from common.pictures.store import png_bytes
+
+    image = Image.open(io.BytesIO(data)).convert("RGB")
+    width, height = image.size
+    scale = min(1.0, THUMBNAIL_PX / max(width, height))
+    size = (max(1, round(width * scale)), max(1, round(height * scale)))
+    return width, height, png_bytes(image.resize(size, Image.Resampling.BOX))
+
+
 def vacuum_texts(conn: sqlite3.Connection) -> int:
-    """Delete the texts no row refers to any more (after runs were rescored or removed); return how many."""
+    """Delete the texts and images no row refers to any more (after runs were rescored or
+    removed); return how many texts."""
     with _transaction(conn):
+        conn.execute(
+            "DELETE FROM images WHERE digest NOT IN (SELECT image FROM items WHERE image IS NOT NULL)"
+        )
         before = conn.total_changes
         conn.execute(
             "DELETE FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
@@ -557,7 +625,7 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
         for rule in suite.rules:
             answers[rule] = answers["answer_id"].map(wide[rule]) if rule in wide else float("nan")
     items = pd.read_sql_query(
-        f"SELECT s.set_name, i.Key, i.unit, i.task, i.size, i.variant, i.gold, i.fields"
+        f"SELECT s.set_name, i.Key, i.unit, i.task, i.size, i.variant, i.gold, i.fields, i.image"
         f"{', p.text AS prompt' if texts else ''} FROM items i JOIN sets s USING (set_id)"
         f"{' LEFT JOIN texts p ON p.text_id = i.prompt' if texts else ''} WHERE {where} "
         "ORDER BY s.set_name, i.position",

@@ -9,9 +9,12 @@
 
 Cells hold model text, so the tables are marked ``untrusted``: ``common.render`` escapes them in
 HTML and Markdown alike; here whitespace runs become one space and control characters are shown
-as ``\\xNN``, so that a reply can neither break a table nor hide text.
+as ``\\xNN``, so that a reply can neither break a table nor hide text. An item shown as a picture
+(a set with picture modalities) brings its thumbnail from the database's ``images``: a table's
+``pictures`` (base64 PNG per row, "" for none), which the HTML shows beside the answers.
 """
 
+import base64
 import re
 import sqlite3
 from typing import Any
@@ -45,8 +48,19 @@ def _said(answer: Any, reply: Any) -> str:
     return shown if excerpt(answer, REPLY_CHARS) == shown else f"{shown} → read as: {excerpt(answer, 60)}"
 
 
+def pictures(rows: pd.DataFrame) -> dict[str, list[str]]:
+    """Return ``{"pictures": [base64 PNG or "" per row]}`` from the rows' ``picture`` thumbnails,
+    or {} when no row has one (only PNG bytes are taken)."""
+    thumbnails = rows.get("picture", [])
+    found = [p if isinstance(p, bytes) and p.startswith(b"\x89PNG") else None for p in thumbnails]
+    if not any(found):
+        return {}
+    return {"pictures": [base64.b64encode(p).decode("ascii") if p else "" for p in found]}
+
+
 def _cell_table(rows: pd.DataFrame, title: str, a: str, b: str) -> dict[str, Any]:
-    """Return the example rows of one discordant cell as a flat table of model text."""
+    """Return the example rows of one discordant cell as a flat table of model text (with the
+    items' thumbnails, ``pictures``)."""
     columns = ["unit", "item (Key, turn)", "prompt (end)", "gold", f"a: {a}", f"b: {b}"]
     body = [
         [
@@ -59,7 +73,7 @@ def _cell_table(rows: pd.DataFrame, title: str, a: str, b: str) -> dict[str, Any
         ]
         for r in rows.itertuples()
     ]
-    return {"title": title, "columns": columns, "rows": body, "untrusted": True}
+    return {"title": title, "columns": columns, "rows": body, "untrusted": True, **pictures(rows)}
 
 
 def pair_blocks(conn: sqlite3.Connection, files: list[str], per_cell: int = 3) -> list[dict[str, Any]]:
@@ -109,7 +123,7 @@ def failure_block(conn: sqlite3.Connection, files: list[str], per_run: int = 2) 
     summary = f"Failures: the first {per_run} wrong answers of each run (first by unit)"
     return {
         "summary": summary,
-        "tables": [{"title": "", "columns": columns, "rows": rows, "untrusted": True}],
+        "tables": [{"title": "", "columns": columns, "rows": rows, "untrusted": True, **pictures(found)}],
     }
 
 

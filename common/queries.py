@@ -86,7 +86,7 @@ SELECT t.discordant, t.a_better, t.b_better, p.better, p.unit, coalesce(l.expect
   a.answer AS answer_a, b.answer AS answer_b, {_excerpt("ya.text")} AS reply_a,
   {_excerpt("yb.text")} AS reply_b,
   {_excerpt("coalesce(q.text, pt.text)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
-  l.Key, l.turn
+  l.Key, l.turn, (SELECT g.thumbnail FROM images g WHERE g.digest = i.image) AS picture
 FROM picked p, totals t JOIN answers l ON l.answer_id = p.lost_row
 JOIN items i ON i.set_id = p.set_id AND i.Key = l.Key
 LEFT JOIN answers w ON w.answer_id = coalesce(
@@ -110,7 +110,8 @@ GROUP BY task, size, variant ORDER BY task, size, variant"""
 
 FAILURES = f"""
 SELECT unit, Key, turn, task, size, variant, {_excerpt("prompt", end=True)} AS prompt, gold, answer,
-  {_excerpt("reply")} AS reply, refused, truncated
+  {_excerpt("reply")} AS reply, refused, truncated,
+  (SELECT g.thumbnail FROM images g WHERE g.digest = image) AS picture
 FROM answer_rows WHERE run_id = CAST(:run AS INTEGER) AND scored AND correct = 0
 ORDER BY unit, Key, turn"""
 
@@ -124,6 +125,15 @@ WHERE a.truncated > 0 OR a.refused IS NOT NULL
 ORDER BY r.run_id, a.Key, a.turn"""
 
 PAIRED_TESTS = "SELECT * FROM paired"
+
+PICTURED_ANSWERS = f"""
+SELECT r.run_id, r.set_name, r.label, r.modality, a.Key, i.unit, i.task, g.thumbnail AS picture, a.answer,
+  coalesce(a.expected, i.gold) AS gold, a.correct, {_excerpt("y.text")} AS reply
+FROM answers a JOIN run_rows r USING (run_id) JOIN runs x USING (run_id)
+JOIN items i ON i.set_id = x.set_id AND i.Key = a.Key JOIN images g ON g.digest = i.image
+LEFT JOIN texts y ON y.text_id = a.reply
+WHERE a.scored AND a.draw = 0 AND (:run = '' OR a.run_id = CAST(:run AS INTEGER))
+ORDER BY i.unit, a.Key, r.run_id"""
 
 
 # name -> (title, description, SQL): the explorer's canned queries
@@ -156,6 +166,14 @@ QUERIES: dict[str, tuple[str, str, str]] = {
         FAILURES_BY_GROUP,
     ),
     "failures": ("A run's failures", "Every wrong scored answer of one run, first by unit.", FAILURES),
+    "pictured_answers": (
+        "Answers beside their item's picture",
+        (
+            "The answers to items of sets shown as pictures (a set config's modality), each beside "
+            "its item's thumbnail, every modality's run of an item together; give a run id (blank: all)."
+        ),
+        PICTURED_ANSWERS,
+    ),
     "truncated_or_refused": (
         "Truncated or refused answers",
         "Answers with a reply cut at the token limit (finish_reason length) or refused by the server.",

@@ -162,7 +162,9 @@ padding:0 1em;color:#222;line-height:1.45}h1{border-bottom:2px solid #444}h2{bor
 margin-top:2em}table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.86em}th,td{border:1px solid #ccc;
 padding:.25em .55em;text-align:left;vertical-align:top}th{background:#f2f2f2}
 tr:nth-child(even) td{background:#fafafa}
-td.no{background:#fbe3e3!important}figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
+td.no{background:#fbe3e3!important}
+img.thumb{max-width:160px;border:1px solid #ddd}
+figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:.9em;color:#555}blockquote{border-left:4px solid #e0a800;margin:.5em 0;padding:.2em .8em;
 background:#fff8e1}code{background:#f4f4f4;padding:0 .2em}.wide{overflow-x:auto}nav a{margin-right:1em}
 details{margin:.3em 0 .3em .2em}summary{cursor:pointer;color:#234;padding:.15em 0}
@@ -253,10 +255,12 @@ def html_table(table: dict[str, Any]) -> str:
     highlighted; a table of model text (``untrusted``) has the class ``example``."""
     esc = html.escape
     same = table["columns"].index("same") if "same" in table["columns"] else None
-    head = "".join(f"<th>{esc(c)}</th>" for c in table["columns"])
+    pictures = table.get("pictures")
+    head = ("<th>picture</th>" if pictures else "") + "".join(f"<th>{esc(c)}</th>" for c in table["columns"])
     rows = []
-    for row in table["rows"]:
-        cells = "".join(
+    for index, row in enumerate(table["rows"]):
+        cells = _picture_cell(pictures[index]) if pictures else ""
+        cells += "".join(
             f"<td{' class=no' if i == same and v == 'False' else ''}>{esc(str(v))}</td>"
             for i, v in enumerate(row)
         )
@@ -264,6 +268,17 @@ def html_table(table: dict[str, Any]) -> str:
     kind = ' class="example"' if table.get("untrusted") else ""
     table_html = f"<table{kind}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f'<div class="wide">{table_html}</div>'
+
+
+def _picture_cell(data: str) -> str:
+    """Return the table cell of an item's thumbnail (base64 PNG; "" for none): an embedded image,
+    taken only when ``data`` is base64 text (nothing else can reach the page)."""
+    if not data or not _BASE64.fullmatch(data):
+        return "<td></td>"
+    return f'<td><img class="thumb" alt="the item as a picture" src="data:image/png;base64,{data}"></td>'
+
+
+_BASE64 = re.compile(r"[A-Za-z0-9+/]+={0,2}")
 
 
 def _inline_markdown(text: str) -> str:

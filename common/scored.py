@@ -28,6 +28,7 @@ class ScoredRun:
     units: pd.DataFrame  # UNIT_COLUMNS
     method: str | None = None
     view: str | None = None
+    modality: str = "text"  # what the run was shown: text, image or text+image (common.pictures.modality)
     notes: list[str] = field(default_factory=list)  # what a reader of its figures must know
     attributes: dict[str, Any] = field(default_factory=dict)  # other facts of the run the suite keeps
     # items the file's records describe that the set's data does not have (answers as recorded,
@@ -44,7 +45,7 @@ class Scored:
 
     runs: pd.DataFrame  # one row per results file: run_id, suite, set_name, results_file, label, ...
     answers: pd.DataFrame  # one row per answer: run_id, Key, draw, turn, answer, correct, ..., rules
-    items: pd.DataFrame  # one row per (set_name, Key): unit, task, size, variant, gold, fields
+    items: pd.DataFrame  # one row per (set_name, Key): unit, task, size, variant, gold, fields, image
     units: pd.DataFrame  # run_id, unit, rule, score, censored, refused, task, size
     pairs: pd.DataFrame  # set_name, run_a, run_b, rule
 

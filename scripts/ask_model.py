@@ -9,6 +9,11 @@ The question text is sent as is; --prompting only labels the results file. A tri
 refuses for itself (too long for the model's context, a content filter) is recorded as refused
 and the run goes on; re-running skips it unless --retry-errors. Built-in models: random and
 oracle, and on canvas sets every shortcut baseline (--baselines asks them all, each afresh).
+A canvas set whose config has picture modalities (`modality: [text, image, text+image]`) is
+asked in each (--modality picks), the same trials (Keys) into <prompting>-image___... and so
+on; a model must say `vision: true` in its config to be shown pictures (the shortcut baselines,
+rules on the prompt's words, answer the text modality only). --dry-run prints what each run
+would cost (requests, text and picture tokens, dollars) and asks nothing.
 
 $ python scripts/ask_model.py -t worldsense/test_set --model oracle --limit 100 --results-dir /tmp/try
 $ OPENAI_API_KEY=... python scripts/ask_model.py -t worldsense/test_set --model openai-gpt-4o-mini
@@ -30,6 +35,8 @@ import sys
 from common import cli, suites
 from common.errors import UserError
 from common.models import exit_code, models_of, run_items
+from common.models.estimate import estimate_run, estimate_text
+from common.pictures.modality import MODALITIES, TEXT, label
 from common.results import results_filename
 
 log = logging.getLogger("ask_model")
@@ -48,6 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--reprompts", type=int, default=1, help="re-prompts when the answer is not an option"
     )
+    cli.add_modality_option(parser)
+    cli.add_dry_run_option(parser)
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
@@ -59,26 +68,51 @@ def main(argv: list[str] | None = None) -> int:
     if SCRIPT not in suite.run_scripts:
         raise UserError(f"{ref.key} is a {suite.title} set: ask a model with {', '.join(suite.run_scripts)}")
     run = suite.part("protocol")
+    modalities = set_modalities(run, ref, args.modality)
     answer = functools.partial(run.answer, reprompts=args.reprompts)
     summaries = []
     for model in models_of(args, suite.part("baselines")):
         with contextlib.closing(model):
-            try:
-                out_path = ref.results / results_filename(args.prompting, model.name)
-            except ValueError as exc:
-                parser.error(str(exc))
-            labels = {"prompting": args.prompting, "modelname": model.name, "reprompts": args.reprompts}
-            summary = run_items(
-                model,
-                run.items(ref.data, args.limit),
-                out_path,
-                answer=answer,
-                labels=labels,
-                **cli.runner_options(args),
-            )
-            summaries.append(summary)
-            log.info("%s", summary.describe(out_path))
+            for modality in [m for m in modalities if m in getattr(model, "modalities", MODALITIES)]:
+                prompting = label(args.prompting, modality)
+                try:
+                    out_path = ref.results / results_filename(prompting, model.name)
+                except ValueError as exc:
+                    parser.error(str(exc))
+                labels = {"prompting": prompting, "modelname": model.name, "reprompts": args.reprompts}
+                asked = run.items(
+                    ref.data, args.limit, **({"modality": modality} if modality != TEXT else {})
+                )
+                if args.dry_run:  # what it would cost; nothing asked, written or cached
+                    price = (model.settings() or {}).get("price_per_1k_tokens")
+                    estimate = estimate_run(model, list(asked), answer)
+                    print(estimate_text(out_path.name, estimate, price, args.batch))
+                    continue
+                summary = run_items(
+                    model,
+                    asked,
+                    out_path,
+                    answer=answer,
+                    labels={**labels, **({"modality": modality} if modality != TEXT else {})},
+                    **cli.runner_options(args),
+                )
+                summaries.append(summary)
+                log.info("%s", summary.describe(out_path))
     return exit_code(summaries, "trials")
+
+
+def set_modalities(run, ref, asked_for: list[str]) -> list[str]:
+    """Return the modalities to ask of the set: ``asked_for`` (--modality), else every one it was
+    generated in (its protocol's ``modalities``; text for a suite without). Raises UserError for a
+    modality the set does not have."""
+    available = run.modalities(ref.data) if hasattr(run, "modalities") else [TEXT]
+    missing = [m for m in asked_for if m not in available]
+    if missing:
+        raise UserError(
+            f"{ref.key} has no {missing[0]!r} prompts (its modalities: {', '.join(available)}): add it to "
+            "the set config's `modality` and generate the set again"
+        )
+    return list(dict.fromkeys(asked_for)) or available
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ import sys
 from common import cli, suites
 from common.blocks import run
 from common.blocks.baselines import BASELINES
-from common.models import exit_code, models_of, run_items
+from common.models import exit_code, models_of
 
 log = logging.getLogger("codex_translate")
 
@@ -78,20 +78,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.objects == "true":
         log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
     answer = functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback)
-    asked = run.load_run_items(files, args.problem_path, "pddl", args.limit)  # once for every model
+    modalities = run.set_modalities(ref.data, args.modality)
+    asked = run.load_run_items(files, args.problem_path, "pddl", args.limit, modalities)  # once for all
     summaries = []
     for model in models_of(args, BASELINES, task="pddl", overrides={"stop": run.STOPS["pddl"]}):
         with contextlib.closing(model):
-            for prompts, items in asked.items():
-                out, prompting = run.results_path(ref, prompts, items, "pddl", model, args.feedback)
-                labels = run.run_labels(
-                    prompts, args.problem_path, prompting, model, objects=args.objects, feedback=args.feedback
-                )
-                summary = run_items(
-                    model, items, out, answer=answer, labels=labels, **cli.runner_options(args)
-                )
-                summaries.append(summary)
-                log.info("%s", summary.describe(out))
+            summaries += run.ask(
+                model, ref, asked, args, "pddl", answer, objects=args.objects, feedback=args.feedback
+            )
     return exit_code(summaries, "problems")
 
 

@@ -34,7 +34,7 @@ import sys
 from common import cli, suites
 from common.blocks import run
 from common.blocks.baselines import BASELINES
-from common.models import exit_code, models_of, run_items
+from common.models import exit_code, models_of
 
 log = logging.getLogger("lm_plan")
 
@@ -51,18 +51,12 @@ def main(argv: list[str] | None = None) -> int:
         suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
     )
     files = run.prompt_files(ref.data, "nl", args.prompting, args.view)
-    asked = run.load_run_items(files, args.problem_path, "nl", args.limit)  # once for every model
+    modalities = run.set_modalities(ref.data, args.modality)
+    asked = run.load_run_items(files, args.problem_path, "nl", args.limit, modalities)  # once for all
     summaries = []
     for model in models_of(args, BASELINES, task="nl", overrides={"stop": run.STOPS["nl"]}):
         with contextlib.closing(model):
-            for prompts, items in asked.items():
-                out, prompting = run.results_path(ref, prompts, items, "nl", model)
-                labels = run.run_labels(prompts, args.problem_path, prompting, model)
-                summary = run_items(
-                    model, items, out, answer=run.plan_record, labels=labels, **cli.runner_options(args)
-                )
-                summaries.append(summary)
-                log.info("%s", summary.describe(out))
+            summaries += run.ask(model, ref, asked, args, "nl", run.plan_record)
     return exit_code(summaries, "problems")
 
 

@@ -34,6 +34,7 @@ from typing import Any
 
 from common import cli, suites
 from common.models.builtin import run_on_set
+from common.models.images import text_of
 from common.results import ResultsWriter, results_filename
 from common.worldsense.data import load_testset, trials_path
 
@@ -43,14 +44,16 @@ MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # 
 
 def answer(messages: list[dict[str, str]], item: dict[str, Any], rng: random.Random) -> str:
     """The "model": return the reply to the conversation ``messages`` (``{"role", "content"}``
-    dicts; the last one is the question). ``item`` is what the suite asks about (WorldSense and
-    canvas: ``expectedresp``, the allowed answers; Already Said That: ``options`` of a
-    distractor question), ``rng`` a generator seeded per item. This one ignores the question and
-    picks an allowed answer at random, or else a word of the question."""
+    dicts; the last one is the question; a message showing pictures has a list of OpenAI content
+    parts as its content, ``text`` and ``image_url`` with a base64 PNG data URL). ``item`` is what
+    the suite asks about (WorldSense and canvas: ``expectedresp``, the allowed answers; Already
+    Said That: ``options`` of a distractor question), ``rng`` a generator seeded per item. This
+    one ignores the question and picks an allowed answer at random, or else a word of the
+    question."""
     options = item.get("expectedresp") or item.get("options")
     if options:
         return rng.choice(list(options))
-    words = messages[-1]["content"].split()
+    words = text_of(messages[-1]).split()  # a message showing pictures is a list of parts
     return rng.choice(words) if words else ""
 
 

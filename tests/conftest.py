@@ -73,6 +73,26 @@ def run_script(
     )
 
 
+def first_request_images(server) -> list[dict]:
+    """Return the ``image_url`` objects of the stub ``server``'s first chat request, in order."""
+    (request, *_) = [r for r in server.requests if r["path"].endswith("/chat/completions")]
+    parts = [p for m in request["body"]["messages"] if isinstance(m["content"], list) for p in m["content"]]
+    return [p["image_url"] for p in parts if p["type"] == "image_url"]
+
+
+def assert_text_only_model_refused(
+    server, script: str, args: list[str], config: Path, prompting: str
+) -> None:
+    """Assert that ``script`` run with ``args``, ``--prompting prompting`` and a text-only config of
+    the stub ``server`` (``vision`` left at its default, false) stops with exit 2 naming
+    ``vision: true``, and sends no completion request."""
+    sent = len(server.requests)
+    config.write_text(f"base_url: {server.url}\nmodel: stub-model\n")
+    refused = run_script(script, *args, "--model", str(config), "--no-cache", "--prompting", prompting)
+    assert refused.returncode == 2 and "vision: true" in refused.stderr, refused.stderr
+    assert not [r for r in server.requests[sent:] if r["path"].endswith("/completions")]
+
+
 def write_unreachable_source(tmp_path: Path) -> Path:
     """Write a data source config (and its checksums) whose URL is a local port nobody listens
     on, so that fetching it fails as offline; return the config's path."""

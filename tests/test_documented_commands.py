@@ -44,6 +44,8 @@ EXCLUDED = {
     "--model my/config.yaml": "placeholder: the reader's own model config",
     "--wheel ~/Downloads/": "placeholder: a wheel the reader downloaded by hand",
     "vllm serve": "starts vLLM on a GPU machine (not this project's command)",
+    "llama-server": "starts llama.cpp's server with a vision model (not this project's command)",
+    "bench/bench_pictures.py": "benchmark (repeated generation and drawing of a canvas set)",
     "vllm.entrypoints.openai.run_batch": "vLLM's offline engine on a GPU machine (not ours to run)",
     "configs/blocks/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
     "make blocks/mine": "a new set: run and checked by tests/test_make_sets.py",

@@ -20,6 +20,7 @@ import pandas as pd
 
 from common import paths
 from common.blocks import items as set_items
+from common.blocks.picture import name_of
 from common.blocks.problems import load_problems
 from common.blocks.runs import (
     AS_RECORDED,
@@ -34,13 +35,16 @@ from common.blocks.runs import (
 from common.blocks.scoring import score_record
 from common.blocks.state import goal_holds, relation_english
 from common.errors import DataError
+from common.pictures.modality import TEXT, record_modality, shows_pictures
 from common.results import find_results_files, metadata_path, parse_results_filename, read_results
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
 
 log = logging.getLogger(__name__)
 
-ITEM_COLUMNS = ["Key", "unit", "task", "size", "variant", "prompt", "gold", "fields", "prompts", "item"]
+ITEM_COLUMNS = [
+    "Key", "unit", "task", "size", "variant", "prompt", "gold", "fields", "image", "prompts", "item", "shown",
+]  # fmt: skip
 DETAIL_FIELDS = (  # a scored answer's diagnostics kept in its ``detail`` JSON (when not empty)
     "plan_length", "parse_rate", "valid_prefix", "optimality_gap", "first_error", "reason", "unread_facts",
     "rounds_used", "round_errors", "feedback_stopped",
@@ -68,24 +72,33 @@ def results_files(ref: SetRef) -> list[Path]:
 def items_frame(ref: SetRef) -> pd.DataFrame:
     """Return the items of a set: one row per prompts file's problem and view (``items.load_items``),
     Key, unit (the problem), task (the method), size (the optimal plan length), variant (the
-    view), prompt (its texts), gold (the goal, in English, and the optimal length), and ``fields``
+    view), prompt (its texts), gold (the goal, in English, and the optimal length), ``fields``
     (JSON: ``goal_held_initially``, the ``prompting`` and ``prompts`` file, the view's rank in the
-    set's manifest); ``prompts`` and ``item`` (the loaded item) serve the scorer only. A prompts
+    set's manifest) and, in a set shown as pictures, ``image`` (the test problem's picture);
+    ``prompts``, ``item`` (the loaded item) and ``shown`` (a picture set's prompts in each picture
+    modality: the question of a picture run's answers) serve the scorer only. A prompts
     file that cannot be read, or a set without problems, gives no items (its runs are then
     taken as recorded: ``score_file``)."""
     files = set_items.prompts_files(ref.data)
     problems = _problems(ref) if files else {}
     listed = set_items.view_order(ref.data)
+    pictured = [m for m in set_items.set_modalities(ref.data) if shows_pictures(m)]
     rows = []
     for prompts in files if problems else []:
         _, prompt_type, view = set_items.prompts_name(prompts)
         try:
             found = set_items.load_items(prompts, problems, prompt_type)
+            shown = {m: set_items.load_items(prompts, problems, prompt_type, m) for m in pictured}
         except DataError as exc:
             log.warning("%s: %s; its answers are scored as recorded", paths.shown(prompts), exc)
             continue
         rank = listed.index(view) if view in listed else None
-        rows += [_item_row(item, prompt_type, prompts.stem, rank) for item in found]
+        for index, item in enumerate(found):
+            row = _item_row(item, prompt_type, prompts.stem, rank)
+            if pictured:  # each prompt as a picture run was asked it; the test problem's picture
+                row["shown"] = {m: "\n\n".join(shown[m][index]["texts"].values()) for m in pictured}
+                row["image"] = str(set_items.images_dir(prompts) / f"{name_of(item['problem'])}.png")
+            rows.append(row)
     frame = pd.DataFrame(rows, columns=ITEM_COLUMNS)
     frame["size"] = pd.Series([row["size"] for row in rows], dtype=object)
     return frame
@@ -138,6 +151,7 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
     method = METHODS[prompt_type]
     prompting, model = parse_results_filename(file)
     records = read_results(file, all_draws=True)
+    modality = record_modality(records[0]) if records else TEXT
     prompts, objects = _run_inputs(ref, file)
     asked = items[items["prompts"] == prompts] if prompts else items.iloc[:0]
     notes = []
@@ -162,6 +176,12 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
                 "(regenerated since): left out; a rerun asks them again"
             )
     answers = [row for item, record in scored for row in _answer_rows(item, record)]
+    if modality != TEXT and "shown" in asked:  # the prompt as asked, with its pictures' markers
+        shown = {
+            key: (texts or {}).get(modality) for key, texts in zip(asked["Key"], asked["shown"], strict=True)
+        }
+        for row in answers:
+            row["question"] = shown.get(row["Key"])
     first = [(item, record) for item, record in scored if not record.get("draw")]
     return ScoredRun(
         prompting=prompting,
@@ -172,6 +192,7 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
         units=_units(first, method),
         method=method,
         view=view,
+        modality=modality,
         notes=notes,
         items=_recorded_items(records, method, view) if asked.empty else None,
     )
@@ -212,7 +233,8 @@ def _run_inputs(ref: SetRef, file: Path) -> tuple[str | None, str]:
 
 
 _ANSWER_COLUMNS = [
-    "Key", "draw", "turn", "reply", "reasoning", "answer", "correct", *RULES[1:], *FACT_FIELDS, "invalid",
+    "Key", "draw", "turn", "question", "reply", "reasoning", "answer", "correct", *RULES[1:], *FACT_FIELDS,
+    "invalid",
     "scored", "refused", "error", "truncated", "prompt_tokens", "completion_tokens", "reasoning_tokens",
     "finish_reason", "detail",
 ]  # fmt: skip

@@ -6,18 +6,22 @@ Planners (task ``nl``) answer with a plan as English sentences: ``noop`` (the em
 activity reaches a goal) and ``oracle`` (a shortest plan). Each plan is a plain function
 ``plan(view, rng) -> list[Move]`` (``PLANNERS``). Translators (task ``pddl``) write PDDL facts:
 ``rules`` reads the English template lines of the prompt (an upper bound for the LLM + planner
-method); ``oracle-facts`` writes the true problem's facts and ``random-facts`` those of a random
-board of the same items (asked by name only: how often a translation that ignores the
-description still succeeds). Every draw is seeded per problem (and part), so any order of
-asking gives the same answers.
+method; shown only a picture, it reads the picture exactly); ``oracle-facts`` writes the true
+problem's facts and ``random-facts`` those of a random board of the same items (asked by name
+only: how often a translation that ignores the description still succeeds). Every draw is
+seeded per problem (and part), so any order of asking gives the same answers.
 """
 
+import io
 import random
 from collections.abc import Callable
 from typing import Any
 
+from PIL import Image
+
 from common.blocks.boards import uniform_board
 from common.blocks.nlplan import render_plan
+from common.blocks.picture import read_picture
 from common.blocks.planner import optimal_plan
 from common.blocks.problems import View
 from common.blocks.state import (
@@ -31,6 +35,7 @@ from common.blocks.state import (
 from common.blocks.translate import rule_translate
 from common.models.base import Message, Reply
 from common.models.builtin import BuiltinModel
+from common.models.images import MARKER, text_of
 
 
 def noop_plan(view: View, rng: random.Random) -> list[Move]:
@@ -101,17 +106,32 @@ class OraclePlanner(Planner):
     plan = staticmethod(oracle_plan)
 
 
+def asked_part(messages: list[Message], item: dict[str, Any]) -> str:
+    """Return the part a translation request asks for: "goal" when its last message continues
+    the item's goal prompt, else "init"."""
+    goal = MARKER.sub("<image>", item["texts"]["goal"])
+    return "goal" if text_of(messages[-1]).startswith(goal) else "init"
+
+
 class RuleTranslator(BuiltinModel):
     """The built-in translator: reads the test's English template lines at the end of a
-    translation prompt and writes their facts, as a model continuing after the prompt's "(" would."""
+    translation prompt and writes their facts, as a model continuing after the prompt's "(" would.
+    Shown only a picture (the ``image`` modality), it reads the picture exactly instead
+    (``picture.read_picture``): an upper bound of reading pictures, as of reading the templates."""
 
     name = "rules"
     task = "pddl"
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return the facts of the last prompt's final block, without its opening "("."""
-        test_block = messages[-1]["content"].rsplit("\n\n", 1)[-1]
-        return Reply(rule_translate(test_block).removeprefix("("), attempts=0)
+        test_block = text_of(messages[-1]).rsplit("\n\n", 1)[-1]
+        facts = rule_translate(test_block)
+        pictures = self.pictures(messages[-1:])
+        if not facts and pictures:
+            init, goal = read_picture(Image.open(io.BytesIO(pictures[-1])))
+            relations = board_relations(init) if asked_part(messages, item) == "init" else goal
+            facts = "".join(relation_pddl(r) + "\n" for r in relations)
+        return Reply(facts.removeprefix("("), attempts=0)
 
 
 class FactsTranslator(BuiltinModel):
@@ -128,7 +148,7 @@ class FactsTranslator(BuiltinModel):
         """Return the facts of the part asked (the goal when the last message continues the goal
         prompt, else the initial state), without the prompt's opening "("."""
         view = item["problem"]
-        part = "goal" if messages[-1]["content"].startswith(item["texts"]["goal"]) else "init"
+        part = asked_part(messages, item)
         return Reply(
             "".join(relation_pddl(r) + "\n" for r in self.facts(view, item, part)).removeprefix("("),
             attempts=0,

@@ -24,12 +24,15 @@ import yaml
 from common import config, paths
 from common.blocks.boards import GENERATORS
 from common.blocks.items import prompt_key
+from common.blocks.picture import draw_picture, name_of
 from common.blocks.planner import SearchBudgetExceeded, near_optimal_plan, optimal_length, optimal_plan
 from common.blocks.problems import Problem, View, write_problems
-from common.blocks.prompts import PARTS, PROMPT_TYPES, prompt_records
+from common.blocks.prompts import PARTS, PROMPT_TYPES, pictured_views, prompt_records
 from common.blocks.state import Move, board_relations, goal_holds
 from common.errors import ConfigError, DataError
 from common.jsonl import write_jsonl
+from common.pictures.modality import TEXT, modalities_of, shows_pictures
+from common.pictures.store import save_picture
 from common.suite import SetRef
 
 PROMPTING = "paper"  # the prompt style a generated set's prompts have (other styles: generate_prompts.py)
@@ -71,6 +74,7 @@ class SetSpec:
     exact_up_to: int = 12  # above this many items store a near-optimal length, not the optimum
     plan_budget: int = 20_000  # search steps per view for an exact length (A* expansions, deadlock search)
     seed: int = 0
+    modality: str | list[str] = "text"  # text, image, text+image, or a list: how the prompts show problems
 
 
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> SetSpec:
@@ -89,7 +93,9 @@ def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> SetS
 
 
 def _check(spec: SetSpec, source: config.Source) -> None:
-    """Raise ConfigError (file:line: field) for values the types allow but a set does not."""
+    """Raise ConfigError (file:line: field) for values the types allow but a set does not; set
+    ``spec.modality`` to the list of modalities it names (``modality.modalities_of``)."""
+    spec.modality = modalities_of(spec.modality, f"{source.where('modality')}: field 'modality'")
     if spec.plan_budget < 1:
         raise ConfigError(f"{source.where('plan_budget')}: plan_budget must be >= 1 (search steps per view)")
     for index, entry in enumerate(spec.problems):
@@ -158,7 +164,9 @@ def generate(
 ) -> dict[str, dict[Any, str]]:
     """Write the set ``ref`` from its config (``ref.config``; ``seed`` and ``overrides`` replacing
     the spec's): its problems (``write_problems``: ``problems/``, manifest.json last) and the
-    paper's planning and translation prompts of every view (``write_prompts``). Return each
+    paper's planning and translation prompts of every view in every modality of the spec
+    (``write_prompts``), and in a picture modality each problem view's picture, drawn once into
+    ``images/`` (``draw_pictures``). Return each
     results subdirectory's items (``<nl|pddl>___<view>``: {Key: fingerprint}). Raises ConfigError
     naming the config, before anything is written, for a spec that is invalid or cannot be
     generated (a problem over its budget, no training problems for the few-shot examples)."""
@@ -167,28 +175,45 @@ def generate(
     views = [view.name for view in spec.views]
     try:
         problems = make_problems(spec, seed)
-        prompts = prompt_files(problems, views)
+        prompts = prompt_files(problems, views, modalities=spec.modality)
     except (ConfigError, DataError) as exc:
         raise ConfigError(f"{paths.shown(ref.config)}: {exc}") from None
     about = {"spec_file": paths.shown(ref.config), "seed": seed, "generator": spec.generator, "views": views}
+    if spec.modality != [TEXT]:
+        about["modalities"] = spec.modality
     write_problems(ref.data / "problems", problems, about)
+    if any(shows_pictures(m) for m in spec.modality):
+        for view in views:
+            draw_pictures(problems, view, ref.data / "images")
     return write_prompts(ref.data, prompts)
+
+
+def draw_pictures(problems: list[Problem], view: str, directory: Path) -> int:
+    """Draw the picture of every problem's ``view`` (``prompts.pictured_views``: the test problems
+    and the few-shot examples) into ``directory`` unless it is there (``store.save_picture``:
+    content addressed, so each is drawn once); return how many the prompts show."""
+    views = pictured_views(problems, view)
+    for shown in views:
+        save_picture(directory, name_of(shown), lambda shown=shown: draw_picture(shown))
+    return len(views)
 
 
 def prompt_files(
     problems: list[Problem],
     views: list[str],
     example_plan: Callable[[Problem, View], list[Move]] | None = None,
+    modalities: list[str] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Return the paper's prompts of every view of ``problems`` by file name
-    (``paper___<nl|pddl>___<view>.jsonl``: ``prompts.prompt_records``), the few-shot examples
-    solved by ``example_plan`` (default: the optimal planner). Raises DataError for a set
-    without training or test problems."""
+    (``paper___<nl|pddl>___<view>.jsonl``: ``prompts.prompt_records``, each record with its
+    prompt in every picture modality of ``modalities``), the few-shot examples solved by
+    ``example_plan`` (default: the optimal planner). Raises DataError for a set without
+    training or test problems."""
     solve = example_plan or (lambda problem, view: optimal_plan(view.init_board, view.goal))
     files = {}
     for view in views:
         for prompt_type in PROMPT_TYPES:
-            records = prompt_records(problems, view, prompt_type, PROMPTING, solve)
+            records = prompt_records(problems, view, prompt_type, PROMPTING, solve, modalities or [TEXT])
             if not records:
                 raise DataError(
                     "no test problems (`test: true`), so no prompts: add test entries to the spec"

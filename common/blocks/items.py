@@ -19,6 +19,8 @@ from common.blocks.problems import Problem, load_problems
 from common.blocks.prompts import PARTS
 from common.errors import DataError
 from common.jsonl import read_jsonl
+from common.pictures.modality import TEXT, modalities_of
+from common.pictures.store import marked_names
 from common.results import SEPARATOR
 
 EXACT_LENGTH_UP_TO = 10  # items; larger problems get no optimal length unless their file has one
@@ -63,6 +65,16 @@ def problems_path(prompts: str | Path, problem_path: str | Path | None = None) -
     return Path(problem_path) if problem_path else problems_dir(Path(prompts).parent.parent)
 
 
+def set_modalities(data_dir: str | Path) -> list[str]:
+    """Return the modalities a set's prompts are in: its problems' manifest's ``modalities``
+    (written from its config's ``modality``), text for a set without."""
+    manifest = Path(data_dir) / "problems" / "manifest.json"
+    listed = (
+        json.loads(manifest.read_text(encoding="utf-8")).get("modalities") if manifest.is_file() else None
+    )
+    return modalities_of(listed or TEXT)
+
+
 def view_order(data_dir: str | Path) -> list[str]:
     """Return the views of a generated set in its manifest's order ([] without a manifest)."""
     manifest = Path(data_dir) / "problems" / "manifest.json"
@@ -70,15 +82,21 @@ def view_order(data_dir: str | Path) -> list[str]:
 
 
 def load_items(
-    prompts_path: str | Path, problems: str | Path | Mapping[str, Problem], prompt_type: str
+    prompts_path: str | Path,
+    problems: str | Path | Mapping[str, Problem],
+    prompt_type: str,
+    modality: str = TEXT,
 ) -> list[dict[str, Any]]:
     """Return one item per (test problem, view) of a prompts file, in file order.
 
     ``problems`` is a problems directory or the problems already loaded, by id. An item has
     ``Key``, ``id``, ``view``, ``prompting``, ``texts`` (part -> prompt), ``problem`` (the
     ``View``) and ``optimal_length`` (from the problem file, else computed up to
-    ``EXACT_LENGTH_UP_TO`` items, else None). Raises DataError naming the file for prompts of
-    another type, a missing part or an unknown problem.
+    ``EXACT_LENGTH_UP_TO`` items, else None). In a picture ``modality`` the texts are that
+    modality's (with the markers of its pictures) and the item also has ``modality``, ``images``
+    (the names of the pictures its prompts show) and ``image_dir`` (the set's ``images/``); its
+    Key is still the text prompts', so the items of every modality pair. Raises DataError naming
+    the file for prompts of another type, a missing part or modality, or an unknown problem.
     """
     prompts_path = Path(prompts_path)
     where_problems = problems if isinstance(problems, str | Path) else "the set's problems"
@@ -97,11 +115,24 @@ def load_items(
         if key not in items:
             items[key] = _item(by_id[record["id"]], record)
         items[key]["texts"][record["part"]] = record["text"]
+        if modality != TEXT:
+            if modality not in record.get("modalities", {}):
+                raise DataError(
+                    f"{where}: no {modality!r} prompt (the set's modalities are its config's `modality`; "
+                    "generate the set again after adding it)"
+                )
+            items[key].setdefault("shown", {})[record["part"]] = record["modalities"][modality]
     for (pid, view_name), item in items.items():
         missing = [part for part in PARTS[prompt_type] if part not in item["texts"]]
         if missing:
             raise DataError(f"{prompts_path}: problem {pid} (view {view_name}) has no {missing[0]!r} prompt")
         item["Key"] = prompt_key(pid, view_name, [item["texts"][part] for part in PARTS[prompt_type]])
+        if modality != TEXT:
+            item["texts"] = item.pop("shown")
+            names = [name for part in PARTS[prompt_type] for name in marked_names(item["texts"][part])]
+            item.update(
+                modality=modality, images=list(dict.fromkeys(names)), image_dir=images_dir(prompts_path)
+            )
     return [{"Key": item.pop("Key"), **item} for item in items.values()]
 
 
@@ -120,6 +151,11 @@ def _item(problem: Problem, record: dict[str, Any]) -> dict[str, Any]:
         "problem": view,
         "optimal_length": length,
     }
+
+
+def images_dir(prompts: str | Path) -> Path:
+    """Return the picture directory of a prompts file's set: ``images/`` beside ``prompts/``."""
+    return Path(prompts).parent.parent / "images"
 
 
 def prompt_key(pid: str, view: str, texts: Sequence[str]) -> int:

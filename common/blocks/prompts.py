@@ -6,6 +6,13 @@ ending with "Actions:\\n". Translation prompts (LLM + planner): blocks of ";"-pr
 lines followed by their PDDL facts, then the test's ";" lines and an opening "(" that starts
 the model's PDDL (``completion_facts`` puts it back in front of the completion).
 
+A set may also show its problems as pictures (``modality``, ``common.pictures.modality``): in
+``image`` a problem's "Initially:" block holds the marker of its picture
+(``common/blocks/picture.py``: initial stacks and goal) instead of the English lines, in
+``text+image`` the marker and the lines; the preamble (planning) or the first example
+(translation) says how to read the pictures (``picture.LEGEND``). The text prompt stays the
+record's ``text`` (its Key); the others are in ``modalities``.
+
 Prompt styles are named by a ``prompting`` label (``PROMPTINGS``): ``paper`` reproduces the
 released prompts (the goal prompt reuses the initial-state examples, as the paper did);
 ``goal-examples`` shows goal translations in the goal prompt; ``chat`` adds one instruction
@@ -17,9 +24,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from common.blocks.nlplan import render_plan
+from common.blocks.picture import LEGEND, name_of
 from common.blocks.problems import Problem, View
 from common.blocks.state import Move, board_relations, relation_english, relation_pddl
 from common.errors import DataError
+from common.pictures.modality import TEXT, shows_pictures, shows_words
+from common.pictures.store import marker
 
 PREAMBLE = (
     "There are some items stacked on the table. You can perform either of the following actions:\n"
@@ -53,47 +63,75 @@ def state_lines(board: Sequence[Sequence[str]]) -> list[str]:
     return [relation_english(r) for r in board_relations(board)]
 
 
-def planning_block(view: View, plan: Sequence[Move] | None) -> str:
-    """Return one "Initially: / Goal: / Actions:" block; with ``plan`` None it ends at "Actions:\\n"."""
-    text = (
-        "Initially:\n"
-        + "".join(line + "\n" for line in state_lines(view.init_board))
+def planning_block(view: View, plan: Sequence[Move] | None, modality: str = TEXT) -> str:
+    """Return one "Initially: / Goal: / Actions:" block; with ``plan`` None it ends at "Actions:\\n".
+    A picture ``modality`` puts the problem's picture after "Initially:" (``image``: instead of the
+    English lines)."""
+    picture = marker(name_of(view)) + "\n" if shows_pictures(modality) else ""
+    words = (
+        "".join(line + "\n" for line in state_lines(view.init_board))
         + "\nGoal:\n"
         + "".join(relation_english(r) + "\n" for r in view.goal)
-        + "\nActions:\n"
     )
+    text = "Initially:\n" + picture + (words if shows_words(modality) else "") + "\nActions:\n"
     return text if plan is None else text + render_plan(plan)
 
 
 def planning_prompt(
-    examples: Sequence[tuple[View, Sequence[Move]]], test: View, prompting: str = "paper"
+    examples: Sequence[tuple[View, Sequence[Move]]],
+    test: View,
+    prompting: str = "paper",
+    modality: str = TEXT,
 ) -> str:
-    """Return the few-shot planning prompt for ``test`` with solved ``examples`` (view, plan)."""
+    """Return the few-shot planning prompt for ``test`` with solved ``examples`` (view, plan), in
+    ``modality`` (a picture modality says how to read the pictures after the preamble)."""
     style = PROMPTINGS[prompting]
-    head = PREAMBLE + (CHAT_INSTRUCTION if style.chat_instruction else "")
-    shots = "".join(planning_block(view, plan) + "\n\n" for view, plan in examples)
-    return head + shots + planning_block(test, None)
+    head = PREAMBLE + (LEGEND + "\n\n" if shows_pictures(modality) else "")
+    head += CHAT_INSTRUCTION if style.chat_instruction else ""
+    shots = "".join(planning_block(view, plan, modality) + "\n\n" for view, plan in examples)
+    return head + shots + planning_block(test, None, modality)
 
 
-def translation_block(relations: Sequence[Sequence], with_facts: bool = True) -> str:
-    """Return ";"-prefixed English lines of ``relations`` followed (if ``with_facts``) by their PDDL."""
-    text = "\n".join(";" + relation_english(r) for r in relations)
+PICTURE_LINES = {"init": ";The initial stacks: {picture}", "goal": ";The goal: {picture}"}
+
+
+def translation_block(
+    relations: Sequence[Sequence],
+    with_facts: bool = True,
+    modality: str = TEXT,
+    view: View | None = None,
+    part: str = "init",
+) -> str:
+    """Return ";"-prefixed English lines of ``relations`` followed (if ``with_facts``) by their PDDL.
+    A picture ``modality`` opens the block with a ";" line naming the ``part`` shown in ``view``'s
+    picture (``image``: instead of the English lines)."""
+    lines = [";" + relation_english(r) for r in relations] if shows_words(modality) else []
+    if shows_pictures(modality):
+        lines.insert(0, PICTURE_LINES[part].format(picture=marker(name_of(view))))
+    text = "\n".join(lines)
     if with_facts:
         text += "\n" + "\n".join(relation_pddl(r) for r in relations)
     return text
 
 
-def translation_prompts(examples: Sequence[View], test: View, prompting: str = "paper") -> dict[str, str]:
+def translation_prompts(
+    examples: Sequence[View], test: View, prompting: str = "paper", modality: str = TEXT
+) -> dict[str, str]:
     """Return ``{"init": prompt, "goal": prompt}`` asking for the PDDL facts of the test's initial
-    state and of its goal; each ends with the test's ";" lines and an opening "(" on a new line."""
+    state and of its goal; each ends with the test's ";" lines and an opening "(" on a new line.
+    In a picture ``modality`` each starts with a ";" line saying how to read the pictures."""
     style = PROMPTINGS[prompting]
-    init_shots = "".join(translation_block(board_relations(v.init_board)) + "\n\n" for v in examples)
-    goal_shots = (
-        "".join(translation_block(v.goal) + "\n\n" for v in examples) if style.goal_examples else init_shots
-    )
+
+    def block(view: View, part: str, with_facts: bool = True) -> str:
+        relations = board_relations(view.init_board) if part == "init" else view.goal
+        return translation_block(relations, with_facts, modality, view, part)
+
+    head = ";" + LEGEND + "\n" if shows_pictures(modality) else ""
+    init_shots = "".join(block(v, "init") + "\n\n" for v in examples)
+    goal_shots = "".join(block(v, "goal") + "\n\n" for v in examples) if style.goal_examples else init_shots
     return {
-        "init": init_shots + translation_block(board_relations(test.init_board), with_facts=False) + "\n(",
-        "goal": goal_shots + translation_block(test.goal, with_facts=False) + "\n(",
+        "init": head + init_shots + block(test, "init", with_facts=False) + "\n(",
+        "goal": head + goal_shots + block(test, "goal", with_facts=False) + "\n(",
     }
 
 
@@ -117,9 +155,12 @@ def prompt_records(
     prompt_type: str,
     prompting: str,
     example_plans: Callable[[Problem, View], Sequence[Move]],
+    modalities: Sequence[str] = (TEXT,),
 ) -> list[dict[str, Any]]:
     """Return one record per test problem (``nl``: part ``plan``) or two (``pddl``: parts
-    ``init`` and ``goal``): ``Key, id, view, part, prompt_type, prompting, text``.
+    ``init`` and ``goal``): ``Key, id, view, part, prompt_type, prompting, text`` and, when
+    ``modalities`` has more than text, ``modalities`` (modality -> the prompt in it; the pictures
+    its markers name are ``pictured_views``').
 
     The few-shot examples are the training problems (``test`` false) in id order, solved by
     ``example_plans(problem, view)``. Raises DataError when there are none.
@@ -137,20 +178,28 @@ def prompt_records(
     records: list[dict[str, Any]] = []
     for problem in (p for p in problems if p.test):
         test_view = problem.view(view)
-        if prompt_type == "nl":
-            texts = {"plan": planning_prompt(solved, test_view, prompting)}
-        else:
-            texts = translation_prompts(train_views, test_view, prompting)
-        for part, text in texts.items():
-            records.append(
-                {
-                    "Key": len(records),
-                    "id": problem.id,
-                    "view": view,
-                    "part": part,
-                    "prompt_type": prompt_type,
-                    "prompting": prompting,
-                    "text": text,
-                }
-            )
+        by_modality = {}
+        for modality in [TEXT, *(m for m in modalities if m != TEXT)]:
+            if prompt_type == "nl":
+                by_modality[modality] = {"plan": planning_prompt(solved, test_view, prompting, modality)}
+            else:
+                by_modality[modality] = translation_prompts(train_views, test_view, prompting, modality)
+        for part, text in by_modality[TEXT].items():
+            record = {
+                "Key": len(records),
+                "id": problem.id,
+                "view": view,
+                "part": part,
+                "prompt_type": prompt_type,
+                "prompting": prompting,
+                "text": text,
+            }
+            others = {modality: texts[part] for modality, texts in by_modality.items() if modality != TEXT}
+            records.append({**record, "modalities": others} if others else record)
     return records
+
+
+def pictured_views(problems: Sequence[Problem], view: str) -> list[View]:
+    """Return the views a picture modality's prompts of ``view`` show: every problem's (the
+    training problems are the examples of every test problem)."""
+    return [problem.view(view) for problem in problems]

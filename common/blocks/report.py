@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import paths, sampling
+from common import modalities, paths, sampling
 from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.figures import plot_by_length, plot_by_view
@@ -86,6 +86,9 @@ def section(
         (HEADLINE_TITLE, headline_table(by_view, runs)),
         *_tables(by_view, hard_shown, by_length, rounds, analysis.fact_accuracy(df), tests),
     ]
+    shown = modalities.modality_tests(scored, "lenient", run_name)
+    if not shown.empty:
+        tables.append((modalities.TITLE, modalities.modality_display(shown, views=True)))
     draws = analysis.draw_frames(scored)
     tables += sampling.sampling_tables(draws, "pass@k", "lenient success")
     figures = []
@@ -93,12 +96,25 @@ def section(
         figures.append(plot_by_view(by_view, views, runs, figures_dir, ref.name))
         if lengths["optimal_length"].nunique() > 1:
             figures.append(plot_by_length(by_length, runs, figures_dir, ref.name))
+        if not shown.empty:
+            scores = modalities.modality_scores(scored, "lenient", run_name)
+            path = figures_dir / f"blocks_{ref.name}_modalities.png"
+            figures.append((MODALITY_CAPTION, modalities.plot_modalities(scores, path, "lenient success")))
     paper, paper_lines, inputs, paper_notes = paper_section(ref.name, reproduced)
     notes += paper_notes + _notes(by_view)
-    summary = paper_lines + _summary(by_view, ref.name) + sampling.sampling_summary(draws)
+    summary = (
+        paper_lines
+        + _summary(by_view, ref.name)
+        + modalities.summary_lines(
+            shown[shown["view"] == shown["view"].iloc[-1]] if len(shown) else shown, "blocks"
+        )
+        + sampling.sampling_summary(draws)
+    )
     data = {"success": by_view, "needs_a_move": hard, "by_length": by_length, "paired": tests}
     if not rounds.empty:
         data["feedback"] = rounds
+    if not shown.empty:
+        data["modalities"] = shown
     files = [paths.ROOT / file for file in analysis.ordered_runs(scored.runs)["results_file"]]
     return Section(
         suite="blocks",
@@ -115,6 +131,18 @@ def section(
         headline_tables=1,
         paired_table=PAIRED_TITLE,
     )
+
+
+MODALITY_CAPTION = (
+    "Blocks world in words and in pictures: lenient success of each run in each modality, per "
+    "method and view; 95% intervals"
+)
+
+
+def run_name(run: pd.Series) -> str:
+    """Return how the modality table names a run's modalities together: ``<model> (<method>,
+    <prompting without the modality>)``, as ``runs.run_label``."""
+    return run_label(run["method"], run["base"], run["model"])
 
 
 def _tables(

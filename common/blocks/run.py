@@ -6,19 +6,23 @@ view so that scoring and the built-in models see the true problem (``items.load_
 ``plan_record`` and ``translation_record`` are the protocols the shared runner calls; a record
 keeps every raw completion, and its scores come from ``scoring.py``, a pure function of the item
 and those completions (so the score stage, ``answers.py``, scores it again without asking).
-The rest serves the two scripts: the set's prompts files and items, results paths.
+The rest serves the two scripts: the set's prompts files and items in each modality the set
+has (``common.pictures.modality``: a picture modality's items show their problems as pictures,
+the same Keys), results paths (a picture modality's label ends ``-image`` or ``-text+image``), and
+``ask``, which runs a model over them (or, with ``--dry-run``, prints what it would cost).
 """
 
 import argparse
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from common import paths
+from common import cli, paths
 from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
 from common.blocks.items import load_items, problems_path, view_order
+from common.blocks.items import set_modalities as items_modalities
 from common.blocks.nlplan import STOP_MARKER
 from common.blocks.problems import load_problems
 from common.blocks.prompts import PARTS
@@ -30,8 +34,10 @@ from common.blocks.scoring import (
     translation_outcome,
 )
 from common.errors import DataError, UserError
-from common.models.base import Model, Reply, RequestRefused, request_totals
+from common.models.base import Message, Model, Reply, RequestRefused, request_totals
+from common.models.images import attach_images
 from common.models.runner import refused_record
+from common.pictures.modality import TEXT, label, record_fields
 from common.results import SEPARATOR, results_filename
 from common.suite import SetRef
 
@@ -48,13 +54,14 @@ def plan_record(model: Model, item: dict[str, Any]) -> dict[str, Any]:
     failures propagate (not recorded)."""
     start = time.monotonic()
     try:
-        reply = model.complete(opening(item["texts"]["plan"], "nl", uses_chat(model)), item)
+        reply = model.complete(asked(item, opening(item["texts"]["plan"], "nl", uses_chat(model))), item)
     except RequestRefused as refusal:
         return blocks_refused_record(item, refusal)
     return {
         "Key": item["Key"],
         "id": item["id"],
         "view": item["view"],
+        **shown(item),
         "sent_as": sent_as(uses_chat(model)),
         "raw": reply.text,
         "finish_reason": reply.finish_reason,
@@ -78,7 +85,7 @@ def translation_record(
     """
     start = time.monotonic()
     chat = uses_chat(model)
-    conversations = {part: opening(item["texts"][part], "pddl", chat) for part in PARTS["pddl"]}
+    conversations = {part: asked(item, opening(item["texts"][part], "pddl", chat)) for part in PARTS["pddl"]}
     replies: list[Reply] = []
     try:
         for part in PARTS["pddl"]:
@@ -108,6 +115,7 @@ def translation_record(
         "Key": item["Key"],
         "id": item["id"],
         "view": item["view"],
+        **shown(item),
         "sent_as": sent_as(chat),
         "raw": rounds[0],
         "finish_reason": finish if feedback else finish[0],
@@ -133,7 +141,19 @@ def blocks_refused_record(item: dict[str, Any], refusal: RequestRefused) -> dict
     """Return the runner's record of a refused item (``runner.refused_record``: ``refused`` the
     kind, ``error`` the server's message) with the problem's own facts (``problem_facts``), so
     the analysis pairs it and counts it as a failure in every split."""
-    return {**refused_record(item, refusal), **problem_facts(item)}
+    return {**refused_record(item, refusal), **shown(item), **problem_facts(item)}
+
+
+def asked(item: dict[str, Any], messages: list[Message]) -> list[Message]:
+    """Return ``messages`` as sent for ``item``: its pictures' markers as image parts
+    (``images.attach_images``, from the set's ``images/``); unchanged for a text item."""
+    return attach_images(messages, item["image_dir"]) if item.get("images") else messages
+
+
+def shown(item: dict[str, Any]) -> dict[str, Any]:
+    """Return what a record says of the modality it was asked in (``modality.record_fields``:
+    nothing for text, so a text record stays as it always was)."""
+    return record_fields(item.get("modality", TEXT), item.get("images", []))
 
 
 TESTSET_HELP = (
@@ -155,6 +175,8 @@ def add_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--problem-path", default=None, help="directory of the problem files (default: <set>/problems)"
     )
+    cli.add_modality_option(parser)
+    cli.add_dry_run_option(parser)
 
 
 def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Sequence[str] = ()) -> list[Path]:
@@ -181,11 +203,16 @@ def prompt_files(directory: Path, prompt_type: str, prompting: str, views: Seque
 
 
 def load_run_items(
-    files: Sequence[Path], problem_path: str | None, prompt_type: str, limit: int | None
-) -> dict[Path, list[dict[str, Any]]]:
-    """Return the first ``limit`` items of each prompts file of ``files`` (``items.load_items``),
-    by file, the set's problems loaded once, from ``problem_path`` (default: the set's,
-    ``items.problems_path``); UserError when they are missing."""
+    files: Sequence[Path],
+    problem_path: str | None,
+    prompt_type: str,
+    limit: int | None,
+    modalities: Sequence[str] = (TEXT,),
+) -> dict[tuple[Path, str], list[dict[str, Any]]]:
+    """Return the first ``limit`` items of each prompts file of ``files`` in each of
+    ``modalities`` (``items.load_items``), by (file, modality), the set's problems loaded once,
+    from ``problem_path`` (default: the set's, ``items.problems_path``); UserError when they are
+    missing."""
     directory = problems_path(files[0], problem_path)
     if not directory.is_dir():
         raise UserError(
@@ -193,7 +220,25 @@ def load_run_items(
             "give it with --problem-path)"
         )
     problems = {problem.id: problem for problem in load_problems(directory)}
-    return {prompts: load_items(prompts, problems, prompt_type)[:limit] for prompts in files}
+    return {
+        (prompts, modality): load_items(prompts, problems, prompt_type, modality)[:limit]
+        for prompts in files
+        for modality in modalities
+    }
+
+
+def set_modalities(data_dir: Path, asked_for: Sequence[str] = ()) -> list[str]:
+    """Return the modalities to ask of a set: ``asked_for`` (``--modality``), else every one its
+    prompts are in (``items.set_modalities``). Raises UserError for a modality the set was not
+    generated with."""
+    available = items_modalities(data_dir)
+    missing = [m for m in asked_for if m not in available]
+    if missing:
+        raise UserError(
+            f"{paths.shown(data_dir)} has no {missing[0]!r} prompts (its modalities: "
+            f"{', '.join(available)}): add it to the set config's `modality` and generate the set again"
+        )
+    return list(dict.fromkeys(asked_for)) or available
 
 
 def run_labels(
@@ -217,12 +262,13 @@ def results_path(
     prompt_type: str,
     model: Model,
     feedback: int = 0,
+    modality: str = TEXT,
 ) -> tuple[Path, str]:
     """Return ``(path, prompting)``: the results file of this run,
     ``<the set's results>/<type>___<view>/<prompting>___<modelname>___results.jsonl``, and its
-    prompting label (``conversation.prompting_label``: the prompts file's, plus ``-turns`` for a
-    chat endpoint and ``-feedback<N>`` with feedback rounds). Raises DataError for an empty
-    prompts file or one mixing views or prompt styles."""
+    prompting label (``conversation.prompting_label``: the prompts file's, plus ``-<modality>`` in
+    a picture modality, ``-turns`` for a chat endpoint and ``-feedback<N>`` with feedback rounds).
+    Raises DataError for an empty prompts file or one mixing views or prompt styles."""
     if not items:
         raise DataError(
             f"{prompts}: the file holds no prompts; generate the set again (`make blocks/<set>`, "
@@ -236,8 +282,40 @@ def results_path(
             f"found views {views} and promptings {promptings}"
         )
     directory = ref.results / f"{prompt_type}___{views[0]}"
-    prompting = prompting_label(promptings[0], uses_chat(model), feedback)
+    prompting = prompting_label(label(promptings[0], modality), uses_chat(model), feedback)
     try:
         return directory / results_filename(prompting, model.name), prompting
     except ValueError as exc:
         raise UserError(str(exc)) from None
+
+
+def ask(
+    model: Model,
+    ref: SetRef,
+    asked_items: dict[tuple[Path, str], list[dict[str, Any]]],
+    args: argparse.Namespace,
+    prompt_type: str,
+    answer: Callable[[Model, dict[str, Any]], dict[str, Any]],
+    **label_extras: Any,
+) -> list[Any]:
+    """Ask ``model`` the items of every prompts file and modality of ``asked_items``
+    (``load_run_items``) with the protocol ``answer``, each into its results file
+    (``results_path``), and return the runner's summaries; with ``--dry-run`` print what each
+    would cost instead (``common.models.estimate``) and ask nothing."""
+    from common.models import run_items
+    from common.models.estimate import estimate_run, estimate_text
+
+    summaries = []
+    feedback = label_extras.get("feedback", 0)
+    for (prompts, modality), items in asked_items.items():
+        out, prompting = results_path(ref, prompts, items, prompt_type, model, feedback, modality)
+        if args.dry_run:
+            price = (model.settings() or {}).get("price_per_1k_tokens")
+            name = f"{out.parent.name}/{out.name}"
+            print(estimate_text(name, estimate_run(model, items, answer), price, batch=args.batch))
+            continue
+        labels = run_labels(prompts, args.problem_path, prompting, model, modality=modality, **label_extras)
+        summary = run_items(model, items, out, answer=answer, labels=labels, **cli.runner_options(args))
+        summaries.append(summary)
+        log.info("%s", summary.describe(out))
+    return summaries

@@ -12,6 +12,7 @@ from typing import Any
 from common.canvas.shortcuts import SHORTCUTS, Shortcut
 from common.models.base import Message, ModelError, Reply
 from common.models.builtin import BuiltinModel
+from common.pictures.modality import TEXT
 from common.worldsense.baselines import BASELINES as QA_BASELINES
 from common.worldsense.baselines import RandomAnswer
 
@@ -20,6 +21,7 @@ class ShortcutModel(BuiltinModel):
     """A built-in model answering by one shortcut's rule; elsewhere as the ``random`` built-in."""
 
     seeded = True  # its fallback draws
+    modalities = (TEXT,)  # a rule on the prompt's words: asked the text modality only
 
     def __init__(self, shortcut: Shortcut, seed: int = 0):
         super().__init__(seed)

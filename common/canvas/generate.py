@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import Any, Literal
 
 from common import config, paths
-from common.canvas import describe
+from common.canvas import describe, shown
 from common.canvas.shapes import IDENTITIES, SIZES, Geometry, Shape
 from common.canvas.tasks import TASKS, Impossible, Questions, Task
 from common.errors import ConfigError
 from common.jsonl import write_json, write_jsonl
+from common.pictures.modality import TEXT, modalities_of
 from common.stale import fingerprint
 from common.suite import SetRef
 
@@ -61,6 +62,7 @@ class SetConfig:
     swaps: int = 4  # shuffle tracking: swaps (3 shapes need an even number)
     cancelling_swaps: bool = False  # shuffle tracking: may two swaps cancel out (the same pair again)
     geometry: Geometry = field(default_factory=Geometry)
+    modality: str | list[str] = "text"  # text, image, text+image, or a list: how the prompts show a canvas
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SetConfig:
@@ -80,6 +82,8 @@ def _check(cfg: SetConfig, source: config.Source) -> None:
 
     def fail(name: str, message: str) -> None:
         raise ConfigError(f"{source.where(name)}: field '{name}': {message}")
+
+    cfg.modality = modalities_of(cfg.modality, f"{source.where('modality')}: field 'modality'")
 
     for i, n in enumerate(cfg.num_shapes):
         if not 1 <= n <= len(IDENTITIES):
@@ -214,6 +218,7 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
         else []
     )
     kinds = [task.owned_description] if task.owned_description else cfg.descriptions
+    modalities = modalities_of(cfg.modality)  # a config built in code may name one as a string
     for kind in kinds:
         for style in cfg.fewshot:
             if style == "same_canvas" and task.no_same_canvas:
@@ -224,14 +229,20 @@ def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rn
                 built.skipped[(task.name, n, f"{kind}/{style}", "no few-shot example available")] += 1
                 continue
             examples = other if style == "other_canvas" else []
-            text = render(
-                task,
-                _description(kind, shapes, questions, cfg.geometry),
-                questions,
-                style,
-                [(_description(kind, s, q, cfg.geometry), q.pairs[0]) for s, q in examples],
+            prompts = {
+                modality: render(
+                    task,
+                    _shown(modality, kind, shapes, questions, cfg.geometry),
+                    questions,
+                    style,
+                    [(_shown(modality, kind, s, q, cfg.geometry), q.pairs[0]) for s, q in examples],
+                )
+                for modality in [TEXT, *modalities]
+            }
+            trial = _trial(built.items, task, kind, style, shapes, questions, prompts[TEXT])
+            trial.update(
+                shown.picture_fields(modalities, prompts, shapes, [s for s, _ in examples], cfg.geometry)
             )
-            trial = _trial(built.items, task, kind, style, shapes, questions, text)
             if trial["Key"] in built.keys:  # the same prompt and answer again: one trial is enough
                 built.skipped[(task.name, n, f"{kind}/{style}", "same prompt as an earlier trial")] += 1
                 continue
@@ -280,6 +291,15 @@ def _description(kind: str, shapes: list[Shape], questions: Questions, geometry:
         return questions.description
     text = describe.describe(kind, shapes, geometry)
     return f"{text} {questions.suffix}" if questions.suffix else text
+
+
+def _shown(modality: str, kind: str, shapes: list[Shape], questions: Questions, geometry: Geometry) -> str:
+    """Return a canvas's description in ``modality``: the words (``_description``), or in a
+    picture modality the picture with them or with what a picture cannot show (``shown``)."""
+    words = _description(kind, shapes, questions, geometry)
+    return (
+        words if modality == TEXT else shown.shown_description(modality, words, shapes, questions, geometry)
+    )
 
 
 def render(
@@ -338,7 +358,7 @@ def summary(cfg: SetConfig, built: Built, seed: int) -> dict[str, Any]:
     for item in sorted(first):
         answers.setdefault(first[item]["task"], Counter())[first[item]["goldresp"]] += 1
     return {
-        "config": dataclasses.asdict(cfg) | {"seed": seed},
+        "config": _config_record(cfg, seed),
         "trials": len(built.trials),
         "items": built.items,
         "trials_by_task": dict(Counter(t["task"] for t in built.trials)),
@@ -350,6 +370,15 @@ def summary(cfg: SetConfig, built: Built, seed: int) -> dict[str, Any]:
         "skipped_total": sum(built.skipped.values()),
         "not_run": not_run(cfg, built),
     }
+
+
+def _config_record(cfg: SetConfig, seed: int) -> dict[str, Any]:
+    """Return the resolved config as the manifest keeps it (a text-only set's without ``modality``,
+    so that its manifest stays as it was before modalities)."""
+    record = dataclasses.asdict(cfg) | {"seed": seed}
+    if modalities_of(record["modality"]) == [TEXT]:
+        del record["modality"]
+    return record
 
 
 def not_run(cfg: SetConfig, built: Built) -> list[dict[str, Any]]:
@@ -387,6 +416,9 @@ def generate(
     trials_file = ref.data / "trials.jsonl.bz2"
     trials_file.unlink(missing_ok=True)  # an old set's trials never stand beside the new manifest
     write_json(ref.data / "manifest.json", manifest)  # first: the trials file marks a finished set
+    pictures = shown.draw_pictures(built.trials, cfg.geometry, ref.data / "images")
+    if pictures:
+        log.info("%s pictures in %s (each drawn once)", f"{pictures:,}", paths.shown(ref.data / "images"))
     write_jsonl(trials_file, built.trials)
     _log_skipped(manifest)
     log.info(
@@ -395,9 +427,15 @@ def generate(
         f"{built.items:,}",
         paths.shown(trials_file),
     )
-    return {
-        "": {t["Key"]: fingerprint(t["text"], list(t["expectedresp"]), t["goldresp"]) for t in built.trials}
-    }
+    return {"": {t["Key"]: _fingerprint(t) for t in built.trials}}
+
+
+def _fingerprint(trial: dict[str, Any]) -> str:
+    """Return what decides whether an answer to ``trial`` still stands: its question, options and
+    gold answer, and in a picture set its prompts in the picture modalities too (which name the
+    pictures shown)."""
+    parts = [trial["text"], list(trial["expectedresp"]), trial["goldresp"]]
+    return fingerprint(*parts, trial["modalities"]) if "modalities" in trial else fingerprint(*parts)
 
 
 def _log_skipped(manifest: dict[str, Any]) -> None:

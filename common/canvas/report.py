@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import paths, sampling
+from common import modalities, paths, sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     SHORTCUT_TASKS,
@@ -29,7 +29,7 @@ from common.canvas.analysis import (
     trials_of,
 )
 from common.canvas.audit import failures
-from common.canvas.scoring import run_order
+from common.canvas.scoring import RULE, run_order
 from common.errors import DataError
 from common.figures import pyplot, run_colours, save_png
 from common.report import interval_text, paired_cells
@@ -103,6 +103,9 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         tables.append(("Partial skills: rules reading part of the asked facts", partial_display(partial)))
     if not tests.empty:
         tables.append((PAIRED_TITLE, tests_display(tests)))
+    shown = modalities.modality_tests(scored, RULE, run_name)
+    if not shown.empty:
+        tables.append((modalities.TITLE, modalities.modality_display(shown)))
     draws = sampling.draw_frames(scored, label=lambda run: f"{run.model} ({run.prompting})")
     tables += sampling.sampling_tables(draws, "majority vote", "strict")
     figures = []
@@ -111,6 +114,12 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         plot_accuracy(by_size, chance_by_size(trials), figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         figures.append((f"{caption}; dashed: chance", figure))
+        if not shown.empty:
+            scores = modalities.modality_scores(scored, RULE, run_name)
+            path = modalities.plot_modalities(
+                scores, figures_dir / "canvas_modalities.png", "strict accuracy"
+            )
+            figures.append((MODALITY_CAPTION, path))
     data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "audit": audited}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
@@ -118,6 +127,8 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         data["partial_skills"] = partial
     if not tests.empty:
         data["paired"] = tests
+    if not shown.empty:
+        data["modalities"] = shown
     files = [paths.ROOT / f for f in run_order(scored.runs)["results_file"]]
     return Section(
         suite="canvas",
@@ -127,13 +138,27 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         tables=tables,
         figures=figures,
         data=data,
-        summary=summary_lines(frame, shortcuts, audited) + sampling.sampling_summary(draws),
+        summary=summary_lines(frame, shortcuts, audited)
+        + modalities.summary_lines(shown, "canvas")
+        + sampling.sampling_summary(draws),
         notes=notes,
         inputs=[trials_path(ref.data), *files],
         headline_tables=1,
         paired_table=PAIRED_TITLE,
         failed=failures(audited, ref.name),
     )
+
+
+MODALITY_CAPTION = (
+    "Canvas in words and in pictures: strict accuracy (mean over items of the share of their variants "
+    "right) of each run in each modality, per task; 95% intervals"
+)
+
+
+def run_name(run: pd.Series) -> str:
+    """Return how the modality table names a run's modalities together: the model, with its
+    prompting when that is not the default (as the other tables name a run)."""
+    return run["model"] if run["base"] == "basic" else f"{run['model']} ({run['base']})"
 
 
 def _cell(p: float, lo: float, hi: float) -> str:

@@ -61,6 +61,7 @@ import pandas as pd
 from common import paths, suites
 from common.errors import DataError
 from common.jsonl import sha256_file
+from common.pictures.modality import MODALITIES, TEXT, record_modality
 from common.results import find_results_files, parse_results_filename, read_results
 from common.scored import ScoredRun, reply_fields
 from common.suite import SetRef
@@ -534,7 +535,9 @@ def results_files(ref: SetRef) -> list[Path]:
 def items_frame(ref: SetRef) -> pd.DataFrame:
     """Return a canvas set's trials as the database's items: the canvas item as unit, the task,
     the number of shapes as size, description and few-shot style as variant, the prompt and the
-    gold answer, the other fields as JSON; with the trial fields ``score_rows`` reads (not stored)."""
+    gold answer, the other fields as JSON; with the trial fields ``score_rows`` reads (not stored).
+    In a picture set also ``image`` (the trial's canvas picture) and ``shown`` (its prompt in each
+    picture modality: the question of a picture run's answers; not stored with the items)."""
     trials = load_testset(ref.data)
     missing = [f for f in TRIAL_FIELDS if f not in trials.columns]
     if missing:
@@ -551,7 +554,13 @@ def items_frame(ref: SetRef) -> pd.DataFrame:
         }
     )
     others = sorted(c for c in trials.columns if c not in {"Key", "text", "goldresp"})
+    others = [c for c in others if c != "modalities"]  # a picture set's prompts: the answers' questions
     items["fields"] = trials[others].to_json(orient="records", lines=True).rstrip("\n").split("\n")
+    if "picture" in trials.columns:  # a picture set: each trial's canvas, stored once in the database
+        items["image"] = [
+            None if p != p else str(ref.data / "images" / f"{p}.png") for p in trials["picture"]
+        ]
+        items["shown"] = trials["modalities"]
     # the fields score_rows reads beside the stored ones (not stored: they are in ``fields``)
     extra = [f for f in (*TRIAL_FIELDS, "question") if f not in ("task", "goldresp") and f in trials]
     return pd.concat([items, trials[extra]], axis=1)
@@ -574,11 +583,13 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
     rows = score_rows(trials, records)
     keys = set(rows["Key"])
     answered = [r for r in records if r["Key"] in keys]
+    modality = record_modality(records[0]) if records else TEXT
     answers = pd.DataFrame(
         {
             "Key": rows["Key"],
             "draw": rows["draw"],
             "turn": 0,
+            "question": _shown(items, rows["Key"], modality),
             "reply": [("" if r.get("refused") else response_text(r)) for r in answered],
             "answer": rows["answer"],
             "correct": rows["strict"],
@@ -594,7 +605,18 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
         score=("strict", "mean"), task=("task", "first"), size=("num_shapes", "first")
     )
     units = units.reset_index().assign(unit=lambda u: u["item"].astype(str), rule=RULE, censored=0, refused=0)
-    return ScoredRun(prompting, model, label, len(first), answers, units.drop(columns="item"))
+    return ScoredRun(
+        prompting, model, label, len(first), answers, units.drop(columns="item"), modality=modality
+    )
+
+
+def _shown(items: pd.DataFrame, keys: pd.Series, modality: str) -> list[str | None]:
+    """Return the prompt each of ``keys`` was asked in ``modality`` (a picture modality's, from the
+    items' ``shown``); None for text (the item's own prompt)."""
+    if modality == TEXT or "shown" not in items.columns:
+        return [None] * len(keys)
+    by_key = dict(zip(items["Key"], items["shown"], strict=True))
+    return [(by_key.get(key) or {}).get(modality) for key in keys]
 
 
 def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]:
@@ -612,10 +634,14 @@ def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]
 
 def run_order(runs: pd.DataFrame) -> pd.DataFrame:
     """Return ``runs`` (rows of the database's ``runs``) in the report's order: the built-in models
-    first (their run metadata says ``builtin``), each group by results file."""
+    first (their run metadata says ``builtin``), each group by results file, a run's modalities
+    together (text, image, text+image)."""
     builtin = [bool(json.loads(s or "{}").get("builtin")) for s in runs["settings"]]
+    modality = runs["modality"] if "modality" in runs else pd.Series(TEXT, index=runs.index)
+    file = [str(f).replace(f"-{m}___", "___", 1) for f, m in zip(runs["results_file"], modality, strict=True)]
+    rank = [MODALITIES.index(m) if m in MODALITIES else 0 for m in modality]
     return (
-        runs.assign(_builtin=builtin)
-        .sort_values(["_builtin", "results_file"], ascending=[False, True], kind="stable")
-        .drop(columns="_builtin")
+        runs.assign(_builtin=builtin, _file=file, _rank=rank)
+        .sort_values(["_builtin", "_file", "_rank"], ascending=[False, True, True], kind="stable")
+        .drop(columns=["_builtin", "_file", "_rank"])
     )

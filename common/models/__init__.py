@@ -8,8 +8,9 @@ limiter (the concurrency that adapts to 429s), cache (SQLite), independence (a s
 belongs to its item: two items never share one), builtin (the base of every
 suite's built-in models), resolve (names and configs to models), runner (resume) with pool
 (the worker threads), summary and metadata (what a run did), batch with batch_api and
-batch_files (batch mode), stub_server with stub_replies and stub_batch (a local
-OpenAI-compatible server for tests and benchmarks).
+batch_files (batch mode), images (pictures as OpenAI content parts, their token cost), estimate
+(``--dry-run``), stub_server with stub_replies and stub_batch (a local OpenAI-compatible server
+for tests and benchmarks).
 """
 
 from common.models.base import Counters, Model, ModelError, Reply, RequestFailed

@@ -1,7 +1,8 @@
 """What every model offers the runner: ``complete(messages, item) -> Reply``, and the errors it raises.
 
-A message is ``{"role": "user" | "assistant" | "system", "content": str}``. ``item`` is the
-trial being answered (built-in baselines such as ``oracle`` read it; HTTP models ignore it).
+A message is ``{"role": "user" | "assistant" | "system", "content": str}``, or, when it shows
+pictures, ``content`` is a list of OpenAI content parts (``images.attach_images``). ``item`` is
+the trial being answered (built-in baselines such as ``oracle`` read it; HTTP models ignore it).
 """
 
 import threading
@@ -12,7 +13,7 @@ from typing import Any, Protocol
 
 from common.errors import UserError
 
-Message = dict[str, str]
+Message = dict[str, Any]  # content: a string, or a list of content parts (pictures)
 
 
 @dataclass

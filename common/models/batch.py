@@ -34,8 +34,12 @@ from common.errors import UserError
 from common.models.base import ModelError, Reply, RequestFailed, RequestRefused
 from common.models.batch_api import FINAL, BatchAPI, requests_done
 from common.models.batch_files import (
+    MAX_BYTES,
+    MAX_REQUESTS,
     BatchState,
     custom_id,
+    input_lines,
+    lines_that_fit,
     output_lines,
     read_output_line,
     write_input,
@@ -152,12 +156,25 @@ class BatchJob:
         number = self.state["round"] + 1
         route = "/v1" + self.model.route
         lines = sorted((custom_id, key, body) for key, (custom_id, body) in self.asking.items())
+        texts = input_lines([(name, body) for name, _, body in lines], route)
+        fit = lines_that_fit(texts)
+        if fit < len(lines):  # the rest are asked again by the protocols of the next round
+            log.info(
+                "round %d: %s of %s requests fit one batch input file (at most %s requests, %s bytes); "
+                "the others go into the next round's",
+                number,
+                f"{fit:,}",
+                f"{len(lines):,}",
+                f"{MAX_REQUESTS:,}",
+                f"{MAX_BYTES:,}",
+            )
+            lines, texts = lines[:fit], texts[:fit]
         for _, key, _ in lines:
             self.tries[key] = self.tries.get(key, 0) + 1
         input_path = self.store.path.with_name(
             self.store.path.name.replace(".batch.json", f".batch{number}.input.jsonl")
         )
-        write_input(input_path, [(name, body) for name, _, body in lines], route)
+        write_input(input_path, texts)
         mode = "api" if self.api.available() else "offline"
         self.state["round"] = number
         self.state["pending"] = {

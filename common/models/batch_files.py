@@ -1,7 +1,9 @@
 """The files of a batch, in the OpenAI batch JSONL format that OpenAI's Batch API, vLLM's
 ``run_batch`` and other engines read and write.
 
-An input line is ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}``; an
+An input line is ``{"custom_id", "method": "POST", "url": "/v1/chat/completions", "body"}`` (the
+body as sent live: a request showing pictures carries them as base64 data URLs); a file holds
+at most MAX_REQUESTS lines and MAX_BYTES (``lines_that_fit``); an
 output (or error) line is ``{"id", "custom_id", "response": {"status_code", "request_id",
 "body"}, "error"}``. ``custom_id`` is ``<Key>[-d<draw>][-t<turn>]-r<round>-<request hash>``:
 the item, which of its answers (draw) and turns, the round, and the first 16 hex digits of the
@@ -14,10 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from common.errors import UserError
 from common.jsonl import atomic_write, write_json
 from common.models.base import Reply, RequestRefused
 from common.models.responses import classify_refusal, reply_of
 
+# What one batch input file may hold: OpenAI's Batch API takes at most 50,000 requests and 200 MB
+# per file (vLLM's run_batch has no limit; the same split serves it). A round whose requests
+# exceed either sends the first that fit and leaves the rest to the next round.
+MAX_REQUESTS = 50_000
+MAX_BYTES = 200_000_000
 REFUSED_STATUSES = (400, 413, 422)  # what a refusal of one request comes with (responses.classify_refusal)
 GIVE_UP_STATUSES = (401, 403, 404)  # the key or the model is wrong: every request would fail the same way
 
@@ -94,12 +102,37 @@ def custom_id(key: str, item: dict[str, Any], round_number: int) -> str:
     return "-".join([*parts, f"r{round_number}", key[:16]])
 
 
-def write_input(path: Path, requests: Iterable[tuple[str, dict[str, Any]]], route: str) -> None:
-    """Write the batch input file ``path`` (atomically): one line per ``(custom_id, body)``, POSTed
-    to ``route`` (e.g. /v1/chat/completions)."""
+def input_lines(requests: Iterable[tuple[str, dict[str, Any]]], route: str) -> list[str]:
+    """Return the lines of a batch input file: one per ``(custom_id, body)``, POSTed to ``route``
+    (e.g. /v1/chat/completions), each ending in a newline."""
+    return [
+        json.dumps({"custom_id": name, "method": "POST", "url": route, "body": body}) + "\n"
+        for name, body in requests
+    ]
+
+
+def lines_that_fit(lines: list[str]) -> int:
+    """Return how many of ``lines`` (from the first) one input file may hold: at most
+    MAX_REQUESTS, and at most MAX_BYTES of UTF-8. Raises UserError when the first alone is too
+    large (a request no batch can carry: fewer or smaller pictures, or a live run)."""
+    total = 0
+    for count, line in enumerate(lines[:MAX_REQUESTS]):
+        total += len(line.encode("utf-8"))
+        if total > MAX_BYTES:
+            if not count:
+                raise UserError(
+                    f"one request is {total:,} bytes, more than a batch input file may hold "
+                    f"({MAX_BYTES:,} bytes): ask it live (without --batch)"
+                )
+            return count
+    return min(len(lines), MAX_REQUESTS)
+
+
+def write_input(path: Path, lines: Iterable[str]) -> None:
+    """Write the batch input file ``path`` (atomically) from its ``input_lines``."""
     with atomic_write(path) as handle:
-        for name, body in requests:
-            handle.write(json.dumps({"custom_id": name, "method": "POST", "url": route, "body": body}) + "\n")
+        for line in lines:
+            handle.write(line)
 
 
 def output_lines(texts: Iterable[str]) -> Iterator[dict[str, Any]]:

@@ -16,6 +16,7 @@ from typing import Any
 from common import paths
 from common.errors import UserError
 from common.models.base import Counters, Message, Model, Reply
+from common.models.images import image_parts, png_of
 from common.results import check_label
 
 
@@ -33,6 +34,9 @@ class BuiltinModel:
     seeded = False  # whether its answers depend on the seed (drawn per item, so any order gives the same)
     default = True  # asked by --baselines (what `make` runs on every set); False: asked by name only
     task: str | None = None  # the suite's task it answers (blocks: "nl" plans, "pddl" facts); None: any
+    vision = (
+        True  # it is asked every modality: it reads the scene from the item (or the pictures, ``pictures``)
+    )
 
     def __init__(self, seed: int = 0):
         self.seed = seed
@@ -51,6 +55,12 @@ class BuiltinModel:
         any order of asking gives the same answers and each draw its own."""
         draw = item.get("draw") or 0
         return random.Random(":".join(map(str, [self.seed, *parts, *([f"draw{draw}"] if draw else [])])))
+
+    @staticmethod
+    def pictures(messages: list[Message]) -> list[bytes]:
+        """Return the PNG bytes of every picture the conversation shows, in order (none for a
+        text request): what a built-in that reads pictures reads, instead of the item's scene."""
+        return [png_of(part["image_url"]["url"]) for part in image_parts(messages)]
 
     def settings(self) -> dict[str, Any]:
         """Return what the run metadata records: the name, that it is built in, and the seed if used."""

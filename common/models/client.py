@@ -49,6 +49,7 @@ from common.models.base import (
 from common.models.cache import ResponseCache, canonical_json, key_of_canonical
 from common.models.config import ModelConfig
 from common.models.endpoints import Endpoint, Endpoints, check_server
+from common.models.images import has_images, with_detail
 from common.models.limiter import RETRY_AFTER_MAX_S, AdaptiveLimiter
 from common.models.responses import (
     BAD_URL,
@@ -57,6 +58,7 @@ from common.models.responses import (
     json_or_none,
     mask_key,
     read_environment_once,
+    rejected_images,
     rejected_setting,
     reply_from_cache,
     reply_of,
@@ -98,6 +100,7 @@ class HTTPModel:
         self.name = config.name
         self.concurrency = config.concurrency
         self.samples = config.samples  # the runner asks each item this many times (item["draw"])
+        self.vision = config.vision  # whether its requests may carry pictures (the runner checks items)
         self.cache = cache
         self.counters = counters or Counters()
         self.route = "/chat/completions" if config.api == "chat" else "/completions"
@@ -136,12 +139,22 @@ class HTTPModel:
         under the name ``token_limit_param`` says; ``extra_body`` is merged last, as given. The
         ``draw``-th answer to an item (repeated sampling) is asked with ``seed + draw``; with an
         ``item_identity`` (the model samples) the seed is the item's own
-        (``independence.item_seed``).
+        (``independence.item_seed``). Pictures (content parts, ``images.attach_images``) get the
+        config's ``image_detail``; raises ModelError naming the field to set when the config says
+        the model takes none (``vision``) or the completions API is used (a prompt string cannot
+        carry a picture).
         """
         config = self.config
         body: dict[str, Any] = {"model": config.model}
+        if has_images(messages):
+            check_takes_images(self)
         if config.api == "chat":
-            body["messages"] = messages
+            body["messages"] = with_detail(messages, config.image_detail)
+        elif has_images(messages):
+            raise ModelError(
+                f"{self.url}: a picture cannot go to the completions API (a prompt is text): "
+                f"set api: chat in the model config {config.name!r}"
+            )
         else:
             body["prompt"] = "\n\n".join(message["content"] for message in messages)
         if config.temperature is not None:
@@ -288,6 +301,8 @@ class HTTPModel:
             raise _Transient(f"connection failed: {mask_key(str(exc), self._key)[:300]}", down=True) from None
         latency = time.monotonic() - start
         status = response.status_code
+        if status in (400, 500) and (fix := rejected_images(body, server_message(response, self._key))):
+            raise ModelError(f"{url}: {fix} (HTTP {status}: {server_message(response, self._key)})")
         if status == 500 and classify_refusal(status, None, server_message(response, self._key)):
             raise RequestRefused(
                 "context_length_exceeded", f"HTTP 500: {server_message(response, self._key)}"
@@ -364,3 +379,21 @@ class HTTPModel:
             with self._lock:
                 self._sessions.append(session)
         return session
+
+
+def takes_images(model: Any) -> bool:
+    """Return whether ``model`` may be asked with pictures: an HTTP model whose config says
+    ``vision: true``; a built-in (it reads the scene, or the picture, itself) or a model file."""
+    return bool(getattr(model, "vision", True))
+
+
+def check_takes_images(model: Any) -> None:
+    """Raise ModelError naming the config field to set when ``model`` takes no pictures
+    (``takes_images``): before any request, so a text-only model never sees an image set."""
+    if not takes_images(model):
+        name = getattr(getattr(model, "config", None), "name", getattr(model, "name", "?"))
+        raise ModelError(
+            f"model {name!r} is text-only by its config (vision: false, the default) and this set shows "
+            "pictures: if the model takes images, set vision: true in its config (or --set vision=true); "
+            "else ask it the set's text modality (docs/models.md, vision models)"
+        )

@@ -53,6 +53,16 @@ class ModelConfig:
     samples: int = 1  # answers asked per item, each its own request (seed + draw): 1 is one answer
     reasoning_effort: str | None = None  # e.g. low / medium / high, for servers that take it
     extra_body: dict[str, Any] | None = None  # more request fields, sent as given (they win over the above)
+    # pictures (image sets, docs/models.md "Vision models")
+    vision: bool = (
+        False  # whether the model takes pictures; false: a set with pictures is refused before any request
+    )
+    image_detail: Literal["auto", "low", "high"] | None = (
+        None  # sent with every picture; None: not sent (auto)
+    )
+    image_tokens: int | None = (
+        None  # tokens one picture costs, for --dry-run; None: OpenAI's rule, else 28-px patches
+    )
     # throughput and robustness
     concurrency: int = 4  # most requests in flight (worker threads); fewer while the server answers 429
     timeout_s: list[float] = field(default_factory=lambda: [10.0, 120.0])  # (connect, read) per request
@@ -79,6 +89,7 @@ class ModelConfig:
             "max_tokens": self.max_tokens is not None and self.max_tokens < 1 and "must be at least 1",
             "samples": self.samples < 1 and "must be at least 1",
             "batch_poll_s": self.batch_poll_s <= 0 and "must be a positive number of seconds",
+            "image_tokens": self.image_tokens is not None and self.image_tokens < 0 and "must be 0 or more",
         }
         for name, problem in problems.items():
             if problem:

@@ -22,6 +22,7 @@ from typing import Any
 import requests
 
 from common.models.base import Reply
+from common.models.images import has_images
 
 # errors of a URL that cannot be used at all (stop: retrying cannot help)
 BAD_URL = (
@@ -243,6 +244,31 @@ def rejected_setting(body: Any, message: str, sent: dict[str, Any]) -> str | Non
     name = names[0]
     fix = _SETTING_FIXES.get(name, f"remove {name!r} from extra_body")
     return f"the server does not take the request field {name!r}: in the model config, {fix}"
+
+
+# What servers answer to a picture sent to a text-only model: vLLM (400 "<model> is not a
+# multimodal model"), llama.cpp without --mmproj (500 "image input is not supported by this
+# server", older: "Unsupported content part type: \"image_url\""), OpenAI's text-only models (400
+# "image_url is only supported by certain models"), llama-cpp-python ("not configured with a
+# mmproj module"), and the like.
+_NO_IMAGES = re.compile(
+    r"not a multimodal model|image input is not supported|image_url is only supported"
+    r"|unsupported content part type|mmproj|does not support (?:image|vision|multimodal)"
+    r"|images? (?:are|is) not supported|vision is not supported",
+    re.IGNORECASE,
+)
+
+
+def rejected_images(sent: dict[str, Any], message: str) -> str | None:
+    """Return what to change in the model config when a server answers a request carrying a
+    picture (``sent``) with an error saying it takes none, else None."""
+    if not has_images(sent.get("messages") or []) or not _NO_IMAGES.search(message):
+        return None
+    return (
+        "the server does not take pictures (a text-only model): serve a vision model "
+        "(docs/models.md, vision models), or set vision: false in the model config (the set's "
+        "pictures are then refused before any request: ask its text modality)"
+    )
 
 
 def json_or_none(response: requests.Response) -> Any:

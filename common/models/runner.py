@@ -30,6 +30,7 @@ from typing import Any
 from common import paths
 from common.models.base import Counters, Model
 from common.models.batch import BatchJob, BatchOptions
+from common.models.client import check_takes_images
 from common.models.metadata import RunMetadata
 from common.models.pool import refused_record, run_pool
 from common.models.summary import RunSummary
@@ -67,7 +68,9 @@ def run_items(
     requests go out as batches, round by round (``common.models.batch``); items waiting for a
     batch still out are counted in ``deferred``. ``include(item, draw)`` says which items a
     draw asks (default: all; Already Said That's original protocol plays 250 of its 500 samples
-    per seed). ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items``
+    per seed). An item with ``images`` (the names of the pictures its requests show) is refused,
+    before any request, to a model whose config says it takes none (``client.check_takes_images``).
+    ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items``
     is read only once the file's lock is held (a lazy iterable costs a second writer nothing
     before it is refused), and a model server that is down stops the run before the items load
     (``check_endpoint``). Raises UserError when another
@@ -84,7 +87,10 @@ def run_items(
         if batch is None and hasattr(model, "check_endpoint"):  # a server that is down: said before a
             model.check_endpoint()  # large set loads (an offline batch needs no server)
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
-        todo = _todo(model, _unique_keys(items), writer, include, summary)
+        unique = _unique_keys(items)
+        if any(item.get("images") for item in unique):  # a set shown as pictures: a text-only
+            check_takes_images(model)  # model is refused before its first request
+        todo = _todo(model, unique, writer, include, summary)
         _log_plan(model, results_path, summary, meta.runs)
         try:
             meta.save(summary, counters)

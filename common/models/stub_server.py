@@ -29,6 +29,10 @@ words of every message before the last, as a prefix cache would hold). ``reasoni
 makes it refuse ``max_tokens`` and any temperature but 1 as OpenAI's o-series does (HTTP 400,
 ``unsupported_parameter`` / ``unsupported_value``).
 
+``text_only`` (400 or 500) plays a server of a text-only model: a request with a picture gets
+that status with vLLM's (400) or llama.cpp's (500) message. Every chat request's messages are
+checked against the API's documented shape first (``stub_replies.check_messages``: 400).
+
 ``latency`` makes every completion take that many seconds (a server of fixed speed);
 ``max_concurrent`` N answers 429 (``Retry-After: 0``) to a completion that arrives while N
 are being answered (a rate limit), and ``peak_concurrent`` says how many it answered at once.
@@ -87,6 +91,7 @@ class StubServer:
         max_concurrent: int | None = None,
         batches: BatchStore | None = None,
         batch_api: bool = True,
+        text_only: int | None = None,
     ):
         if thinking not in THINKING_STYLES:
             raise ValueError(f"thinking must be one of {', '.join(THINKING_STYLES)}, got {thinking!r}")
@@ -94,6 +99,7 @@ class StubServer:
         self.max_context = max_context
         self.think_words, self.thinking, self.reasoning_model = think_words, thinking, reasoning_model
         self.default = default
+        self.text_only = text_only  # None: it takes pictures; 400 or 500: a text-only server's answer
         self.record = record
         self.latency = latency  # seconds every completion takes
         self.max_concurrent = max_concurrent  # more completions at once get a 429

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from common.models.base import Message, Model, Reply, RequestRefused, request_totals
+from common.models.images import attach_images
 from common.worldsense.data import RESULTS_DIR, load_testset
 
 REPROMPT = "Only respond with one of these options: {options}"
@@ -54,6 +55,9 @@ def answer(
 ) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item`` (keys: see below). Changes nothing.
 
+    The prompt is the item's ``text``, or its ``sent`` when it has one (a trial shown in a picture
+    modality: its pictures' markers become image parts, from ``image_dir``).
+
     ``reader`` reads the option a completion gives (WorldSense: ``extract_answer``); a completion
     it reads no option from is re-prompted.
 
@@ -68,7 +72,9 @@ def answer(
     conversation no longer fits the context) gives a refused record that keeps ``raw``.
     """
     options = list(item["expectedresp"])
-    messages: list[Message] = [{"role": "user", "content": item["text"]}]
+    messages: list[Message] = [{"role": "user", "content": item.get("sent", item["text"])}]
+    if item.get("images"):  # a trial shown as pictures: its markers become image parts
+        messages = attach_images(messages, item["image_dir"])
     replies: list[Reply] = []
     start = time.monotonic()
     resp, refused = None, None

@@ -26,6 +26,9 @@ class Questions:
     vocabulary: list[str]  # the answers a model may give (expectedresp)
     description: str | None = None  # a task-owned description, replacing the shared ones
     suffix: str = ""  # sentences appended to a shared description (events)
+    # the end of a task-owned description that a picture of the canvas cannot show (the relation
+    # rule, the swaps): kept in words beside the picture (``common.canvas.generate``, modalities)
+    unseen: str = ""
     facts: dict[str, object] = field(default_factory=dict)  # what a reader needs to check the answer
     stratum: str = ""  # the balancing labels of the test question (``Task.strata``), for the manifest
     shapes: list[Shape] | None = None  # the canvas as the task left it (coordinate moves its subject)

@@ -124,5 +124,6 @@ class CoordinateTask(Task):
             list(ANSWERS),
             description=describe.coordinates(canvas, geometry),
             facts={"subject": subject.name, "reference": reference.name},
+            unseen=describe.rule(geometry),
             shapes=canvas,
         )

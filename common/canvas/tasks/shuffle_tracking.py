@@ -275,7 +275,9 @@ class ShuffleTrackingTask(Task):
             "rules_right": rules_right(start, swaps, position),
             "agreements": label,
         }
-        return Questions(pairs, vocabulary, description=" ".join(sentences), facts=facts)
+        return Questions(
+            pairs, vocabulary, description=" ".join(sentences), facts=facts, unseen=" ".join(sentences[1:])
+        )
 
     def _swaps(self, rng: random.Random, n: int, wanted: tuple[int, ...]) -> list[tuple[int, int]]:
         """Return ``count(n)`` random swaps (none cancelling unless allowed) with the agreements

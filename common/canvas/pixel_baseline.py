@@ -1,0 +1,93 @@
+"""The pixel-level baseline: can a learner that sees only a canvas picture's pixels answer its
+question better than chance? It must not: the asked shape is drawn like any other, so the
+picture alone says nothing about which shape or attribute is asked.
+
+Per task, one example per item (the variants of an item show one picture and share one answer):
+the features are the picture shrunk to SHRUNK pixels (RGB, area-averaged) and the histogram of
+its colours (the pixels of each shape colour, of the grid and axes, of the background and of
+the rest), standardised; the learner is scikit-learn's L2-regularised multinomial logistic
+regression (``C``), fit on fresh-seed sets and tested once on the shipped one. Chance is the
+accuracy of the answer most frequent in training, on the shipped items. The check holds when
+the learner's 95% Wilson interval on the shipped items contains chance or lies below it.
+"""
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+from common.canvas.picture import AXES, BACKGROUND, COLOURS, GRID, draw_picture
+from common.canvas.shapes import Geometry, shape_from_dict
+from common.pictures.glyphs import colour_code, colour_codes
+from common.stats import wilson_interval
+
+SHRUNK = (16, 16)
+C = 0.1  # inverse regularisation strength of the logit
+PALETTE = [*COLOURS.values(), GRID, AXES, BACKGROUND]
+
+
+@dataclass
+class Verdict:
+    """The learner's accuracy on one task's shipped items, against chance."""
+
+    task: str
+    items: int
+    accuracy: float
+    low: float
+    high: float
+    chance: float
+
+    @property
+    def at_chance(self) -> bool:
+        """Return whether the 95% interval contains chance or lies below it."""
+        return self.low <= self.chance
+
+
+def features(image: Image.Image) -> np.ndarray:
+    """Return the features of one picture: its shrunk RGB pixels (0..1) and the shares of its
+    pixels in each colour of PALETTE and in none of them."""
+    small = np.asarray(image.resize(SHRUNK, Image.Resampling.BOX), dtype=np.float64).ravel() / 255
+    codes = colour_codes(np.asarray(image))
+    counts = [np.count_nonzero(codes == colour_code(colour)) for colour in PALETTE]
+    shares = np.array([*counts, codes.size - sum(counts)], dtype=np.float64) / codes.size
+    return np.concatenate([small, shares])
+
+
+def item_examples(trials: Iterable[dict[str, Any]], geometry: Geometry) -> dict[str, tuple[list, list]]:
+    """Return per task ``(features, answers)``: one example per item (its first trial), drawn."""
+    seen: set[tuple[str, int]] = set()
+    out: dict[str, tuple[list, list]] = {}
+    for trial in trials:
+        if (trial["task"], trial["item"]) in seen:
+            continue
+        seen.add((trial["task"], trial["item"]))
+        shapes = [shape_from_dict(shape) for shape in trial["shapes"]]
+        found = out.setdefault(trial["task"], ([], []))
+        found[0].append(features(draw_picture(shapes, geometry)))
+        found[1].append(str(trial["goldresp"]))
+    return out
+
+
+def check(train: dict[str, tuple[list, list]], test: dict[str, tuple[list, list]]) -> list[Verdict]:
+    """Return one Verdict per task of ``test``: the logit fit on ``train``'s examples of the task."""
+    from sklearn.linear_model import LogisticRegression  # a heavy import, only where it is used
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    verdicts = []
+    for task, (x_test, y_test) in sorted(test.items()):
+        x_train, y_train = train[task]
+        answers = np.array(y_test)
+        if len(set(y_train)) < 2:
+            predicted = np.array([y_train[0]] * len(y_test))
+        else:
+            learner = make_pipeline(StandardScaler(), LogisticRegression(C=C, max_iter=2000))
+            predicted = learner.fit(np.array(x_train), np.array(y_train)).predict(np.array(x_test))
+        values, counts = np.unique(np.array(y_train), return_counts=True)
+        chance = float(np.mean(answers == values[np.argmax(counts)]))
+        right = int(np.sum(predicted == answers))
+        low, high = wilson_interval(right, len(answers))
+        verdicts.append(Verdict(task, len(answers), right / len(answers), low, high, chance))
+    return verdicts
