@@ -4,7 +4,8 @@ The key is a SHA-256 of the request as sent (endpoint, model, messages or prompt
 settings), never of its headers, so the API key is never part of it. Only answers worth
 reusing are stored: callers never put errors or empty answers here.
 
-Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once) and a writer
+Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once, and until it is
+committed: never a moment where it is in neither place) and a writer
 thread of its own commits the batch in one transaction when it reaches ``BATCH_SIZE`` answers
 or ``BATCH_SECONDS`` of age, and on ``flush`` and ``close``. One commit per answer cost about as
 much CPU as the HTTP request itself, and a commit made by the worker that happened to fill the
@@ -16,7 +17,6 @@ import hashlib
 import json
 import sqlite3
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +62,6 @@ class ResponseCache:
         self._lock = threading.Lock()  # guards _connections and _pending
         self._write_lock = threading.Lock()  # one writer at a time inside this process
         self._pending: dict[str, str] = {}
-        self._oldest = 0.0
         self._due = threading.Event()  # wakes the writer thread
         self._writer: threading.Thread | None = None
         connection = self._connection()
@@ -85,8 +84,6 @@ class ResponseCache:
         thread commits it with its batch."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            if not self._pending:
-                self._oldest = time.monotonic()
             self._pending[key] = text
             due = len(self._pending) >= BATCH_SIZE
             if self._writer is None:
@@ -107,15 +104,22 @@ class ResponseCache:
                 self.flush()
 
     def flush(self) -> None:
-        """Commit the pending answers in one transaction."""
+        """Commit the pending answers in one transaction. They stay in memory until it is
+        committed (a ``get`` meanwhile finds them there); an answer ``put`` again meanwhile
+        stays pending, for the next commit."""
         with self._write_lock:
             with self._lock:
-                batch, self._pending = list(self._pending.items()), {}
-            if batch:
-                connection = self._connection()
-                with connection:  # BEGIN ... COMMIT (rolled back on error)
-                    connection.execute("BEGIN IMMEDIATE")
-                    connection.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", batch)
+                batch = list(self._pending.items())
+            if not batch:
+                return
+            connection = self._connection()
+            with connection:  # BEGIN ... COMMIT (rolled back on error)
+                connection.execute("BEGIN IMMEDIATE")
+                connection.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", batch)
+            with self._lock:
+                for key, text in batch:
+                    if self._pending.get(key) is text:  # not replaced since
+                        del self._pending[key]
 
     def __len__(self) -> int:
         self.flush()

@@ -1,14 +1,18 @@
 """The response cache: what is cached, what never is, and several processes sharing one file."""
 
+import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 from model_helpers import SENTINEL_KEY, make_config
 
+from common.models import cache as cache_module
 from common.models.base import RequestFailed
 from common.models.cache import ResponseCache, request_key
 from common.models.client import HTTPModel
+from tests.timing import timeout
 
 ASK = [{"role": "user", "content": "Is it so?"}]
 
@@ -84,11 +88,44 @@ def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path):
     assert other.get("k") == {"text": "TRUE"}
 
 
+def test_an_answer_being_committed_is_still_seen(tmp_path, monkeypatch):
+    # hold the commit at its BEGIN (as another process holding the write lock would), whichever
+    # thread makes it (the cache's writer thread may come first on a loaded machine), and look
+    reached, release = threading.Event(), threading.Event()
+    real_connect = sqlite3.connect
+
+    def hold_at_begin(statement: str) -> None:
+        if statement == "BEGIN IMMEDIATE":
+            reached.set()
+            release.wait(timeout(30))
+
+    def connect(*args, **kwargs):
+        connection = real_connect(*args, **kwargs)
+        connection.set_trace_callback(hold_at_begin)
+        return connection
+
+    monkeypatch.setattr(cache_module.sqlite3, "connect", connect)
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    cache.put("k", {"text": "TRUE"})
+    committer = threading.Thread(target=cache.flush, name="committer")
+    committer.start()
+    try:
+        assert reached.wait(timeout(30)), "the commit never started"
+        assert cache.get("k") == {"text": "TRUE"}  # neither in memory nor on disk before the fix
+        cache.put("k", {"text": "FALSE"})  # a newer answer put meanwhile is the one kept
+    finally:
+        release.set()
+        committer.join()
+    assert cache.get("k") == {"text": "FALSE"}
+    cache.close()
+    assert ResponseCache(tmp_path / "cache.sqlite").get("k") == {"text": "FALSE"}
+
+
 def test_several_processes_write_one_cache_at_once(tmp_path):
     cache_file = tmp_path / "cache.sqlite"
     ResponseCache(cache_file).close()
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(cache_file), name]) for name in "abc"]
-    assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0]
+    assert [writer.wait(timeout=timeout(120)) for writer in writers] == [0, 0, 0]
     cache = ResponseCache(cache_file)
     assert len(cache) == 900
     assert cache.get("b-299") == {"text": "299"}
