@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from common.paths import DATA, ROOT
+from tests.timing import timeout
 
 WORLDSENSE_TEST_SET = DATA / "worldsense" / "test_set"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -59,7 +60,7 @@ def run_script(
     """Run ``python scripts/<args>`` in a subprocess and return the completed process (text mode)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300
+        [sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout(300)
     )
 
 

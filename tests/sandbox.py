@@ -18,6 +18,7 @@ import subprocess
 from pathlib import Path
 
 from common.paths import ROOT
+from tests import timing
 
 SKIP = {".git", ".venv", ".cache", ".pytest_cache", ".ruff_cache", "__pycache__"}
 TOP_SKIP = {"data", "results"}  # only at the top: configs/data/ is copied
@@ -79,9 +80,10 @@ def _symlink_farm(source: Path, target: Path) -> None:
                 (here / name).symlink_to(Path(directory) / name)
 
 
-def run(repo: Path, command: str, timeout: int = 900) -> subprocess.CompletedProcess:
+def run(repo: Path, command: str, timeout: float = 900) -> subprocess.CompletedProcess:
     """Run a shell command (bash, ``set -eo pipefail``) in ``repo`` with the usual environment
-    (DATA_MIRROR removed, so nothing is fetched by accident); return the completed process."""
+    (DATA_MIRROR removed, so nothing is fetched by accident); return the completed process.
+    ``timeout`` is in seconds on an idle machine (``tests.timing.timeout`` scales it)."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATA_MIRROR", "MAKEFLAGS", "MAKELEVEL")}
     return subprocess.run(
         ["bash", "-eo", "pipefail", "-c", command],
@@ -89,5 +91,5 @@ def run(repo: Path, command: str, timeout: int = 900) -> subprocess.CompletedPro
         env=env,
         capture_output=True,
         text=True,
-        timeout=timeout,
+        timeout=timing.timeout(timeout),
     )

@@ -9,15 +9,16 @@ import requests
 
 from common.models.stub_server import server_process
 from common.paths import ROOT
+from tests.timing import timeout
 
 
 def test_server_process_answers_then_is_gone():
     body = {"model": "stub", "messages": [{"role": "user", "content": "hi"}]}
     with server_process(answer="[answer: no]") as base_url:
-        reply = requests.post(base_url + "/chat/completions", json=body, timeout=10).json()
+        reply = requests.post(base_url + "/chat/completions", json=body, timeout=timeout(10)).json()
         assert reply["choices"][0]["message"]["content"] == "[answer: no]"
     with pytest.raises(requests.ConnectionError):  # killed on leaving the block
-        requests.post(base_url + "/chat/completions", json=body, timeout=10)
+        requests.post(base_url + "/chat/completions", json=body, timeout=timeout(10))
 
 
 @pytest.mark.slow
@@ -38,7 +39,7 @@ def test_bench_runner_smoke():
         "--throttle",
         "2",
     ]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=timeout(120))
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[0] == "requests per second, median of 1 x 60 requests at concurrency 4:"

@@ -17,6 +17,7 @@ from common.models.limiter import AdaptiveLimiter
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from common.results import metadata_path, read_results
+from tests.timing import timeout, wait_for
 
 
 def test_requests_are_shared_and_the_metadata_counts_each_endpoint(tmp_path):
@@ -62,11 +63,9 @@ def test_a_killed_endpoint_is_set_aside_and_the_run_completes_on_the_other(tmp_p
             target=lambda: result.update(s=run_items(HTTPModel(config), make_items(300), out))
         )
         run.start()
-        deadline = time.monotonic() + 30
-        while (not out.exists() or len(out.read_text().splitlines()) < 40) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for(lambda: out.exists() and len(out.read_text().splitlines()) >= 40, 30, "40 answers")
         doomed.kill()
-        run.join(60)
+        run.join(timeout(60))
     finally:
         for process in (alive, doomed):
             process.kill()
