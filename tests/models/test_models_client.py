@@ -154,6 +154,14 @@ def test_retry_after_as_an_http_date_in_the_past_means_at_once(server, monkeypat
     assert delays == [0.0]  # not the 2.5-5 s backoff: the server's date wins
 
 
+def test_a_server_answering_nothing_but_429s_stops_the_run(server):
+    server.default = "429:0"
+    model = HTTPModel(make_config(server, concurrency=1, max_retries=0))
+    with pytest.raises(ModelError, match=r"50 answers in a row were 429 .* quota used up"):
+        model.complete(ASK)  # 429s spend no max_retries: only the run-wide count stops it
+    assert len(server.requests) == 50
+
+
 def test_a_refused_connection_is_retried_then_fails(server):
     model = HTTPModel(make_config(server, max_retries=2))
     model.complete(ASK)  # the server was up when the run started ...
