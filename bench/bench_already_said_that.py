@@ -31,6 +31,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
+from measure import load_line, spread
 
 from common import cli, paths
 from common.already_said_that.baselines import BASELINES
@@ -130,6 +131,39 @@ def bare_loop(url: str, conversations: list[list[dict]], concurrency: int) -> tu
     return sum(map(len, conversations)), time.perf_counter() - start
 
 
+def http_rates(data, args) -> dict[str, list[float]]:
+    """Return the turns per second of the runner and of the bare loop playing the same
+    conversations over HTTP, ``args.repetitions`` times each, alternating which goes first. The
+    bare loop's requests are those of a first runner run (not counted): the same bodies."""
+    rates: dict[str, list[float]] = {"runner": [], "bare Session loop": []}
+    with server_process(answer="[answer: no]") as base_url, tempfile.TemporaryDirectory() as scratch:
+        first = Path(scratch) / "first"
+        sent, _seconds = run_http(base_url, data, args.conversations, args.concurrency, first)
+        system = ConversationRunner(data, Path(scratch) / "unused", "bench").system
+        conversations = conversations_of(first / "turns.jsonl", system)
+        for rep in range(args.repetitions):
+            clients = {
+                "runner": lambda rep=rep: run_http(
+                    base_url, data, args.conversations, args.concurrency, Path(scratch) / f"rep{rep}"
+                ),
+                "bare Session loop": lambda: bare_loop(
+                    base_url + "/chat/completions", conversations, args.concurrency
+                ),
+            }
+            for name in clients if rep % 2 == 0 else reversed(clients):
+                turns, seconds = clients[name]()
+                if turns != sent:
+                    raise RuntimeError(f"{name} played {turns} turns, the first runner run {sent}")
+                rates[name].append(turns / seconds)
+            log.info(
+                "repetition %d: %d requests; %s",
+                rep + 1,
+                sent,
+                ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
+            )
+    return rates
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--sets", nargs="+", type=Path, help="set directories (default: every built set)")
@@ -152,41 +186,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  total {total:.1f} s")
 
     data = load_set(next((s for s in sets if s.name == "distractorless"), sets[0]))
-    rates: dict[str, list[float]] = {"runner": [], "bare Session loop": []}
-    with server_process(answer="[answer: no]") as base_url:
-        for rep in range(args.repetitions):
-            with tempfile.TemporaryDirectory() as scratch:
-                sent, seconds = run_http(base_url, data, args.conversations, args.concurrency, Path(scratch))
-                conversations = conversations_of(
-                    Path(scratch) / "turns.jsonl",
-                    ConversationRunner(data, Path(scratch) / "unused", "bench").system,
-                )
-            bare_sent, bare_seconds = bare_loop(
-                base_url + "/chat/completions", conversations, args.concurrency
-            )
-            if bare_sent != sent:
-                raise RuntimeError(f"the bare loop played {bare_sent} turns, the runner {sent}")
-            rates["runner"].append(sent / seconds)
-            rates["bare Session loop"].append(bare_sent / bare_seconds)
-            log.info(
-                "repetition %d: %d requests; %s",
-                rep + 1,
-                sent,
-                ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
-            )
+    print(f"  {load_line()}")
+    rates = http_rates(data, args)
     print(
         f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
-        f"median of {args.repetitions}):"
+        f"{args.repetitions} repetitions, alternating):"
     )
     for name, values in rates.items():
         print(
             f"  {name:<18} {statistics.median(values):7,.0f} turns/s  (runs: "
             f"{', '.join(f'{v:,.0f}' for v in values)})"
         )
-    paired = statistics.median(
-        r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True)
-    )
-    print(f"  runner / bare loop: {paired:.1%} (median of the per-repetition ratios)")
+    paired = [r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True)]
+    print(f"  runner / bare loop per repetition: {spread(paired, '{:.1%}')}")
+    print(f"  {load_line()}")
     return 0
 
 

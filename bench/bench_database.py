@@ -7,6 +7,11 @@ results files (GPT3.5, GPT4, Llama2-chat, Llama2-FT+1M: links, not copies), so r
 time into reading and scoring (the trials' bzip2 decompression is most of it) and writing
 (inserts in one transaction, then the indexes). Medians over --runs; the row counts are checked.
 
+The anchor, in the same runs and alternating with the build: a fresh process that only reads
+the build's inputs, decompressing the trials and parsing every line of them and of the four
+results files as JSON (what any build of this database must do at least); the build is
+reported as a ratio to it, per run, with the spread and the machine's load.
+
 $ python bench/bench_database.py
 $ python bench/bench_database.py --runs 3
 """
@@ -26,6 +31,8 @@ import tempfile
 import time
 from contextlib import closing
 from pathlib import Path
+
+from measure import load_line, spread
 
 from common import cli, paths
 
@@ -58,6 +65,32 @@ def one_run(data: Path, out: Path) -> dict[str, float]:
     return {"wall": wall, "read": read, "write": write}
 
 
+READ_INPUTS = """
+import bz2, json, sys
+from pathlib import Path
+testset = Path(sys.argv[1])
+lines = sum(1 for line in bz2.open(testset / "trials.jsonl.bz2", "rt") if json.loads(line))
+for results in sorted((testset / "results").glob("*.jsonl")):
+    lines += sum(1 for line in results.open() if json.loads(line))
+print(lines)
+"""
+
+
+def anchor_run(data: Path) -> float:
+    """Read the build's inputs once in a fresh process (``READ_INPUTS``); return its wall time."""
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", READ_INPUTS, str(data / "worldsense" / "test_set")],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    wall = time.perf_counter() - start
+    if int(done.stdout) != TRIALS * (1 + len(RELEASED)):
+        raise SystemExit(f"the anchor read {done.stdout.strip()} lines")
+    return wall
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("-t", "--testset", type=Path, default=paths.DATA / "worldsense" / "test_set")
@@ -67,7 +100,14 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         data = released_copy(args.testset, Path(scratch) / "data")
         out = Path(scratch) / "results.sqlite"
-        runs = [one_run(data, out) for _ in range(args.runs)]
+        load_before = load_line()
+        runs, anchors = [], []
+        for run in range(args.runs):  # alternating which goes first
+            if run % 2:
+                anchors.append(anchor_run(data))
+            runs.append(one_run(data, out))
+            if not run % 2:
+                anchors.append(anchor_run(data))
         with closing(sqlite3.connect(out)) as conn:
             counts = {
                 t: conn.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("items", "answers")
@@ -77,11 +117,14 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit(f"unexpected row counts: {counts}")
     median = {k: statistics.median(r[k] for r in runs) for k in ("wall", "read", "write")}
     print(f"released WorldSense results: {TRIALS:,} trials x {len(RELEASED)} models, {args.runs} runs")
+    print(f"  {load_before}")
     print(f"  rows: {counts['items']:,} items, {counts['answers']:,} answers; file {size / 1e6:.0f} MB")
     split = f"read and score {median['read']:.1f} s, write {median['write']:.1f} s"
-    print(f"  median wall {median['wall']:.1f} s ({split})")
-    walls = ", ".join(f"{run['wall']:.1f}" for run in runs)
-    print(f"  every run: {walls} s")
+    print(f"  build: wall {spread([run['wall'] for run in runs], '{:.1f} s')} (medians: {split})")
+    print(f"  anchor, reading the inputs alone: wall {spread(anchors, '{:.1f} s')}")
+    ratio = [run["wall"] / anchor for run, anchor in zip(runs, anchors, strict=True)]
+    print(f"  build / anchor per run: {spread(ratio, '{:.1f}x')}")
+    print(f"  {load_line()}")
     return 0
 
 

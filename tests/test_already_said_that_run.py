@@ -700,7 +700,8 @@ def test_benchmark_script_runs(tmp_path):
         timeout=timeout(300),
     )
     assert result.returncode == 0, result.stderr
-    assert "distractorless" in result.stdout and "runner / bare loop:" in result.stdout
+    assert "distractorless" in result.stdout and "runner / bare loop per repetition: " in result.stdout
+    assert "machine load: " in result.stdout
 
 
 def test_a_thinking_model_is_judged_on_its_answer_and_sent_back_its_answers_only(tmp_path):
