@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from common.fetch import read_checksums
 from common.paths import DATA, ROOT
 from tests.timing import timeout
 
@@ -18,11 +19,19 @@ os.environ.pop("LOGLEVEL", None)
 
 
 @pytest.fixture(scope="session")
-def worldsense_test_set() -> Path:
-    """The official WorldSense test set directory; fails (not skips) when it was not fetched."""
+def worldsense_test_set(tmp_path_factory) -> Path:
+    """The official WorldSense test set as released: a temporary directory of links to its trials
+    and to the results files the release pins (configs/data/worldsense.sha256), never the results
+    of a user's runs beside them; fails (not skips) when it was not fetched."""
     if not (WORLDSENSE_TEST_SET / "trials.jsonl.bz2").is_file():
         pytest.fail("data/worldsense/test_set is missing: run `make data` (DATA_MIRROR=../shared offline)")
-    return WORLDSENSE_TEST_SET
+    copy = tmp_path_factory.mktemp("worldsense") / "test_set"
+    (copy / "results").mkdir(parents=True)
+    (copy / "trials.jsonl.bz2").symlink_to(WORLDSENSE_TEST_SET / "trials.jsonl.bz2")
+    for path in read_checksums(ROOT / "configs" / "data" / "worldsense.sha256"):
+        if path.startswith("test_set/results/"):
+            (copy / "results" / Path(path).name).symlink_to(WORLDSENSE_TEST_SET.parent / path)
+    return copy
 
 
 @pytest.fixture(scope="module")

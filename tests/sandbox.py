@@ -1,22 +1,33 @@
-"""A throw-away copy of the repository for tests that run Make or documented commands.
+"""A throw-away copy of the repository for tests that run Make or documented commands, and what
+of the working tree is the project's rather than its user's.
+
+Tests never check what a user's runs and sets put in the working tree: results/, the sets built
+under data/, model results added to a release, and configs the user wrote. ``shipped`` lists the
+project's files of a directory: a file git does not know (not even added) under configs/ (a
+new set, a model config) or named scripts/test_*_model.py (a copy of the model template) is the
+user's, and is left out.
 
 ``make_sandbox(tmp)`` copies the working tree (the code as it is now, committed or not) without
-.venv, data/, results/ and caches, then makes it usable at once:
+.venv, data/, results/, caches and the user's files (``users_files``), then makes it usable at
+once:
 - .venv is a symlink to this checkout's environment (scripts put the copy first on sys.path,
   so the copy's code runs, not this checkout's);
 - the downloaded inputs (data/worldsense, data/cogsci22_blocks, and when present data/nltk_data,
   data/already_said_that_original) are farms of real directories holding symlinks to this
-  checkout's files (results files are copied, as runs append to them): a test may add or
-  replace a file without touching the originals; generated sets are not copied;
+  checkout's files (results files are copied, as runs append to them, and only those of the
+  release as pinned in configs/data/<release>.sha256: a user's model results are not): a test
+  may add or replace a file without touching the originals; generated sets are not copied;
 - the environment and data stamps are made newer than what they depend on, so make neither
   rebuilds the shared .venv nor fetches again.
 """
 
+import functools
 import os
 import shutil
 import subprocess
 from pathlib import Path
 
+from common.fetch import read_checksums
 from common.paths import ROOT
 from tests import timing
 
@@ -34,10 +45,41 @@ STAMPS = {
 }
 
 
+# where a user's own files go (README.md): sets and model configs, copies of the model template
+USERS_PLACES = ("configs", "scripts/test_*_model.py")  # git pathspecs
+
+
+@functools.cache
+def users_files() -> frozenset[Path]:
+    """Return the files of ``USERS_PLACES`` that git does not know (not even added): the user's
+    own. Empty when this is no git checkout (an unpacked archive: everything is the project's)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "--others", "-z", "--", *USERS_PLACES],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return frozenset()
+    return frozenset(ROOT / name for name in listed.decode().split("\0") if name)
+
+
+def shipped(directory: Path, pattern: str = "*.yaml") -> list[Path]:
+    """Return the project's files of ``directory`` matching ``pattern``, sorted: the user's own
+    (``users_files``) left out."""
+    return sorted(path for path in directory.glob(pattern) if path not in users_files())
+
+
 def _ignore(directory: str, names: list[str]) -> list[str]:
     top = Path(directory) == ROOT
     return [
-        n for n in names if n in SKIP or (top and n in TOP_SKIP) or n.endswith((".egg-info", ".tmp", ".pyc"))
+        n
+        for n in names
+        if n in SKIP
+        or (top and n in TOP_SKIP)
+        or n.endswith((".egg-info", ".tmp", ".pyc"))
+        or Path(directory, n) in users_files()
     ]
 
 
@@ -55,7 +97,7 @@ def make_sandbox(target: Path) -> Path:
     shutil.copy2(ROOT / "data" / "README.md", repo / "data" / "README.md")
     for release in RELEASES:
         if (ROOT / "data" / release).is_dir():
-            _symlink_farm(ROOT / "data" / release, repo / "data" / release)
+            _symlink_farm(ROOT / "data" / release, repo / "data" / release, _pinned(release))
     (repo / "results").mkdir()
     shutil.copy2(ROOT / "results" / "README.md", repo / "results" / "README.md")
     for stamp, sources in STAMPS.items():  # the copies keep their times: put them before the stamp's
@@ -66,18 +108,26 @@ def make_sandbox(target: Path) -> Path:
     return repo
 
 
-def _symlink_farm(source: Path, target: Path) -> None:
+def _pinned(release: str) -> frozenset[str] | None:
+    """Return the paths (relative to data/<release>) that configs/data/<release>.sha256 pins, or
+    None when the release has no such file."""
+    sums = ROOT / "configs" / "data" / f"{release}.sha256"
+    return frozenset(read_checksums(sums)) if sums.is_file() else None
+
+
+def _symlink_farm(source: Path, target: Path, pinned: frozenset[str] | None) -> None:
     """Recreate ``source``'s directories under ``target``, each file a symlink to the original,
     except files in a ``results`` directory: those are copied (times kept), since a run appends
-    to them and must never reach the original."""
+    to them and must never reach the original, and only those of the release (``pinned``, when
+    given): what a user's runs added there stays out."""
     for directory, _dirs, files in os.walk(source):
         here = target / Path(directory).relative_to(source)
         here.mkdir(parents=True, exist_ok=True)
         for name in sorted(files):
-            if here.name == "results":
-                shutil.copy2(Path(directory) / name, here / name)
-            else:
+            if here.name != "results":
                 (here / name).symlink_to(Path(directory) / name)
+            elif pinned is None or (here / name).relative_to(target).as_posix() in pinned:
+                shutil.copy2(Path(directory) / name, here / name)
 
 
 def run(repo: Path, command: str, timeout: float = 900) -> subprocess.CompletedProcess:

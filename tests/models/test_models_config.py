@@ -10,6 +10,7 @@ from common.models.client import HTTPModel
 from common.models.config import ModelConfig, load_model_config
 from common.models.resolve import MODEL_CONFIGS
 from common.worldsense.baselines import BASELINES, OracleAnswer, RandomAnswer
+from tests.sandbox import shipped
 
 
 def write(tmp_path: Path, text: str, name: str = "mine.yaml") -> Path:
@@ -64,7 +65,7 @@ def test_a_suites_defaults_sit_under_the_file_and_the_command_line(tmp_path):
     assert load_model_config(write(tmp_path, "model: m\n")).temperature == 0.0  # no suite: the dataclass's
 
 
-@pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shipped(MODEL_CONFIGS), ids=lambda p: p.stem)
 def test_shipped_configs_load(path, monkeypatch):
     config = load_model_config(path)
     assert config.name == path.stem and config.model
@@ -76,7 +77,7 @@ def test_shipped_configs_load(path, monkeypatch):
 
 
 def test_shipped_configs_cover_the_usual_servers():
-    names = {path.stem for path in MODEL_CONFIGS.glob("*.yaml")}
+    names = {path.stem for path in shipped(MODEL_CONFIGS)}
     assert {"openai-gpt-4o-mini", "vllm", "llamacpp", "ollama"} <= names
 
 
