@@ -54,15 +54,15 @@ def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, 
         data = load_set(set_dir)
         for name in ("random", "oracle"):
             model = BASELINES[name](0)
-            player = ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name)
             start = time.perf_counter()
-            run_items(
-                model,
-                items(data),
-                workdir / f"{data.name}-{name}-results.jsonl",
-                answer=player.answer,
-                show_progress=False,
-            )
+            with ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name) as player:
+                run_items(
+                    model,
+                    items(data),
+                    workdir / f"{data.name}-{name}-results.jsonl",
+                    answer=player.answer,
+                    show_progress=False,
+                )
             rows.append((data.name, name, len(data.samples), time.perf_counter() - start))
     return rows
 
@@ -91,6 +91,7 @@ def run_http(base_url: str, data, limit: int, concurrency: int, workdir: Path) -
             show_progress=False,
         )
     finally:
+        player.close()
         model.close()
     return model.counters.requests + model.counters.cache_hits, time.perf_counter() - start
 

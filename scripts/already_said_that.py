@@ -90,7 +90,6 @@ def play(model: Model, data: SetData, args: argparse.Namespace) -> RunSummary:
     if warning:
         log.warning("%s", warning)
     files = run.run_paths(data.name, model.name, args.results_dir or run.RESULTS_DIR, args.prompting)
-    player = run.ConversationRunner(data, files["turns"], model.name, args.prompting)
     labels = {
         "prompting": args.prompting,
         "modelname": model.name,
@@ -98,16 +97,17 @@ def play(model: Model, data: SetData, args: argparse.Namespace) -> RunSummary:
         "variant": data.config.get("variant"),
         "schedule_seed": data.config.get("seed"),
     }
-    summary = run_items(
-        model,
-        run.items(data, args.limit),
-        files["results"],
-        answer=player.answer,
-        labels=labels,
-        show_progress=model.name != "human",
-        include=data.plays,
-        **cli.runner_options(args),
-    )
+    with run.ConversationRunner(data, files["turns"], model.name, args.prompting) as player:
+        summary = run_items(
+            model,
+            run.items(data, args.limit),
+            files["results"],
+            answer=player.answer,
+            labels=labels,
+            show_progress=model.name != "human",
+            include=data.plays,
+            **cli.runner_options(args),
+        )
     log.info("%s", summary.describe(files["results"]))
     price = model.settings().get("price_per_1k_tokens")
     log.info("%s", run.write_summary(files, data, model.name, summary, price))

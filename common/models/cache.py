@@ -11,18 +11,27 @@ or ``BATCH_SECONDS`` of age, and on ``flush`` and ``close``. One commit per answ
 much CPU as the HTTP request itself, and a commit made by the worker that happened to fill the
 batch kept that worker from its requests meanwhile; a process killed with SIGKILL loses at most
 its last batch, which only means asking again.
+
+Lookups of keys the file surely does not hold are answered from memory (``cache_index``): the
+keys in the file when it was opened, this process's commits, and, looked up at most every
+``REFRESH_SECONDS`` when a miss comes, the rows other processes added since. Another process's
+answer is seen up to that much later than it is committed, as its batch already delays it.
 """
 
 import hashlib
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
+
+from common.models.cache_index import KeyIndex
 
 BUSY_TIMEOUT_MS = 60_000  # wait this long for another process's write lock before failing
 BATCH_SIZE = 64  # answers per write transaction
 BATCH_SECONDS = 1.0  # ... or fewer, once the oldest has waited this long
+REFRESH_SECONDS = 1.0  # a miss looks for other processes' new rows at most this often
 
 
 def request_key(endpoint: str, payload: dict[str, Any], draw: int = 0) -> str:
@@ -64,8 +73,11 @@ class ResponseCache:
         self._pending: dict[str, str] = {}
         self._due = threading.Event()  # wakes the writer thread
         self._writer: threading.Thread | None = None
+        self._refresh_lock = threading.Lock()  # one look for other processes' rows at a time
+        self._refreshed = time.monotonic()
         connection = self._connection()
         connection.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._index = KeyIndex(connection)
 
     def __repr__(self) -> str:
         return f"<ResponseCache {self.path}>"
@@ -74,10 +86,23 @@ class ResponseCache:
         """Return the value stored under ``key`` (committed or still pending), or None."""
         with self._lock:
             text = self._pending.get(key)
-        if text is None:
+        if text is None and (self._index.may_hold(key) or self._refresh_holds(key)):
             row = self._connection().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
             text = row[0] if row else None
         return json.loads(text) if text is not None else None
+
+    def _refresh_holds(self, key: str) -> bool:
+        """Return whether the file may hold ``key`` after a look for the rows other processes
+        added, if the last look is ``REFRESH_SECONDS`` old and no other thread is looking;
+        else False (the index as it stands)."""
+        if time.monotonic() - self._refreshed < REFRESH_SECONDS or not self._refresh_lock.acquire(False):
+            return False
+        try:
+            self._index.refresh(self._connection())
+            self._refreshed = time.monotonic()
+        finally:
+            self._refresh_lock.release()
+        return self._index.may_hold(key)
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one; the writer
@@ -116,6 +141,7 @@ class ResponseCache:
             with connection:  # BEGIN ... COMMIT (rolled back on error)
                 connection.execute("BEGIN IMMEDIATE")
                 connection.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", batch)
+            self._index.add(key for key, _text in batch)  # before they leave memory
             with self._lock:
                 for key, text in batch:
                     if self._pending.get(key) is text:  # not replaced since

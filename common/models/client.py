@@ -355,7 +355,7 @@ class HTTPModel:
             session.mount(self.url.split("/", 3)[0] + "//", adapter)
             if self._key:
                 session.headers["Authorization"] = f"Bearer {self._key}"
-            read_environment_once(session)
+            read_environment_once(session, tls=any(e.url.startswith("https:") for e in self.endpoints.all))
             self._local.session = session
             with self._lock:
                 self._sessions.append(session)

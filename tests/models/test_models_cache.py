@@ -78,7 +78,8 @@ cache.close()
 """
 
 
-def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path):
+def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "REFRESH_SECONDS", 0)  # look for other processes' rows at once
     cache = ResponseCache(tmp_path / "cache.sqlite")
     cache.put("k", {"text": "TRUE"})
     assert cache.get("k") == {"text": "TRUE"}
@@ -86,6 +87,35 @@ def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path):
     assert other.get("k") is None
     cache.close()
     assert other.get("k") == {"text": "TRUE"}
+
+
+def test_a_miss_is_answered_from_memory_and_other_processes_rows_are_seen_a_second_later(
+    tmp_path, monkeypatch
+):
+    statements = []
+    real_connect = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        connection = real_connect(*args, **kwargs)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    first = ResponseCache(tmp_path / "cache.sqlite")
+    first.put("old", {"text": "TRUE"})
+    first.close()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cache_module.sqlite3, "connect", connect)
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+    statements.clear()
+    assert cache.get("missing") is None and cache.get("old") == {"text": "TRUE"}
+    assert [s for s in statements if "SELECT value" in s] == ["SELECT value FROM answers WHERE key = 'old'"]
+    other = ResponseCache(tmp_path / "cache.sqlite")  # another process commits an answer
+    other.put("new", {"text": "FALSE"})
+    other.close()
+    monkeypatch.setattr(cache_module, "REFRESH_SECONDS", 3600)
+    assert cache.get("new") is None  # not looked for yet: less than REFRESH_SECONDS since the last look
+    monkeypatch.setattr(cache_module, "REFRESH_SECONDS", 0)
+    assert cache.get("new") == {"text": "FALSE"}  # the next miss looks
 
 
 def test_an_answer_being_committed_is_still_seen(tmp_path, monkeypatch):

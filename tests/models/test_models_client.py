@@ -194,6 +194,9 @@ def test_sessions_read_the_environment_once_unless_a_proxy_needs_it(monkeypatch,
     session = requests.Session()
     read_environment_once(session)
     assert (session.trust_env, session.verify) == (False, "/some/bundle.pem")
+    plain = requests.Session()
+    read_environment_once(plain, tls=False)  # plain http: no bundle, no stat of it per request
+    assert (plain.trust_env, plain.verify) == (False, True)
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     read_environment_once(session)
     assert session.trust_env  # requests reads the proxy (and NO_PROXY) per request, as it always did
