@@ -17,6 +17,7 @@ once:
   checkout's files (results files are copied, as runs append to them, and only those of the
   release as pinned in configs/data/<release>.sha256: a user's model results are not): a test
   may add or replace a file without touching the originals; generated sets are not copied;
+  data/nltk_data is copied whole, as nltk refuses links that lead out of it;
 - the environment and data stamps are made newer than what they depend on, so make neither
   rebuilds the shared .venv nor fetches again.
 """
@@ -35,6 +36,7 @@ SKIP = {".git", ".venv", ".cache", ".pytest_cache", ".ruff_cache", "__pycache__"
 TOP_SKIP = {"data", "results"}  # only at the top: configs/data/ is copied
 # downloaded inputs under data/ (those present are shared); generated sets are never shared
 RELEASES = ("worldsense", "cogsci22_blocks", "nltk_data", "already_said_that_original")
+COPIED = ("nltk_data",)  # nltk refuses a corpus file linked from outside its data directory (36 MB)
 STAMPS = {
     ".venv/.ok": ("requirements.txt", "requirements.lock", "pyproject.toml"),
     "data/worldsense/.fetched-core": ("configs/data/worldsense.yaml", "configs/data/worldsense.sha256"),
@@ -83,8 +85,10 @@ def _ignore(directory: str, names: list[str]) -> list[str]:
     ]
 
 
-def make_sandbox(target: Path) -> Path:
-    """Return ``target/repo``: a copy of the repository ready for ``make`` (see the module doc).
+def make_sandbox(target: Path, clone: bool = False) -> Path:
+    """Return ``target/repo``: a copy of the repository ready for ``make`` (see the module doc);
+    with ``clone``, also a git repository with all of it committed, as a fresh clone is (the
+    files a test adds later are then the user's, as ``users_files`` sees them in the copy).
 
     Fails (AssertionError) when this checkout has no .venv or no fetched data: run
     `make env data` first (DATA_MIRROR=../shared offline)."""
@@ -96,7 +100,9 @@ def make_sandbox(target: Path) -> Path:
     (repo / "data").mkdir()
     shutil.copy2(ROOT / "data" / "README.md", repo / "data" / "README.md")
     for release in RELEASES:
-        if (ROOT / "data" / release).is_dir():
+        if release in COPIED and (ROOT / "data" / release).is_dir():
+            shutil.copytree(ROOT / "data" / release, repo / "data" / release)
+        elif (ROOT / "data" / release).is_dir():
             _symlink_farm(ROOT / "data" / release, repo / "data" / release, _pinned(release))
     (repo / "results").mkdir()
     shutil.copy2(ROOT / "results" / "README.md", repo / "results" / "README.md")
@@ -105,6 +111,10 @@ def make_sandbox(target: Path) -> Path:
         for source in sources:
             if (repo / source).exists():
                 os.utime(repo / source, (before, before))
+    if clone:
+        who = ["-c", "user.name=sandbox", "-c", "user.email=sandbox@localhost"]
+        for command in (["init", "-q"], ["add", "-A"], [*who, "commit", "-q", "-m", "as cloned"]):
+            subprocess.run(["git", *command], cwd=repo, check=True, capture_output=True)
     return repo
 
 
