@@ -21,10 +21,10 @@ class KeyIndex:
     """The keys of an ``answers`` table (key TEXT, rowid) as far as this process has looked."""
 
     def __init__(self, connection: sqlite3.Connection):
-        rows = connection.execute("SELECT rowid, key FROM answers").fetchall()
-        self._sorted = array("q", sorted(hash(key) for _rowid, key in rows))
+        self._rowid = connection.execute("SELECT coalesce(max(rowid), 0) FROM answers").fetchone()[0]
+        keys = connection.execute("SELECT key FROM answers WHERE rowid <= ?", (self._rowid,))
+        self._sorted = array("q", sorted(hash(key) for (key,) in keys))  # rows added meanwhile: refresh
         self._added: set[int] = set()
-        self._rowid = max((rowid for rowid, _key in rows), default=0)
 
     def __len__(self) -> int:
         return len(self._sorted) + len(self._added)
