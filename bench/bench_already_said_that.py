@@ -34,6 +34,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import requests
+from measure import load_line, spread
 
 from common import cli, paths
 from common.already_said_that.baselines import BASELINES
@@ -56,15 +57,15 @@ def time_builtins(sets: list[Path], workdir: Path) -> list[tuple[str, str, int, 
         data = load_set(set_dir)
         for name in ("random", "oracle"):
             model = BASELINES[name](0)
-            player = ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name)
             start = time.perf_counter()
-            run_items(
-                model,
-                items(data),
-                workdir / f"{data.name}-{name}-results.jsonl",
-                answer=player.answer,
-                show_progress=False,
-            )
+            with ConversationRunner(data, workdir / f"{data.name}-{name}-turns.jsonl", name) as player:
+                run_items(
+                    model,
+                    items(data),
+                    workdir / f"{data.name}-{name}-results.jsonl",
+                    answer=player.answer,
+                    show_progress=False,
+                )
             rows.append((data.name, name, len(data.samples), time.perf_counter() - start))
     return rows
 
@@ -96,6 +97,7 @@ def run_http(
             show_progress=False,
         )
     finally:
+        player.close()
         model.close()
     return model.counters.requests + model.counters.cache_hits, time.perf_counter() - start
 
@@ -134,6 +136,39 @@ def bare_loop(url: str, conversations: list[list[dict]], concurrency: int) -> tu
     return sum(map(len, conversations)), time.perf_counter() - start
 
 
+def http_rates(data, args) -> dict[str, list[float]]:
+    """Return the turns per second of the runner and of the bare loop playing the same
+    conversations over HTTP, ``args.repetitions`` times each, alternating which goes first. The
+    bare loop's requests are those of a first runner run (not counted): the same bodies."""
+    rates: dict[str, list[float]] = {"runner": [], "bare Session loop": []}
+    with server_process(answer="[answer: no]") as base_url, tempfile.TemporaryDirectory() as scratch:
+        first = Path(scratch) / "first"
+        sent, _seconds = run_http(base_url, data, args.conversations, args.concurrency, first)
+        system = ConversationRunner(data, Path(scratch) / "unused", "bench").system
+        conversations = conversations_of(first / "turns.jsonl", system)
+        for rep in range(args.repetitions):
+            clients = {
+                "runner": lambda rep=rep: run_http(
+                    base_url, data, args.conversations, args.concurrency, Path(scratch) / f"rep{rep}"
+                ),
+                "bare Session loop": lambda: bare_loop(
+                    base_url + "/chat/completions", conversations, args.concurrency
+                ),
+            }
+            for name in clients if rep % 2 == 0 else reversed(clients):
+                turns, seconds = clients[name]()
+                if turns != sent:
+                    raise RuntimeError(f"{name} played {turns} turns, the first runner run {sent}")
+                rates[name].append(turns / seconds)
+            log.info(
+                "repetition %d: %d requests; %s",
+                rep + 1,
+                sent,
+                ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
+            )
+    return rates
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
     parser.add_argument("--sets", nargs="+", type=Path, help="set directories (default: every built set)")
@@ -157,44 +192,20 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  total {total:.1f} s")
 
     data = load_set(next((s for s in sets if s.name == "distractorless"), sets[0]))
-    rates: dict[str, list[float]] = {"runner": [], "bare Session loop": []}
-    with server_process(answer="[answer: no]") as base_url:
-        for rep in range(args.repetitions):
-            with tempfile.TemporaryDirectory() as scratch:
-                sent, seconds = run_http(
-                    base_url, data, args.conversations, args.concurrency, Path(scratch), args.temperature
-                )
-                conversations = conversations_of(
-                    Path(scratch) / "turns.jsonl",
-                    ConversationRunner(data, Path(scratch) / "unused", "bench").system,
-                    args.temperature,
-                )
-            bare_sent, bare_seconds = bare_loop(
-                base_url + "/chat/completions", conversations, args.concurrency
-            )
-            if bare_sent != sent:
-                raise RuntimeError(f"the bare loop played {bare_sent} turns, the runner {sent}")
-            rates["runner"].append(sent / seconds)
-            rates["bare Session loop"].append(bare_sent / bare_seconds)
-            log.info(
-                "repetition %d: %d requests; %s",
-                rep + 1,
-                sent,
-                ", ".join(f"{name} {values[-1]:,.0f}/s" for name, values in rates.items()),
-            )
+    print(f"  {load_line()}")
+    rates = http_rates(data, args)
     print(
         f"HTTP ({data.name}, {args.conversations} conversations, concurrency {args.concurrency}, "
-        f"temperature {args.temperature:g}, median of {args.repetitions}):"
+        f"{args.repetitions} repetitions, alternating):"
     )
     for name, values in rates.items():
         print(
             f"  {name:<18} {statistics.median(values):7,.0f} turns/s  (runs: "
             f"{', '.join(f'{v:,.0f}' for v in values)})"
         )
-    paired = statistics.median(
-        r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True)
-    )
-    print(f"  runner / bare loop: {paired:.1%} (median of the per-repetition ratios)")
+    paired = [r / b for r, b in zip(rates["runner"], rates["bare Session loop"], strict=True)]
+    print(f"  runner / bare loop per repetition: {spread(paired, '{:.1%}')}")
+    print(f"  {load_line()}")
     return 0
 
 

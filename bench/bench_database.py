@@ -35,6 +35,8 @@ import tempfile
 from contextlib import closing
 from pathlib import Path
 
+from measure import load_line, spread  # bench/measure.py
+
 from common import cli, paths
 
 CHANGED_SET = ("canvas", "standard")
@@ -83,7 +85,9 @@ def update(database: Path, change: bool) -> float:
             )
             if done.rowcount != 1:
                 raise SystemExit(f"{'/'.join(CHANGED_SET)} is not in the database: run `make all` first")
-    return cpu_seconds([python_of(paths.ROOT), "scripts/score_results.py", "--database", str(copy)], paths.ROOT)
+    return cpu_seconds(
+        [python_of(paths.ROOT), "scripts/score_results.py", "--database", str(copy)], paths.ROOT
+    )
 
 
 def shape(database: Path, anchor: bool) -> dict[str, float]:
@@ -100,19 +104,26 @@ def shape(database: Path, anchor: bool) -> dict[str, float]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("--anchor", type=Path, help="a checkout of the anchor's code with its `make all` done")
+    parser.add_argument(
+        "--anchor", type=Path, help="a checkout of the anchor's code with its `make all` done"
+    )
     parser.add_argument("--runs", type=int, default=3, help="runs to take the median of")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     if args.anchor and not (args.anchor / "scripts" / "build_database.py").is_file():
-        raise SystemExit(f"{args.anchor} has no scripts/build_database.py: --anchor names the code before issue 30")
+        raise SystemExit(
+            f"{args.anchor} has no scripts/build_database.py: --anchor names the code before issue 30"
+        )
     with tempfile.TemporaryDirectory() as scratch:
         ours, theirs = Path(scratch) / "ours.sqlite", Path(scratch) / "anchor.sqlite"
         times: dict[str, list[float]] = {"full": [], "anchor": [], "change": [], "none": []}
-        for _ in range(args.runs):  # interleaved, so that both sides see the same load
-            times["full"].append(full_build(paths.ROOT, ours, anchor=False))
+        print(load_line())
+        for run in range(args.runs):  # interleaved (and which goes first alternates): the same load
+            sides = [("full", paths.ROOT, ours, False)]
             if args.anchor:
-                times["anchor"].append(full_build(args.anchor.resolve(), theirs, anchor=True))
+                sides.append(("anchor", args.anchor.resolve(), theirs, True))
+            for name, checkout, database, is_anchor in sides if run % 2 == 0 else reversed(sides):
+                times[name].append(full_build(checkout, database, anchor=is_anchor))
             times["change"].append(update(ours, change=True))
             times["none"].append(update(ours, change=False))
         median = {k: statistics.median(v) for k, v in times.items() if v}
@@ -124,15 +135,24 @@ def main(argv: list[str] | None = None) -> int:
     every = {k: ", ".join(f"{t:.1f}" for t in v) for k, v in times.items()}
     print(row.format("full build", median["full"], every["full"]) + f"  {mine['answers']:,} answers")
     if anchor:
-        print(row.format("full build (anchor)", median["anchor"], every["anchor"]) + f"  {anchor['answers']:,} answers")
-        per = (median["anchor"] / anchor["answers"]) / (median["full"] / mine["answers"])
-        print(f"  {'':<28} anchor / this: {median['anchor'] / median['full']:.1f}x per build, {per:.1f}x per answer")
+        print(
+            row.format("full build (anchor)", median["anchor"], every["anchor"])
+            + f"  {anchor['answers']:,} answers"
+        )
+        ratios = [a / f for a, f in zip(times["anchor"], times["full"], strict=True)]
+        per = anchor["answers"] and mine["answers"] / anchor["answers"]
+        print(f"  {'':<28} anchor / this per build: {spread(ratios, '{:.1f}x')}", end="")
+        print(f"; per answer: {statistics.median(ratios) * per:.1f}x")
     print(row.format("after a canvas config change", median["change"], every["change"]), end="")
     print(f"  {100 * median['change'] / median['full']:.1f}% of a full build")
     print(row.format("nothing changed", median["none"], every["none"]), end="")
     print(f"  {100 * median['none'] / median['full']:.1f}% of a full build")
-    print(f"database: {mine['runs']} runs, {mine['MB']:.0f} MB, texts stored twice: {mine['duplicated texts']}", end="")
+    print(
+        f"database: {mine['runs']} runs, {mine['MB']:.0f} MB, texts stored twice: {mine['duplicated texts']}",
+        end="",
+    )
     print(f" (anchor: {anchor['runs']} runs, {anchor['MB']:.0f} MB)" if anchor else "")
+    print(load_line())
     return 0
 
 

@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measure import load_line, spread
+
 from common import cli
 
 RULE = "-" * 74
@@ -118,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         raise FileNotFoundError(2, "No release worldsense/ package in the anchor directory", args.anchor)
     variants = (["anchor"] if args.anchor else []) + ["cold", "warm", "bzip2"]
     times: dict[str, list[dict[str, float]]] = {v: [] for v in variants}
+    load_before = load_line()
     with tempfile.TemporaryDirectory(prefix="bench_worldsense.") as tmp:
         warm_cache = str(Path(tmp) / "warm")
         run("cold", args, warm_cache, Path(tmp) / "fill.txt")  # fill the warm cache once
@@ -129,6 +132,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"run {i + 1}/{args.runs}: {walls}", file=sys.stderr)
         outputs = {v: tables((Path(tmp) / f"{v}.txt").read_text()) for v in variants if v != "bzip2"}
     print(f"WorldSense analysis of {args.testset}: median of {args.runs} runs (seconds)")
+    print(load_before)
     print(f"{'variant':<22}{'wall':>8}{'import':>8}{'load':>8}{'compute':>9}{'speed-up':>10}{'paired':>8}")
     medians = {v: {k: statistics.median(t[k] for t in times[v]) for k in times[v][0]} for v in variants}
     labels = {
@@ -156,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
             )
     if args.anchor:  # the release decompresses on one core; what is left is the rest of its work
         print(f"release minus its bzip2 time: {medians['anchor']['wall'] - medians['bzip2']['load']:.2f}")
+        for variant in ("cold", "warm"):
+            paired = [a["wall"] / t["wall"] for a, t in zip(times["anchor"], times[variant], strict=True)]
+            print(f"speed-up of {labels[variant]} per run: {spread(paired, '{:.1f}x')}")
+    print(load_line())
     same = all(outputs[v] == outputs["cold"] and outputs[v] for v in outputs)
     print("identical tables:", "yes" if same else "NO")
     return 0 if same else 1

@@ -66,19 +66,31 @@ def time_near_optimal(problems: list[Problem], runs: int) -> float:
     return median_per_problem(near_optimal_plan, problems, runs)
 
 
-def time_generation(count: int, runs: int) -> float:
-    """Return the median seconds to generate ``count`` 4-item problems with optimal lengths."""
+def time_generation(count: int, runs: int) -> dict[str, list[dict[str, float]]]:
+    """Return the wall and CPU seconds (``{"wall", "cpu"}``) of each of ``runs`` runs generating
+    ``count`` 4-item problems with optimal lengths (``generation``), and of its anchor in the
+    same runs, alternating (``anchor``): drawing the same number of pairs of uniform 4-item
+    boards alone, what any generator of such problems does before it plans."""
     spec = SetSpec(
         problems=[ProblemSpec(4, test=True, count=count)],
         vocab=[f"v{i}" for i in range(8)],
         weird_vocab=[f"w{i}" for i in range(8)],
     )
-    totals = []
-    for run in range(runs):
-        start = time.perf_counter()
-        make_problems(spec, seed=run)  # a new seed per run: no cached pattern from the run before
-        totals.append(time.perf_counter() - start)
-    return statistics.median(totals)
+    items = [f"v{i}" for i in range(4)]
+
+    def boards(seed: int) -> None:
+        rng = random.Random(seed)
+        for _ in range(count):
+            uniform_board(items, rng), uniform_board(items, rng)
+
+    work = {"generation": lambda seed: make_problems(spec, seed=seed), "anchor": boards}
+    times: dict[str, list[dict[str, float]]] = {name: [] for name in work}
+    for run in range(runs):  # a new seed per run: no cached pattern from the run before
+        for name in work if run % 2 == 0 else reversed(work):
+            wall, cpu = time.perf_counter(), time.process_time()
+            work[name](run)
+            times[name].append({"wall": time.perf_counter() - wall, "cpu": time.process_time() - cpu})
+    return times
 
 
 def time_pyperplan(problems: list[Problem], domain: Path) -> tuple[float, list[int]]:

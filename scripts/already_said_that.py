@@ -97,27 +97,27 @@ def play(model: Model, data: SetData, results: Path, args: argparse.Namespace) -
     if warning:
         log.warning("%s", warning)
     files = run.run_paths(results.name, model.name, results.parent, args.prompting)
-    player = run.ConversationRunner(data, files["turns"], model.name, args.prompting)
-    if not args.baselines:  # built-ins play afresh
-        run.check_wording(files["results"], player.wording_name)
-    labels = {
-        "prompting": args.prompting,
-        "modelname": model.name,
-        "set": data.name,
-        "variant": data.config.get("variant"),
-        "schedule_seed": data.first_seed,
-        "wording": player.wording_name,
-    }
-    summary = run_items(
-        model,
-        run.items(data, args.limit),
-        files["results"],
-        answer=player.answer,
-        labels=labels,
-        show_progress=model.name != "human",
-        include=data.plays,
-        **cli.runner_options(args),
-    )
+    with run.ConversationRunner(data, files["turns"], model.name, args.prompting) as player:
+        if not args.baselines:  # built-ins play afresh
+            run.check_wording(files["results"], player.wording_name)
+        labels = {
+            "prompting": args.prompting,
+            "modelname": model.name,
+            "set": data.name,
+            "variant": data.config.get("variant"),
+            "schedule_seed": data.first_seed,
+            "wording": player.wording_name,
+        }
+        summary = run_items(
+            model,
+            run.items(data, args.limit),
+            files["results"],
+            answer=player.answer,
+            labels=labels,
+            show_progress=model.name != "human",
+            include=data.plays,
+            **cli.runner_options(args),
+        )
     log.info("%s", summary.describe(files["results"]))
     price = model.settings().get("price_per_1k_tokens")
     log.info("%s", run.write_summary(files, data, model.name, summary, price))

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from common.fetch import read_checksums
 from common.paths import DATA, ROOT
 from common.suite import SetRef
+from tests.timing import timeout
 
 WORLDSENSE_TEST_SET = DATA / "worldsense" / "test_set"
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -27,11 +29,19 @@ def results_database(tmp_path_factory, monkeypatch) -> Path:
 
 
 @pytest.fixture(scope="session")
-def worldsense_test_set() -> Path:
-    """The official WorldSense test set directory; fails (not skips) when it was not fetched."""
+def worldsense_test_set(tmp_path_factory) -> Path:
+    """The official WorldSense test set as released: a temporary directory of links to its trials
+    and to the results files the release pins (configs/data/worldsense.sha256), never the results
+    of a user's runs beside them; fails (not skips) when it was not fetched."""
     if not (WORLDSENSE_TEST_SET / "trials.jsonl.bz2").is_file():
         pytest.fail("data/worldsense/test_set is missing: run `make data` (DATA_MIRROR=../shared offline)")
-    return WORLDSENSE_TEST_SET
+    copy = tmp_path_factory.mktemp("worldsense") / "test_set"
+    (copy / "results").mkdir(parents=True)
+    (copy / "trials.jsonl.bz2").symlink_to(WORLDSENSE_TEST_SET / "trials.jsonl.bz2")
+    for path in read_checksums(ROOT / "configs" / "data" / "worldsense.sha256"):
+        if path.startswith("test_set/results/"):
+            (copy / "results" / Path(path).name).symlink_to(WORLDSENSE_TEST_SET.parent / path)
+    return copy
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +79,7 @@ def run_script(
     """Run ``python scripts/<args>`` in a subprocess and return the completed process (text mode)."""
     full_env = {**os.environ, **(env or {})}
     return subprocess.run(
-        [sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=300
+        [sys.executable, *args], cwd=cwd, env=full_env, capture_output=True, text=True, timeout=timeout(300)
     )
 
 

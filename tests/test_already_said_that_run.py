@@ -9,7 +9,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from scipy.stats import binomtest
@@ -26,6 +25,7 @@ from common.paths import ROOT
 from common.results import read_results
 from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
 from tests.conftest import live_then_batch
+from tests.timing import timeout, wait_for
 
 
 def load_main():
@@ -557,7 +557,7 @@ def test_human_solver_through_a_pipe(tmp_path):
             if turn == 6 and not message.startswith("MAIN TASK - "):
                 pytest.skip("turn 6 happened to be a question")  # not with this fixture's seed
         process.stdin.close()
-        assert process.wait(timeout=60) == 0
+        assert process.wait(timeout=timeout(60)) == 0
         told = process.stdout.read()
     finally:
         process.kill()
@@ -712,15 +712,13 @@ def test_resume_after_sigkill_writes_no_conversation_twice(tmp_path):
         ]
         results = run_paths("mixed", "stub", tmp_path / "results")["results"]
         process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.time() + 120
-        while time.time() < deadline and (not results.is_file() or len(results.read_text().splitlines()) < 8):
-            time.sleep(0.05)
+        wait_for(lambda: results.is_file() and len(results.read_text().splitlines()) >= 8, 120, "8 results")
         process.send_signal(signal.SIGKILL)
         process.wait()
         first = len(read_results(results))
         assert 8 <= first < 40
         asked_before = len(server.requests)
-        finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+        finished = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout(300))
         assert finished.returncode == 0, finished.stderr
     keys = [json.loads(line)["Key"] for line in results.read_text().splitlines()]
     assert sorted(keys) == list(range(40))  # every conversation once
@@ -748,10 +746,11 @@ def test_benchmark_script_runs(tmp_path):
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=timeout(300),
     )
     assert result.returncode == 0, result.stderr
-    assert "distractorless" in result.stdout and "runner / bare loop:" in result.stdout
+    assert "distractorless" in result.stdout and "runner / bare loop per repetition: " in result.stdout
+    assert "machine load: " in result.stdout
 
 
 def test_a_thinking_model_is_judged_on_its_answer_and_sent_back_its_answers_only(tmp_path):

@@ -15,6 +15,7 @@ from common.fetch import sha256_file
 from common.jsonl import read_jsonl
 from common.paths import CONFIGS
 from tests.conftest import run_script
+from tests.sandbox import shipped
 
 SET_CONFIGS = CONFIGS / "already_said_that"
 VARIANTS = (
@@ -45,7 +46,7 @@ def test_shipped_configs_load_and_share_one_seed():
     }
     assert loaded[-1].sources == ["which_is_heavier", "first_letters", "reverse_sort", "ambiguous_sentences"]
     assert loaded[4].sources == []
-    for path in sorted(SET_CONFIGS.glob("original_*.yaml")):
+    for path in shipped(SET_CONFIGS, "original_*.yaml"):
         config = load_set_config(path)
         assert (config.words, config.distractors) == ("original", "original")
 

@@ -34,8 +34,8 @@ class Scripted(BuiltinModel):
 def play(tmp_path, variant, model, samples=20):
     """Play ``model`` on a fixture set through the conversation runner; return (records, turn lines)."""
     data = load_set(write_set(tmp_path / variant, variant, samples=samples))
-    player = ConversationRunner(data, tmp_path / f"{variant}-turns.jsonl", model.name)
-    records = [player.answer(model, item) for item in items(data)]
+    with ConversationRunner(data, tmp_path / f"{variant}-turns.jsonl", model.name) as player:
+        records = [player.answer(model, item) for item in items(data)]
     return records, read_turns(tmp_path / f"{variant}-turns.jsonl")
 
 

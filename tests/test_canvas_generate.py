@@ -9,6 +9,7 @@ from common.canvas.generate import SetConfig, content_key, generate_set, load_co
 from common.canvas.tasks import TASKS
 from common.errors import ConfigError
 from common.paths import CONFIGS
+from tests.sandbox import shipped
 
 
 @pytest.fixture(scope="module")
@@ -152,7 +153,7 @@ def test_large_canvases_balance_every_task_that_runs():
     assert set(answers["transitivity"].values()) == {2} and set(answers["coordinate"].values()) == {1}
 
 
-@pytest.mark.parametrize("path", sorted((CONFIGS / "canvas").glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shipped(CONFIGS / "canvas"), ids=lambda p: p.stem)
 def test_every_config_loads_and_generates(path):
     cfg = load_config(path, {"items": 1})
     built = generate_set(cfg)

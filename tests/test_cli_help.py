@@ -6,6 +6,7 @@ import sys
 
 from common.paths import ROOT
 from tests.conftest import run_script, write_unreachable_source
+from tests.timing import timeout
 
 
 def option_entries(help_text: str) -> list[str]:
@@ -37,7 +38,7 @@ def test_a_script_outside_the_venv_says_how_to_fix_it():
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout(60),
     )
     assert result.returncode == 1
     assert "No module named 'common'" not in result.stderr and "Traceback" not in result.stderr

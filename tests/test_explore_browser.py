@@ -14,7 +14,6 @@ import signal
 import socket
 import sqlite3
 import subprocess
-import time
 import urllib.request
 from contextlib import closing
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 
 from common import paths
 from tests.conftest import run_script
+from tests.timing import timeout, wait_for
 from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
 
 pytestmark = pytest.mark.integration
@@ -67,17 +67,21 @@ def explorer(built):
     server = subprocess.Popen(command, cwd=paths.ROOT, start_new_session=True, stdout=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(120):
-            try:
-                urllib.request.urlopen(f"{url}/-/versions.json", timeout=1).close()
-                break
-            except OSError:
-                assert server.poll() is None, "make explore stopped"
-                time.sleep(0.5)
+        wait_for(lambda: _answers(f"{url}/-/versions.json", server), 60, "make explore to serve")
         yield url
     finally:
         os.killpg(server.pid, signal.SIGTERM)  # make and the Datasette it started: their own group
-        server.wait(timeout=30)
+        server.wait(timeout=timeout(30))
+
+
+def _answers(url: str, server: subprocess.Popen) -> bool:
+    """Return whether ``url`` answers; fail at once when ``server`` (make explore) has stopped."""
+    try:
+        urllib.request.urlopen(url, timeout=timeout(1)).close()
+        return True
+    except OSError:
+        assert server.poll() is None, "make explore stopped"
+        return False
 
 
 def _first_paired_row(browser, report: Path) -> dict[str, str]:

@@ -2,7 +2,10 @@
 script run by hand (trying things writes to a scratch directory: the report does not change);
 a new problem set per suite from a copied config, reaching the report; and the template copied
 under a new name with only its answer function edited, which `make all MODEL=<the copy>` runs
-on every suite, its rows in every section of the report. Slow: two full `make all` runs."""
+on every suite, its rows in every section of the report. Then more of what the README
+describes (a copied model config, a built-in's 5 answers beside the released WorldSense
+results, `make forget`), after which the fast tests pass in that copy: they never check the
+user's results or configs. Slow: two full `make all` runs and the fast tests."""
 
 import re
 
@@ -22,7 +25,7 @@ FIRST = '''    options = item.get("expectedresp") or item.get("options")
 
 
 def test_the_four_uses_on_a_fresh_copy(tmp_path):
-    repo = make_sandbox(tmp_path)
+    repo = make_sandbox(tmp_path, clone=True)
     assert run(repo, "make all").returncode == 0
     before = (repo / "results/report.txt").read_text()
 
@@ -62,3 +65,14 @@ def test_the_four_uses_on_a_fresh_copy(tmp_path):
     shown = ["WorldSense", "Blocks world: cogsci_problems", "Blocks world: scaling", "Canvas: standard"]
     for title in [*shown, "Canvas: scaling", "Already Said That"]:
         assert re.search(r"\bfirst\b", sections[title]), title  # the copy's rows in every section
+
+    # more of the README's uses, then the fast tests in the copy: green whatever the user did
+    (repo / "configs/models/mine.yaml").write_text((repo / "configs/models/llamacpp.yaml").read_text())
+    for command in ("make worldsense-model MODEL=oracle LIMIT=5", "make forget MODEL=first"):
+        made = run(repo, command)
+        assert made.returncode == 0, (command, made.stderr[-2000:])
+    five = repo / "data/worldsense/test_set/results/basic___oracle___results.jsonl"
+    assert five.read_text().count("\n") == 5
+    fast_tests = '.venv/bin/python -m pytest -m "not slow and not integration" -q -p no:cacheprovider'
+    fast = run(repo, fast_tests, timeout=3600)
+    assert fast.returncode == 0, fast.stdout[-5000:]

@@ -136,7 +136,7 @@ def test_a_second_writer_is_refused_until_the_first_process_dies(tmp_path):
             (
                 "import sys, time; from common.results import ResultsWriter; "
                 "w = ResultsWriter(sys.argv[1]); w.append({'Key': 1, 'resp': 'a'}); "
-                "print('ok', flush=True); time.sleep(60)"
+                "print('ok', flush=True); time.sleep(3600)"  # killed by the test
             ),
             str(path),
         ],

@@ -12,12 +12,14 @@ import pytest
 from common.jsonl import write_jsonl
 from common.paths import ROOT
 from tests.conftest import run_script, write_unreachable_source
+from tests.sandbox import shipped
 from tests.test_cli_help import check_help_defaults
+from tests.timing import timeout
 
 # the pipeline's scripts, then the benchmarks (bench/bench_*.py; bench/ also holds their helpers)
 SCRIPTS = [
     p.relative_to(ROOT).as_posix()
-    for p in sorted((ROOT / "scripts").glob("[!_]*.py")) + sorted((ROOT / "bench").glob("bench_*.py"))
+    for p in shipped(ROOT / "scripts", "[!_]*.py") + sorted((ROOT / "bench").glob("bench_*.py"))
 ]
 
 
@@ -167,7 +169,7 @@ def test_output_into_a_closed_pipe_ends_quietly(tmp_path):
     with os.fdopen(write, "wb") as stdout:
         command = [sys.executable, "scripts/analyse_results.py", "-t", str(testset)]
         done = subprocess.run(
-            command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300
+            command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=timeout(300)
         )
     assert done.returncode == 141, done.stderr
     assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr

@@ -22,7 +22,7 @@ import json
 import logging
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from common import paths
 from common.already_said_that.generate import SetData
@@ -122,7 +122,7 @@ class ConversationRunner:
         self.ask = PROMPTINGS[prompting]
         self.wording_name = wording_name(data.config)
         self.turns_path = Path(turns_path)
-        self._repaired = False  # a torn tail of the log is cut before this run's first write
+        self._handle: TextIO | None = None  # the log, opened (a torn tail cut) at the first write
         self._lock = threading.Lock()
 
     @functools.cached_property
@@ -236,19 +236,37 @@ class ConversationRunner:
             **({"wrong_gold": question["wrong_gold"]} if question.get("wrong_gold") else {}),
         }
 
+    def close(self) -> None:
+        """Close the turn log (every conversation's lines were flushed when written)."""
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+    def __enter__(self) -> "ConversationRunner":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _write_turns(self, lines: list[dict[str, Any]]) -> None:
-        """Append ``lines`` to the turn log in one flushed write (contiguous per conversation)."""
+        """Append ``lines`` to the turn log in one flushed write (contiguous per conversation).
+        The log stays open between conversations: opening it for each cost a directory check,
+        an open and a close, each a wait for the interpreter lock among the busy workers."""
         text = "".join(dumps(line) + "\n" for line in lines)
         with self._lock:
-            self.turns_path.parent.mkdir(parents=True, exist_ok=True)
-            if not self._repaired:  # the run holds the results file's lock: no other writer is at work
-                if cut := cut_torn_tail(self.turns_path):
-                    log.warning(
-                        "%s: cut a torn last line (%d bytes) left by a killed run", self.turns_path, cut
-                    )
-                self._repaired = True
-            with open(self.turns_path, "a", encoding="utf-8") as handle:
-                handle.write(text)
+            if self._handle is None:
+                self._handle = self._open_log()
+            self._handle.write(text)
+            self._handle.flush()
+
+    def _open_log(self) -> TextIO:
+        """Return the turn log open for appending, a torn last line left by a killed run cut first
+        (the run holds the results file's lock: no other writer is at work)."""
+        self.turns_path.parent.mkdir(parents=True, exist_ok=True)
+        if cut := cut_torn_tail(self.turns_path):
+            log.warning("%s: cut a torn last line (%d bytes) left by a killed run", self.turns_path, cut)
+        return open(self.turns_path, "a", encoding="utf-8")
 
 
 def _reply_fields(asked: Asked, outcome: Outcome) -> dict[str, Any]:

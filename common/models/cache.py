@@ -4,12 +4,18 @@ The key is a SHA-256 of the request as sent (endpoint, model, messages or prompt
 settings), never of its headers, so the API key is never part of it. Only answers worth
 reusing are stored: callers never put errors or empty answers here.
 
-Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once) and a writer
+Writes are batched: ``put`` keeps an answer in memory (``get`` sees it at once, and until it is
+committed: never a moment where it is in neither place) and a writer
 thread of its own commits the batch in one transaction when it reaches ``BATCH_SIZE`` answers
 or ``BATCH_SECONDS`` of age, and on ``flush`` and ``close``. One commit per answer cost about as
 much CPU as the HTTP request itself, and a commit made by the worker that happened to fill the
 batch kept that worker from its requests meanwhile; a process killed with SIGKILL loses at most
 its last batch, which only means asking again.
+
+Lookups of keys the file surely does not hold are answered from memory (``cache_index``): the
+keys in the file when it was opened, this process's commits, and, looked up at most every
+``REFRESH_SECONDS`` when a miss comes, the rows other processes added since. Another process's
+answer is seen up to that much later than it is committed, as its batch already delays it.
 """
 
 import hashlib
@@ -20,9 +26,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from common.models.cache_index import KeyIndex
+
 BUSY_TIMEOUT_MS = 60_000  # wait this long for another process's write lock before failing
 BATCH_SIZE = 64  # answers per write transaction
 BATCH_SECONDS = 1.0  # ... or fewer, once the oldest has waited this long
+REFRESH_SECONDS = 1.0  # a miss looks for other processes' new rows at most this often
 
 
 def request_key(endpoint: str, payload: dict[str, Any], draw: int = 0) -> str:
@@ -62,11 +71,13 @@ class ResponseCache:
         self._lock = threading.Lock()  # guards _connections and _pending
         self._write_lock = threading.Lock()  # one writer at a time inside this process
         self._pending: dict[str, str] = {}
-        self._oldest = 0.0
         self._due = threading.Event()  # wakes the writer thread
         self._writer: threading.Thread | None = None
+        self._refresh_lock = threading.Lock()  # one look for other processes' rows at a time
+        self._refreshed = time.monotonic()
         connection = self._connection()
         connection.execute("CREATE TABLE IF NOT EXISTS answers (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+        self._index = KeyIndex(connection)
 
     def __repr__(self) -> str:
         return f"<ResponseCache {self.path}>"
@@ -75,18 +86,29 @@ class ResponseCache:
         """Return the value stored under ``key`` (committed or still pending), or None."""
         with self._lock:
             text = self._pending.get(key)
-        if text is None:
+        if text is None and (self._index.may_hold(key) or self._refresh_holds(key)):
             row = self._connection().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
             text = row[0] if row else None
         return json.loads(text) if text is not None else None
+
+    def _refresh_holds(self, key: str) -> bool:
+        """Return whether the file may hold ``key`` after a look for the rows other processes
+        added, if the last look is ``REFRESH_SECONDS`` old and no other thread is looking;
+        else False (the index as it stands)."""
+        if time.monotonic() - self._refreshed < REFRESH_SECONDS or not self._refresh_lock.acquire(False):
+            return False
+        try:
+            self._index.refresh(self._connection())
+            self._refreshed = time.monotonic()
+        finally:
+            self._refresh_lock.release()
+        return self._index.may_hold(key)
 
     def put(self, key: str, value: Any) -> None:
         """Store ``value`` (JSON-serialisable) under ``key``, replacing an older one; the writer
         thread commits it with its batch."""
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         with self._lock:
-            if not self._pending:
-                self._oldest = time.monotonic()
             self._pending[key] = text
             due = len(self._pending) >= BATCH_SIZE
             if self._writer is None:
@@ -107,15 +129,23 @@ class ResponseCache:
                 self.flush()
 
     def flush(self) -> None:
-        """Commit the pending answers in one transaction."""
+        """Commit the pending answers in one transaction. They stay in memory until it is
+        committed (a ``get`` meanwhile finds them there); an answer ``put`` again meanwhile
+        stays pending, for the next commit."""
         with self._write_lock:
             with self._lock:
-                batch, self._pending = list(self._pending.items()), {}
-            if batch:
-                connection = self._connection()
-                with connection:  # BEGIN ... COMMIT (rolled back on error)
-                    connection.execute("BEGIN IMMEDIATE")
-                    connection.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", batch)
+                batch = list(self._pending.items())
+            if not batch:
+                return
+            connection = self._connection()
+            with connection:  # BEGIN ... COMMIT (rolled back on error)
+                connection.execute("BEGIN IMMEDIATE")
+                connection.executemany("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)", batch)
+            self._index.add(key for key, _text in batch)  # before they leave memory
+            with self._lock:
+                for key, text in batch:
+                    if self._pending.get(key) is text:  # not replaced since
+                        del self._pending[key]
 
     def __len__(self) -> int:
         self.flush()

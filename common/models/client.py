@@ -5,22 +5,26 @@ A reply's answer is kept apart from a reasoning model's thinking (``responses.re
 its usage gives the reasoning and prompt-cache tokens where the server reports them.
 Connection errors, timeouts, 408, 429, 5xx and unreadable bodies are retried with exponential
 backoff and jitter, honouring ``Retry-After``, up to ``max_retries`` per request and
-``retry_budget`` per run. A 400 (413, 422) that concerns this one request, told apart by the
-OpenAI error ``code``/``type`` and the message (``classify_refusal``: context length exceeded,
-content filter, a prompt that cannot be tokenized), raises RequestRefused: the runner records
-the item and goes on. Any other 4xx means every request would fail (bad key, unknown model,
-wrong URL, a request field the model does not take, named with the config field to change): the
-run stops at once with the server's message. Before its first real request the
-model checks once that the server answers at all (``GET /models``), so a server that is down is
-reported in seconds instead of after every item's backoff. The API key is sent in the
-Authorization header only and is masked out of every message this module produces.
+``retry_budget`` per run (429s count against neither: see below). A 400 (413, 422) that
+concerns this one request, told apart by the OpenAI error ``code``/``type`` and the message
+(``classify_refusal``: context length exceeded, content filter, a prompt that cannot be
+tokenized), raises RequestRefused: the runner records the item and goes on. Any other 4xx means
+every request would fail (bad key, unknown model, wrong URL, a request field the model does not
+take, named with the config field to change): the run stops at once with the server's message.
+Before its first real request the model checks once that the server answers at all
+(``GET /models``), so a server that is down is reported in seconds instead of after every
+item's backoff. The API key is sent in the Authorization header only and is masked out of every
+message this module produces.
 
 ``base_url`` may be a list of replicas: each attempt goes to the one with the fewest requests in
 flight, and one that stops answering is set aside while the others serve (``endpoints``). Every
-attempt takes a slot of an ``AdaptiveLimiter`` (``limiter``), which halves the requests in
-flight on a 429 and grows them back while answers flow; 429s are retried without spending the
-run's retry budget. In batch mode (``batch`` set, ``common.models.batch``) a request the cache
-cannot answer is not sent: it waits for the next batch (``Deferred``).
+attempt takes a slot of an ``AdaptiveLimiter`` (``limiter``), which lowers the requests in
+flight on a 429 to what the server was answering and grows them back while answers flow. A
+429's ``Retry-After`` delays the retry of that request alone (and holds the limit meanwhile);
+429s are retried without spending ``max_retries`` or the run's retry budget, unless the server
+answers nothing but 429s for ``THROTTLED_IN_A_ROW`` attempts (a quota used up): the run stops.
+In batch mode (``batch`` set, ``common.models.batch``) a request the cache cannot answer is
+not sent: it waits for the next batch (``Deferred``).
 
 When the model samples (temperature not 0), a request belongs to its item (``independence``):
 its cache key and the seed sent are the item's own, so two items whose requests coincide never
@@ -50,7 +54,7 @@ from common.models.cache import ResponseCache, canonical_json, key_of_canonical
 from common.models.config import ModelConfig
 from common.models.endpoints import Endpoint, Endpoints, check_server
 from common.models.images import has_images, with_detail
-from common.models.limiter import RETRY_AFTER_MAX_S, AdaptiveLimiter
+from common.models.limiter import AdaptiveLimiter
 from common.models.responses import (
     BAD_URL,
     cache_entry,
@@ -70,6 +74,8 @@ from common.models.responses import (
 log = logging.getLogger(__name__)
 
 RETRY_STATUSES = frozenset({408, 429})  # plus every 5xx; other 4xx are never retried
+RETRY_AFTER_MAX_S = 600.0  # a server's Retry-After is obeyed as given, up to this (guards against nonsense)
+THROTTLED_IN_A_ROW = 50  # 429s with no answer between them (at least, or 4 x concurrency) stop the run
 JSON = {"Content-Type": "application/json"}
 
 
@@ -254,19 +260,19 @@ class HTTPModel:
     def _post_with_retries(self, body: dict[str, Any], sent: bytes) -> Reply:
         """Return the reply to ``body``, retrying transient failures (see the module docstring):
         each attempt on the endpoint with the fewest in flight, within the limiter's slots."""
-        attempt = 0
+        attempt = failed = 0  # failed: attempts that count against max_retries (429s do not)
         while True:
             attempt += 1
             endpoint = self.endpoints.pick()
-            cohort = self.limiter.acquire()
+            self.limiter.acquire()
             try:
                 reply = self._post_once(body, sent, endpoint)
             except _Transient as exc:
-                self.limiter.release(
-                    cohort, answered=False, throttled=exc.throttled, retry_after=exc.retry_after
-                )
+                wish = None if exc.retry_after is None else min(RETRY_AFTER_MAX_S, exc.retry_after)
+                self.limiter.release(answered=False, throttled=exc.throttled, retry_after=wish)
                 self.endpoints.done(endpoint, down=exc.down)
-                if attempt > self.config.max_retries:
+                failed += not exc.throttled
+                if failed > self.config.max_retries:
                     raise RequestFailed(f"{endpoint.url}: {exc} (gave up after {attempt} attempts)") from None
                 self._spend_retry(exc)
                 delay = self._delay(attempt, exc, endpoint)
@@ -274,10 +280,10 @@ class HTTPModel:
                 time.sleep(delay)
                 continue
             except BaseException:
-                self.limiter.release(cohort, answered=False)
+                self.limiter.release(answered=False)
                 self.endpoints.done(endpoint)
                 raise
-            self.limiter.release(cohort, answered=True)
+            self.limiter.release(answered=True)
             self.endpoints.done(endpoint)
             reply.attempts = attempt
             return reply
@@ -332,10 +338,18 @@ class HTTPModel:
             ) from None
 
     def _spend_retry(self, exc: _Transient) -> None:
-        """Take one retry from the run's budget (a 429 takes none: the limiter slows down instead);
-        raise ModelError when it is used up."""
+        """Take one retry from the run's budget; raise ModelError when it is used up. A 429 takes
+        none (the limiter slows down instead) unless the server has answered nothing but 429s
+        for ``THROTTLED_IN_A_ROW`` (at least, or 4 x concurrency) attempts: then the run stops,
+        as a quota used up would otherwise be asked forever."""
         if exc.throttled:
             self.counters.add(retries=1, throttled=1)
+            in_a_row = self.limiter.throttled_in_a_row
+            if in_a_row >= max(THROTTLED_IN_A_ROW, 4 * self.limiter.maximum):
+                raise ModelError(
+                    f"{self.url}: {in_a_row} answers in a row were 429 Too Many Requests and none "
+                    f"an answer; is the account's quota used up? Last: {exc}"
+                )
             return
         with self._lock:
             if self._budget_left <= 0:
@@ -374,7 +388,7 @@ class HTTPModel:
             session.mount(self.url.split("/", 3)[0] + "//", adapter)
             if self._key:
                 session.headers["Authorization"] = f"Bearer {self._key}"
-            read_environment_once(session)
+            read_environment_once(session, tls=any(e.url.startswith("https:") for e in self.endpoints.all))
             self._local.session = session
             with self._lock:
                 self._sessions.append(session)

@@ -66,7 +66,7 @@ class ModelConfig:
     # throughput and robustness
     concurrency: int = 4  # most requests in flight (worker threads); fewer while the server answers 429
     timeout_s: list[float] = field(default_factory=lambda: [10.0, 120.0])  # (connect, read) per request
-    max_retries: int = 5  # retries of one request (connection error, timeout, 429, 5xx, bad JSON)
+    max_retries: int = 5  # retries of one request (connection error, timeout, 5xx, bad JSON; 429s apart)
     retry_budget: int = 1000  # retries the whole run may spend; when used up the run stops (0: never retry)
     backoff_s: float = 1.0  # first backoff; doubles each retry, full jitter
     backoff_max_s: float = 60.0  # cap of one backoff (a server's Retry-After is obeyed as given)

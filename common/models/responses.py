@@ -323,14 +323,15 @@ def failure_reason(exc: requests.RequestException, key: str | None = None) -> st
     return mask_key(f"{type(exc).__name__}: {text}"[:200], key)
 
 
-def read_environment_once(session: requests.Session) -> None:
+def read_environment_once(session: requests.Session, tls: bool = True) -> None:
     """Set ``session`` up to read the environment now rather than on every request: its CA
-    bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) becomes ``verify``, and requests' own
-    reading (``trust_env``) stays on only where a proxy or a netrc file is set up. That reading
-    scans ``os.environ`` twice per request: about a tenth of a millisecond of CPU each time, the
-    largest cost of the client besides the socket."""
+    bundle (``REQUESTS_CA_BUNDLE``, ``CURL_CA_BUNDLE``) becomes ``verify`` (only with ``tls``, a
+    session that talks https: requests looks at the path, a stat, on every request it is set
+    for, plain http included), and requests' own reading (``trust_env``) stays on only where a
+    proxy or a netrc file is set up. That reading scans ``os.environ`` twice per request: about a
+    tenth of a millisecond of CPU each time, the largest cost of the client besides the socket."""
     bundle = os.environ.get("REQUESTS_CA_BUNDLE") or os.environ.get("CURL_CA_BUNDLE")
-    if bundle:
+    if bundle and tls:
         session.verify = bundle
     netrc = os.environ.get("NETRC") or (Path.home() / ".netrc").is_file()
     session.trust_env = bool(requests.utils.getproxies() or netrc)

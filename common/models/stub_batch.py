@@ -91,6 +91,12 @@ class BatchStore:
                     self._finish(batch, respond)
             return 200, dict(batch)
 
+    def looks(self, batch_id: str) -> int:
+        """Return how many times ``batch_id`` was looked at while in progress (0 if unknown): a
+        test knows from it that a client is polling."""
+        with self._lock:
+            return self._looks.get(batch_id, 0)
+
     def listing(self) -> tuple[int, dict[str, Any]]:
         """Return every batch, newest first, as OpenAI's list object."""
         with self._lock:

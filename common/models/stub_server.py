@@ -34,8 +34,9 @@ that status with vLLM's (400) or llama.cpp's (500) message. Every chat request's
 checked against the API's documented shape first (``stub_replies.check_messages``: 400).
 
 ``latency`` makes every completion take that many seconds (a server of fixed speed);
-``max_concurrent`` N answers 429 (``Retry-After: 0``) to a completion that arrives while N
-are being answered (a rate limit), and ``peak_concurrent`` says how many it answered at once.
+``max_concurrent`` N answers 429 (with ``Retry-After: <retry_after>``, 0 by default) to a
+completion that arrives while N are being answered (a rate limit), and ``peak_concurrent``
+says how many it answered at once.
 It also speaks OpenAI's Batch API (files and batches, ``stub_batch.BatchStore``), answering each
 line of a batch as the live route would (``stub_replies.respond``); ``batch_api=False`` leaves
 those routes out (a server without them, as vLLM's).
@@ -89,6 +90,7 @@ class StubServer:
         reasoning_model: bool = False,
         latency: float = 0.0,
         max_concurrent: int | None = None,
+        retry_after: float = 0.0,
         batches: BatchStore | None = None,
         batch_api: bool = True,
         text_only: int | None = None,
@@ -102,7 +104,8 @@ class StubServer:
         self.text_only = text_only  # None: it takes pictures; 400 or 500: a text-only server's answer
         self.record = record
         self.latency = latency  # seconds every completion takes
-        self.max_concurrent = max_concurrent  # more completions at once get a 429
+        self.max_concurrent = max_concurrent  # more completions at once get a 429 ...
+        self.retry_after = retry_after  # ... saying to come back after this many seconds
         # the Batch API's files and batches (None: no such routes, as vLLM's server)
         self.batches = (batches or BatchStore()) if batch_api else None
         self.peak_concurrent = 0  # the most completions it answered at once
@@ -214,7 +217,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._record(body)
         with self.stub.in_flight() as crowded:
             if crowded:  # more requests at once than max_concurrent: too many
-                return self._error(429, "0")
+                return self._error(429, f"{self.stub.retry_after:g}")
             self._complete(body)
 
     def _complete(self, body: dict[str, Any]) -> None:
@@ -269,16 +272,20 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def server_process(answer: str = "TRUE", latency: float = 0.0, max_concurrent: int = 0) -> Iterator[str]:
+def server_process(
+    answer: str = "TRUE", latency: float = 0.0, max_concurrent: int = 0, retry_after: float = 0.0
+) -> Iterator[str]:
     """Yield the base URL of a stub server running in a process of its own (``main`` below),
-    answering ``answer`` to every request after ``latency`` seconds (429 to those above
-    ``max_concurrent`` at once, when given); kill the process on exit.
+    answering ``answer`` to every request after ``latency`` seconds (429 with ``Retry-After:
+    <retry_after>`` to those above ``max_concurrent`` at once, when given); kill the process on
+    exit.
 
     A process and not a thread: a benchmark's clients would otherwise share one interpreter
     lock with the server they measure. Raises RuntimeError when the server does not start."""
     command = [sys.executable, "-m", "common.models.stub_server", "--port", "0", "--answer", answer]
+    limits = ["--max-concurrent", str(max_concurrent), "--retry-after", str(retry_after)]
     server = subprocess.Popen(
-        [*command, "--latency", str(latency), "--max-concurrent", str(max_concurrent)],
+        [*command, "--latency", str(latency), *limits],
         cwd=Path(__file__).resolve().parents[2],  # the project root, where `common` is found
         stdout=subprocess.PIPE,
         text=True,
@@ -303,6 +310,7 @@ def main() -> None:
     parser.add_argument("--answer", default="TRUE", help="the text every request gets")
     parser.add_argument("--latency", type=float, default=0.0, help="seconds every completion takes")
     parser.add_argument("--max-concurrent", type=int, default=0, help="429 above this many at once (0: none)")
+    parser.add_argument("--retry-after", type=float, default=0.0, help="the Retry-After of those 429s (s)")
     parser.add_argument("--think-words", type=int, default=0, help="words of thinking before the answer")
     parser.add_argument("--thinking", default="reasoning_content", choices=THINKING_STYLES, help="where")
     parser.add_argument(
@@ -318,6 +326,7 @@ def main() -> None:
         reasoning_model=args.reasoning_model,
         latency=args.latency,
         max_concurrent=args.max_concurrent or None,
+        retry_after=args.retry_after,
     )
     print(f"listening on {server.url}", flush=True)
     server.serve()

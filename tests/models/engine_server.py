@@ -7,7 +7,6 @@ nonsense: the point is that every request, refusal, parsing and reporting path m
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +14,8 @@ from pathlib import Path
 import pytest
 import requests
 from tiny_gguf import write_tiny_llama
+
+from tests.timing import timeout, wait_for
 
 
 def free_port() -> int:
@@ -56,17 +57,18 @@ def llama_server(directory: Path, n_ctx: int) -> Iterator[tuple[str, Path]]:
         )
         url = f"http://127.0.0.1:{port}/v1"
         try:
-            deadline = time.monotonic() + 120
-            while time.monotonic() < deadline:
-                assert server.poll() is None, log_path.read_text()[-2000:]
-                try:
-                    if requests.get(url + "/models", timeout=2).ok:
-                        break
-                except requests.ConnectionError:
-                    time.sleep(0.5)
-            else:
-                pytest.fail("llama.cpp server did not come up in 120 s")
+            wait_for(lambda: _answers(url, server, log_path), 120, "the llama.cpp server to come up")
             yield url, log_path
         finally:
             server.terminate()
-            server.wait(timeout=30)
+            server.wait(timeout=timeout(30))
+
+
+def _answers(url: str, server: subprocess.Popen, log_path: Path) -> bool:
+    """Return whether the server at ``url`` lists its models; fail at once (with its log) when
+    its process has ended."""
+    assert server.poll() is None, log_path.read_text()[-2000:]
+    try:
+        return requests.get(url + "/models", timeout=timeout(2)).ok
+    except requests.ConnectionError:
+        return False

@@ -9,11 +9,15 @@ from common.models import runner
 from common.models.config import ModelConfig, config_from_mapping
 from common.models.stub_server import StubServer
 from common.worldsense.run import answer
+from tests.timing import timeout
 
 SENTINEL_KEY = "sk-SENTINEL-do-not-leak-4f1c9a7e2b"
 
-# Tiny backoffs and timeouts so that retry tests take milliseconds.
-FAST = {"backoff_s": 0.001, "backoff_max_s": 0.05, "timeout_s": [2, 2], "max_retries": 3}
+# Tiny backoffs and timeouts so that retry tests take milliseconds (timeouts scaled to the load).
+FAST = {"backoff_s": 0.001, "backoff_max_s": 0.05, "timeout_s": [timeout(2), timeout(2)], "max_retries": 3}
+# A read timeout that a stub answer takes well within, and a "slow" behaviour that never does.
+SHORT_READ_S = timeout(0.3)
+TOO_SLOW = f"slow:{SHORT_READ_S * 3:.2f}"
 
 
 def make_config(server: StubServer | None, **settings: Any) -> ModelConfig:

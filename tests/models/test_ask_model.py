@@ -4,14 +4,14 @@ import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
-from model_helpers import FAST, SENTINEL_KEY, write_testset
+from model_helpers import FAST, SENTINEL_KEY, SHORT_READ_S, TOO_SLOW, write_testset
 
 from common.paths import ROOT
 from common.results import read_results
+from tests.timing import timeout, wait_for
 
 SCRIPT = str(ROOT / "scripts" / "ask_model.py")
 
@@ -38,7 +38,7 @@ def ask(testset: Path, config: Path, *args: str, env: dict | None = None, wait: 
     environment = {**os.environ, **(env or {})}
     if not wait:
         return subprocess.Popen(command, env=environment, stderr=subprocess.DEVNULL)
-    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, env=environment, capture_output=True, text=True, timeout=timeout(120))
 
 
 def results_of(testset: Path, prompting: str = "basic") -> Path:
@@ -51,9 +51,7 @@ def test_kill_9_mid_run_then_resume_answers_every_key_once(server, tmp_path):
     out = results_of(testset)
     server.default = "slow:0.05"
     process = ask(testset, config, wait=False)
-    deadline = time.monotonic() + 60
-    while (not out.exists() or out.read_text().count("\n") < 12) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: out.exists() and out.read_text().count("\n") >= 12, 60, "12 answers written")
     process.kill()  # SIGKILL: no cleanup, no flush beyond what was already written
     process.wait()
     before = len(read_results(out))
@@ -106,7 +104,7 @@ def test_missing_key_variable_and_unknown_model_exit_2(server, tmp_path):
         env=env,
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout(60),
     )
     assert run.returncode == 2 and "STUB_KEY, which is not set" in run.stderr
     unknown = ask(testset, Path("no-such-model"))
@@ -121,7 +119,7 @@ def test_random_builtin_matches_the_offline_template(tmp_path):
         [sys.executable, str(ROOT / "scripts" / "test_random_model.py"), "-t", str(testset), "--seed", "4"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout(60),
     )
     assert template.returncode == 0, template.stderr
     runner = subprocess.run(
@@ -139,7 +137,7 @@ def test_random_builtin_matches_the_offline_template(tmp_path):
         ],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout(60),
     )
     assert runner.returncode == 0, runner.stderr
     expected = {r["Key"]: r["resp"] for r in read_results(testset / "results/basic___random___results.jsonl")}
@@ -150,15 +148,14 @@ def test_random_builtin_matches_the_offline_template(tmp_path):
 def test_a_second_run_on_the_same_results_file_is_refused_at_once(server, tmp_path):
     testset = write_testset(tmp_path / "set", 300)
     config = write_config(tmp_path, server, concurrency=2)
-    server.default = "slow:0.05"  # the first run takes about 8 s
+    server.default = "slow:0.2"  # the first run would take 30 s ...
     first = ask(testset, config, wait=False)
-    deadline = time.monotonic() + 30
-    while not results_of(testset).exists() and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(results_of(testset).exists, 30, "the first run's results file")
     second = ask(testset, config)  # started while the first one writes
+    server.default = "ok"  # ... and ends at once now
     assert second.returncode == 2, second.stderr
     assert f"being written by another run (process {first.pid})" in second.stderr
-    assert first.wait(timeout=60) == 0
+    assert first.wait(timeout=timeout(60)) == 0
     keys = [json.loads(line)["Key"] for line in results_of(testset).read_text().splitlines()]
     assert sorted(keys) == list(range(300))  # one writer: every Key once
     assert ask(testset, config).returncode == 0  # the lock went with the first process
@@ -171,9 +168,7 @@ def test_a_killed_run_leaves_a_metadata_entry_that_the_next_run_corrects(server,
     meta = out.with_name("basic___stubmodel___results.meta.json")
     server.default = "slow:0.02"
     process = ask(testset, config, wait=False)
-    deadline = time.monotonic() + 60
-    while (not out.exists() or out.read_text().count("\n") < 10) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(lambda: out.exists() and out.read_text().count("\n") >= 10, 60, "10 answers written")
     process.kill()
     process.wait()
     entry = json.loads(meta.read_text())["runs"][-1]
@@ -188,8 +183,8 @@ def test_a_killed_run_leaves_a_metadata_entry_that_the_next_run_corrects(server,
 
 def test_timed_out_attempts_count_as_requests(server, tmp_path):
     testset = write_testset(tmp_path / "set", 2)
-    config = write_config(tmp_path, server, concurrency=1, timeout_s=[2, 0.3])
-    server.script("slow:1", "ok", "ok")
+    config = write_config(tmp_path, server, concurrency=1, timeout_s=[timeout(2), SHORT_READ_S])
+    server.script(TOO_SLOW, "ok", "ok")
     run = ask(testset, config)
     assert run.returncode == 0, run.stderr
     entry = json.loads(results_of(testset).with_name("basic___stubmodel___results.meta.json").read_text())
@@ -208,10 +203,10 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
     copy = tmp_path / "test_mine_model.py"
     copy.write_text(template)
     first = subprocess.run(
-        [sys.executable, str(copy), "-t", str(testset)], capture_output=True, text=True, timeout=60
+        [sys.executable, str(copy), "-t", str(testset)], capture_output=True, text=True, timeout=timeout(60)
     )
     again = subprocess.run(
-        [sys.executable, str(copy), "-t", str(testset)], capture_output=True, text=True, timeout=60
+        [sys.executable, str(copy), "-t", str(testset)], capture_output=True, text=True, timeout=timeout(60)
     )
     assert first.returncode == 0 and (testset / "results" / "basic___mine___results.jsonl").is_file()
     assert "wrote 5 new answers" in first.stderr
@@ -219,7 +214,9 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
     # a name given by hand whose file another program wrote: warned (make shows warnings only)
     assert (
         subprocess.run(
-            [sys.executable, SCRIPT, "-t", str(testset), "--model", "oracle"], capture_output=True, timeout=60
+            [sys.executable, SCRIPT, "-t", str(testset), "--model", "oracle"],
+            capture_output=True,
+            timeout=timeout(60),
         ).returncode
         == 0
     )
@@ -227,7 +224,7 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
         [sys.executable, str(copy), "-t", str(testset), "--modelname", "oracle", "--loglevel", "WARNING"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout(60),
     )
     assert taken.returncode == 0 and "WARNING every trial is already answered" in taken.stderr
 
@@ -246,7 +243,7 @@ def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
                 (
                     "import sys, time; from common.results import ResultsWriter; "
                     "w = ResultsWriter(sys.argv[1]); print('ok', flush=True); "
-                    "time.sleep(60)"
+                    "time.sleep(3600)"  # killed by the test
                 ),
                 str(out),
             ],
@@ -266,7 +263,7 @@ def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
                 ],
                 capture_output=True,
                 text=True,
-                timeout=60,
+                timeout=timeout(60),
             )
         finally:
             holder.kill()
@@ -282,7 +279,7 @@ def test_a_canvas_shortcut_is_no_model_on_a_worldsense_set_and_leaves_no_file(tm
         [sys.executable, SCRIPT, "-t", str(testset), "--model", "shortcut-count-most"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=timeout(60),
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "unknown model 'shortcut-count-most'" in done.stderr  # the set's suite has its own built-ins

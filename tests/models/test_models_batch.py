@@ -6,7 +6,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 import yaml
@@ -22,6 +21,7 @@ from common.models.stub_server import StubServer
 from common.models.summary import BATCH_PENDING_EXIT
 from common.paths import ROOT
 from common.results import metadata_path, read_results
+from tests.timing import wait_for
 
 TIMING = ("latency_s",)  # the only fields in which a batch run's records differ from a live run's
 
@@ -168,8 +168,9 @@ def test_kill_9_while_polling_then_the_rerun_collects_the_same_batch(tmp_path):
         waiting = subprocess.run(ask(testset, config), capture_output=True, text=True)
         assert waiting.returncode == BATCH_PENDING_EXIT, waiting.stderr
         assert "run the same command again" in waiting.stderr
+        looked = store.looks("batch_1")
         polling = subprocess.Popen(ask(testset, config, "--wait"), stderr=subprocess.DEVNULL)
-        time.sleep(1.0)  # polling batch_1 by now
+        wait_for(lambda: store.looks("batch_1") > looked, 60, "the second run to poll batch_1")
         os.kill(polling.pid, signal.SIGKILL)
         polling.wait()
         store.polls = 0

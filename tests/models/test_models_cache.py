@@ -1,14 +1,18 @@
 """The response cache: what is cached, what never is, and several processes sharing one file."""
 
+import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 from model_helpers import SENTINEL_KEY, make_config
 
+from common.models import cache as cache_module
 from common.models.base import RequestFailed
 from common.models.cache import ResponseCache, request_key
 from common.models.client import HTTPModel
+from tests.timing import timeout
 
 ASK = [{"role": "user", "content": "Is it so?"}]
 
@@ -74,7 +78,8 @@ cache.close()
 """
 
 
-def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path):
+def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "REFRESH_SECONDS", 0)  # look for other processes' rows at once
     cache = ResponseCache(tmp_path / "cache.sqlite")
     cache.put("k", {"text": "TRUE"})
     assert cache.get("k") == {"text": "TRUE"}
@@ -84,11 +89,73 @@ def test_pending_answers_are_visible_at_once_and_committed_on_close(tmp_path):
     assert other.get("k") == {"text": "TRUE"}
 
 
+def test_a_miss_is_answered_from_memory_and_other_processes_rows_are_seen_a_second_later(
+    tmp_path, monkeypatch
+):
+    statements = []
+    real_connect = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        connection = real_connect(*args, **kwargs)
+        connection.set_trace_callback(statements.append)
+        return connection
+
+    first = ResponseCache(tmp_path / "cache.sqlite")
+    first.put("old", {"text": "TRUE"})
+    first.close()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cache_module.sqlite3, "connect", connect)
+        cache = ResponseCache(tmp_path / "cache.sqlite")
+    statements.clear()
+    assert cache.get("missing") is None and cache.get("old") == {"text": "TRUE"}
+    assert [s for s in statements if "SELECT value" in s] == ["SELECT value FROM answers WHERE key = 'old'"]
+    other = ResponseCache(tmp_path / "cache.sqlite")  # another process commits an answer
+    other.put("new", {"text": "FALSE"})
+    other.close()
+    monkeypatch.setattr(cache_module, "REFRESH_SECONDS", 3600)
+    assert cache.get("new") is None  # not looked for yet: less than REFRESH_SECONDS since the last look
+    monkeypatch.setattr(cache_module, "REFRESH_SECONDS", 0)
+    assert cache.get("new") == {"text": "FALSE"}  # the next miss looks
+
+
+def test_an_answer_being_committed_is_still_seen(tmp_path, monkeypatch):
+    # hold the commit at its BEGIN (as another process holding the write lock would), whichever
+    # thread makes it (the cache's writer thread may come first on a loaded machine), and look
+    reached, release = threading.Event(), threading.Event()
+    real_connect = sqlite3.connect
+
+    def hold_at_begin(statement: str) -> None:
+        if statement == "BEGIN IMMEDIATE":
+            reached.set()
+            release.wait(timeout(30))
+
+    def connect(*args, **kwargs):
+        connection = real_connect(*args, **kwargs)
+        connection.set_trace_callback(hold_at_begin)
+        return connection
+
+    monkeypatch.setattr(cache_module.sqlite3, "connect", connect)
+    cache = ResponseCache(tmp_path / "cache.sqlite")
+    cache.put("k", {"text": "TRUE"})
+    committer = threading.Thread(target=cache.flush, name="committer")
+    committer.start()
+    try:
+        assert reached.wait(timeout(30)), "the commit never started"
+        assert cache.get("k") == {"text": "TRUE"}  # neither in memory nor on disk before the fix
+        cache.put("k", {"text": "FALSE"})  # a newer answer put meanwhile is the one kept
+    finally:
+        release.set()
+        committer.join()
+    assert cache.get("k") == {"text": "FALSE"}
+    cache.close()
+    assert ResponseCache(tmp_path / "cache.sqlite").get("k") == {"text": "FALSE"}
+
+
 def test_several_processes_write_one_cache_at_once(tmp_path):
     cache_file = tmp_path / "cache.sqlite"
     ResponseCache(cache_file).close()
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(cache_file), name]) for name in "abc"]
-    assert [writer.wait(timeout=120) for writer in writers] == [0, 0, 0]
+    assert [writer.wait(timeout=timeout(120)) for writer in writers] == [0, 0, 0]
     cache = ResponseCache(cache_file)
     assert len(cache) == 900
     assert cache.get("b-299") == {"text": "299"}

@@ -4,11 +4,12 @@ import threading
 import time
 
 import pytest
-from model_helpers import SENTINEL_KEY, make_config
+from model_helpers import SENTINEL_KEY, SHORT_READ_S, TOO_SLOW, make_config
 
 from common.errors import ConfigError
 from common.models.base import Counters, ModelError, RequestFailed
 from common.models.client import HTTPModel
+from tests.timing import timeout
 
 ASK = [{"role": "user", "content": "Is it so? Answer TRUE or FALSE."}]
 
@@ -51,9 +52,10 @@ def test_429_is_retried_after_the_servers_retry_after(server):
     assert (reply.text, reply.attempts, counters.retries, counters.requests) == ("TRUE", 2, 1, 2)
 
 
-@pytest.mark.parametrize("failure", ["500", "503", "malformed", "drop", "slow:1"])
+@pytest.mark.parametrize("failure", ["500", "503", "malformed", "drop", "too slow"])
 def test_transient_failures_are_retried(server, failure):
-    model = HTTPModel(make_config(server, timeout_s=[2, 0.3]))
+    failure = TOO_SLOW if failure == "too slow" else failure  # its seconds scale with the load
+    model = HTTPModel(make_config(server, timeout_s=[timeout(2), SHORT_READ_S]))
     server.script(failure, failure)
     reply = model.complete(ASK)
     assert (reply.text, reply.attempts) == ("TRUE", 3)
@@ -143,12 +145,22 @@ def test_one_session_per_thread_keeps_connections_alive(server):
     model.close()
 
 
-def test_retry_after_as_an_http_date_in_the_past_means_at_once(server):
-    model = HTTPModel(make_config(server, backoff_s=5))
+def test_retry_after_as_an_http_date_in_the_past_means_at_once(server, monkeypatch):
+    delays = []
+    delay = HTTPModel._delay
+    monkeypatch.setattr(HTTPModel, "_delay", lambda *args: delays.append(delay(*args)) or delays[-1])
+    model = HTTPModel(make_config(server, backoff_s=5, backoff_max_s=5))
     server.script("429:Wed, 21 Oct 2015 07:28:00 GMT")
-    start = time.monotonic()
     assert model.complete(ASK).attempts == 2
-    assert time.monotonic() - start < 2  # not the 2.5-5 s backoff: the server's date wins
+    assert delays == [0.0]  # not the 2.5-5 s backoff: the server's date wins
+
+
+def test_a_server_answering_nothing_but_429s_stops_the_run(server):
+    server.default = "429:0"
+    model = HTTPModel(make_config(server, concurrency=1, max_retries=0))
+    with pytest.raises(ModelError, match=r"50 answers in a row were 429 .* quota used up"):
+        model.complete(ASK)  # 429s spend no max_retries: only the run-wide count stops it
+    assert len(server.requests) == 50
 
 
 def test_a_refused_connection_is_retried_then_fails(server):
@@ -183,6 +195,9 @@ def test_sessions_read_the_environment_once_unless_a_proxy_needs_it(monkeypatch,
     session = requests.Session()
     read_environment_once(session)
     assert (session.trust_env, session.verify) == (False, "/some/bundle.pem")
+    plain = requests.Session()
+    read_environment_once(plain, tls=False)  # plain http: no bundle, no stat of it per request
+    assert (plain.trust_env, plain.verify) == (False, True)
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
     read_environment_once(session)
     assert session.trust_env  # requests reads the proxy (and NO_PROXY) per request, as it always did

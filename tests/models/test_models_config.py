@@ -11,6 +11,7 @@ from common.models.client import HTTPModel
 from common.models.config import ModelConfig, load_model_config
 from common.models.resolve import MODEL_CONFIGS
 from common.worldsense.baselines import BASELINES, OracleAnswer, RandomAnswer
+from tests.sandbox import shipped
 
 
 def write(tmp_path: Path, text: str, name: str = "mine.yaml") -> Path:
@@ -105,12 +106,12 @@ def test_a_bad_suite_section_names_file_line_and_field(tmp_path, text, message):
         load_model_config(bad_value, suite="quiz")
 
 
-@pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shipped(MODEL_CONFIGS), ids=lambda p: p.stem)
 def test_every_shipped_config_gives_already_said_that_the_originals_budget(path):
     """The original's solvers decode with max_tokens 512: every shipped config gives the suite that,
     or more for a model that thinks first (its own larger budget)."""
-    from common.already_said_that.prompting import DECODING
     from common import suites
+    from common.already_said_that.prompting import DECODING
 
     own = load_model_config(path)
     config = load_model_config(path, defaults=DECODING, suite="already_said_that")
@@ -119,7 +120,7 @@ def test_every_shipped_config_gives_already_said_that_the_originals_budget(path)
     assert set(sections) <= set(suites.names())  # a section names a suite that exists
 
 
-@pytest.mark.parametrize("path", sorted(MODEL_CONFIGS.glob("*.yaml")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", shipped(MODEL_CONFIGS), ids=lambda p: p.stem)
 def test_shipped_configs_load(path, monkeypatch):
     config = load_model_config(path)
     assert config.name == path.stem and config.model
@@ -131,7 +132,7 @@ def test_shipped_configs_load(path, monkeypatch):
 
 
 def test_shipped_configs_cover_the_usual_servers():
-    names = {path.stem for path in MODEL_CONFIGS.glob("*.yaml")}
+    names = {path.stem for path in shipped(MODEL_CONFIGS)}
     assert {"openai-gpt-4o-mini", "vllm", "llamacpp", "ollama"} <= names
 
 

@@ -10,6 +10,7 @@ import pytest
 from model_helpers import make_config, make_items, run_items
 
 from common.errors import ConfigError
+from common.models import limiter as limiter_module
 from common.models.cache import ResponseCache, request_key
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
@@ -17,6 +18,7 @@ from common.models.limiter import AdaptiveLimiter
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from common.results import metadata_path, read_results
+from tests.timing import timeout, wait_for
 
 
 def test_requests_are_shared_and_the_metadata_counts_each_endpoint(tmp_path):
@@ -62,11 +64,9 @@ def test_a_killed_endpoint_is_set_aside_and_the_run_completes_on_the_other(tmp_p
             target=lambda: result.update(s=run_items(HTTPModel(config), make_items(300), out))
         )
         run.start()
-        deadline = time.monotonic() + 30
-        while (not out.exists() or len(out.read_text().splitlines()) < 40) and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_for(lambda: out.exists() and len(out.read_text().splitlines()) >= 40, 30, "40 answers")
         doomed.kill()
-        run.join(60)
+        run.join(timeout(60))
     finally:
         for process in (alive, doomed):
             process.kill()
@@ -75,7 +75,8 @@ def test_a_killed_endpoint_is_set_aside_and_the_run_completes_on_the_other(tmp_p
     assert (result["s"].answered, result["s"].failed, result["s"].status) == (300, 0, "complete")
     assert sorted(r["Key"] for r in read_results(out)) == list(range(300))
     served = json.loads(metadata_path(out).read_text())["runs"][-1]["endpoints"]
-    assert 20 <= served[doomed_url]["served"] < 200 and served[doomed_url]["failed"] >= 1
+    # it served about half of the first 40 (fewest in flight) before it was killed, then no more
+    assert 10 <= served[doomed_url]["served"] < 200 and served[doomed_url]["failed"] >= 1
     assert served[alive_url]["served"] > served[doomed_url]["served"]
 
 
@@ -91,38 +92,89 @@ def test_base_url_takes_a_list_and_names_the_field_when_it_is_wrong():
             config_from_mapping({"name": "m", "model": "x", "base_url": bad})
 
 
-def test_the_limit_halves_on_a_429_grows_by_one_per_window_and_never_passes_the_maximum():
+class Clock:
+    """A monotonic clock that moves only when told (the limiter's ``time``)."""
+
+    def __init__(self):
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_a_429_brings_the_limit_down_to_what_was_answered_then_it_grows_by_one_per_window():
     limiter = AdaptiveLimiter(8)
-    cohorts = [limiter.acquire() for _ in range(8)]
-    for cohort in cohorts[:3]:  # three 429s of one cohort: one cut
-        limiter.release(cohort, answered=False, throttled=True)
-    for cohort in cohorts[3:]:  # answers sent before the cut do not grow the limit back at once
-        limiter.release(cohort, answered=False)
-    assert limiter.limit == 4
-    for _ in range(4):  # a window of answers: +1
-        limiter.release(limiter.acquire(), answered=True)
-    assert limiter.limit == 5
+    for _ in range(8):
+        limiter.acquire()
+    for _ in range(3):  # three 429s come back while 7, 6, then 5 others are in flight
+        limiter.release(answered=False, throttled=True)
+    assert limiter.limit == 5  # what the server was still answering
+    for _ in range(5):  # they come back answered
+        limiter.release(answered=True)
+    assert limiter.limit == 6  # a window of answers: +1
     for _ in range(100):
-        limiter.release(limiter.acquire(), answered=True)
+        limiter.acquire()
+        limiter.release(answered=True)
     stats = limiter.stats()
-    assert (stats["final"], stats["lowest"], stats["max"], stats["throttled"]) == (8, 4, 8, 3)
+    assert (stats["final"], stats["lowest"], stats["max"], stats["throttled"]) == (8, 5, 8, 3)
 
 
-def test_retry_after_pauses_every_new_attempt():
+def test_a_server_answering_only_429s_brings_the_limit_to_one():
+    limiter = AdaptiveLimiter(16)
+    for _ in range(16):
+        limiter.acquire()
+    for _ in range(16):
+        limiter.release(answered=False, throttled=True)
+    assert (limiter.limit, limiter.throttled_in_a_row) == (1, 16)
+    limiter.acquire()
+    limiter.release(answered=True)
+    assert limiter.throttled_in_a_row == 0
+
+
+def test_retry_after_holds_the_limit_but_pauses_no_other_attempt(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(limiter_module, "time", clock)
     limiter = AdaptiveLimiter(4)
-    limiter.release(limiter.acquire(), answered=False, throttled=True, retry_after=0.3)
+    for _ in range(4):
+        limiter.acquire()
+    limiter.release(answered=False, throttled=True, retry_after=1.0)
+    assert limiter.limit == 3
+    for _ in range(3):
+        limiter.release(answered=True)
+    for _ in range(9):  # three windows of answers, all at once: no waiting for the Retry-After ...
+        limiter.acquire()
+        limiter.release(answered=True)
+    assert limiter.limit == 3  # ... and no growth while it runs
+    clock.now += 1.0
+    limiter.acquire()
+    limiter.release(answered=True)
+    assert limiter.limit == 4
+
+
+def test_a_429_delays_only_the_request_that_got_it(server):
+    model = HTTPModel(make_config(server, concurrency=2))
+    wait = timeout(1)
+    server.script(f"429:{wait:.2f}")
+    late = threading.Thread(target=model.complete, args=([{"role": "user", "content": "first"}],))
     start = time.monotonic()
-    limiter.release(limiter.acquire(), answered=True)
-    assert time.monotonic() - start >= 0.25
+    late.start()
+    wait_for(lambda: len(server.requests) == 1, 10, "the first request")
+    for n in range(5):  # the second worker goes on meanwhile
+        assert model.complete([{"role": "user", "content": f"other {n}"}]).attempts == 1
+    assert late.is_alive() or time.monotonic() - start >= wait
+    others_done = time.monotonic() - start
+    late.join()
+    assert others_done < wait <= time.monotonic() - start  # the others did not wait for its Retry-After
+    assert [r["body"]["messages"][0]["content"] for r in server.requests][-1] == "first"
 
 
 def test_a_server_that_answers_429_above_n_at_once_gets_about_n(tmp_path):
     n = 4
     with StubServer(latency=0.02, max_concurrent=n) as server:
-        model = HTTPModel(make_config(server, concurrency=16, max_retries=10, retry_budget=0))
+        model = HTTPModel(make_config(server, concurrency=16, max_retries=0, retry_budget=0))
         out = tmp_path / "basic___stub___results.jsonl"
         summary = run_items(model, make_items(400), out)
-    assert (summary.answered, summary.failed) == (400, 0)  # 429s spend no retry budget (0 here)
+    assert (summary.answered, summary.failed) == (400, 0)  # 429s spend neither max_retries nor budget
     meta = json.loads(metadata_path(out).read_text())["runs"][-1]
     reached = meta["concurrency"]
     assert n // 2 <= reached["final"] <= n + 2 and reached["lowest"] <= n

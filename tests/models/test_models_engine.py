@@ -20,6 +20,7 @@ from common.paths import DATA, ROOT
 from common.results import read_results
 from common.worldsense.data import load_testset
 from common.worldsense.run import extract_answer
+from tests.timing import timeout
 
 pytestmark = pytest.mark.integration
 TRIALS = 4
@@ -72,7 +73,7 @@ def test_ask_model_against_llama_cpp(engine, tmp_path, api):
         ],
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=timeout(600),
     )
     assert run.returncode == 0, run.stderr[-3000:]
     records = read_results(testset / "results" / f"basic___tiny-{api}___results.jsonl")
@@ -116,14 +117,14 @@ def test_a_prompt_longer_than_the_context_is_recorded_as_refused(engine, tmp_pat
         str(config),
         "--no-cache",
     ]
-    run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=timeout(600))
     assert run.returncode == 0, run.stderr[-3000:]
     records = {r["Key"]: r for r in read_results(testset / "results" / "basic___tiny___results.jsonl")}
     assert sorted(records) == sorted(t["Key"] for t in trials)
     refused = records[trials[1]["Key"]]
     assert refused["refused"] == "context_length_exceeded" and "context" in refused["error"]
     assert not any(r.get("refused") for key, r in records.items() if key != trials[1]["Key"])
-    again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    again = subprocess.run(command, capture_output=True, text=True, timeout=timeout(600))
     assert again.returncode == 0 and "0 written" in again.stderr and "0 requests" in again.stderr
 
 
@@ -142,10 +143,10 @@ def test_a_thinking_reply_from_llama_cpp_is_split_and_a_cut_one_has_no_answer(en
         )
         command = [sys.executable, str(ROOT / "scripts" / "ask_model.py"), "-t", str(testset)]
         command += ["--model", str(tmp_path / f"{name}.yaml"), "--cache-file", str(tmp_path / "cache.sqlite")]
-        run = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        run = subprocess.run(command, capture_output=True, text=True, timeout=timeout(600))
         assert run.returncode == 0, run.stderr[-3000:]
         if name == "cut":  # a rerun asks nothing: the cut replies are outcomes
-            again = subprocess.run(command, capture_output=True, text=True, timeout=600)
+            again = subprocess.run(command, capture_output=True, text=True, timeout=timeout(600))
             assert again.returncode == 0 and "0 requests" in again.stderr
     thinks = read_results(testset / "results" / "basic___thinks___results.jsonl")
     assert len(thinks) == TRIALS
