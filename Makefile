@@ -299,7 +299,7 @@ bench-models: $(ENV_OK)
 # results/results.sqlite: every item and answer of every results file of every suite, scored once
 # by each suite's own code; each set's scoring step (above) keeps its rows up to date, `make db`
 # every set found (not only the default ones). `make explore` serves it with Datasette.
-.PHONY: check-explore bench-db
+.PHONY: check-explore bench-db bench-make-all
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
@@ -318,6 +318,10 @@ explore: $(EXPLORE_OK) | $(ENV_OK)
 ## Time the scoring stage: a full build, a canvas config change, no change (DB_ANCHOR=<old checkout> side by side).
 bench-db: results/report.html | $(ENV_OK)
 	$(PYTHON) bench/bench_database.py $(if $(DB_ANCHOR),--anchor $(DB_ANCHOR))
+
+## Time make all on fresh clones of HEAD and of ANCHOR=<revision>, alternately (CPU of make and its children).
+bench-make-all: | $(ENV_OK)
+	$(PYTHON) bench/bench_make_all.py --anchor $(or $(ANCHOR),$(error name the revision to compare with: make bench-make-all ANCHOR=<commit>))
 
 ## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
 check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html

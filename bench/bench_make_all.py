@@ -1,0 +1,113 @@
+"""Time `make all` on a fresh clone of this checkout beside a fresh clone of an anchor revision.
+
+Both clones are made from this repository, each set up untimed (`make env data`: the virtual
+environment and the downloads, DATA_MIRROR passed through), then `make all` is timed in each,
+alternately (which goes first alternates too), --runs times. Between runs everything `make all`
+made is deleted (whatever git does not know and was not there after the set-up), so each run
+starts from the same fresh state. The time is the CPU of make and every process it waited for
+(user and system, os.wait4), which the machine's load changes far less than the wall time; the
+wall time is printed for scale. The figure is the median of the per-run ratios, with their range.
+
+$ python bench/bench_make_all.py --anchor cccdced
+$ DATA_MIRROR=../shared python bench/bench_make_all.py --anchor main --runs 3
+"""
+
+try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
+    import _project_env  # noqa: F401
+except ModuleNotFoundError:  # a copy of this script outside bench/: the installed package serves
+    pass
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from measure import load_line, spread  # bench/measure.py
+
+from common import cli, paths
+
+
+def git(*args: str, cwd: Path) -> str:
+    """Run git in ``cwd``; return its output (SystemExit with git's error when it fails)."""
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def untracked(checkout: Path) -> set[str]:
+    """Return the paths git does not track in ``checkout`` (ignored ones included), as git lists them."""
+    listing = git("status", "--porcelain", "--ignored", "--untracked-files=normal", cwd=checkout)
+    return {line[3:].rstrip("/") for line in listing.splitlines() if line[:2] in ("??", "!!")}
+
+
+def prepare(revision: str, where: Path) -> set[str]:
+    """Clone this repository at ``revision`` into ``where`` and run `make env data` there
+    (untimed); return what the set-up left that git does not track (kept between runs)."""
+    git("clone", "--quiet", "--no-local", str(paths.ROOT), str(where), cwd=paths.ROOT)
+    git("checkout", "--quiet", revision, cwd=where)
+    done = subprocess.run(["make", "-s", "env", "data"], cwd=where, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"make env data failed in a clone of {revision}:\n{done.stderr[-3000:]}")
+    return untracked(where)
+
+
+def reset(checkout: Path, kept: set[str]) -> None:
+    """Delete from ``checkout`` whatever git does not track and the set-up did not leave."""
+    for name in sorted(untracked(checkout) - kept):
+        path = checkout / name
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        else:
+            path.unlink(missing_ok=True)
+
+
+def time_make_all(checkout: Path) -> tuple[float, float]:
+    """Run `make all` in ``checkout``; return its CPU seconds (make and its children, user +
+    system) and wall seconds. SystemExit with the end of its output when it fails."""
+    with tempfile.TemporaryFile() as output:
+        start = time.perf_counter()
+        process = subprocess.Popen(["make", "all"], cwd=checkout, stdout=output, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+        wall = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status):
+            output.seek(0)
+            tail = output.read()[-3000:].decode(errors="replace")
+            raise SystemExit(f"make all failed in {checkout}:\n{tail}")
+    return usage.ru_utime + usage.ru_stime, wall
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = cli.make_parser(__doc__)
+    parser.add_argument("--anchor", required=True, help="the revision to compare with (a commit, a branch)")
+    parser.add_argument("--revision", default="HEAD", help="the revision measured (default: HEAD)")
+    parser.add_argument("--runs", type=int, default=2, help="runs of each side to take the median of")
+    args = parser.parse_args(argv)
+    cli.setup_logging(args.loglevel)
+    revisions = {"this": git("rev-parse", args.revision, cwd=paths.ROOT).strip()}
+    revisions["anchor"] = git("rev-parse", args.anchor, cwd=paths.ROOT).strip()
+    print(load_line())
+    with tempfile.TemporaryDirectory(prefix="bench-make-all-") as scratch:
+        checkouts = {side: Path(scratch) / side for side in revisions}
+        kept = {side: prepare(revisions[side], checkouts[side]) for side in revisions}
+        times: dict[str, list[tuple[float, float]]] = {side: [] for side in revisions}
+        for run in range(args.runs):
+            for side in list(revisions) if run % 2 == 0 else reversed(list(revisions)):
+                reset(checkouts[side], kept[side])
+                times[side].append(time_make_all(checkouts[side]))
+                print(f"run {run + 1}, {side} ({revisions[side][:10]}): {times[side][-1][0]:.1f} s CPU, "
+                      f"{times[side][-1][1]:.0f} s wall")  # fmt: skip
+    print(f"make all on a fresh clone, CPU seconds (user + system), {args.runs} runs each")
+    for side in revisions:
+        print(f"  {side:<7} {revisions[side][:10]}  {spread([t[0] for t in times[side]], '{:.1f}')}")
+    ratios = [t[0] / a[0] for t, a in zip(times["this"], times["anchor"], strict=True)]
+    print(f"  this / anchor: {spread(ratios)}")
+    print(load_line())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(cli.run_main(main))
