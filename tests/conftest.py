@@ -142,9 +142,9 @@ def released_problems(release):
 @pytest.fixture(scope="session")
 def blocks_tiny(tmp_path_factory) -> tuple[Path, SetRef]:
     """A throw-away repository copy (tests/sandbox.py) holding the blocks set ``tiny`` of
-    tests/blocks_fixtures.py (data/blocks/tiny, results/blocks/tiny): ``(repo, its SetRef)``."""
+    tests/blocks/fixtures.py (data/blocks/tiny, results/blocks/tiny): ``(repo, its SetRef)``."""
     from common.blocks import SUITE
-    from tests.blocks_fixtures import build_tiny_set
+    from tests.blocks.fixtures import build_tiny_set
     from tests.sandbox import make_sandbox
 
     repo = make_sandbox(tmp_path_factory.mktemp("blocks_tiny"))

@@ -19,9 +19,9 @@ from common.jsonl import sha256_file, write_jsonl
 from common.paths import ROOT
 from common.results import read_results, token_use
 from common.suite import SetRef
-from tests.already_said_that_fixtures import write_set
+from tests.already_said_that.fixtures import write_set
 from tests.conftest import run_script
-from tests.worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 
 def _worldsense(data: Path) -> None:

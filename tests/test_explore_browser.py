@@ -23,7 +23,7 @@ import pytest
 from common import paths
 from tests.conftest import run_script
 from tests.timing import timeout, wait_for
-from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, tf_tuple, write_testset
 
 pytestmark = pytest.mark.integration
 SCREENSHOT = paths.RESULTS / "explore_screenshot.png"

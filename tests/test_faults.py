@@ -10,8 +10,8 @@ from common.models.base import Counters
 from common.models.builtin import BuiltinModel
 from common.models.metadata import RunMetadata
 from common.results import metadata_path
-from tests.already_said_that_fixtures import write_set
-from tests.test_already_said_that_run import load_main
+from tests.already_said_that.fixtures import write_set
+from tests.already_said_that.test_run import load_main
 
 
 def test_a_killed_runs_requests_tokens_and_cost_are_counted_from_the_records_it_wrote(tmp_path):

@@ -31,7 +31,7 @@ from common.canvas.shapes import shape_from_dict
 from common.paths import CONFIGS, ROOT
 from common.pictures import glyphs, modality
 from common.pictures.store import picture_name, png_bytes, save_picture
-from tests.test_canvas_prompt_solver import ORDINALS, parts, query_match
+from tests.canvas.test_prompt_solver import ORDINALS, parts, query_match
 
 EVENT = re.compile(
     r"A ((?:small|large) \w+ \w+) is added to the canvas\.|The ((?:small|large) \w+ \w+) is removed"

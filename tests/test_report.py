@@ -12,7 +12,7 @@ from common.errors import DataError
 from common.jsonl import sha256_file, write_json
 from common.provenance import provenance
 from tests.conftest import run_script
-from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, tf_tuple, write_testset
 
 SENTINEL = "sk-SENTINEL-never-in-a-report-77"
 

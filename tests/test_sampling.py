@@ -22,8 +22,8 @@ from common.results import read_results
 from common.stats import mean_interval, pairwise_exact_tests, pass_at_k
 from common.worldsense.baselines import BASELINES
 from tests.models.model_helpers import make_config, make_items, run_items
-from tests.worldsense_fixtures import answers_for, tf_tuple, write_testset
-from tests.worldsense_fixtures import section as worldsense_section
+from tests.worldsense.fixtures import answers_for, tf_tuple, write_testset
+from tests.worldsense.fixtures import section as worldsense_section
 
 
 # ---- the statistics ---------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_already_said_that_original_protocol_plays_a_different_subset_per_seed(t
     """The original's protocol as a set config: each of 3 seeds plays `play` of the samples, the
     ones it picks, with streams of its own; the run asks each once per seed (draws 0, 1, 2)."""
     from common.already_said_that.generate import load_set
-    from tests.test_already_said_that_run import load_main
+    from tests.already_said_that.test_run import load_main
     from tests.test_scripts import run_script
 
     config = tmp_path / "proto.yaml"

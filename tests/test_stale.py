@@ -7,8 +7,8 @@ import json
 from common import paths
 from common.results import read_results
 from common.stale import fingerprint, set_aside_stale
-from tests.already_said_that_fixtures import write_set
-from tests.test_already_said_that_run import load_main
+from tests.already_said_that.fixtures import write_set
+from tests.already_said_that.test_run import load_main
 
 
 def test_a_regenerated_conversation_set_sets_aside_the_changed_conversations(tmp_path):

@@ -103,8 +103,8 @@ def test_worldsense_items_worded_alike_each_get_their_own_sample(tmp_path):
 
 
 def test_already_said_that_conversations_that_open_alike_each_get_their_own_sample(tmp_path):
-    from tests.already_said_that_fixtures import write_set
-    from tests.test_already_said_that_run import load_main, stub_config
+    from tests.already_said_that.fixtures import write_set
+    from tests.already_said_that.test_run import load_main, stub_config
 
     set_dir = write_set(tmp_path / "which_is_heavier", "which_is_heavier", samples=30, turns=3)
     cache = tmp_path / "cache.sqlite"

@@ -13,7 +13,7 @@ from common.already_said_that.generate import load_set
 from common.already_said_that.run import ConversationRunner, items, read_turns
 from common.models.base import Reply
 from common.models.builtin import BuiltinModel
-from tests.already_said_that_fixtures import write_set
+from tests.already_said_that.fixtures import write_set
 
 
 class Scripted(BuiltinModel):

@@ -15,7 +15,7 @@ from common.canvas import surface
 from common.canvas.generate import SetConfig, generate_set, load_config
 from common.canvas.tasks import TASKS
 from common.paths import CONFIGS
-from tests.canvas_legacy import LegacyExistenceTracking, LegacyTransitivity
+from tests.canvas.legacy import LegacyExistenceTracking, LegacyTransitivity
 
 TRIALS = 10_000
 # items per (task, number of shapes) that make TRIALS trials with the standard config's variants

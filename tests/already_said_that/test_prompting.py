@@ -15,8 +15,8 @@ from common.already_said_that.wording import wording_of
 from common.cli import run_main
 from common.models.stub_server import StubServer
 from common.results import read_results
-from tests.already_said_that_fixtures import write_set
-from tests.test_already_said_that_run import load_main, stub_config
+from tests.already_said_that.fixtures import write_set
+from tests.already_said_that.test_run import load_main, stub_config
 
 
 def run(tmp_path, set_dir, config, *extra, out="out"):

@@ -8,7 +8,7 @@ from scipy.stats import chisquare
 
 from common.blocks.boards import count_states, legacy_board, uniform_board
 from common.blocks.state import canonical
-from tests.test_blocks_planner import all_states
+from tests.blocks.test_planner import all_states
 
 ITEMS = ["w", "x", "y", "z"]
 

@@ -1,5 +1,5 @@
 """The audit, the canvas sets' gate: its views blind without deleting, it fails on main's leaky
-generators (existence tracking and transitivity before issue 31, ``tests/canvas_legacy.py``), it
+generators (existence tracking and transitivity before issue 31, ``tests/canvas/legacy.py``), it
 holds chance on the generators made now, the analysis exits 1 when it fails, and it is cached."""
 
 import dataclasses
@@ -12,7 +12,7 @@ import pytest
 from common.canvas import audit, views
 from common.canvas.generate import SetConfig, generate_set, summary
 from common.canvas.tasks import TASKS
-from tests.canvas_legacy import LegacyExistenceTracking, LegacyTransitivity
+from tests.canvas.legacy import LegacyExistenceTracking, LegacyTransitivity
 
 LEGACY = {"existence_tracking": LegacyExistenceTracking, "transitivity": LegacyTransitivity}
 

@@ -20,8 +20,8 @@ from common.models.stub_server import StubServer
 from common.paths import CONFIGS
 from common.provenance import provenance, token_budget_lines, token_budget_table
 from common.results import read_results
-from tests.already_said_that_fixtures import write_set
-from tests.test_already_said_that_run import load_main, stub_config
+from tests.already_said_that.fixtures import write_set
+from tests.already_said_that.test_run import load_main, stub_config
 
 
 def run(tmp_path, set_dir, model, *extra, out="results"):

@@ -23,10 +23,10 @@ from common.jsonl import write_jsonl
 from common.models.stub_server import StubServer
 from common.paths import ROOT
 from common.results import read_results
-from tests.blocks_fixtures import scored_file, set_section
+from tests.blocks.fixtures import scored_file, set_section
 from tests.conftest import comparable, live_then_batch
 
-sys.path.insert(0, str(Path(__file__).parent / "models"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "models"))
 from model_helpers import FAST  # the model tests' fast retry settings
 
 WORDS = [

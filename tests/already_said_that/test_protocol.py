@@ -15,7 +15,7 @@ from scipy.stats import binomtest, chisquare
 
 from common.already_said_that.generate import load_set
 from common.already_said_that.prompts import Conversation
-from tests.already_said_that_fixtures import QUESTIONS, write_set
+from tests.already_said_that.fixtures import QUESTIONS, write_set
 
 CONVERSATIONS = 300
 P_MIN = 0.001  # a share whose binomial test gives less than this is not the protocol's

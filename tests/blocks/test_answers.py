@@ -21,7 +21,7 @@ from common.scored import joined_text
 
 @pytest.fixture(scope="module")
 def db(blocks_tiny, tmp_path_factory):
-    """The results database of the set ``tiny`` (tests/blocks_fixtures.py), built from nothing."""
+    """The results database of the set ``tiny`` (tests/blocks/fixtures.py), built from nothing."""
     _, ref = blocks_tiny
     path = tmp_path_factory.mktemp("blocks_db") / "results.sqlite"
     with database.connection(path) as conn:

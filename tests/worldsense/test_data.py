@@ -13,7 +13,7 @@ from common.jsonl import read_jsonl, write_jsonl
 from common.results import READ_LOG
 from common.worldsense.data import load_testset
 from common.worldsense.scoring import read_answers
-from tests.worldsense_fixtures import answers_for, compl_tuple, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 
 def _script():

@@ -19,7 +19,7 @@ from common.worldsense.analysis import (
     format_cell,
     pivot_pretty,
 )
-from tests.worldsense_fixtures import answers_for, compl_tuple, results_df, section, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, compl_tuple, results_df, section, tf_tuple, write_testset
 
 
 def _two_problem_set(tmp_path: Path) -> Path:

@@ -12,7 +12,7 @@ from common.blocks.planner import optimal_plan
 from common.blocks.state import board_relations, goal_holds
 from common.errors import ConfigError
 from common.suite import SetRef
-from tests.blocks_fixtures import CONFIG
+from tests.blocks.fixtures import CONFIG
 from tests.conftest import run_script
 
 VIEWS = [

@@ -19,10 +19,10 @@ from common.blocks.prompts import prompt_records, translation_prompts
 from common.jsonl import write_jsonl
 from common.models.stub_server import StubServer
 from common.results import read_results
-from tests.blocks_fixtures import scored_file
+from tests.blocks.fixtures import scored_file
 from tests.conftest import run_script
 
-sys.path.insert(0, str(Path(__file__).parent / "models"))
+sys.path.insert(0, str(Path(__file__).parents[1] / "models"))
 from model_helpers import FAST  # the model tests' fast retry settings
 
 

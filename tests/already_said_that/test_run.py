@@ -23,7 +23,7 @@ from common.errors import UserError
 from common.models.base import Reply, RequestRefused
 from common.paths import ROOT
 from common.results import read_results
-from tests.already_said_that_fixtures import QUESTIONS, VARIANTS, write_set
+from tests.already_said_that.fixtures import QUESTIONS, VARIANTS, write_set
 from tests.conftest import live_then_batch
 from tests.timing import timeout, wait_for
 
@@ -255,7 +255,7 @@ def test_random_solver_averages_match_its_rule(tmp_path):
     ends there, on a false "yes", with probability 1/2: false_positive_rate >= 1/2. The second
     one repeats a word shown with probability at least 1/2 * 1/2 (not adversarial, then a
     repeat), and the conversation reaches it and ends there on a false "no" with probability
-    1/2 * 1/2: false_negative_rate >= 1/16. (tests/test_asat_random_baseline.py derives both
+    1/2 * 1/2: false_negative_rate >= 1/16. (tests/already_said_that/test_random_baseline.py derives both
     rates exactly.)
     """
     for variant, p in (("which_is_heavier", 1 / 3), ("distractorless", 1 / 2)):

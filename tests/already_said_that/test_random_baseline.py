@@ -38,7 +38,7 @@ from common.already_said_that.baselines import RandomSolver
 from common.already_said_that.distractors import question_words
 from common.already_said_that.prompts import Conversation
 from common.already_said_that.run import turn_item
-from tests.already_said_that_fixtures import lemmas
+from tests.already_said_that.fixtures import lemmas
 
 QUESTIONS = [  # one set of words in every question: Q = is, the, red, box, heavier, than, blue
     ("Is the red box heavier than the blue box?", "yes"),

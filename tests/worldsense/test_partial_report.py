@@ -1,7 +1,7 @@
 """The WorldSense report says plainly when a partial results file is in the test set."""
 
 from common.report import section_text
-from tests.worldsense_fixtures import answers_for, section, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, section, tf_tuple, write_testset
 
 
 def test_report_text_names_a_partial_results_file(tmp_path):

@@ -11,7 +11,7 @@ view c3 whose file has no run metadata (scored as recorded). The expected sectio
 database (commit cccdced, the banner with its path left out), on the same set built there: its
 problems and prompts by scripts/generate_problems.py --specs-file and scripts/generate_prompts.py
 per view and method (which wrote the same bytes as ``generate.generate`` does now: so on make
-all's sets; tests/test_blocks_generate.py compares the prompts), its runs as here.
+all's sets; tests/blocks/test_generate.py compares the prompts), its runs as here.
 """
 
 import json
@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SECTION_BEFORE = Path(__file__).with_name("blocks_tiny_section.txt")
+SECTION_BEFORE = Path(__file__).with_name("tiny_section.txt")
 CONFIG = """seed: 11
 views:
   - {name: c1, constraints: 1, rename: none}

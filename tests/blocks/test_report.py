@@ -14,7 +14,7 @@ from common.blocks.reproduce import rescore, summary
 from common.jsonl import write_jsonl
 from common.report import section_text
 from common.stats import paired_exact_test, wilson_interval
-from tests.blocks_fixtures import SECTION_BEFORE
+from tests.blocks.fixtures import SECTION_BEFORE
 from tests.conftest import run_script
 
 

@@ -1,5 +1,5 @@
 """main's existence tracking and transitivity before issue 31 (commit cccdced), kept as test
-fixtures: the audit must fail on sets they make (``tests/test_canvas_audit.py``).
+fixtures: the audit must fail on sets they make (``tests/canvas/test_audit.py``).
 
 Existence tracking: the asked shape's events took the first slots of only 4-5, so its last event
 was almost always the second-to-last of the prompt and the final event another shape's.

@@ -4,7 +4,7 @@ the same conversation (the same sample, the turns the suite's seed drew), under 
 (direct, cot, hhh) and on every variant of the original's data, and a generated set in the
 original's wording; the original's loop ends each conversation on the same turn with the same
 metrics. The suite's run goes through the real script and a local server; the original's through
-``tests/asat_original_code.py`` (its modules imported from the wheel, its completion functions
+``tests/already_said_that/original_code.py`` (its modules imported from the wheel, its completion functions
 recording). The wheel comes from the project's download cache, else is downloaded once into
 pytest's cache (46 MB from PyPI; the test is skipped, saying so, when PyPI cannot be reached)."""
 
@@ -25,9 +25,9 @@ from common.jsonl import read_jsonl
 from common.models.stub_server import StubServer
 from common.paths import CONFIGS
 from common.results import read_results
-from tests.already_said_that_fixtures import QUESTIONS, write_set
-from tests.asat_original_code import BASE_MODEL, original_code
-from tests.test_already_said_that_run import load_main, stub_config
+from tests.already_said_that.fixtures import QUESTIONS, write_set
+from tests.already_said_that.original_code import BASE_MODEL, original_code
+from tests.already_said_that.test_run import load_main, stub_config
 
 ORIGINAL_NAMES = {  # our variant -> the original's
     "which_is_heavier": "which-is-heavier",

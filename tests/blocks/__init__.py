@@ -1,0 +1,1 @@
+"""Tests of common/blocks/ and the scripts of that suite."""

@@ -1,0 +1,1 @@
+"""Tests of common/canvas/ and the scripts of that suite."""

@@ -1,0 +1,1 @@
+"""Tests of common/worldsense/ and the scripts of that suite."""
