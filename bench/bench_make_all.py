@@ -8,6 +8,10 @@ starts from the same fresh state. The time is the CPU of make and every process 
 (user and system, os.wait4), which the machine's load changes far less than the wall time; the
 wall time is printed for scale. The figure is the median of the per-run ratios, with their range.
 
+In the measured clone, every parse of a results file is logged (RESULTS_READ_LOG,
+``common.results.note_read``): the bench prints how many results files were read and how often
+the most read one was, which is 1 when each answer is parsed once per `make all`.
+
 $ python bench/bench_make_all.py --anchor cccdced
 $ DATA_MIRROR=../shared python bench/bench_make_all.py --anchor main --runs 3
 """
@@ -23,11 +27,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 from measure import load_line, spread  # bench/measure.py
 
 from common import cli, paths
+from common.results import READ_LOG
 
 
 def git(*args: str, cwd: Path) -> str:
@@ -49,7 +55,10 @@ def prepare(revision: str, where: Path) -> set[str]:
     (untimed); return what the set-up left that git does not track (kept between runs)."""
     git("clone", "--quiet", "--no-local", str(paths.ROOT), str(where), cwd=paths.ROOT)
     git("checkout", "--quiet", revision, cwd=where)
-    done = subprocess.run(["make", "-s", "env", "data"], cwd=where, capture_output=True, text=True)
+    env = dict(os.environ)
+    if env.get("DATA_MIRROR"):  # a relative mirror is relative to this checkout, not to the clone
+        env["DATA_MIRROR"] = str((paths.ROOT / env["DATA_MIRROR"]).resolve())
+    done = subprocess.run(["make", "-s", "env", "data"], cwd=where, capture_output=True, text=True, env=env)
     if done.returncode:
         raise SystemExit(f"make env data failed in a clone of {revision}:\n{done.stderr[-3000:]}")
     return untracked(where)
@@ -65,12 +74,18 @@ def reset(checkout: Path, kept: set[str]) -> None:
             path.unlink(missing_ok=True)
 
 
-def time_make_all(checkout: Path) -> tuple[float, float]:
-    """Run `make all` in ``checkout``; return its CPU seconds (make and its children, user +
-    system) and wall seconds. SystemExit with the end of its output when it fails."""
+def time_make_all(checkout: Path, read_log: Path | None = None) -> tuple[float, float]:
+    """Run `make all` in ``checkout`` (its parses of results files logged to ``read_log`` when
+    given); return its CPU seconds (make and its children, user + system) and wall seconds.
+    SystemExit with the end of its output when it fails."""
+    env = {k: v for k, v in os.environ.items() if k not in ("RESULTS_DATABASE", READ_LOG, "MAKEFLAGS")}
+    if read_log:
+        env[READ_LOG] = str(read_log)
     with tempfile.TemporaryFile() as output:
         start = time.perf_counter()
-        process = subprocess.Popen(["make", "all"], cwd=checkout, stdout=output, stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            ["make", "all"], cwd=checkout, stdout=output, stderr=subprocess.STDOUT, env=env
+        )
         _, status, usage = os.wait4(process.pid, 0)
         wall = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status):
@@ -78,6 +93,17 @@ def time_make_all(checkout: Path) -> tuple[float, float]:
             tail = output.read()[-3000:].decode(errors="replace")
             raise SystemExit(f"make all failed in {checkout}:\n{tail}")
     return usage.ru_utime + usage.ru_stime, wall
+
+
+def reads(read_log: Path) -> tuple[int, int, int]:
+    """Return (results files parsed, the most parses of one file, records parsed) from a read log."""
+    counts: Counter[str] = Counter()
+    records = 0
+    for line in read_log.read_text(encoding="utf-8").splitlines():
+        path, count = line.rsplit("\t", 1)
+        counts[path] += 1
+        records += int(count)
+    return len(counts), max(counts.values(), default=0), records
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,9 +123,15 @@ def main(argv: list[str] | None = None) -> int:
         for run in range(args.runs):
             for side in list(revisions) if run % 2 == 0 else reversed(list(revisions)):
                 reset(checkouts[side], kept[side])
-                times[side].append(time_make_all(checkouts[side]))
-                print(f"run {run + 1}, {side} ({revisions[side][:10]}): {times[side][-1][0]:.1f} s CPU, "
-                      f"{times[side][-1][1]:.0f} s wall")  # fmt: skip
+                log = Path(scratch) / f"reads-{run}.log" if side == "this" else None
+                times[side].append(time_make_all(checkouts[side], log))
+                cpu, wall = times[side][-1]
+                print(f"run {run + 1}, {side} ({revisions[side][:10]}): {cpu:.1f} s CPU, {wall:.0f} s wall")
+                if log:
+                    files, most, records = reads(log) if log.exists() else (0, 0, 0)
+                    print(
+                        f"  results files parsed: {files}, most parses of one: {most}, records: {records:,}"
+                    )
     print(f"make all on a fresh clone, CPU seconds (user + system), {args.runs} runs each")
     for side in revisions:
         print(f"  {side:<7} {revisions[side][:10]}  {spread([t[0] for t in times[side]], '{:.1f}')}")
