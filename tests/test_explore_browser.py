@@ -43,11 +43,11 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     write_testset(work / "data" / "worldsense" / "test_set", trials, answers)
     database = work / "results.sqlite"
     steps = [
-        ("scripts/build_database.py", "--out", str(database),
-         "--metadata", str(work / "results.metadata.json"), "--data-root", str(work / "data"),
-         "--results-root", str(work / "results"), "--suite", "worldsense"),
-        ("scripts/analyse_results.py", "-t", str(work / "data" / "worldsense" / "test_set"), "--no-cache",
-         "--quiet", "--section", str(work / "ws.json"), "--figures", str(work / "figures")),
+        ("scripts/score_results.py", "-t", str(work / "data" / "worldsense" / "test_set"),
+         "--database", str(database), "--metadata", str(work / "results.metadata.json")),
+        ("scripts/analyse_results.py", "-t", str(work / "data" / "worldsense" / "test_set"),
+         "--database", str(database), "--quiet", "--section", str(work / "ws.json"),
+         "--figures", str(work / "figures")),
         ("scripts/build_report.py", str(work / "ws.json"), "--database", str(database),
          "--html", str(work / "report.html"), "--markdown", str(work / "report.md")),
     ]  # fmt: skip
