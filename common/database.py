@@ -667,19 +667,22 @@ def _sql_column(column: pd.Series) -> list[Any]:
     """Return a column's values as SQLite stores them (see ``_insert``)."""
     if column.dtype.kind in "iub":
         return column.astype("int64").tolist()
-    values = (
-        column.astype(object).tolist() if isinstance(column.dtype, pd.CategoricalDtype) else column.tolist()
-    )
-    return [
-        None
-        if v is None or v != v  # NaN
-        else json.dumps(v, sort_keys=True, ensure_ascii=False)
-        if isinstance(v, list | dict)
-        else v.item()
-        if isinstance(v, np.generic)
-        else v
-        for v in values
-    ]
+    if column.dtype.kind == "f":  # Python floats already: NaN as NULL
+        return [None if v != v else v for v in column.tolist()]
+    values = column.astype(object).tolist()
+    return [v if type(v) is str else _sql_value(v) for v in values]  # most cells are text: no checks
+
+
+def _sql_value(value: Any) -> Any:
+    """Return one value as SQLite stores it: None and NaN as NULL, lists and dicts as sorted JSON,
+    numpy numbers as Python ones."""
+    if value is None:
+        return None
+    if isinstance(value, list | dict):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False)
+    if isinstance(value, np.generic):
+        value = value.item()
+    return None if value != value else value
 
 
 def run_metadata(results_file: str | Path) -> dict[str, Any]:

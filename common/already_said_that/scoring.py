@@ -24,6 +24,7 @@ main-task turns.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 from pathlib import Path
@@ -182,10 +183,16 @@ def _turn_rows(lines: list[dict[str, Any]]) -> pd.DataFrame:
 def _turn_detail(line: dict[str, Any]) -> str:
     """Return the ``detail`` of a turn row, as JSON: the question's type (``question_type``), and
     for a distractor its question's id and whether its gold answer is the original's wrong one."""
-    detail: dict[str, Any] = {"type": question_type(line)}
-    if line.get("question_id"):
-        detail["question_id"] = line["question_id"]
-    if line.get("wrong_gold"):
+    return _detail_json(question_type(line), line.get("question_id") or None, bool(line.get("wrong_gold")))
+
+
+@functools.lru_cache(maxsize=16384)
+def _detail_json(kind: str, question_id: Any, wrong_gold: bool) -> str:
+    """The JSON of a turn's detail, made once per distinct detail (a run repeats a few hundred)."""
+    detail: dict[str, Any] = {"type": kind}
+    if question_id:
+        detail["question_id"] = question_id
+    if wrong_gold:
         detail["wrong_gold"] = True
     return json.dumps(detail, sort_keys=True)
 

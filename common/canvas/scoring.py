@@ -233,7 +233,14 @@ def extract(response: str, vocabulary: Sequence[str], question: str | None = Non
     vocabulary), or None when it gives none, two live ones, or hedges (see the module docstring).
     ``question`` (the trial's) lets a relation stated the other way round, or a shape named beside
     the asked position, be read."""
-    options = [str(option) for option in vocabulary]
+    return _read(str(response), tuple(str(option) for option in vocabulary), question)
+
+
+@functools.lru_cache(maxsize=65536)
+def _read(response: str, vocabulary: tuple[str, ...], question: str | None) -> str | None:
+    """``extract``, remembered: the built-in models give the same reply to the same question in
+    many runs, and a set's rescoring reads each of those once."""
+    options = list(vocabulary)
     reader = _reader(options)
     asked = Question.parse(question)
     text = re.sub(r"[*_`#]+", " ", str(response))
