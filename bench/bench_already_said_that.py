@@ -181,7 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("common.models.runner").setLevel(logging.WARNING)
     sets = args.sets or sorted(p.parent for p in (paths.DATA / "already_said_that").glob("*/manifest.json"))
     if not sets:
-        raise UserError("no Already Said That sets built: run `make asat-data` first, or pass --sets DIR ...")
+        raise UserError("no Already Said That sets built: run `make sets` first, or pass --sets DIR ...")
 
     with tempfile.TemporaryDirectory() as scratch:
         rows = time_builtins(sets, Path(scratch))

@@ -140,24 +140,69 @@ def test_random_model_is_independent_of_hash_seed(tmp_path):
     assert outputs[0] == outputs[1]
 
 
-def test_make_help_lists_every_phony_target():
-    files = [ROOT / "Makefile", *sorted((ROOT / "common").glob("*/rules.mk"))]  # the map and each suite's
-    makefile = "\n".join(f.read_text() for f in files).replace("\\\n", " ")  # join continued lines
-    phony = {t for line in re.findall(r"^\.PHONY:(.*)$", makefile, flags=re.M) for t in line.split()}
-    result = subprocess.run(
+def make_help() -> str:
+    """Return what `make help` prints in the project's root."""
+    return subprocess.run(
         ["make", "--no-print-directory", "help"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         env={**os.environ, "MAKEFLAGS": ""},
         check=True,
-    )
-    listed = {line.split()[0] for line in result.stdout.splitlines()[1:] if line.strip()}
+    ).stdout
+
+
+def help_targets(help_text: str) -> set[str]:
+    """Return the targets a `make help` output lists (its first word of each line after the first)."""
+    return {line.split()[0] for line in help_text.splitlines()[1:] if line.strip()}
+
+
+def test_make_help_lists_every_phony_target():
+    files = [ROOT / "Makefile", *sorted((ROOT / "common").glob("*/rules.mk"))]  # the map and each suite's
+    makefile = "\n".join(f.read_text() for f in files).replace("\\\n", " ")  # join continued lines
+    phony = {t for line in re.findall(r"^\.PHONY:(.*)$", makefile, flags=re.M) for t in line.split()}
+    stdout = make_help()
+    listed = help_targets(stdout)
     assert "$(ALL_SETS)" in phony and "<suite>/<set>" in listed  # the sets: one line for them all
     assert "$(1)-model" in phony and "<suite>-model" in listed  # a suite's model step: one line for them all
     phony -= {"$(ALL_SETS)", "$(1)-model"}
     assert phony <= listed, f"targets without a '## ' help line: {sorted(phony - listed)}"
-    assert all(len(line.split(None, 1)) == 2 for line in result.stdout.splitlines()[1:])
+    assert all(len(line.split(None, 1)) == 2 for line in stdout.splitlines()[1:])
+
+
+# `make <name>` in backquotes, a name not followed by "/" (a set or a file is not a named target)
+NAMED_TARGET = re.compile(r"`make ([a-z][\w.-]*[\w])(?![\w./<-])")
+
+
+def unknown_make_targets(texts: dict[str, str], listed: set[str]) -> list[str]:
+    """Return "<file>: make <name>" for every target named in ``texts`` ({file: text}) that `make
+    help` does not list (``listed``); "<suite>-model" stands for every suite's model step."""
+    from common import suites
+
+    known = listed | {f"{name}-model" for name in suites.names()}
+    return [
+        f"{name}: make {target}"
+        for name, text in texts.items()
+        for target in NAMED_TARGET.findall(text)
+        if target not in known
+    ]
+
+
+def test_every_make_target_the_code_and_docs_name_exists():
+    """A message that says "run `make X`" (a fix, a docstring, a page of docs) names a target make has."""
+    files = [
+        *sorted(ROOT.glob("common/**/*.py")),
+        *sorted(ROOT.glob("common/**/*.md")),
+        *shipped(ROOT / "scripts", "*.py"),
+        *sorted((ROOT / "bench").glob("*.py")),
+        *sorted((ROOT / "docs").glob("*.md")),
+        ROOT / "README.md",
+    ]
+    texts = {f.relative_to(ROOT).as_posix(): f.read_text(encoding="utf-8") for f in files}
+    listed = help_targets(make_help())
+    assert unknown_make_targets(texts, listed) == []
+    planted = {"x.py": "run `make asat-originals` first; `make already_said_that/mixed`, `make data/x`"}
+    assert unknown_make_targets(planted, listed) == ["x.py: make asat-originals"]  # the check can fail
 
 
 def test_output_into_a_closed_pipe_ends_quietly(tmp_path):

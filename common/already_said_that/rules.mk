@@ -7,7 +7,7 @@ ASAT_ORIGINAL := data/already_said_that_original/report.json
 GENERATE_NEEDS_already_said_that := $(ASAT_WORDNET)
 TEST_DATA += $(ASAT_WORDNET)
 
-.PHONY: bench-asat
+.PHONY: asat-original bench-asat
 
 $(ASAT_WORDNET): scripts/setup_wordnet.py common/already_said_that/wordnet.py | $(ENV_OK)
 	$(PYTHON) scripts/setup_wordnet.py
@@ -17,7 +17,11 @@ $(ASAT_ORIGINAL): configs/data/already_said_that_original.sha256 scripts/fetch_a
 		common/already_said_that/winograd.py | $(ENV_OK)
 	$(PYTHON) scripts/fetch_already_said_that_original.py
 
-$(foreach s,$(filter original_%,$(SETS_already_said_that)),data/already_said_that/$(s)/.generated): $(ASAT_ORIGINAL)
+ASAT_ORIGINAL_SETS := $(foreach s,$(filter original_%,$(SETS_already_said_that)),data/already_said_that/$(s)/.generated)
+$(ASAT_ORIGINAL_SETS): $(ASAT_ORIGINAL)
+
+## Get the original eval's data and texts from its pinned wheel (PyPI, once) and build the original_* sets.
+asat-original: $(ASAT_ORIGINAL) $(ASAT_ORIGINAL_SETS)
 
 # A model asked a set of `wording: original` (original_*, protocol_*) reads the original's texts
 # from the wheel (the built-in baselines read none: make all stays offline).

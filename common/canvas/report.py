@@ -1,7 +1,7 @@
 """The canvas section of the one analysis (``common.analysis``): display tables, a figure, summary.
 
 ``section`` assembles what ``common.canvas.analysis`` computes from a canvas set and its results
-files (``make canvas-baselines`` builds one under ``results/canvas/standard``): accuracy per task
+files (``make canvas/standard`` builds one under ``results/canvas/standard``): accuracy per task
 and per number of shapes with intervals clustered by item, invalid and refused answers apart,
 the shortcut baselines against chance, the audit (the gate: strong learners with one piece of the
 asked information blinded at a time) and the partial skills, exact paired tests between models,

@@ -173,7 +173,9 @@ class OriginalCode:
         real_build = utils.build_message
 
         def build_message(words_not_shown, words_prev_shown, distracting_words, rng, distractor_sample=None):
-            turn = next(shown)
+            turn = next(shown, None)
+            if turn is None:
+                raise AssertionError("the suite ended the conversation sooner: the original plays on")
             if turn["kind"] == "distractor":
                 sample = questions[turn["message"]]
                 message, words_in_it = utils.build_distractor_question_message(sample)

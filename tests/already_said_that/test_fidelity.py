@@ -3,7 +3,8 @@ the messages a run sends, turn by turn, are byte for byte those the original's s
 the same conversation (the same sample, the turns the suite's seed drew), under each prompting
 (direct, cot, hhh) and on every variant of the original's data, and a generated set in the
 original's wording; the original's loop ends each conversation on the same turn with the same
-metrics. The suite's run goes through the real script and a local server; the original's through
+metrics, also when the context overflows (its solver's error handling: the error is the reply).
+The suite's run goes through the real script and a local server; the original's through
 ``tests/already_said_that/original_code.py`` (its modules imported from the wheel, its completion functions
 recording). The wheel comes from the project's download cache, else is downloaded once into
 pytest's cache (46 MB from PyPI; the test is skipped, saying so, when PyPI cannot be reached)."""
@@ -11,14 +12,16 @@ pytest's cache (46 MB from PyPI; the test is skipped, saying so, when PyPI canno
 import hashlib
 import json
 import math
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from common.already_said_that import generate, original
+from common.already_said_that import analysis, generate, original
 from common.already_said_that.generate import load_set, load_set_config
 from common.already_said_that.run import read_turns, run_paths
+from common.already_said_that.wording import wording_of
 from common.errors import FetchError
 from common.fetch import read_checksums, sha256_file
 from common.jsonl import read_jsonl
@@ -111,10 +114,13 @@ def policy(texts: dict):
     return reply
 
 
-def run_suite(tmp_path: Path, data, prompting: str, answer) -> tuple[list[dict], list[dict], list[dict]]:
+def run_suite(
+    tmp_path: Path, data, prompting: str, answer, max_context: int | None = None
+) -> tuple[list[dict], list[dict], list[dict]]:
     """Play the first conversations of ``data`` through the script against a local server whose
-    replies come from ``answer``; return (records, turn lines, request bodies in order)."""
-    with StubServer() as server:
+    replies come from ``answer`` (refusing requests longer than ``max_context`` words, max_tokens
+    included, as too long for its context); return (records, turn lines, request bodies in order)."""
+    with StubServer(max_context=max_context) as server:
         server.answer = lambda prompt: answer(server.requests[-1]["body"])
         settings = {
             "concurrency": 1,
@@ -129,10 +135,14 @@ def run_suite(tmp_path: Path, data, prompting: str, answer) -> tuple[list[dict],
     return read_results(files["results"]), read_turns(files["turns"]), bodies
 
 
-def compare(tmp_path, data, prompting, variant, records_of_original, code) -> dict:
+def compare(tmp_path, data, prompting, variant, records_of_original, code, max_context=None) -> dict:
     """Play ``data`` with the suite and, conversation by conversation, with the original's code;
-    assert every request and every conversation's metrics agree; return counts of what was checked."""
-    records, turns, bodies = run_suite(tmp_path, data, prompting, code.sent.policy)
+    assert every request and every conversation's metrics agree; return counts of what was checked.
+    With ``max_context`` the server refuses longer requests, and so does the original's API
+    (``overflowing``)."""
+    records, turns, bodies = run_suite(tmp_path, data, prompting, code.sent.policy, max_context)
+    if max_context is not None:
+        code.sent.policy = overflowing(code.sent.policy, max_context, turns)
     evaluation = code.eval_for(ORIGINAL_NAMES[variant], records_of_original, max_turns=100)
     solver = code.solver(prompting, DECODING)
     samples = {s["sample"]: s["words"] for s in data.samples}
@@ -167,6 +177,28 @@ def compare(tmp_path, data, prompting, variant, records_of_original, code) -> di
         checked["distractors"] += record["distractors"]
     assert bodies == [], "the suite sent requests the original did not"
     return checked
+
+
+def overflowing(policy, max_context: int, turns: list[dict]):
+    """Return ``policy`` behind an API that refuses a chat request longer than ``max_context``
+    words (its messages' words and max_tokens, the local server's count) with the error the
+    original's solver expects of a context overflow (``code`` context_length_exceeded): its
+    ``_handle_completion_exception`` makes the error's message the reply. The message is the one
+    the suite's run was given (its turn log, in order): the text is the server's, the rule the eval's."""
+    errors = iter([t["error"] for t in sorted(turns, key=lambda t: (t["Key"], t["turn"])) if "refused" in t])
+
+    def reply(request: dict) -> str:
+        asked = sum(len(m["content"].split()) for m in request["messages"]) + request["max_tokens"]
+        if asked > max_context:
+            error = sys.modules["openai"].BadRequestError()  # the SDK's, as the stand-in names it
+            message = next(errors, None)
+            assert message is not None, f"the original overflows ({asked} words) where the suite did not"
+            error.code, error.message = "context_length_exceeded", message
+            error.body = {"code": error.code, "message": error.message}
+            raise error
+        return policy(request)
+
+    return reply
 
 
 def canonical(value) -> bytes:
@@ -224,3 +256,42 @@ def test_the_original_data_keeps_every_question_and_names_the_wrong_golds(reprod
     assert [w["id"] for w in manifest["wrong_golds"]] == ["reverse_sort-0001", "reverse_sort-0006"]
     kept = read_jsonl(reproduction["root"] / "original" / "reverse_sort.jsonl")
     assert len(kept) == 25 and sum(bool(r.get("wrong_gold")) for r in kept) == 2
+
+
+@pytest.mark.filterwarnings("ignore:The 'warn' function is deprecated")  # the original's logging.warn
+@pytest.mark.parametrize("room", [90, 150])
+def test_overflows_follow_the_originals_rules(reproduction, tmp_path, monkeypatch, caplog, room):
+    """A request too long for the context: the original's solver made the error message the reply,
+    which has no [answer: ...]. On a distractor turn the game went on (the message in the history),
+    on a main-task turn the conversation ended there as a violation. The suite's run against a
+    server with a small context sends what the original sends, ends each conversation on the same
+    turn with the same metrics, and counts every conversation (``room``: words of conversation the
+    context holds beyond the system message and max_tokens)."""
+    monkeypatch.setattr(original, "ORIGINAL_DIR", reproduction["root"] / "original")
+    data = reproduction["sets"]["which_is_heavier"]
+    system = wording_of(data.config, data.example, distractors=True).system
+    limit = len(system.split()) + DECODING["max_tokens"] + room
+    with original_code(reproduction["root"] / "source", policy(reproduction["texts"])) as code:
+        checked = compare(
+            tmp_path,
+            data,
+            "direct",
+            "which_is_heavier",
+            wheel_records(reproduction["root"], "which_is_heavier"),
+            code,
+            max_context=limit,
+        )
+    records, turns = (
+        read_results(run_paths(data.name, "stub", tmp_path / f"{data.name}-direct")["results"]),
+        read_turns(run_paths(data.name, "stub", tmp_path / f"{data.name}-direct")["turns"]),
+    )
+    refused = [t for t in turns if "refused" in t]
+    assert {t["kind"] for t in refused} == {"main", "distractor"}  # both rules were played
+    assert checked["requests"] == len(turns)  # every turn asked, the refused ones too
+    # the original took its own way: its solver logged each overflow and replied with the error
+    said = "context length exceeded, using error message as solver response"
+    assert sum(said in r.getMessage() for r in caplog.records) == len(refused)
+    metrics = analysis.seed_metrics(analysis.conversation_frame(records))
+    assert all(r["ended"] == "refused" for r in records)  # the small context ended every one ...
+    assert metrics["n"] == metrics["refused"] == len(records)  # ... and none is left out
+    assert metrics["violation_rate"] == 1.0 and metrics["avg_num_turns"] > 8
