@@ -33,6 +33,7 @@ One schema serves every suite (docs/database.md describes each column):
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
@@ -218,8 +219,15 @@ def _register_suites(conn: sqlite3.Connection) -> None:
 # ---- the scorer's version ----------------------------------------------------------------------
 def scorer_version(suite: Suite) -> str:
     """Return the version of ``suite``'s scoring code: a fingerprint of its score stage's import
-    closure (``common.codedeps``), as the Makefile's scoring code list has it."""
-    return codedeps.fingerprint(codedeps.closure(suite.stage_modules("score")))
+    closure (``common.codedeps``), as the Makefile's scoring code list has it (worked out once
+    per process and set of modules: the code does not change while it runs)."""
+    return _code_version(tuple(suite.stage_modules("score")))
+
+
+@functools.cache
+def _code_version(modules: tuple[str, ...]) -> str:
+    """Return the fingerprint of the import closure of ``modules``."""
+    return codedeps.fingerprint(codedeps.closure(modules))
 
 
 # ---- updating ----------------------------------------------------------------------------------

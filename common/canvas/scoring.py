@@ -485,7 +485,8 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
     (and ``question``, when it has it, for the reader).
     Results whose Key is not a trial are ignored. Neither input is modified.
     """
-    by_key = {trial["Key"]: trial for trial in trials.to_dict("records")}
+    read = [c for c in ("Key", *TRIAL_FIELDS, "question") if c in trials]  # not the prompts' texts
+    by_key = {trial["Key"]: trial for trial in trials[read].to_dict("records")}
     rows = []
     for record in results:
         trial = by_key.get(record["Key"])
