@@ -17,7 +17,7 @@ from common.models.builtin import BuiltinModel
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.estimate import estimate_run, estimate_text
-from common.models.images import attach_images, image_tokens, marker, patch_count, tile_count
+from common.models.images import attach_images, image_parts, image_tokens, marker, patch_count, tile_count
 from common.models.stub_replies import check_messages
 from common.models.stub_server import StubServer
 
@@ -94,6 +94,27 @@ def test_the_cache_key_covers_the_image_bytes(server, pictures, tmp_path):
     reply = model.complete(attach_images(ask("cccccccccccccccc"), pictures))
     assert not reply.cached and len(server.requests) == 2
     model.close()
+
+
+def test_several_endpoints_each_get_the_pictures_of_the_requests_they_serve(pictures, tmp_path):
+    """Replicas behind a list of URLs: each request, whichever replica serves it, carries its own
+    item's picture, of the documented shape, and the run completes."""
+    items = [{"Key": k, "name": "ab"[k % 2] * 16, "dir": pictures} for k in range(24)]
+    with StubServer(latency=0.01) as one, StubServer(latency=0.01) as two:
+        config = make_config(one, base_url=[one.url, two.url], vision=True, concurrency=6)
+        out = tmp_path / "image___stub___results.jsonl"
+        summary = runner.run_items(HTTPModel(config), items, out, answer=answer, show_progress=False)
+        served = [[r["body"]["messages"] for r in s.requests if r["path"].endswith("/chat/completions")]
+                  for s in (one, two)]  # fmt: skip
+    assert (summary.status, summary.answered) == ("complete", 24)
+    assert min(len(requests) for requests in served) >= 4 and sum(map(len, served)) == 24
+    sent: dict[str, int] = {}
+    for messages in served[0] + served[1]:
+        assert check_messages(messages) is None
+        (part,) = image_parts(messages)
+        sent[part["image_url"]["url"]] = sent.get(part["image_url"]["url"], 0) + 1
+    expected = {attach_images(ask(n * 16), pictures)[1]["content"][1]["image_url"]["url"]: 12 for n in "ab"}
+    assert sent == expected
 
 
 def test_a_text_only_config_refuses_a_picture_set_before_any_request(server, pictures, tmp_path):
