@@ -91,10 +91,11 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
 
 
 def test_the_dry_run_counts_the_pictures_and_asks_nothing(pictured_set, tmp_path):
+    """A dry run needs no API key (its variable is unset here): it sends nothing."""
     config = tmp_path / "gpt.yaml"
     config.write_text(
         "base_url: http://127.0.0.1:9/v1\nmodel: gpt-4o\nvision: true\nmax_tokens: 100\n"
-        "price_per_1k_tokens: {input: 0.0025, output: 0.01}\n"
+        "price_per_1k_tokens: {input: 0.0025, output: 0.01}\napi_key_env: DRY_RUN_TEST_UNSET_KEY\n"
     )
     ran = run_script(
         "scripts/lm_plan.py",

@@ -10,6 +10,7 @@ import pytest
 from model_helpers import make_config
 from PIL import Image
 
+from common.errors import ConfigError
 from common.models import batch_files, runner
 from common.models.base import ModelError
 from common.models.batch import BatchOptions
@@ -211,6 +212,14 @@ def test_the_dry_run_counts_requests_text_and_picture_tokens_by_openais_rule(pic
     assert "1,020 for 4 pictures: OpenAI tiles (gpt-4o)" in line and "$" in line
     with pytest.raises(ModelError, match="vision"):  # a text-only config: refused in the dry run too
         estimate_run(HTTPModel(make_config(server, model="gpt-4o")), items, answer)
+    keyless = make_config(server, vision=True, model="gpt-4o", api_key_env="DRY_RUN_TEST_UNSET_KEY")
+    with pytest.raises(ConfigError, match="DRY_RUN_TEST_UNSET_KEY"):  # a live model needs its key
+        HTTPModel(keyless)
+    offline = HTTPModel(keyless, offline=True)  # a dry run's: no key, and it sends nothing
+    assert estimate_run(offline, items, answer).image_tokens == 4 * (85 + 170)
+    with pytest.raises(ModelError, match="dry run"):
+        offline.complete(ask(), items[0])
+    assert not server.requests
 
 
 @pytest.mark.parametrize(
