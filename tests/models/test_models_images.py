@@ -136,7 +136,7 @@ def test_a_text_only_servers_error_stops_the_run_at_the_first_request_naming_the
     pictures, tmp_path, status
 ):
     with StubServer(text_only=status) as server:
-        model = HTTPModel(make_config(server, vision=True, concurrency=1))
+        model = HTTPModel(make_config(server, vision=True, concurrency=4))  # the first is asked alone
         items = [{"Key": k, "name": "aaaaaaaaaaaaaaaa", "dir": pictures, "images": ["x"]} for k in range(5)]
         with pytest.raises(ModelError, match="set vision: false") as stopped:
             runner.run_items(
