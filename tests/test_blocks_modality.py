@@ -147,6 +147,7 @@ def test_the_modality_figure_names_every_run_whichever_panel_shows_it(tmp_path, 
 
     def keep_legend(fig, path, dpi=120):
         legends.append([text.get_text() for legend in fig.legends for text in legend.get_texts()])
+        figures.pyplot().close(fig)  # as save_png does: no figure left open for later tests
 
     monkeypatch.setattr(figures, "save_png", keep_legend)
     rows = [
