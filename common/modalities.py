@@ -166,8 +166,11 @@ def plot_modalities(scores: pd.DataFrame, path: Path, measure: str) -> Path:
         ax.set_ylim(-2, 102)
     for row in axes:
         row[0].set_ylabel(f"{measure} (%)")
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize="small", loc="center right")
+    legend: dict[str, object] = {}  # every run once, whichever panel shows it (methods differ by panel)
+    for ax in axes.flat:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(list(legend.values()), list(legend), fontsize="small", loc="center right")
     fig.tight_layout(rect=(0, 0, 1 - 2.0 / (3.2 * cols + 2.2), 1))
     save_png(fig, path, dpi=110)
     return path

@@ -33,6 +33,11 @@ RULE_SCORE = (
 )
 
 
+# an example shows its item's thumbnail when a run it shows was shown the picture (not beside
+# the answers of text runs only, which never saw it)
+SHOWN_PICTURES = "coalesce(r.modality, 'text') <> 'text'"
+
+
 def _excerpt(column: str, end: bool = False) -> str:
     """Return SQL for a shortened ``column``: its last (``end``) or first EXCERPT characters."""
     cut = f"'…' || substr({column}, -{EXCERPT})" if end else f"substr({column}, 1, {EXCERPT}) || '…'"
@@ -86,7 +91,8 @@ SELECT t.discordant, t.a_better, t.b_better, p.better, p.unit, coalesce(l.expect
   a.answer AS answer_a, b.answer AS answer_b, {_excerpt("ya.text")} AS reply_a,
   {_excerpt("yb.text")} AS reply_b,
   {_excerpt("coalesce(q.text, pt.text)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
-  l.Key, l.turn, (SELECT g.thumbnail FROM images g WHERE g.digest = i.image) AS picture
+  l.Key, l.turn, (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND EXISTS (
+    SELECT 1 FROM runs r WHERE r.run_id IN (p.run_a, p.run_b) AND {SHOWN_PICTURES})) AS picture
 FROM picked p, totals t JOIN answers l ON l.answer_id = p.lost_row
 JOIN items i ON i.set_id = p.set_id AND i.Key = l.Key
 LEFT JOIN answers w ON w.answer_id = coalesce(
@@ -111,8 +117,8 @@ GROUP BY task, size, variant ORDER BY task, size, variant"""
 FAILURES = f"""
 SELECT unit, Key, turn, task, size, variant, {_excerpt("prompt", end=True)} AS prompt, gold, answer,
   {_excerpt("reply")} AS reply, refused, truncated,
-  (SELECT g.thumbnail FROM images g WHERE g.digest = image) AS picture
-FROM answer_rows WHERE run_id = CAST(:run AS INTEGER) AND scored AND correct = 0
+  (SELECT g.thumbnail FROM images g WHERE g.digest = image AND {SHOWN_PICTURES}) AS picture
+FROM answer_rows r WHERE run_id = CAST(:run AS INTEGER) AND scored AND correct = 0
 ORDER BY unit, Key, turn"""
 
 TRUNCATED_OR_REFUSED = f"""

@@ -27,7 +27,7 @@ from common.canvas import pixel_baseline
 from common.canvas.generate import generate_set as canvas_set
 from common.canvas.generate import load_config
 from common.canvas.relations import answer
-from common.canvas.shapes import shape_from_dict
+from common.canvas.shapes import circumradius, shape_from_dict
 from common.paths import CONFIGS, ROOT
 from common.pictures import glyphs, modality
 from common.pictures.store import picture_name, png_bytes, save_picture
@@ -199,7 +199,7 @@ from common.blocks.generate import make_problems, load_spec
 from common.blocks.picture import draw_picture as blocks
 from common.canvas.generate import generate_set as canvases, load_config
 from common.canvas.picture import draw_picture as canvas
-from common.canvas.shapes import shape_from_dict
+from common.canvas.shapes import circumradius, shape_from_dict
 from common.paths import CONFIGS
 from common.pictures.store import png_bytes
 view = make_problems(load_spec(CONFIGS / "blocks" / "scaling.yaml"))[150].view("c3-renamed")
@@ -250,6 +250,9 @@ def test_modalities_of_a_set_config():
         modality.modalities_of(["picture"], "x.yaml:3: field 'modality'")
 
 
+FRESH_SEEDS = (1001, 1002, 1003, 1004)  # the pixel learner's training sets
+
+
 def fresh_examples(config, seeds, examples=pixel_baseline.item_examples):
     """Return the pixel baseline's ``examples`` of fresh-seed sets of ``config``, pooled per task."""
     pooled: dict = {}
@@ -265,7 +268,7 @@ def fresh_examples(config, seeds, examples=pixel_baseline.item_examples):
 def test_a_pixel_level_learner_is_at_chance_on_every_canvas_task():
     config = load_config(CONFIGS / "canvas" / "standard.yaml")
     verdicts = pixel_baseline.check(
-        fresh_examples(config, (1001, 1002, 1003)),
+        fresh_examples(config, FRESH_SEEDS),
         pixel_baseline.item_examples(canvas_set(config).trials, config.geometry),
     )
     assert len(verdicts) == 6
@@ -295,6 +298,56 @@ def test_the_pixel_check_fails_when_a_picture_leaks_its_answer(monkeypatch):
             found[1].append(leak["gold"])
         return out
 
-    train = fresh_examples(config, (1001, 1002, 1003), examples)
+    train = fresh_examples(config, FRESH_SEEDS, examples)
     verdicts = pixel_baseline.check(train, examples(canvas_set(config).trials, config.geometry))
     assert not any(verdict.at_chance for verdict in verdicts), verdicts
+
+
+ASKED = re.compile(  # the phrase naming the asked shapes: existence, count, relations
+    r"Is there an? (.+?)(?: in the canvas)?\?|How many (.+?)(?: are there)?\?"
+    r"|Where is the (.+) relative to the .+\?"
+)
+
+
+def asked_shapes(trial: dict, shapes: list) -> list:
+    """Return the shapes of a trial's canvas its question is about: those its query phrase matches
+    (existence, count), its subject (relations), the shape it asks for (shuffle)."""
+    found = ASKED.fullmatch(trial["question"])
+    if found is None:
+        return [shape for shape in shapes if shape.name.title() == trial["goldresp"]]
+    phrase = next(group for group in found.groups() if group)
+    if found[3]:
+        return [shape for shape in shapes if shape.name == phrase]
+    return [shape for shape in shapes if query_match(phrase, shape.name)]
+
+
+def thicker_examples(trials, geometry):
+    """Return the pixel baseline's examples of ``trials`` drawn with a planted defect: the shapes
+    the question is about outlined three pixels thick, every other shape as it is drawn."""
+    out: dict = {}
+    for trial in {(t["task"], t["item"]): t for t in reversed(trials)}.values():
+        shapes = [shape_from_dict(shape) for shape in trial["shapes"]]
+        image = pixel_baseline.draw_picture(shapes, geometry)
+        unit, half = canvas_picture.scale(geometry), geometry.half
+        for shape in asked_shapes(trial, shapes):
+            x = canvas_picture.LEFT + (shape.x + half) * unit
+            y = canvas_picture.TOP + (half - shape.y) * unit
+            r = circumradius(shape, geometry) * unit
+            ImageDraw.Draw(image).ellipse([x - r, y - r, x + r, y + r], outline=(0, 0, 0), width=3)
+        found = out.setdefault(trial["task"], ([], []))
+        found[0].append(pixel_baseline.features(image))
+        found[1].append(str(trial["goldresp"]))
+    return out
+
+
+@pytest.mark.slow
+def test_the_pixel_check_fails_when_the_asked_shape_is_drawn_thicker():
+    """The gate can fail on the defect it is for: the asked shape drawn unlike the others (a thick
+    black outline where every shape has a white hairline) lets the pixel learner answer
+    existence questions (is the asked shape there?) and relations (where is the outlined
+    subject?) above chance."""
+    config = load_config(CONFIGS / "canvas" / "standard.yaml")
+    train = fresh_examples(config, FRESH_SEEDS, thicker_examples)
+    verdicts = pixel_baseline.check(train, thicker_examples(canvas_set(config).trials, config.geometry))
+    caught = {verdict.task for verdict in verdicts if not verdict.at_chance}
+    assert {"existence", "coordinate"} <= caught, verdicts

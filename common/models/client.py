@@ -100,8 +100,10 @@ class HTTPModel:
         cache: ResponseCache | None = None,
         counters: Counters | None = None,
         reask_truncated: bool = False,
+        offline: bool = False,
     ):
         self.config = config
+        self.offline = offline  # builds requests (--dry-run) but never sends one: needs no key
         self.reask_truncated = reask_truncated  # a cached reply cut at the token limit is asked again
         self.name = config.name
         self.concurrency = config.concurrency
@@ -114,7 +116,8 @@ class HTTPModel:
         self.url = self.endpoints.canonical.url  # names requests in the cache, whichever replica answers
         self.limiter = AdaptiveLimiter(config.concurrency)
         self.batch: Any = None  # batch mode: the round collecting requests (common.models.batch)
-        self._key = config.api_key()  # ConfigError now, before any work, if the variable is unset
+        # ConfigError now, before any work, if the variable is unset (a dry run sends nothing: no key)
+        self._key = None if offline else config.api_key()
         self._local = threading.local()
         self._sessions: list[requests.Session] = []
         self._lock = threading.Lock()
@@ -383,6 +386,8 @@ class HTTPModel:
         """Return this thread's Session (keep-alive, no automatic retries), creating it on first use."""
         session = getattr(self._local, "session", None)
         if session is None:
+            if self.offline:
+                raise ModelError(f"{self.name}: built for a dry run, which sends no request")
             session = requests.Session()
             adapter = HTTPAdapter(pool_connections=len(self.endpoints), pool_maxsize=1)
             session.mount(self.url.split("/", 3)[0] + "//", adapter)

@@ -39,6 +39,7 @@ def resolve_model(
     reask_truncated: bool = False,
     defaults: dict[str, Any] | None = None,
     suite: str | None = None,
+    offline: bool = False,
 ) -> Model:
     """Return the model ``name_or_path`` names, ready to ``complete``.
 
@@ -47,8 +48,10 @@ def resolve_model(
     config's own settings and its section for ``suite``, ``config.load_model_config``),
     ``overrides`` applied on top, the shared response cache (unless
     ``use_cache`` is False; with ``reask_truncated`` a cached reply cut at the token limit is
-    asked again) and ``counters``. Raises UserError listing what exists when nothing matches,
-    ConfigError for a bad config, a setting a built-in does not take, or a missing key variable.
+    asked again) and ``counters``; ``offline`` (a dry run): an HTTP model that builds requests and
+    sends none, so its API key need not be set and no cache is opened. Raises UserError listing
+    what exists when nothing matches, ConfigError for a bad config, a setting a built-in does not
+    take, or a missing key variable.
     """
     overrides = dict(overrides or {})
     if name_or_path in builtins or name_or_path.endswith(".py"):
@@ -56,8 +59,8 @@ def resolve_model(
         _apply_builtin_settings(model, overrides)
         return model
     config = load_model_config(config_path(name_or_path, builtins), overrides, defaults, suite)
-    cache = ResponseCache(cache_file) if use_cache else None
-    return HTTPModel(config, cache=cache, counters=counters, reask_truncated=reask_truncated)
+    cache = ResponseCache(cache_file) if use_cache and not offline else None
+    return HTTPModel(config, cache=cache, counters=counters, reask_truncated=reask_truncated, offline=offline)
 
 
 def _apply_builtin_settings(model: Model, overrides: dict[str, Any]) -> None:
@@ -148,6 +151,7 @@ def models_of(
             reask_truncated=args.retry_truncated,
             defaults=defaults,
             suite=suite,
+            offline=bool(getattr(args, "dry_run", False)),
         )
         own = getattr(model, "task", None)
         if task is not None and own not in (None, task):

@@ -69,7 +69,9 @@ def run_items(
     batch still out are counted in ``deferred``. ``include(item, draw)`` says which items a
     draw asks (default: all; Already Said That's original protocol plays 250 of its 500 samples
     per seed). An item with ``images`` (the names of the pictures its requests show) is refused,
-    before any request, to a model whose config says it takes none (``client.check_takes_images``).
+    before any request, to a model whose config says it takes none (``client.check_takes_images``),
+    and the first of such items is asked alone, then the rest (a server that turns pictures away
+    stops the run at its first request).
     ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items``
     is read only once the file's lock is held (a lazy iterable costs a second writer nothing
     before it is refused), and a model server that is down stops the run before the items load
@@ -88,8 +90,9 @@ def run_items(
             model.check_endpoint()  # large set loads (an offline batch needs no server)
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
         unique = _unique_keys(items)
-        if any(item.get("images") for item in unique):  # a set shown as pictures: a text-only
-            check_takes_images(model)  # model is refused before its first request
+        pictured = any(item.get("images") for item in unique)
+        if pictured:  # a set shown as pictures: a text-only model is refused before its first request
+            check_takes_images(model)
         todo = _todo(model, unique, writer, include, summary)
         _log_plan(model, results_path, summary, meta.runs)
         try:
@@ -99,6 +102,9 @@ def run_items(
             ask = functools.partial(pool, summary=summary, show_progress=show_progress, tick=tick)
             if batch is not None and hasattr(model, "batch"):  # an HTTP model (built-ins answer at once)
                 BatchJob(model, results_path, batch, retry_refused).run(todo, writer.has, ask, summary)
+            elif pictured:  # the first request alone: a server that turns pictures away (400)
+                ask(todo[:1])  # stops the run at it, not at the `concurrency` sent at once
+                ask(todo[1:])
             else:
                 ask(todo)
             summary.status = "complete" if not summary.failed else "incomplete"

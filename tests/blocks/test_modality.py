@@ -6,9 +6,10 @@ text-only one is refused before any request; --dry-run counts the pictures' toke
 
 import json
 
+import pandas as pd
 import pytest
 
-from common import analysis, database, suites
+from common import analysis, database, figures, modalities, suites
 from common.jsonl import read_jsonl
 from common.models.stub_server import StubServer
 from common.results import metadata_path, read_results
@@ -90,10 +91,11 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
 
 
 def test_the_dry_run_counts_the_pictures_and_asks_nothing(pictured_set, tmp_path):
+    """A dry run needs no API key (its variable is unset here): it sends nothing."""
     config = tmp_path / "gpt.yaml"
     config.write_text(
         "base_url: http://127.0.0.1:9/v1\nmodel: gpt-4o\nvision: true\nmax_tokens: 100\n"
-        "price_per_1k_tokens: {input: 0.0025, output: 0.01}\n"
+        "price_per_1k_tokens: {input: 0.0025, output: 0.01}\napi_key_env: DRY_RUN_TEST_UNSET_KEY\n"
     )
     ran = run_script(
         "scripts/lm_plan.py",
@@ -137,3 +139,22 @@ def test_the_scored_rows_carry_the_modality_and_the_section_pairs_them(pictured_
     oracle = tests[tests["run"] == "oracle (plan, paper)"]
     assert len(oracle) == 2 * 3 and (oracle["n"] == 4).all() and (oracle["score_a"] == 1.0).all()
     assert any(path.name.endswith("_modalities.png") for _, path in section.figures)
+
+
+def test_the_modality_figure_names_every_run_whichever_panel_shows_it(tmp_path, monkeypatch):
+    """Runs of different methods are in different panels: the legend names each of them."""
+    legends = []
+
+    def keep_legend(fig, path, dpi=120):
+        legends.append([text.get_text() for legend in fig.legends for text in legend.get_texts()])
+        figures.pyplot().close(fig)  # as save_png does: no figure left open for later tests
+
+    monkeypatch.setattr(figures, "save_png", keep_legend)
+    rows = [
+        (run, "two", task, modality, 4, score, score, score)
+        for run, task, score in [("oracle (plan)", "plan", 1.0), ("rules (LLM+planner)", "LLM+planner", 0.5)]
+        for modality in ("text", "image")
+    ]
+    scores = pd.DataFrame(rows, columns=["run", "view", "task", "modality", "units", "score", "lo", "hi"])
+    modalities.plot_modalities(scores, tmp_path / "m.png", "lenient success")
+    assert legends == [["oracle (plan)", "rules (LLM+planner)"]]

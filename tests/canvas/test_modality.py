@@ -133,6 +133,12 @@ def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_item(pictu
     assert any(path.name == "canvas_modalities.png" for _, path in section.figures)
     tables = [t for block in record["examples"]["pairs"] for t in block["tables"] if t.get("pictures")]
     assert tables
+    for block in record["examples"]["pairs"]:  # thumbnails beside the answers of runs shown pictures only
+        runs = block["summary"].split(" (strict)")[0]
+        assert "image" in runs or not any(t.get("pictures") for t in block["tables"]), block["summary"]
+    (failures,) = record["examples"]["failures"]["tables"]
+    shown = [bool(p) for p in failures["pictures"]]
+    assert shown == ["-image" in row[0] or "-text+image" in row[0] for row in failures["rows"]] and any(shown)
     page = render.html_table(
         {**tables[0], "rows": [["<b>x</b>"] * len(tables[0]["columns"])] * len(tables[0]["rows"])}
     )

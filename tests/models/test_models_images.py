@@ -10,6 +10,7 @@ import pytest
 from model_helpers import make_config
 from PIL import Image
 
+from common.errors import ConfigError
 from common.models import batch_files, runner
 from common.models.base import ModelError
 from common.models.batch import BatchOptions
@@ -17,7 +18,7 @@ from common.models.builtin import BuiltinModel
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.estimate import estimate_run, estimate_text
-from common.models.images import attach_images, image_tokens, marker, patch_count, tile_count
+from common.models.images import attach_images, image_parts, image_tokens, marker, patch_count, tile_count
 from common.models.stub_replies import check_messages
 from common.models.stub_server import StubServer
 
@@ -96,6 +97,27 @@ def test_the_cache_key_covers_the_image_bytes(server, pictures, tmp_path):
     model.close()
 
 
+def test_several_endpoints_each_get_the_pictures_of_the_requests_they_serve(pictures, tmp_path):
+    """Replicas behind a list of URLs: each request, whichever replica serves it, carries its own
+    item's picture, of the documented shape, and the run completes."""
+    items = [{"Key": k, "name": "ab"[k % 2] * 16, "dir": pictures} for k in range(24)]
+    with StubServer(latency=0.01) as one, StubServer(latency=0.01) as two:
+        config = make_config(one, base_url=[one.url, two.url], vision=True, concurrency=6)
+        out = tmp_path / "image___stub___results.jsonl"
+        summary = runner.run_items(HTTPModel(config), items, out, answer=answer, show_progress=False)
+        served = [[r["body"]["messages"] for r in s.requests if r["path"].endswith("/chat/completions")]
+                  for s in (one, two)]  # fmt: skip
+    assert (summary.status, summary.answered) == ("complete", 24)
+    assert min(len(requests) for requests in served) >= 4 and sum(map(len, served)) == 24
+    sent: dict[str, int] = {}
+    for messages in served[0] + served[1]:
+        assert check_messages(messages) is None
+        (part,) = image_parts(messages)
+        sent[part["image_url"]["url"]] = sent.get(part["image_url"]["url"], 0) + 1
+    expected = {attach_images(ask(n * 16), pictures)[1]["content"][1]["image_url"]["url"]: 12 for n in "ab"}
+    assert sent == expected
+
+
 def test_a_text_only_config_refuses_a_picture_set_before_any_request(server, pictures, tmp_path):
     model = HTTPModel(make_config(server))  # vision: false, the default
     items = [
@@ -114,7 +136,7 @@ def test_a_text_only_servers_error_stops_the_run_at_the_first_request_naming_the
     pictures, tmp_path, status
 ):
     with StubServer(text_only=status) as server:
-        model = HTTPModel(make_config(server, vision=True, concurrency=1))
+        model = HTTPModel(make_config(server, vision=True, concurrency=4))  # the first is asked alone
         items = [{"Key": k, "name": "aaaaaaaaaaaaaaaa", "dir": pictures, "images": ["x"]} for k in range(5)]
         with pytest.raises(ModelError, match="set vision: false") as stopped:
             runner.run_items(
@@ -190,6 +212,14 @@ def test_the_dry_run_counts_requests_text_and_picture_tokens_by_openais_rule(pic
     assert "1,020 for 4 pictures: OpenAI tiles (gpt-4o)" in line and "$" in line
     with pytest.raises(ModelError, match="vision"):  # a text-only config: refused in the dry run too
         estimate_run(HTTPModel(make_config(server, model="gpt-4o")), items, answer)
+    keyless = make_config(server, vision=True, model="gpt-4o", api_key_env="DRY_RUN_TEST_UNSET_KEY")
+    with pytest.raises(ConfigError, match="DRY_RUN_TEST_UNSET_KEY"):  # a live model needs its key
+        HTTPModel(keyless)
+    offline = HTTPModel(keyless, offline=True)  # a dry run's: no key, and it sends nothing
+    assert estimate_run(offline, items, answer).image_tokens == 4 * (85 + 170)
+    with pytest.raises(ModelError, match="dry run"):
+        offline.complete(ask(), items[0])
+    assert not server.requests
 
 
 @pytest.mark.parametrize(
