@@ -52,7 +52,9 @@ RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py e
 # scripts/make_suites.py from common/suites.py, the one list of suites, and the import graph).
 SUITES_MK := .make/suites.mk
 include $(SUITES_MK)
-$(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcard configs/*/*.yaml)
+# (the configs' directories too: a set config removed changes its directory, not the other files)
+$(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcard configs/*/*.yaml) \
+		$(patsubst %/,%,$(wildcard configs/*/))
 	mkdir -p $(@D)
 	tmp=$$(mktemp $@.XXXXXX.tmp); trap 'rm -f "$$tmp"' EXIT; \
 	$(PYTHON_SYS) scripts/make_suites.py > "$$tmp"; \
@@ -341,7 +343,7 @@ say_pending = for f in $(wildcard results/runs/*/*.pending); do echo "batches ar
 forget: | $(ENV_OK)
 	@$(need_model)
 	$(PYTHON) scripts/forget_model.py $(MODEL)
-	$(MAKE) --no-print-directory report
+	$(MAKE) --no-print-directory report MODEL=  # the report without it (not its model step again)
 
 # <suite>-model: run MODEL on the suite's default sets, then print their analyses
 define MODEL_RULES

@@ -154,3 +154,23 @@ def test_a_second_make_in_one_checkout_stops_at_once_saying_what_to_do(sandbox):
     for _ in range(3):
         after = run(sandbox, "make .make/suites.mk")
         assert after.returncode == 0, after.stderr
+
+
+def test_forget_rebuilds_the_report_without_running_the_forgotten_model_again(sandbox):
+    # `make forget MODEL=x` rebuilds the report in a sub-make, which inherited MODEL=x and so
+    # planned x's model step again (a name that is no model any more: "unknown model", exit 2)
+    plan = run(sandbox, "make -n forget MODEL=nosuch")  # -n still runs the sub-make's plan
+    assert plan.returncode == 0, plan.stderr[-2000:]
+    assert "forget_model.py nosuch" in plan.stdout and "build_report.py" in plan.stdout
+    assert "--model nosuch" not in plan.stdout and "runs/worldsense/nosuch" not in plan.stdout
+
+
+def test_a_set_config_removed_is_no_set_any_more(sandbox):
+    config = sandbox / "configs/canvas/extra.yaml"
+    config.write_text("seed: 3\n")
+    assert "canvas/extra" in run(sandbox, "make help").stdout
+    config.unlink()
+    after = run(sandbox, "make help")
+    assert after.returncode == 0 and "canvas/extra" not in after.stdout, after.stderr[-2000:]
+    dry = run(sandbox, "make -n all")
+    assert dry.returncode == 0 and "extra" not in dry.stdout, dry.stderr[-2000:]
