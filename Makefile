@@ -23,6 +23,9 @@
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
 MAKEFLAGS += --no-builtin-rules --warn-undefined-variables
+# the single-letter options make was given ("n" for -n, "ks" for -k -s; empty for none): the first
+# word of MAKEFLAGS unless it is a long option (a dash before it would read --no-builtin-rules as -n)
+make_letters = $(filter-out -%,$(firstword $(MAKEFLAGS)))
 # Quiet by default: recipes are not echoed, scripts log warnings only and show progress bars on
 # steps longer than a few seconds. `make V=1 ...` shows every command and the scripts' INFO lines.
 V ?=
@@ -49,7 +52,9 @@ RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py e
 # scripts/make_suites.py from common/suites.py, the one list of suites, and the import graph).
 SUITES_MK := .make/suites.mk
 include $(SUITES_MK)
-$(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcard configs/*/*.yaml)
+# (the configs' directories too: a set config removed changes its directory, not the other files)
+$(SUITES_MK): scripts/make_suites.py $(shell find common -name '*.py') $(wildcard configs/*/*.yaml) \
+		$(patsubst %/,%,$(wildcard configs/*/))
 	mkdir -p $(@D)
 	tmp=$$(mktemp $@.XXXXXX.tmp); trap 'rm -f "$$tmp"' EXIT; \
 	$(PYTHON_SYS) scripts/make_suites.py > "$$tmp"; \
@@ -103,7 +108,7 @@ include $(wildcard common/*/rules.mk)
 UNLOCKED_GOALS := help test test-all lint format explore check-report check-explore lock
 ifeq ($(MAKELEVEL)$(filter-out $(UNLOCKED_GOALS),$(or $(MAKECMDGOALS),help)),0$(filter-out $(UNLOCKED_GOALS),$(or $(MAKECMDGOALS),help)))
 ifneq ($(filter-out $(UNLOCKED_GOALS),$(or $(MAKECMDGOALS),help)),)
-ifeq ($(findstring n,$(firstword -$(MAKEFLAGS)))$(findstring q,$(firstword -$(MAKEFLAGS))),)
+ifeq ($(findstring n,$(make_letters))$(findstring q,$(make_letters)),)
 MAKE_LOCK := $(shell scripts/make_lock.sh .make/lock $$PPID)
 ifneq ($(MAKE_LOCK),ok)
 $(error $(MAKE_LOCK))
@@ -126,11 +131,10 @@ help:
 
 ## Reproduce the papers, run the baselines (and MODEL=<config> LIMIT=N) on the default sets, write the report.
 ALL_TARGETS = data $(SECTIONS) $(REPORT_INPUTS) results/report.html
-ifeq ($(findstring q,$(firstword -$(MAKEFLAGS))),)
+ifeq ($(findstring q,$(make_letters)),)
 all: $(ALL_TARGETS)
 	@cat results/report.txt
-	@for f in $(wildcard results/runs/*/*.pending); do echo "batches are out ($$f): run the same make" \
-	  "command again to collect them; the report shows what is answered so far"; done
+	@$(say_pending)
 else  # make -q all: is anything out of date? (printing the summary is not work to do)
 all: $(ALL_TARGETS)
 endif
@@ -335,12 +339,15 @@ need_model = test -n "$(MODEL)" || { echo "error: name the model: make $@ MODEL=
 # with what is answered so far, and says at its end that batches are out (exit status 0); the same
 # make command later collects them.
 past_batch = || { code=$$?; test $$code -eq 75 || exit $$code; pending=75; }
+# the line every make that ran a model step ends with while one of its batches is out
+say_pending = for f in $(wildcard results/runs/*/*.pending); do echo "batches are out ($$f): run the same" \
+	"make command again to collect them; the report shows what is answered so far"; done
 
 ## Take MODEL=<name>'s results out of every suite (moved to results/forgotten/; the report rebuilt without them).
 forget: | $(ENV_OK)
 	@$(need_model)
 	$(PYTHON) scripts/forget_model.py $(MODEL)
-	$(MAKE) --no-print-directory report
+	$(MAKE) --no-print-directory report MODEL=  # the report without it (not its model step again)
 
 # <suite>-model: run MODEL on the suite's default sets, then print their analyses
 define MODEL_RULES
@@ -348,15 +355,17 @@ define MODEL_RULES
 $(1)-model: $$(call model_run,$(1)) $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1)/$(x)/report.txt)
 	@$$(need_model)
 	cat $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1)/$(x)/report.txt)
+	$$(say_pending)
 
-results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) \
-		$$(MODEL_CONFIG) | $$(ENV_OK)
+results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) | $$(ENV_OK)
 	mkdir -p $$(@D)
 	pending=0; for set in $(DEFAULT_SETS_$(1)); do \
 	  for script in $(RUN_SCRIPTS_$(1)); do \
 	    $$(PYTHON) $$$$script -t $(1)/$$$$set $$(MODEL_ARGS) $$(past_batch); \
 	  done; \
 	done; \
-	if [ $$$$pending = 75 ]; then touch $$(@:.done=.pending); else rm -f $$(@:.done=.pending); touch $$@; fi
+	if [ $$$$pending = 75 ]; then touch $$(@:.done=.pending); echo "batches are out for $(1)" \
+	  "($$(@:.done=.pending)): run the same make command again to collect them"; \
+	else rm -f $$(@:.done=.pending); touch $$@; fi
 endef
 $(foreach s,$(SUITES),$(eval $(call MODEL_RULES,$(s))))

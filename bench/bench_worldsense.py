@@ -65,13 +65,18 @@ def child(variant: str, testset: str, cache_dir: str, anchor: str | None, out: s
         with contextlib.redirect_stdout(buffer):
             benchmark.analyse_results_df(df)
         text = buffer.getvalue()
-    else:
-        from common.worldsense import analysis, data, report
+    else:  # the set scored into a results database in cache_dir (cold: empty; warm: up to date)
+        from common import analysis as shared
+        from common.report import render_text
+        from common.worldsense import analysis, report
 
         t1 = time.perf_counter()
-        df = data.load_results_in_testset_dir(testset, cache_dir=cache_dir)
+        Path(cache_dir).mkdir(parents=True, exist_ok=True)
+        _, scored = shared.load(testset, suite="worldsense", db=Path(cache_dir) / "results.sqlite")
+        df = analysis.results_frame(scored)
         t2 = time.perf_counter()
-        text = report.format_report(analysis.analyse_results_df(df), testset)
+        tables = report.release_tables(analysis.analyse_results_df(df))
+        text = render_text(f"ANALYSING RESULTS OF TESTSET {testset}", tables)
     Path(out).write_text(text)
     return {"import": t1 - t0, "load": t2 - t1, "compute": time.perf_counter() - t2}
 

@@ -44,12 +44,9 @@ def forget_model(model: str, dry_run: bool = False) -> list[tuple[Path, Path | N
             moves[file] = target_root / file.relative_to(paths.ROOT)
         moves[paths.RESULTS / ref.suite / ref.name / ".scored"] = None
     if moves:
-        for pattern in (
-            f"runs/*/{model}-*.done",
-            f"runs/*/{model}.limit*.done",
-            f"runs/*/test_{model}_model*.done",
-        ):
-            moves.update({path: None for path in sorted(paths.RESULTS.glob(pattern))})
+        for tag in (f"{model}-*", f"{model}.limit*", f"test_{model}_model*"):
+            for stamp in (".done", ".pending"):  # a step done, or waiting for its batches
+                moves.update({path: None for path in sorted(paths.RESULTS.glob(f"runs/*/{tag}{stamp}"))})
     pairs = [(source, target) for source, target in moves.items() if target or source.is_file()]
     if not dry_run:
         for source, target in pairs:

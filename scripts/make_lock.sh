@@ -11,9 +11,12 @@ exec 9>>"$lock"
 if ! flock -n 9; then
   holder=$(cat "$lock.pid" 2>/dev/null || echo "?")
   if [ "$holder" = "$pid" ]; then echo ok; exit 0; fi
-  echo "another make is running in this checkout (pid $holder): wait for it to finish, or run this one" \
-       "in a separate clone (two makes would build the same targets side by side)"
-  exit 0
+  # a make that has just ended: its watcher (below) lets go of the lock within a second
+  if ! { [ "$holder" != "?" ] && ! kill -0 "$holder" 2>/dev/null && flock -w 5 9; }; then
+    echo "another make is running in this checkout (pid $holder): wait for it to finish, or run this one" \
+         "in a separate clone (two makes would build the same targets side by side)"
+    exit 0
+  fi
 fi
 echo "$pid" > "$lock.pid"
 # the lock (fd 9, inherited) stays held by a background process that ends when the make does

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.timing import timeout
+
 SECTION_BEFORE = Path(__file__).with_name("tiny_section.txt")
 CONFIG = """seed: 11
 views:
@@ -33,7 +35,8 @@ problems:
 
 def _run(code: Path, *args: str) -> None:
     """Run ``python <code>/<args>`` (a script of the checkout ``code``), failing loudly."""
-    done = subprocess.run([sys.executable, *args], cwd=code, capture_output=True, text=True, timeout=600)
+    command = [sys.executable, *args]
+    done = subprocess.run(command, cwd=code, capture_output=True, text=True, timeout=timeout(600))
     if done.returncode:
         raise RuntimeError(f"{' '.join(args)} failed:\n{done.stderr[-3000:]}")
 
