@@ -41,6 +41,7 @@ from common.report import FEW, PAPER_TITLE, section_record, summary_lines
 
 TITLE = "Grounded reasoning benchmarks: report"
 ABOUT_SUMMARY = "What it measures and how it is scored"
+SUMMARY_FOLDED = "Every set's summary, as make all prints it (the numbers of the suites' tables below)"
 SET_SUMMARY = "every table and figure, paired tests, examples"
 OPEN_NOTES = 2  # a suite's notes are shown open up to this many, else folded
 BUDGET_TITLE = "Token budget of the model runs"
@@ -142,19 +143,21 @@ def suite_table(sections: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 def _few_line(sections: Sequence[dict[str, Any]]) -> str:
-    """Return the line under a suite's figure naming the runs whose cells rest on fewer than FEW
-    units (their intervals are wide or absent), or ""."""
-    few = [
-        f"{run} on {set_name}: {n:,}"
-        for s in sections
-        if s.get("headline")
-        for run, set_name, _, n in s["headline"]["cells"]
-        if n < FEW
-    ]
+    """Return the line under a suite's figure saying which cells rest on fewer than FEW units
+    (their intervals are wide or absent): per set and number of units, how many runs; or ""."""
+    few: dict[tuple[str, int], int] = {}
+    for s in sections:
+        for _, set_name, _, n in (s.get("headline") or {}).get("cells", []):
+            if n < FEW:
+                few[(set_name, n)] = few.get((set_name, n), 0) + 1
     if not few:
         return ""
     unit = next(s["headline"]["unit"] for s in sections if s.get("headline"))
-    return f"Resting on fewer than {FEW} units ({unit}s): " + "; ".join(few) + "."
+    parts = [
+        f"{set_name}, {runs} run{'s' * (runs != 1)} on {n:,} {unit}{'s' * (n != 1)}"
+        for (set_name, n), runs in few.items()
+    ]
+    return f"Cells resting on fewer than {FEW} {unit}s (wide intervals, or none): " + "; ".join(parts) + "."
 
 
 def _set_blocks(section: dict[str, Any], part: SuitePart) -> list[Block]:
@@ -203,8 +206,11 @@ def render_markdown(
         + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "")
         + ".\n",
         "## Summary\n",
-        *[f"- {line}" for line in top_lines(sections, prov)],
+        *[f"- {line}" for line in top_lines(sections, prov)[0]],
         "",
+        f"<details><summary>{SUMMARY_FOLDED}</summary>\n",
+        *[f"- {line}" for line in top_lines(sections, prov)[1]],
+        "\n</details>\n",
     ]
     for part in suite_parts(sections):
         parts += _markdown_suite(part, figure_links)
@@ -307,7 +313,8 @@ background:#fff8e1}code{background:#f4f4f4;padding:0 .2em}.wide{overflow-x:auto}
 details{margin:.3em 0 .3em .2em}summary{cursor:pointer;color:#234;padding:.15em 0}
 details[open]>summary{font-weight:600}details>div,details>p,details>details,details>figure{margin-left:1.1em}
 table.example td{max-width:28em;font-size:.95em}p.example{margin:.5em 0 0;font-size:.9em}
-blockquote.failed{border-left-color:#c62828;background:#fdecea}p.few{font-size:.9em;color:#8a4b00}"""
+blockquote.failed{border-left-color:#c62828;background:#fdecea}p.few{font-size:.9em;color:#8a4b00}
+figure.headline img{max-height:720px;max-width:100%;width:auto}"""
 
 
 def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title: str = TITLE) -> str:
@@ -324,9 +331,7 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
         + "".join(_nav_links(parts))
         + ('<a href="#token-budget">Token budget</a>' if token_budget_table(prov) else "")
         + '<a href="#provenance">Provenance</a></nav>',
-        "<h2>Summary</h2><ul>"
-        + "".join(f"<li>{esc(line)}</li>" for line in top_lines(sections, prov))
-        + "</ul>",
+        "<h2>Summary</h2>" + _html_summary(*top_lines(sections, prov)),
     ]
     for part in parts:
         body += _html_suite(part)
@@ -347,11 +352,24 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
     )
 
 
-def top_lines(sections: Sequence[dict[str, Any]], prov: dict[str, Any]) -> list[str]:
-    """Return the summary at the top of the report: each section's first two summary lines, the
-    replies cut at the token limit, and the one line naming the runs that report no tokens."""
-    lines = summary_lines(sections, per_section=2) + token_budget_lines(prov)
-    return lines + ([line] if (line := no_token_runs(prov)) else [])
+def top_lines(sections: Sequence[dict[str, Any]], prov: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Return the summary at the top of the report: the lines shown (validity checks that failed,
+    replies cut at the token limit, the one line naming the runs that report no tokens) and the
+    lines folded (every section's summary, as `make all` prints it: the suites' tables below
+    show the same numbers)."""
+    shown = [line for s in sections for line in s.get("failed") or []] + token_budget_lines(prov)
+    shown += [line] if (line := no_token_runs(prov)) else []
+    return shown, summary_lines(sections, per_section=99)
+
+
+def _html_summary(shown: Sequence[str], folded: Sequence[str]) -> str:
+    """Return the summary's HTML: the lines shown as a list, the rest folded."""
+    esc = html.escape
+    items = "".join(f"<li>{esc(line)}</li>" for line in shown)
+    rest = "".join(f"<li>{esc(line)}</li>" for line in folded)
+    return (
+        f"<ul>{items}</ul>" if items else ""
+    ) + f"<details><summary>{SUMMARY_FOLDED}</summary><ul>{rest}</ul></details>"
 
 
 def _nav_links(parts: Sequence[SuitePart]) -> list[str]:
@@ -387,7 +405,11 @@ def _html_suite(part: SuitePart) -> list[str]:
         )
     body.append(f"<h3>{esc(part.table['title'])}</h3>{html_table(part.table)}")
     if part.figure:
-        body.append(_html_block(Block("figure", part.figure, False)))
+        body.append(
+            _html_block(Block("figure", part.figure, False)).replace(
+                "<figure>", '<figure class="headline">', 1
+            )
+        )
     if part.few:
         body.append(f'<p class="few">{esc(part.few)}</p>')
     for section in part.sections:

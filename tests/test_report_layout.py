@@ -51,11 +51,13 @@ def test_a_suite_opens_with_runs_by_sets_and_one_figure_and_folds_each_set(tmp_p
     page = render.render_html(records, _prov())
     top = page[page.index('<h2 id="toy-suite">') : page.index('<details id="toy-suite-one-set">')]
     assert top.count("<h2") == 1 and top.count("Measures nothing at all.") == 1
-    assert top.count("<figure>") == 1 and top.count("<table") == 1  # the headline table, the figure
+    assert top.count('<figure class="headline">') == 1 and top.count("<table") == 1  # its table, its figure
     assert page.count("Measures nothing at all.") == 1  # the introduction once per suite
     assert '<details id="toy-suite-two-set">' in page
-    escaped = NASTY.replace("<", "&lt;").replace(">", "&gt;")
-    assert f"Resting on fewer than {report.FEW} units (items): {escaped} on one: 1." in page
+    assert (
+        f"Cells resting on fewer than {report.FEW} items (wide intervals, or none): one, 1 run on 1 item."
+        in page
+    )
     assert NASTY not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     markdown = render.render_markdown(records, _prov(), {})
     assert markdown.count("\n## Toy suite\n") == 1 and "| run | one | two |" in markdown
@@ -71,6 +73,20 @@ def test_a_cell_on_a_handful_of_units_says_so_and_has_no_interval_it_cannot():
         report.headline_cell(0.5, -0.193, 1.193, 2, "tuples") == "50.0, 2 tuples: no interval"
     )  # not a rate's
     assert report.headline_cell(float("nan"), 0, 0, 0, "items") == "-"
+
+
+def test_each_suite_s_headline_cells_give_their_measure_s_interval():
+    from common.already_said_that.report import headline_cells as turns
+    from common.blocks.report import headline_cells as success
+
+    tidy = pd.DataFrame({"model": ["m"], "set": ["s"], "avg_num_turns": [2.0], "n": [500]})
+    cells = turns(tidy.assign(avg_num_turns_lo=1.8, avg_num_turns_hi=2.2))["cells"]
+    assert cells == [["m", "s", "2.0 [1.8, 2.2]", 500]]  # turns: no rate's bounds
+    pooled = pd.DataFrame(
+        {"method": ["plan"], "prompting": ["paper"], "model": ["m"], "problems": [300]}
+        | {"lenient_rate": [21.0], "lenient_lo": [16.8], "lenient_hi": [26.0]}
+    )
+    assert success(pooled, "s")["cells"][0][2:] == ["21.0 [16.8, 26.0]", 300]  # percent: 0 to 100
 
 
 def test_the_token_budget_shows_only_runs_that_report_tokens_and_names_the_others_in_one_line():
@@ -155,4 +171,4 @@ def test_a_section_without_a_headline_is_shown_whole_as_before(tmp_path):
     record = report.load_section(tmp_path / "s.json")
     page = render.render_html([record], _prov())
     assert '<h2 id="toy-suite">Toy suite</h2>' in page and "<h3>Accuracy</h3>" in page
-    assert "-set" not in page and "Resting on" not in page
+    assert "-set" not in page and "Cells resting on" not in page

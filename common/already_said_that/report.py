@@ -239,6 +239,7 @@ def headline_cells(tidy: pd.DataFrame) -> dict[str, Any]:
                 m["n"],
                 "conversations",
                 scale=1,
+                bounds=None,  # turns, not a rate
             ),
             m["n"],
         )

@@ -194,13 +194,13 @@ def headline_cells(pooled: pd.DataFrame, set_name: str) -> dict[str, Any]:
             run_label(*(getattr(row, c) for c in RUN)),
             set_name,
             headline_cell(
-                row.lenient_rate, row.lenient_lo, row.lenient_hi, row.problems, "problems", scale=1
+                row.lenient_rate, row.lenient_lo, row.lenient_hi, row.problems, "problems", 1, bounds=(0, 100)
             ),
             row.problems,
         )
         for row in pooled.itertuples()
     ]
-    return headline("lenient success % [95% Wilson], every view pooled", "problem (one per view)", cells)
+    return headline("lenient success % [95% Wilson], problems of every view pooled", "problem", cells)
 
 
 def headline_table(by_view: pd.DataFrame, runs: list[tuple[str, str, str]]) -> pd.DataFrame:
