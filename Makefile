@@ -342,7 +342,7 @@ past_batch = || { code=$$?; test $$code -eq 75 || exit $$code; pending=75; }
 forget: | $(ENV_OK)
 	@$(need_model)
 	$(PYTHON) scripts/forget_model.py $(MODEL)
-	$(MAKE) --no-print-directory report
+	$(MAKE) --no-print-directory report MODEL=  # the report without it: no run of the forgotten model
 
 # <suite>-model: run MODEL on the suite's default sets, then print their analyses
 define MODEL_RULES

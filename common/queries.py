@@ -143,18 +143,24 @@ WHERE a.run_id = CAST(:run AS INTEGER) AND a.scored
 GROUP BY i.task, i.size, i.variant ORDER BY i.task, i.size, i.variant"""
 
 FAILURES = f"""
-SELECT i.unit, a.Key, a.turn, i.task, i.size, i.variant,
+WITH wrong AS (  -- keys only: the page is picked before any text is read
+  SELECT a.answer_id, i.unit, a.Key, a.turn, count(*) OVER () AS failures
+  FROM answers a JOIN runs r0 ON r0.run_id = a.run_id
+  LEFT JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
+  WHERE a.run_id = CAST(:run AS INTEGER) AND a.scored AND a.correct = 0
+  {_paged("i.unit, a.Key, a.turn")}
+)
+SELECT w.unit, a.Key, a.turn, i.task, i.size, i.variant,
   coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold, a.answer,
   y.text AS reply, a.refused, a.truncated,
   (SELECT g.thumbnail FROM images g WHERE g.digest = i.image) AS picture,
   (SELECT {run_name("r", "s")} FROM runs r JOIN sets s USING (set_id) WHERE r.run_id = a.run_id) AS run_name,
-  count(*) OVER () AS failures
-FROM answers a JOIN runs r0 ON r0.run_id = a.run_id
+  w.failures
+FROM wrong w JOIN answers a ON a.answer_id = w.answer_id JOIN runs r0 ON r0.run_id = a.run_id
 LEFT JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
 LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts p ON p.text_id = i.prompt
 LEFT JOIN texts y ON y.text_id = a.reply
-WHERE a.run_id = CAST(:run AS INTEGER) AND a.scored AND a.correct = 0
-{_paged("i.unit, a.Key, a.turn")}"""
+ORDER BY w.unit, a.Key, a.turn"""
 
 TRUNCATED_OR_REFUSED = f"""
 SELECT count(*) OVER () AS answers_flagged, sum(a.truncated) OVER () AS replies_cut,
@@ -167,25 +173,33 @@ WHERE a.truncated > 0 OR a.refused IS NOT NULL
 {_paged("a.run_id, a.Key, a.turn")}"""
 
 PAIRED_TESTS = f"""
+WITH shown AS (SELECT * FROM pairs {_paged("pair_id")})  -- the page's tests only are counted
 SELECT p.run_a, p.run_b, p.rule, s.suite, s.set_name,
   (SELECT u.unit FROM suites u WHERE u.suite = s.suite) AS counted, count(*) AS n,
   sum(x.score > y.score AND NOT y.censored) AS a_better,
   sum(y.score > x.score AND NOT x.censored) AS b_better,
-  {run_name("ra", "s")} AS a, {run_name("rb", "s")} AS b
-FROM pairs p JOIN sets s USING (set_id)
+  {run_name("ra", "s")} AS a, {run_name("rb", "s")} AS b, (SELECT count(*) FROM pairs) AS tests
+FROM shown p JOIN sets s USING (set_id)
 JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b
 JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule
 JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit
 GROUP BY p.pair_id ORDER BY p.pair_id"""
 
 PICTURED_ANSWERS = f"""
+WITH shown AS (  -- keys only, from the items that have a picture: the page before any text
+  SELECT a.answer_id, i.unit, i.set_id
+  FROM items i JOIN runs x ON x.set_id = i.set_id
+  JOIN answers a ON a.run_id = x.run_id AND a.Key = i.Key AND a.draw = 0
+  WHERE i.image IS NOT NULL AND a.scored AND (:run = '' OR x.run_id = CAST(:run AS INTEGER))
+  {_paged("i.unit, a.Key, a.run_id")}
+)
 SELECT a.run_id, {run_name("x", "s")} AS run_name, x.modality, a.Key, i.unit, i.task, g.thumbnail AS picture,
   a.answer, coalesce(a.expected, i.gold) AS gold, a.correct, y.text AS reply
-FROM answers a JOIN runs x USING (run_id) JOIN sets s ON s.set_id = x.set_id
+FROM shown w JOIN answers a ON a.answer_id = w.answer_id JOIN runs x USING (run_id)
+JOIN sets s ON s.set_id = x.set_id
 JOIN items i ON i.set_id = x.set_id AND i.Key = a.Key JOIN images g ON g.digest = i.image
 LEFT JOIN texts y ON y.text_id = a.reply
-WHERE a.scored AND a.draw = 0 AND (:run = '' OR a.run_id = CAST(:run AS INTEGER))
-{_paged("i.unit, a.Key, a.run_id")}"""
+ORDER BY i.unit, a.Key, a.run_id"""
 
 
 # name -> (title, description, SQL): the explorer's canned queries
@@ -208,7 +222,7 @@ QUERIES: dict[str, tuple[str, str, str]] = {
         (
             "Every exact paired test the report prints, recounted from the units (counted: what a "
             "unit is): n shared units, a_better, b_better. run_a and run_b, first, are the ids to "
-            "give the disagreements query; a and b name the runs."
+            f"give the disagreements query; a and b name the runs; tests: how many in all. {PAGED}"
         ),
         PAIRED_TESTS,
     ),
