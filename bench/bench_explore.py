@@ -4,12 +4,14 @@ fetched over HTTP from 127.0.0.1, and the query alone in SQLite.
 
 For this checkout and, with --anchor <checkout> (the code before a change), for that one on the
 same database: its canned queries written out as Datasette metadata (``datasette_metadata``),
-Datasette started on a free port, then each query's page fetched --runs times. Printed per
-query: the page's median time with its spread (``measure.spread``), its ratio to the anchor page
-of the same server (Datasette's page of the ``runs`` table: what serving any page costs on this
-machine just now), the page's size, and the query alone in SQLite; the machine's load before
-and after. The parameters are the database's first paired test (``pairs``) and its run_a. The
-target: every page under 2 s on `make all`'s database (docs/database.md).
+Datasette started on a free port; then --runs repetitions, in each every query's page fetched
+from each server in turn (which first alternates). Printed per query: the page's median time
+with its spread (``measure.spread``), its ratio to the anchor page of the same server
+(Datasette's page of the ``runs`` table: what serving any page costs on this machine just now),
+the page's size, and the query alone in SQLite; with --anchor, the ratio of the two checkouts'
+times per repetition; the machine's load before and after. The parameters are the database's
+first paired test (``pairs``) and its run_a. The target: every page under 2 s on `make all`'s
+database (docs/database.md).
 
 $ python bench/bench_explore.py
 $ python bench/bench_explore.py --anchor ../before --runs 5
@@ -24,6 +26,7 @@ import json
 import re
 import socket
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,32 +108,44 @@ def parameters(database: Path) -> dict[str, str]:
     return {"run_a": str(run_a), "run_b": str(run_b), "rule": rule, "run": str(run_a), "page": ""}
 
 
-def time_checkout(checkout: Path, database: Path, runs: int, work: Path) -> dict:
-    """Return, for ``checkout``'s explorer on ``database``: the anchor page's times and each
-    canned query's page times, sizes and SQLite-only time."""
+def explorer(checkout: Path, database: Path, work: Path) -> dict:
+    """Return a started explorer of ``checkout`` on ``database``: its process, URL and queries."""
     server, url = serve(checkout, database, work)
-    try:
-        queries = json.loads((work / f"{checkout.name}.metadata.json").read_text())
-        queries = queries["databases"][database.stem]["queries"]
-        values = parameters(database)
-        found = {"anchor": [fetch(f"{url}/{ANCHOR_PAGE}")[0] for _ in range(runs)], "queries": {}}
-        with closing(sqlite3.connect(f"file:{database}?immutable=1", uri=True)) as conn:
-            for name, query in queries.items():
-                names = dict.fromkeys(re.findall(r"(?<![:\w]):(\w+)", query["sql"]))
-                given = {n: values.get(n, "") for n in names}
-                page = f"{url}/{name}?" + urllib.parse.urlencode(given)
-                times = [fetch(page) for _ in range(runs)]
+    metadata = json.loads((work / f"{checkout.name}.metadata.json").read_text())
+    return {"server": server, "url": url, "queries": metadata["databases"][database.stem]["queries"]}
+
+
+def page_url(found: dict, name: str, values: dict[str, str]) -> str:
+    """Return the URL of query ``name``'s first page on an ``explorer``, its parameters given."""
+    names = dict.fromkeys(re.findall(r"(?<![:\w]):(\w+)", found["queries"][name]["sql"]))
+    return f"{found['url']}/{name}?" + urllib.parse.urlencode({n: values.get(n, "") for n in names})
+
+
+def measure(explorers: dict[str, dict], database: Path, runs: int) -> dict:
+    """Return per checkout the anchor page's times and each query's page times and size, the
+    checkouts' pages fetched in turn (which first alternates with each repetition)."""
+    values = parameters(database)
+    found = {label: {"anchor": [], "queries": {}} for label in explorers}
+    for run in range(runs):
+        order = list(explorers) if run % 2 == 0 else list(reversed(explorers))
+        for label in order:
+            found[label]["anchor"].append(fetch(f"{explorers[label]['url']}/{ANCHOR_PAGE}")[0])
+        names = dict.fromkeys(name for e in explorers.values() for name in e["queries"])
+        for name in names:
+            for label in order:
+                if name in explorers[label]["queries"]:
+                    seconds, size = fetch(page_url(explorers[label], name, values))
+                    entry = found[label]["queries"].setdefault(name, {"page": [], "bytes": size})
+                    entry["page"].append(seconds)
+    with closing(sqlite3.connect(f"file:{database}?immutable=1", uri=True)) as conn:
+        for label, timing in found.items():
+            for name, entry in timing["queries"].items():
+                sql = explorers[label]["queries"][name]["sql"]
+                names = dict.fromkeys(re.findall(r"(?<![:\w]):(\w+)", sql))
                 start = time.perf_counter()
-                conn.execute(query["sql"], given).fetchmany(1001)
-                found["queries"][name] = {
-                    "page": [t for t, _ in times],
-                    "bytes": times[0][1],
-                    "sql": time.perf_counter() - start,
-                }
-        return found
-    finally:
-        server.terminate()
-        server.wait()
+                conn.execute(sql, {n: values.get(n, "") for n in names}).fetchmany(1001)
+                entry["sql"] = time.perf_counter() - start
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,20 +158,33 @@ def main(argv: list[str] | None = None) -> int:
     if not database.is_file():
         raise SystemExit(f"{database}: no results database; build it with `make db` (or `make all`)")
     print(load_line())
+    checkouts = {"this checkout": paths.ROOT} | (
+        {"anchor checkout": args.anchor.resolve()} if args.anchor else {}
+    )
     with tempfile.TemporaryDirectory() as work:
-        timings = {"this checkout": time_checkout(paths.ROOT, database, args.runs, Path(work))}
-        if args.anchor:
-            timings["anchor checkout"] = time_checkout(args.anchor.resolve(), database, args.runs, Path(work))
+        explorers = {label: explorer(path, database, Path(work)) for label, path in checkouts.items()}
+        try:
+            timings = measure(explorers, database, args.runs)
+        finally:
+            for found in explorers.values():
+                found["server"].terminate()
+                found["server"].wait()
     print(load_line())
     for label, found in timings.items():
-        anchor = sorted(found["anchor"])[len(found["anchor"]) // 2]
+        anchor = statistics.median(found["anchor"])
         print(f"\n{label}: anchor page (the runs table) {spread(found['anchor'])} s")
         for name, q in found["queries"].items():
-            middle = sorted(q["page"])[len(q["page"]) // 2]
+            middle = statistics.median(q["page"])
             print(
-                f"  {name:32} page {spread(q['page'])} s = {middle / anchor:5.1f} x the anchor; "
+                f"  {name:32} page {spread(q['page'])} s = {middle / anchor:5.1f} x the anchor page; "
                 f"{q['bytes'] / 1e3:,.0f} kB; SQL alone {q['sql']:.2f} s{'  OVER 2 s' if middle >= 2 else ''}"
             )
+    if args.anchor:
+        mine, before = timings["this checkout"]["queries"], timings["anchor checkout"]["queries"]
+        print("\nthis checkout / anchor checkout, per repetition (same query, fetched in turn):")
+        for name in [n for n in mine if n in before]:
+            ratios = [a / b for a, b in zip(mine[name]["page"], before[name]["page"], strict=True)]
+            print(f"  {name:32} {spread(ratios)}")
     return 0
 
 
