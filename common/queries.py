@@ -173,16 +173,16 @@ WHERE a.truncated > 0 OR a.refused IS NOT NULL
 {_paged("a.run_id, a.Key, a.turn")}"""
 
 PAIRED_TESTS = f"""
-WITH shown AS (SELECT * FROM pairs {_paged("pair_id")})  -- the page's tests only are counted
 SELECT p.run_a, p.run_b, p.rule, s.suite, s.set_name,
   (SELECT u.unit FROM suites u WHERE u.suite = s.suite) AS counted, count(*) AS n,
   sum(x.score > y.score AND NOT y.censored) AS a_better,
   sum(y.score > x.score AND NOT x.censored) AS b_better,
   {run_name("ra", "s")} AS a, {run_name("rb", "s")} AS b, (SELECT count(*) FROM pairs) AS tests
-FROM shown p JOIN sets s USING (set_id)
+FROM pairs p JOIN sets s USING (set_id)
 JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b
 JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule
 JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit
+WHERE p.pair_id IN (SELECT pair_id FROM pairs {_paged("pair_id")})  -- the page's tests only are counted
 GROUP BY p.pair_id ORDER BY p.pair_id"""
 
 PICTURED_ANSWERS = f"""
