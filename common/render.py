@@ -242,7 +242,7 @@ def _markdown_suite(part: SuitePart, figure_links: dict[str, str]) -> list[str]:
     for section in part.sections:
         lines.append(f"<details><summary>{html.escape(section['title'])}: {SET_SUMMARY}</summary>\n")
         for block in _set_blocks(section, part):
-            lines += _markdown_block(Block(block.kind, block.content, True), "###", figure_links)
+            lines += _markdown_block(block, "###", figure_links)
         lines.append("</details>\n")
     return lines
 
@@ -413,7 +413,7 @@ def _html_suite(part: SuitePart) -> list[str]:
     if part.few:
         body.append(f'<p class="few">{esc(part.few)}</p>')
     for section in part.sections:
-        inner = "".join(_html_block(Block(b.kind, b.content, True)) for b in _set_blocks(section, part))
+        inner = "".join(_html_block(block) for block in _set_blocks(section, part))
         summary = f"{section['title']}: {SET_SUMMARY}"
         body.append(
             f'<details id="{_anchor(section)}-set"><summary>{esc(summary)}</summary>{inner}</details>'
