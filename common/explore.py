@@ -14,6 +14,9 @@ CUT = 70  # characters of a long text shown before it is opened
 WIDTH = "26em"  # the widest a long text's cell gets (a page of several such columns fits 1,280 px)
 
 
+# the page's tables wrap every cell, long ids and numbers included, so that no column pushes the
+# table past the window (served by the plugin as a data: URL)
+CSS = ".rows-and-columns td,.rows-and-columns th{overflow-wrap:anywhere;word-break:break-word;min-width:3em}"
 END_FIRST = ("prompt", "question")  # columns whose end matters most (the question comes last)
 
 

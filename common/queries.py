@@ -110,7 +110,7 @@ WITH settings AS (
 SELECT p.unit, coalesce(q.text, pt.text) AS prompt,
   coalesce(l.expected, i.gold) AS gold, a.answer AS answer_a, ya.text AS reply_a,
   b.answer AS answer_b, yb.text AS reply_b,
-  p.better, p.task, p.size, l.Key, l.turn, p.score_a, p.score_b,
+  p.better, p.task || coalesce(' / ' || p.size, '') AS task_size, l.Key, l.turn,
   (SELECT g.thumbnail FROM images g WHERE g.digest = i.image) AS picture,
   (SELECT 'a: ' || {run_name("x", "xs")} || '; b: ' || {run_name("y", "ys")}
    FROM runs x JOIN sets xs ON xs.set_id = x.set_id, runs y JOIN sets ys ON ys.set_id = y.set_id
@@ -190,7 +190,8 @@ WITH shown AS (  -- keys only, from the items that have a picture: the page befo
   SELECT a.answer_id, i.unit, i.set_id
   FROM items i JOIN runs x ON x.set_id = i.set_id
   JOIN answers a ON a.run_id = x.run_id AND a.Key = i.Key AND a.draw = 0
-  WHERE i.image IS NOT NULL AND a.scored AND (:run = '' OR x.run_id = CAST(:run AS INTEGER))
+  WHERE i.set_id IN (SELECT set_id FROM runs WHERE modality <> 'text') AND i.image IS NOT NULL
+    AND a.scored AND (:run = '' OR x.run_id = CAST(:run AS INTEGER))
   {_paged("i.unit, a.Key, a.run_id")}
 )
 SELECT a.run_id, {run_name("x", "s")} AS run_name, x.modality, a.Key, i.unit, i.task, g.thumbnail AS picture,

@@ -106,8 +106,13 @@ def _first_paired_row(browser, report: Path) -> dict[str, str]:
 
 
 def _width(browser) -> int:
-    """Return how wide the page is laid out (more than the window: it scrolls sideways)."""
-    return browser.execute_script("return document.documentElement.scrollWidth")
+    """Return how wide the page and its results table are laid out (more than the window: the
+    page or the table scrolls sideways)."""
+    return browser.execute_script(
+        "const t = document.querySelector('table.rows-and-columns');"
+        "const right = t ? Math.ceil(t.getBoundingClientRect().right) : 0;"
+        "return Math.max(document.documentElement.scrollWidth, right)"
+    )
 
 
 def test_the_canned_disagreements_query_counts_what_the_report_shows(browser, built, explorer):
