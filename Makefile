@@ -287,9 +287,9 @@ results/report.html results/report.md &: $(SECTIONS) $(RENDER_CODE)
 ## Install what the browser check of the report needs: Debian's chromium + chromium-driver, selenium.
 browser: $(BROWSER_OK)
 
-## Open results/report.html in headless Chromium: images loaded, tables there, no console error, screenshot.
-check-report: $(BROWSER_OK) results/report.html
-	$(PYTHON) -m pytest -m integration -q tests/test_report_browser.py
+## In a repo copy: make all, a model file and a new set per suite added (README), the report in headless Chromium.
+check-report: $(BROWSER_OK) $(TEST_DATA)
+	$(PYTHON) -m pytest -m integration -q -s tests/test_report_browser.py
 
 ## Against a real llama.cpp server (tiny model): the runner, refusals, and make all MODEL=... in a repo copy.
 test-engine: $(ENGINE_OK) $(TEST_DATA)
@@ -303,7 +303,7 @@ bench-models: $(ENV_OK)
 # results/results.sqlite: every item and answer of every results file of every suite, scored once
 # by each suite's own code; each set's scoring step (above) keeps its rows up to date, `make db`
 # every set found (not only the default ones). `make explore` serves it with Datasette.
-.PHONY: check-explore bench-db bench-make-all
+.PHONY: check-explore bench-db bench-make-all bench-explore
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
@@ -313,9 +313,11 @@ db: | $(ENV_OK)
 
 ## Browse the results database in Datasette on http://127.0.0.1:EXPLORE_PORT/ (installs Datasette; Ctrl-C stops).
 explore: $(EXPLORE_OK) | $(ENV_OK)
-	$(PYTHON) scripts/score_results.py --database $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json
+	$(PYTHON) scripts/score_results.py --database $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
+	    $(if $(filter-out results/results.sqlite,$(EXPLORE_DB)),--metadata-only)
 	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
 	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
+	    --plugins-dir common/explore_plugins \
 	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \
 	    --setting truncate_cells_html 120
 
@@ -326,6 +328,10 @@ bench-db: results/report.html | $(ENV_OK)
 ## Time make all on fresh clones of HEAD and of ANCHOR=<revision>, alternately (CPU of make and its children).
 bench-make-all: | $(ENV_OK)
 	$(PYTHON) bench/bench_make_all.py --anchor $(or $(ANCHOR),$(error name the revision to compare with: make bench-make-all ANCHOR=<commit>))
+
+## Time every canned query's explorer page as Datasette serves it (EXPLORE_ANCHOR=<old checkout> side by side).
+bench-explore: $(EXPLORE_OK) | $(ENV_OK)
+	$(PYTHON) bench/bench_explore.py --database $(EXPLORE_DB) $(if $(EXPLORE_ANCHOR),--anchor $(EXPLORE_ANCHOR))
 
 ## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
 check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html

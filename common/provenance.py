@@ -112,13 +112,15 @@ def _models(section: dict[str, Any]) -> list[dict[str, Any]]:
 
 def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:
     """Return the report's table of how the models' replies used their token budget, one row per
-    results file of a model (built-ins spend none): replies, the share cut at the token limit
-    (a reasoning model cut while thinking gave no answer, and scored it wrong), and the mean
-    reasoning and answer tokens per reply; None when no model run is in the report."""
+    results file of a model whose replies report tokens or were cut (built-ins spend none; a model
+    file or a server that counts no tokens has nothing to show: ``no_token_runs`` names them):
+    replies, the share cut at the token limit (a reasoning model cut while thinking gave no answer,
+    and scored it wrong), and the mean reasoning and answer tokens per reply; None when no run has
+    a row."""
     rows = []
     for m in prov["models"]:
         use = m.get("use")
-        if not use or not use["replies"]:
+        if not _reports_tokens(use):
             continue
         replies = use["replies"]
         limit = m["settings"].get("max_tokens", "none")
@@ -137,6 +139,28 @@ def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:
     columns = ["suite", "model", "results file", "max_tokens", "replies", "cut at the limit"]
     columns += ["reasoning tokens per reply", "answer tokens per reply"]
     return {"columns": columns, "rows": rows} if rows else None
+
+
+def no_token_runs(prov: dict[str, Any]) -> str | None:
+    """Return one line naming the models whose replies report no tokens and were never cut (and
+    how many results files each), which the token-budget table leaves out; None when there are
+    none."""
+    files: dict[str, int] = {}
+    for m in prov["models"]:
+        use = m.get("use")
+        if use and use["replies"] and not _reports_tokens(use):
+            name = m["settings"].get("name", "?")
+            files[name] = files.get(name, 0) + 1
+    if not files:
+        return None
+    named = ", ".join(f"{name} ({n} results file{'s' * (n != 1)})" for name, n in files.items())
+    return f"No token counts reported (a model file, or a server that counts none): {named}."
+
+
+def _reports_tokens(use: dict[str, Any] | None) -> bool:
+    """Return whether a results file's ``token_use`` has anything to show: replies with tokens
+    counted, or replies cut at the limit."""
+    return bool(use and use["replies"] and (use["cut"] or use["reasoning_tokens"] or use["answer_tokens"]))
 
 
 def token_budget_lines(prov: dict[str, Any]) -> list[str]:

@@ -17,6 +17,7 @@ queries of the explorer (``make explore``: Datasette) and the examples of the re
 give the report its few examples (first by unit, so the same every time).
 """
 
+import re
 import sqlite3
 from typing import Any
 
@@ -24,7 +25,6 @@ import pandas as pd
 
 from common import suites
 
-EXCERPT = 400  # characters of a prompt (its end: the question) or a reply (its start) shown
 # an answer's score under a units rule: its value in ``scores`` when the suite keeps the rule there,
 # else the headline rule ``correct``
 RULE_SCORE = (
@@ -34,19 +34,42 @@ RULE_SCORE = (
 
 
 # an example shows its item's thumbnail when a run it shows was shown the picture (not beside
-# the answers of text runs only, which never saw it)
-SHOWN_PICTURES = "coalesce(r.modality, 'text') <> 'text'"
+# the answers of text runs only, which never saw it); {r}: an alias of ``runs``
+SHOWN_PICTURES = "coalesce({r}.modality, 'text') <> 'text'"
+PAGE = 20  # rows per page of the queries that list answers (``:page``, blank: the first)
+# a run as every query names it: model, prompting, set (and blocks' method and view, a picture
+# run's modality), then its id to give the next query; {r}: an alias of ``runs``, {s}: of ``sets``
+RUN_NAME = (
+    "{r}.model || ' (' || {r}.prompting || coalesce(', ' || {r}.method, '') || ') on ' || {s}.set_name"
+    " || coalesce(', view ' || {r}.view, '') || coalesce(', ' || nullif({r}.modality, 'text'), '')"
+    " || ' [run ' || {r}.run_id || ']'"
+)
+# what an answer row of each suite is, beside the unit the report's statistics count
+COUNTED = (
+    "CASE {suite} WHEN 'worldsense' THEN 'trial (report: tuple)' WHEN 'canvas' THEN 'trial (report: item)' "
+    "WHEN 'blocks' THEN 'problem of a view' WHEN 'already_said_that' THEN 'turn (report: conversation)' "
+    "ELSE {suite} END"
+)
 
 
-def _excerpt(column: str, end: bool = False) -> str:
-    """Return SQL for a shortened ``column``: its last (``end``) or first EXCERPT characters."""
-    cut = f"'…' || substr({column}, -{EXCERPT})" if end else f"substr({column}, 1, {EXCERPT}) || '…'"
-    return f"CASE WHEN length({column}) > {EXCERPT} THEN {cut} ELSE {column} END"
+def run_name(runs: str = "r", sets: str = "s") -> str:
+    """Return SQL naming a run (``RUN_NAME``) from the aliases of its ``runs`` and ``sets`` rows."""
+    return RUN_NAME.format(r=runs, s=sets)
+
+
+def _paged(order: str) -> str:
+    """Return the ORDER BY ... LIMIT ... OFFSET of a paged query: ``:page`` (blank: 1) of PAGE rows."""
+    return (
+        f"ORDER BY {order} LIMIT {PAGE} "
+        f"OFFSET {PAGE} * (max(coalesce(CAST(nullif(:page, '') AS INTEGER), 1), 1) - 1)"
+    )
 
 
 def disagreements_sql(per_cell: bool = False) -> str:
-    """Return the SQL of the ``disagreements`` query; with ``per_cell`` only the first ``:per_cell``
-    units of each cell (a better, b better) are shown (the counts stay those of every unit). The
+    """Return the SQL of the ``disagreements`` query: a page (``:page``, PAGE units) of the
+    discordant units, first by cell and unit, each with the item, the gold answer and the two
+    runs' answers side by side, the runs named (``RUN_NAME``); with ``per_cell`` instead the first
+    ``:per_cell`` units of each cell (a better, b better). The counts stay those of every unit. The
     discordant units come from ``units`` alone (its key: run, rule, unit); the answers shown are
     looked up by subqueries in the outer SELECT, run only for the rows fetched (a page)."""
     rule = "(SELECT rule FROM settings)"
@@ -57,7 +80,7 @@ def disagreements_sql(per_cell: bool = False) -> str:
         "UNION ALL SELECT * FROM (SELECT * FROM discordant WHERE better = 'b' ORDER BY unit "
         "LIMIT CAST(:per_cell AS INTEGER))"
         if per_cell
-        else "SELECT * FROM discordant"
+        else f"SELECT * FROM discordant {_paged('better, unit')}"
     )
     # CROSS JOIN: from the unit's few items, not from every answer of the run
     lost = f"""(SELECT l.answer_id FROM items i
@@ -87,12 +110,16 @@ WITH settings AS (
 ), picked AS (
   SELECT c.*, {lost} AS lost_row FROM shown c
 )
-SELECT t.discordant, t.a_better, t.b_better, p.better, p.unit, coalesce(l.expected, i.gold) AS gold,
-  a.answer AS answer_a, b.answer AS answer_b, {_excerpt("ya.text")} AS reply_a,
-  {_excerpt("yb.text")} AS reply_b,
-  {_excerpt("coalesce(q.text, pt.text)", end=True)} AS prompt, p.task, p.size, p.score_a, p.score_b,
-  l.Key, l.turn, (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND EXISTS (
-    SELECT 1 FROM runs r WHERE r.run_id IN (p.run_a, p.run_b) AND {SHOWN_PICTURES})) AS picture
+SELECT p.unit, coalesce(q.text, pt.text) AS prompt,
+  coalesce(l.expected, i.gold) AS gold, a.answer AS answer_a, ya.text AS reply_a,
+  b.answer AS answer_b, yb.text AS reply_b,
+  p.better, p.task || coalesce(' / ' || p.size, '') AS task_size, l.Key, l.turn,
+  (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND EXISTS (
+    SELECT 1 FROM runs r WHERE r.run_id IN (p.run_a, p.run_b) AND {SHOWN_PICTURES.format(r="r")})) AS picture,
+  (SELECT 'a: ' || {run_name("x", "xs")} || '; b: ' || {run_name("y", "ys")}
+   FROM runs x JOIN sets xs ON xs.set_id = x.set_id, runs y JOIN sets ys ON ys.set_id = y.set_id
+   WHERE x.run_id = p.run_a AND y.run_id = p.run_b) AS runs,
+  t.discordant, t.a_better, t.b_better
 FROM picked p, totals t JOIN answers l ON l.answer_id = p.lost_row
 JOIN items i ON i.set_id = p.set_id AND i.Key = l.Key
 LEFT JOIN answers w ON w.answer_id = coalesce(
@@ -108,81 +135,133 @@ LEFT JOIN texts ya ON ya.text_id = a.reply LEFT JOIN texts yb ON yb.text_id = b.
 ORDER BY p.better, p.unit"""
 
 
-FAILURES_BY_GROUP = """
-SELECT task, size, variant, count(*) AS answers, sum(correct = 0) AS failures,
-  round(100.0 * avg(correct), 1) AS correct_pct
-FROM answer_rows WHERE run_id = CAST(:run AS INTEGER) AND scored
-GROUP BY task, size, variant ORDER BY task, size, variant"""
+FAILURES_BY_GROUP = f"""
+SELECT a.run_id AS run, (SELECT {run_name("r", "s")} FROM runs r JOIN sets s USING (set_id)
+  WHERE r.run_id = a.run_id) AS run_name, i.task, i.size, i.variant,
+  (SELECT {COUNTED.format(suite="s.suite")} FROM runs r JOIN sets s USING (set_id) WHERE r.run_id = a.run_id)
+    AS counted, count(*) AS answers, sum(a.correct = 0) AS failures,
+  round(100.0 * avg(a.correct), 1) AS correct_pct
+FROM answers a JOIN runs r0 ON r0.run_id = a.run_id
+LEFT JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
+WHERE a.run_id = CAST(:run AS INTEGER) AND a.scored
+GROUP BY i.task, i.size, i.variant ORDER BY i.task, i.size, i.variant"""
 
 FAILURES = f"""
-SELECT unit, Key, turn, task, size, variant, {_excerpt("prompt", end=True)} AS prompt, gold, answer,
-  {_excerpt("reply")} AS reply, refused, truncated,
-  (SELECT g.thumbnail FROM images g WHERE g.digest = image AND {SHOWN_PICTURES}) AS picture
-FROM answer_rows r WHERE run_id = CAST(:run AS INTEGER) AND scored AND correct = 0
-ORDER BY unit, Key, turn"""
+WITH wrong AS (  -- keys only: the page is picked before any text is read
+  SELECT a.answer_id, i.unit, a.Key, a.turn, count(*) OVER () AS failures
+  FROM answers a JOIN runs r0 ON r0.run_id = a.run_id
+  LEFT JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
+  WHERE a.run_id = CAST(:run AS INTEGER) AND a.scored AND a.correct = 0
+  {_paged("i.unit, a.Key, a.turn")}
+)
+SELECT w.unit, a.Key, a.turn, i.task, i.size, i.variant,
+  coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold, a.answer,
+  y.text AS reply, a.refused, a.truncated,
+  (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND {SHOWN_PICTURES.format(r="r0")}) AS picture,
+  (SELECT {run_name("r", "s")} FROM runs r JOIN sets s USING (set_id) WHERE r.run_id = a.run_id) AS run_name,
+  w.failures
+FROM wrong w JOIN answers a ON a.answer_id = w.answer_id JOIN runs r0 ON r0.run_id = a.run_id
+LEFT JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
+LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts p ON p.text_id = i.prompt
+LEFT JOIN texts y ON y.text_id = a.reply
+ORDER BY w.unit, a.Key, a.turn"""
 
 TRUNCATED_OR_REFUSED = f"""
-SELECT count(*) OVER () AS answers_flagged, sum(truncated) OVER () AS replies_cut,
-  sum(refused IS NOT NULL) OVER () AS refused_answers, r.run_id, r.suite, r.set_name, r.label, a.Key, a.turn,
+SELECT count(*) OVER () AS answers_flagged, sum(a.truncated) OVER () AS replies_cut,
+  sum(a.refused IS NOT NULL) OVER () AS refused_answers, s.suite, a.run_id, {run_name("r", "s")} AS run_name,
+  a.Key, a.turn,
   a.truncated, a.finish_reason, a.refused, a.error, a.completion_tokens, a.reasoning_tokens,
-  {_excerpt("y.text")} AS reply
-FROM answers a JOIN run_rows r USING (run_id) LEFT JOIN texts y ON y.text_id = a.reply
+  y.text AS reply
+FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id) LEFT JOIN texts y ON y.text_id = a.reply
 WHERE a.truncated > 0 OR a.refused IS NOT NULL
-ORDER BY r.run_id, a.Key, a.turn"""
+{_paged("a.run_id, a.Key, a.turn")}"""
 
-PAIRED_TESTS = "SELECT * FROM paired"
+PAIRED_TESTS = f"""
+SELECT p.run_a, p.run_b, p.rule, s.suite, s.set_name,
+  (SELECT u.unit FROM suites u WHERE u.suite = s.suite) AS counted, count(*) AS n,
+  sum(x.score > y.score AND NOT y.censored) AS a_better,
+  sum(y.score > x.score AND NOT x.censored) AS b_better,
+  {run_name("ra", "s")} AS a, {run_name("rb", "s")} AS b, (SELECT count(*) FROM pairs) AS tests
+FROM pairs p JOIN sets s USING (set_id)
+JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b
+JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule
+JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit
+WHERE p.pair_id IN (SELECT pair_id FROM pairs {_paged("pair_id")})  -- the page's tests only are counted
+GROUP BY p.pair_id ORDER BY p.pair_id"""
 
 PICTURED_ANSWERS = f"""
-SELECT r.run_id, r.set_name, r.label, r.modality, a.Key, i.unit, i.task, g.thumbnail AS picture, a.answer,
-  coalesce(a.expected, i.gold) AS gold, a.correct, {_excerpt("y.text")} AS reply
-FROM answers a JOIN run_rows r USING (run_id) JOIN runs x USING (run_id)
+WITH shown AS (  -- keys only, from the items that have a picture: the page before any text
+  SELECT a.answer_id, i.unit, i.set_id
+  FROM items i JOIN runs x ON x.set_id = i.set_id
+  JOIN answers a ON a.run_id = x.run_id AND a.Key = i.Key AND a.draw = 0
+  WHERE i.set_id IN (SELECT set_id FROM runs WHERE modality <> 'text') AND i.image IS NOT NULL
+    AND a.scored AND (:run = '' OR x.run_id = CAST(:run AS INTEGER))
+  {_paged("i.unit, a.Key, a.run_id")}
+)
+SELECT a.run_id, {run_name("x", "s")} AS run_name, x.modality, a.Key, i.unit, i.task, g.thumbnail AS picture,
+  a.answer, coalesce(a.expected, i.gold) AS gold, a.correct, y.text AS reply
+FROM shown w JOIN answers a ON a.answer_id = w.answer_id JOIN runs x USING (run_id)
+JOIN sets s ON s.set_id = x.set_id
 JOIN items i ON i.set_id = x.set_id AND i.Key = a.Key JOIN images g ON g.digest = i.image
 LEFT JOIN texts y ON y.text_id = a.reply
-WHERE a.scored AND a.draw = 0 AND (:run = '' OR a.run_id = CAST(:run AS INTEGER))
-ORDER BY i.unit, a.Key, r.run_id"""
+ORDER BY i.unit, a.Key, a.run_id"""
 
 
 # name -> (title, description, SQL): the explorer's canned queries
+PAGED = f"{PAGE} rows a page: give page (blank: 1) for the next ones; a long text opens on a click."
 QUERIES: dict[str, tuple[str, str, str]] = {
     "disagreements": (
         "Items two runs disagree on",
         (
-            "The units (WorldSense tuples, canvas items, blocks problems, Already Said That "
-            "conversations) where run_a and run_b differ: the discordant pairs of the report's exact "
-            "paired test. Give two run ids (see paired_tests) and a rule (blank: the suite's first; "
-            "blocks: lenient or strict). Each row shows one answer of each run side by side; every "
-            "row carries the counts."
+            "Unit: the report's (a WorldSense tuple, a canvas item, a blocks problem of a view, an "
+            "Already Said That conversation). The units where run_a and run_b differ: the discordant "
+            "pairs of the report's exact paired test, a's wins first. Give two run ids (see "
+            "paired_tests) and a rule (blank: the suite's first; blocks: lenient or strict). Each row: "
+            "the item, its gold answer, then each run's answer and reply side by side; the runs are "
+            f"named in the runs column; every row carries the counts. {PAGED}"
         ),
         disagreements_sql(),
     ),
     "paired_tests": (
         "The report's paired tests",
         (
-            "Every exact paired test the report prints, recounted from the units: n shared units, "
-            "a_better, b_better; run_a and run_b are the ids to give the disagreements query."
+            "Every exact paired test the report prints, recounted from the units (counted: what a "
+            "unit is): n shared units, a_better, b_better. run_a and run_b, first, are the ids to "
+            f"give the disagreements query; a and b name the runs; tests: how many in all. {PAGED}"
         ),
         PAIRED_TESTS,
     ),
     "failures_by_group": (
         "A run's failures by task, size and variant",
         (
-            "Scored answers and wrong ones of one run (see runs for its id), by task, size (problem "
-            "size, number of shapes, optimal plan length) and variant."
+            "Counted per answer (counted: a WorldSense or canvas trial, a blocks problem of a view, "
+            "an Already Said That turn), not per unit as the report's tables (WorldSense: tuples, "
+            "weighted; canvas: items), so a rate here can differ from the report's. Scored answers "
+            "and wrong ones of one run (run: its id, see paired_tests or runs), by task, size "
+            "(problem size, number of shapes, optimal plan length) and variant."
         ),
         FAILURES_BY_GROUP,
     ),
-    "failures": ("A run's failures", "Every wrong scored answer of one run, first by unit.", FAILURES),
+    "failures": (
+        "A run's failures",
+        f"Every wrong scored answer (a trial, a problem of a view, a turn) of one run, by unit. {PAGED}",
+        FAILURES,
+    ),
     "pictured_answers": (
         "Answers beside their item's picture",
         (
-            "The answers to items of sets shown as pictures (a set config's modality), each beside "
-            "its item's thumbnail, every modality's run of an item together; give a run id (blank: all)."
+            "The answers (trials, problems of a view) to items of sets shown as pictures (a set "
+            "config's modality), each beside its item's thumbnail, every modality's run of an item "
+            f"together; give a run id (blank: all). {PAGED}"
         ),
         PICTURED_ANSWERS,
     ),
     "truncated_or_refused": (
         "Truncated or refused answers",
-        "Answers with a reply cut at the token limit (finish_reason length) or refused by the server.",
+        (
+            "Answers (trials, problems of a view, turns) with a reply cut at the token limit "
+            f"(finish_reason length) or refused by the server; the counts are of every one. {PAGED}"
+        ),
         TRUNCATED_OR_REFUSED,
     ),
 }
@@ -198,8 +277,11 @@ def all_queries() -> dict[str, tuple[str, str, str]]:
 
 
 def run_query(conn: sqlite3.Connection, name: str, **params: Any) -> pd.DataFrame:
-    """Return the result of the canned query ``name`` with ``params`` (as Datasette passes them)."""
-    return pd.read_sql_query(all_queries()[name][2], conn, params=params)
+    """Return the result of the canned query ``name`` with ``params`` (as Datasette passes them: a
+    parameter not given is blank, e.g. ``page``, the first page)."""
+    sql = all_queries()[name][2]
+    names = dict.fromkeys(re.findall(r"(?<![:\w]):(\w+)", sql))
+    return pd.read_sql_query(sql, conn, params={n: params.get(n, "") for n in names})
 
 
 def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> dict[str, Any]:
@@ -207,7 +289,7 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
     in the description of the disagreements query the first paired test's run ids as an example."""
     first = conn.execute("SELECT run_a, run_b, rule, a, b FROM paired LIMIT 1").fetchone()
     queries = {
-        name: {"title": title, "description": about, "sql": sql.strip()}
+        name: {"title": title, "description": about, "sql": sql.strip(), "hide_sql": True}
         for name, (title, about, sql) in all_queries().items()
     }
     if first:
@@ -268,4 +350,6 @@ def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 
 
 def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
     """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
-    return pd.read_sql_query(f"SELECT * FROM ({FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id})
+    return pd.read_sql_query(
+        f"SELECT * FROM ({FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id, "page": ""}
+    )

@@ -1,5 +1,12 @@
 """The report as Markdown and as one standalone HTML page, from saved sections (``common.report``).
 
+The page has one part per suite (``suite_parts``), whatever number of sets and models it holds:
+what the suite measures (said once, folded), the notes and any failed validity check, one
+headline table with a row per run and a column per set (``suite_table``: the suite's main
+measure with its interval, from each section's ``headline``), the suite's first figure with the
+runs that rest on few units named under it, then each set's whole section folded. A suite
+whose sections carry no headline is shown section by section as below.
+
 Both formats lay a section out the same way (``layout``); the provenance's long tables (models,
 inputs, configs) are folded under its first sentence. A section whose suite marks its
 headline (``Section.headline_tables``) opens with that compact comparison of the runs and its
@@ -23,10 +30,20 @@ from typing import Any
 
 from common import paths
 from common.analysis import Section
-from common.provenance import provenance_line, provenance_tables, token_budget_lines, token_budget_table
-from common.report import PAPER_TITLE, section_record, summary_lines
+from common.provenance import (
+    no_token_runs,
+    provenance_line,
+    provenance_tables,
+    token_budget_lines,
+    token_budget_table,
+)
+from common.report import FEW, PAPER_TITLE, section_record, summary_lines
 
 TITLE = "Grounded reasoning benchmarks: report"
+ABOUT_SUMMARY = "What it measures and how it is scored"
+SUMMARY_FOLDED = "Every set's summary, as make all prints it (the numbers of the suites' tables below)"
+SET_SUMMARY = "every table and figure, paired tests, examples"
+OPEN_NOTES = 2  # a suite's notes are shown open up to this many, else folded
 BUDGET_TITLE = "Token budget of the model runs"
 BUDGET_ABOUT = (
     "How each model run's replies used `max_tokens`: a reply cut at the limit (finish_reason "
@@ -74,6 +91,104 @@ def layout(section: dict[str, Any]) -> list[Block]:
     return blocks + ([Block("examples", examples["failures"], True)] if examples.get("failures") else [])
 
 
+@dataclass
+class SuitePart:
+    """One suite as the page shows it: its sections (one per set, or one for all its sets), and
+    the parts shown open at its top."""
+
+    title: str  # "Canvas", "Blocks world": the sections' titles before ":"
+    sections: list[dict[str, Any]]
+    table: dict[str, Any] | None  # the headline table (``suite_table``); None: sections shown whole
+    figure: dict[str, Any] | None  # the suite's first figure
+    few: str  # the runs resting on few units (under the figure), or ""
+
+
+def suite_parts(sections: Sequence[dict[str, Any]]) -> list[SuitePart]:
+    """Return the sections grouped by suite, in the order their suites first appear."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for section in sections:
+        groups.setdefault(section["suite"], []).append(section)
+    parts = []
+    for group in groups.values():
+        figures = [f for s in group for f in s["figures"]]
+        table = suite_table(group)
+        parts.append(
+            SuitePart(
+                title=group[0]["title"].split(":")[0],
+                sections=group,
+                table=table,
+                figure=figures[0] if figures and table else None,
+                few=_few_line(group) if table else "",
+            )
+        )
+    return parts
+
+
+def suite_table(sections: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    """Return a suite's headline table from its sections' ``headline`` cells: a row per run (in
+    first-appearance order), a column per set, "-" where a run has no results on a set; titled
+    with the measure. None when no section has a headline."""
+    heads = [s["headline"] for s in sections if s.get("headline")]
+    if not heads:
+        return None
+    runs: dict[str, dict[str, str]] = {}
+    sets: dict[str, None] = {}
+    for head in heads:
+        for run, set_name, cell, _ in head["cells"]:
+            runs.setdefault(run, {})[set_name] = cell
+            sets[set_name] = None
+    rows = [[run, *(cells.get(name, "-") for name in sets)] for run, cells in runs.items()]
+    title = f"{heads[0]['measure']}: a row per run, a column per set"
+    return {"title": title, "columns": ["run", *sets], "rows": rows, "untrusted": True, "headline": True}
+
+
+def _few_line(sections: Sequence[dict[str, Any]]) -> str:
+    """Return the line under a suite's figure saying which cells rest on fewer than FEW units
+    (their intervals are wide or absent): per set and number of units, how many runs; or ""."""
+    few: dict[tuple[str, int], int] = {}
+    for s in sections:
+        for _, set_name, _, n in (s.get("headline") or {}).get("cells", []):
+            if n < FEW:
+                few[(set_name, n)] = few.get((set_name, n), 0) + 1
+    if not few:
+        return ""
+    unit = next(s["headline"]["unit"] for s in sections if s.get("headline"))
+    parts = [
+        f"{set_name}, {runs} run{'s' * (runs != 1)} on {n:,} {unit}{'s' * (n != 1)}"
+        for (set_name, n), runs in few.items()
+    ]
+    return f"Cells resting on fewer than {FEW} {unit}s (wide intervals, or none): " + "; ".join(parts) + "."
+
+
+def _set_blocks(section: dict[str, Any], part: SuitePart) -> list[Block]:
+    """Return a set's blocks as folded under its suite: its ``layout``, all folded, without the
+    figure the suite shows open at its top (embedded once)."""
+    return [
+        Block(b.kind, b.content, True)
+        for b in layout(section)
+        if not (b.kind == "figure" and b.content == part.figure)
+    ]
+
+
+def _about_parts(about: str) -> tuple[str, str]:
+    """Return a suite's introduction as its first sentence (shown) and the rest (folded)."""
+    text = " ".join(about.split())
+    match = re.search(r"(?<=[.:])\s+(?=[A-Z*(])", text)
+    return (text[: match.start()], text[match.end() :]) if match else (text, "")
+
+
+def _notes(sections: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    """Return a suite's failed validity checks (each section's ``failed``, shown open) and its other
+    notes (folded), each said once and prefixed by its set when the suite has several sections."""
+    failed: dict[str, None] = {}
+    notes: dict[str, None] = {}
+    for s in sections:
+        where = f"{s['title'].split(':', 1)[1].strip()}: " if len(sections) > 1 and ":" in s["title"] else ""
+        failed.update({f"{where}{line}": None for line in s.get("failed") or []})
+        notes.update({f"{where}{line}": None for line in s["notes"]})
+    return list(failed), list(notes)
+
+
 # ---- Markdown ---------------------------------------------------------------------------------------
 def section_markdown(section: Section) -> str:
     """Return one section as a Markdown document (``scripts/analyse_results.py --markdown``): as in
@@ -91,17 +206,45 @@ def render_markdown(
         + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "")
         + ".\n",
         "## Summary\n",
-        *[f"- {line}" for line in summary_lines(sections, per_section=99) + token_budget_lines(prov)],
+        *[f"- {line}" for line in top_lines(sections, prov)[0]],
         "",
+        f"<details><summary>{SUMMARY_FOLDED}</summary>\n",
+        *[f"- {line}" for line in top_lines(sections, prov)[1]],
+        "\n</details>\n",
     ]
+    for part in suite_parts(sections):
+        parts += _markdown_suite(part, figure_links)
     if budget := token_budget_table(prov):
         parts += [f"## {BUDGET_TITLE}\n", BUDGET_ABOUT + "\n", markdown_table(budget), ""]
-    for section in sections:
-        parts += _markdown_section(section, 2, figure_links)
     parts += ["## Provenance\n", provenance_line(prov), ""]
     for table_title, table in provenance_tables(prov):  # long lists: folded
         parts += _markdown_block(Block("table", {"title": table_title, **table}, True), "###", {})
     return "\n".join(parts) + "\n"
+
+
+def _markdown_suite(part: SuitePart, figure_links: dict[str, str]) -> list[str]:
+    """Return the Markdown lines of one suite, laid out as in the page (``_html_suite``)."""
+    if part.table is None:
+        return [line for section in part.sections for line in _markdown_section(section, 2, figure_links)]
+    first, rest = _about_parts(part.sections[0]["about"])
+    lines = [f"## {part.title}\n", first + "\n"]
+    if rest:
+        lines += [f"<details><summary>{ABOUT_SUMMARY}</summary>\n", rest + "\n", "</details>\n"]
+    failed, notes = _notes(part.sections)
+    lines += [f"> **{html.escape(line, quote=False)}**\n" for line in failed]
+    quotes = [f"> {note}\n" for note in notes]
+    if len(notes) > OPEN_NOTES:
+        quotes = [f"<details><summary>Notes ({len(notes)})</summary>\n", *quotes, "</details>\n"]
+    lines += [*quotes, f"### {part.table['title']}\n", markdown_table(part.table), ""]
+    if part.figure:
+        lines += _markdown_block(Block("figure", part.figure, False), "###", figure_links)
+    lines += [f"*{html.escape(part.few, quote=False)}*\n"] if part.few else []
+    for section in part.sections:
+        lines.append(f"<details><summary>{html.escape(section['title'])}: {SET_SUMMARY}</summary>\n")
+        for block in _set_blocks(section, part):
+            lines += _markdown_block(block, "###", figure_links)
+        lines.append("</details>\n")
+    return lines
 
 
 def _markdown_section(section: dict[str, Any], level: int, figure_links: dict[str, str]) -> list[str]:
@@ -169,33 +312,35 @@ figcaption{font-size:.9em;color:#555}blockquote{border-left:4px solid #e0a800;ma
 background:#fff8e1}code{background:#f4f4f4;padding:0 .2em}.wide{overflow-x:auto}nav a{margin-right:1em}
 details{margin:.3em 0 .3em .2em}summary{cursor:pointer;color:#234;padding:.15em 0}
 details[open]>summary{font-weight:600}details>div,details>p,details>details,details>figure{margin-left:1.1em}
-table.example td{max-width:28em;font-size:.95em}p.example{margin:.5em 0 0;font-size:.9em}"""
+table.example td{max-width:28em;font-size:.95em}p.example{margin:.5em 0 0;font-size:.9em}
+blockquote.failed{border-left-color:#c62828;background:#fdecea}p.few{font-size:.9em;color:#8a4b00}
+figure.headline img{max-height:720px;max-width:100%;width:auto}"""
 
 
 def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title: str = TITLE) -> str:
     """Return the report as one self-contained HTML page (images embedded as base64 PNG, inline
     CSS, no script, no network)."""
     esc = html.escape
+    parts = suite_parts(sections)
     body = [
         f"<h1>{esc(title)}</h1>",
         f"<p>Built {esc(prov['date'])} from commit <code>{esc(prov['commit'])}</code>"
         + (" (with uncommitted changes)" if prov["uncommitted_changes"] else "")
         + ".</p>",
         "<nav>"
-        + "".join(f'<a href="#{_anchor(s)}">{esc(s["title"])}</a>' for s in sections)
+        + "".join(_nav_links(parts))
+        + ('<a href="#token-budget">Token budget</a>' if token_budget_table(prov) else "")
         + '<a href="#provenance">Provenance</a></nav>',
-        "<h2>Summary</h2><ul>"
-        + "".join(f"<li>{esc(line)}</li>" for line in summary_lines(sections, 99) + token_budget_lines(prov))
-        + "</ul>",
+        "<h2>Summary</h2>" + _html_summary(*top_lines(sections, prov)),
     ]
+    for part in parts:
+        body += _html_suite(part)
     if budget := token_budget_table(prov):
         body += [
-            f"<h2>{esc(BUDGET_TITLE)}</h2>",
+            f'<h2 id="token-budget">{esc(BUDGET_TITLE)}</h2>',
             f"<p>{_inline_markdown(BUDGET_ABOUT)}</p>",
             html_table(budget),
         ]
-    for section in sections:
-        body += _html_section(section)
     body += ['<h2 id="provenance">Provenance</h2>', f"<p>{esc(provenance_line(prov))}</p>"]
     for table_title, table in provenance_tables(prov):  # long lists: folded
         body.append(_html_block(Block("table", {"title": table_title, **table}, True)))
@@ -205,6 +350,75 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
         + "\n".join(body)
         + "\n</body></html>\n"
     )
+
+
+def top_lines(sections: Sequence[dict[str, Any]], prov: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """Return the summary at the top of the report: the lines shown (validity checks that failed,
+    replies cut at the token limit, the one line naming the runs that report no tokens) and the
+    lines folded (every section's summary, as `make all` prints it: the suites' tables below
+    show the same numbers)."""
+    shown = [line for s in sections for line in s.get("failed") or []] + token_budget_lines(prov)
+    shown += [line] if (line := no_token_runs(prov)) else []
+    return shown, summary_lines(sections, per_section=99)
+
+
+def _html_summary(shown: Sequence[str], folded: Sequence[str]) -> str:
+    """Return the summary's HTML: the lines shown as a list, the rest folded."""
+    esc = html.escape
+    items = "".join(f"<li>{esc(line)}</li>" for line in shown)
+    rest = "".join(f"<li>{esc(line)}</li>" for line in folded)
+    return (
+        f"<ul>{items}</ul>" if items else ""
+    ) + f"<details><summary>{SUMMARY_FOLDED}</summary><ul>{rest}</ul></details>"
+
+
+def _nav_links(parts: Sequence[SuitePart]) -> list[str]:
+    """Return the page's links to its suites (to each section, where a suite shows them whole)."""
+    esc = html.escape
+    if all(part.table for part in parts):
+        return [f'<a href="#{_anchor(part)}">{esc(part.title)}</a>' for part in parts]
+    shown = [s for part in parts for s in (part.sections if not part.table else [part])]
+    return [
+        f'<a href="#{_anchor(s)}">{esc(s["title"] if isinstance(s, dict) else s.title)}</a>' for s in shown
+    ]
+
+
+def _html_suite(part: SuitePart) -> list[str]:
+    """Return the HTML of one suite (module docstring): heading, the first sentence of what it
+    measures and the rest folded, failed checks, notes, the headline table, the figure, then every
+    set's section folded whole. Without a headline table, its sections one by one."""
+    if part.table is None:
+        return [line for section in part.sections for line in _html_section(section)]
+    esc = html.escape
+    first, rest = _about_parts(part.sections[0]["about"])
+    body = [f'<h2 id="{_anchor(part)}">{esc(part.title)}</h2>', f"<p>{_inline_markdown(first)}</p>"]
+    if rest:
+        body.append(f"<details><summary>{ABOUT_SUMMARY}</summary><p>{_inline_markdown(rest)}</p></details>")
+    failed, notes = _notes(part.sections)
+    body += [f'<blockquote class="failed">{esc(line)}</blockquote>' for line in failed]
+    quotes = "".join(f"<blockquote>{esc(note)}</blockquote>" for note in notes)
+    if notes:
+        body.append(
+            quotes
+            if len(notes) <= OPEN_NOTES
+            else f"<details><summary>Notes ({len(notes)})</summary>{quotes}</details>"
+        )
+    body.append(f"<h3>{esc(part.table['title'])}</h3>{html_table(part.table)}")
+    if part.figure:
+        body.append(
+            _html_block(Block("figure", part.figure, False)).replace(
+                "<figure>", '<figure class="headline">', 1
+            )
+        )
+    if part.few:
+        body.append(f'<p class="few">{esc(part.few)}</p>')
+    for section in part.sections:
+        inner = "".join(_html_block(block) for block in _set_blocks(section, part))
+        summary = f"{section['title']}: {SET_SUMMARY}"
+        body.append(
+            f'<details id="{_anchor(section)}-set"><summary>{esc(summary)}</summary>{inner}</details>'
+        )
+    return body
 
 
 def _html_section(section: dict[str, Any]) -> list[str]:
@@ -244,10 +458,12 @@ def _html_block(block: Block) -> str:
     return f"<details><summary>{esc(title)}</summary>{body}</details>"
 
 
-def _anchor(section: dict[str, Any]) -> str:
-    """Return the HTML id of a section: its title in lower case, runs of other characters as "-"
-    (titles differ where a suite has several sections, e.g. two blocks-world sets)."""
-    return re.sub(r"[^a-z0-9]+", "-", section["title"].lower()).strip("-")
+def _anchor(section: dict[str, Any] | SuitePart) -> str:
+    """Return the HTML id of a section or a suite: its title in lower case, runs of other
+    characters as "-" (titles differ where a suite has several sections, e.g. two blocks-world
+    sets)."""
+    title = section.title if isinstance(section, SuitePart) else section["title"]
+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")
 
 
 def html_table(table: dict[str, Any]) -> str:
@@ -265,7 +481,9 @@ def html_table(table: dict[str, Any]) -> str:
             for i, v in enumerate(row)
         )
         rows.append(f"<tr>{cells}</tr>")
-    kind = ' class="example"' if table.get("untrusted") else ""
+    kind = (
+        ' class="headline"' if table.get("headline") else ' class="example"' if table.get("untrusted") else ""
+    )
     table_html = f"<table{kind}><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     return f'<div class="wide">{table_html}</div>'
 

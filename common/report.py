@@ -29,7 +29,7 @@ from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
 
-SCHEMA = 2  # version of the saved section format (2: headline_tables, paired_table)
+SCHEMA = 3  # version of the saved section format (2: headline_tables, paired_table; 3: headline, failed)
 WIDTH = 74  # of the banner and the rules, as in the WorldSense release's report
 RULE = "-" * WIDTH
 PAPER_TITLE = "Paper vs reproduced"
@@ -65,6 +65,44 @@ def paired_cells(tests: pd.DataFrame, prefix: str = "", label: str = "") -> dict
         f"{label}b better": tests[f"{prefix}b_better"].tolist(),
         f"{label}p": [p_text(p) for p in tests[f"{prefix}p"]],
     }
+
+
+FEW = 30  # units under which a headline cell says how few it rests on
+
+
+def headline_cell(
+    value: float,
+    lo: float,
+    hi: float,
+    n: int,
+    unit: str,
+    scale: float = 100,
+    digits: int = 1,
+    bounds: tuple[float, float] | None = (0.0, 1.0),
+) -> str:
+    """Return one cell of a suite's headline table: ``"57.1 [45.0, 68.4]"``; with fewer than FEW
+    units the count too (``"50.0 [9.5, 90.5], 2 tuples"``); without an interval where none can be
+    computed (a single unit, none given, an empty one from few units, or one outside ``bounds``,
+    the values a rate can take: a normal approximation on a handful of units)
+    ``"50.0, 1 tuple: no interval"``; ``"-"`` without a value. A run resting on a handful of
+    items is shown as such, never as a precise number."""
+    if value is None or pd.isna(value):
+        return "-"
+    number = f"{scale * value:.{digits}f}"
+    units = f"{n:,} {unit if n != 1 else unit.removesuffix('s')}"
+    missing = n < 2 or lo is None or hi is None or pd.isna(lo) or pd.isna(hi) or (lo == hi and n < FEW)
+    if missing or (bounds is not None and (lo < bounds[0] - 1e-9 or hi > bounds[1] + 1e-9)):
+        return f"{number}, {units}: no interval"
+    shown = f"{number} [{scale * lo:.{digits}f}, {scale * hi:.{digits}f}]"
+    return f"{shown}, {units}" if n < FEW else shown
+
+
+def headline(measure: str, unit: str, cells: Sequence[tuple[str, str, str, int]]) -> dict[str, Any]:
+    """Return a section's part of its suite's headline table (``Section.headline``): what the
+    cells measure, the unit they count, and one ``(run, set, cell, n)`` per run and set (the
+    ``headline_cell`` and the units it rests on). ``common.render`` puts the sets of a suite side
+    by side, a row per run."""
+    return {"measure": measure, "unit": unit, "cells": [list(c) for c in cells]}
 
 
 # ---- terminal text --------------------------------------------------------------------------------
@@ -106,6 +144,8 @@ def section_record(section: Section) -> dict[str, Any]:
         "figures": [{"caption": caption, "path": paths.shown(figure)} for caption, figure in section.figures],
         "headline_tables": section.headline_tables,
         "paired_table": section.paired_table,
+        "headline": section.headline,
+        "failed": section.failed,
     }
 
 

@@ -51,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
         type=Path,
         help="also write Datasette's metadata with the canned queries here (make explore)",
     )
+    parser.add_argument(
+        "--metadata-only",
+        action="store_true",
+        help="write --metadata for the database as it is, scoring nothing (make explore EXPLORE_DB=...)",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
@@ -61,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
         else every_set()
     )
     path = args.database or database.default_path()
+    if args.metadata_only:
+        with database.connection(path, readonly=True) as conn:
+            write_json(args.metadata, queries.datasette_metadata(conn))
+        return 0
     with database.connection(path) as conn:
         counts = database.update(conn, refs)
         if counts.scored or counts.removed:

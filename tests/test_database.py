@@ -232,9 +232,21 @@ def test_the_paired_tests_and_the_disagreements_query_give_the_report_s_counts(d
     records = found[["a", "b", "a_better", "b_better"]].to_dict("records")
     assert sorted(records, key=str) == sorted(expected.to_dict("records"), key=str)
     for test in found.itertuples():
-        rows = queries.run_query(db, "disagreements", run_a=str(test.run_a), run_b=str(test.run_b), rule="")
-        assert len(rows) == test.a_better + test.b_better
+        pages, page = [], 1
+        while page == 1 or len(pages[-1]) == queries.PAGE:  # every page of PAGE units, then a short one
+            given = {"run_a": str(test.run_a), "run_b": str(test.run_b), "rule": "", "page": str(page)}
+            pages.append(queries.run_query(db, "disagreements", **given))
+            page += 1
+        rows = pd.concat(pages, ignore_index=True)
+        assert len(rows) == test.a_better + test.b_better and len(pages[0]) <= queries.PAGE
+        assert not rows.duplicated(["better", "unit"]).any()
         if len(rows):
+            runs = rows["runs"][0]  # every row names both runs: model, prompting, set, id
+            assert (
+                runs.startswith("a: ")
+                and f"[run {test.run_a}]; b: " in runs
+                and runs.endswith(f"[run {test.run_b}]")
+            )
             assert (rows["discordant"] == len(rows)).all() and rows["a_better"].iloc[0] == test.a_better
             assert rows["reply_a"].notna().all() and rows["reply_b"].notna().all()
 
@@ -270,7 +282,8 @@ def test_failures_by_group_sum_to_the_report_s_accuracy_by_task_and_size(db, sec
             mine["strict"] * mine["trials"]
         ).round().to_dict()
         listed = queries.run_query(db, "failures", run=str(run_id))
-        assert len(listed) == found["failures"].sum()
+        assert len(listed) == min(queries.PAGE, found["failures"].sum())
+        assert (listed["failures"] == found["failures"].sum()).all() and (found["counted"] != "").all()
 
 
 def test_the_flagged_answers_are_the_token_budget_s_cut_replies_and_the_refusals(db):

@@ -132,7 +132,7 @@ def test_build_report_writes_html_and_markdown_and_prints_a_short_summary(tmp_pa
     )
     assert built.returncode == 0, built.stderr
     assert built.stdout.splitlines()[0].startswith("Report: ") and len(built.stdout.splitlines()) == 2
-    assert "WorldSense: A (basic): 50.0%" in built.stdout
+    assert "WorldSense: A (basic): 50.0, 2 tuples: no interval" in built.stdout
     assert "worldsense_accuracy.png" in (tmp_path / "r.md").read_text()
     assert (tmp_path / "r.html").read_text().count('src="data:image/png;base64,') == 1
 
@@ -168,7 +168,7 @@ def test_cells_share_one_interval_format_and_one_p_format():
     assert report.paired_cells(tests) == {"a better": [3], "b better": [0], "p": ["0.25"]}
 
 
-def test_the_token_budget_of_model_runs_shows_at_the_top_with_what_was_cut(tmp_path):
+def test_the_token_budget_of_model_runs_shows_what_was_cut_at_the_top_and_its_table_after(tmp_path):
     results = tmp_path / "basic___m___results.jsonl"
     records = [
         {"Key": 1, "resp": "a", "finish_reason": ["stop"], "completion_tokens": 40, "reasoning_tokens": 30},
@@ -197,7 +197,12 @@ def test_the_token_budget_of_model_runs_shows_at_the_top_with_what_was_cut(tmp_p
     assert row in markdown
     assert "<script>m</script>: 1 of 4 replies cut at max_tokens=64 (toy 1/4)" in markdown
     assert "--retry-truncated" in markdown
-    assert page.index("Token budget of the model runs") < page.index("Toy suite</h2>")
+    # the replies cut are said at the top; the table of every run with tokens after the suites
+    assert (
+        page.index("1 of 4 replies cut")
+        < page.index("Toy suite</h2>")
+        < page.index("Token budget of the model")
+    )
     assert "<script>m" not in page and "&lt;script&gt;m&lt;/script&gt;" in page
 
 

@@ -20,6 +20,7 @@ from common.already_said_that import analysis, tables
 from common.already_said_that.scoring import PROMPTING, run_order, turns_path
 from common.analysis import Section
 from common.figures import pyplot, run_colours, save_png
+from common.report import headline, headline_cell
 from common.scored import Scored
 from common.suite import SetRef
 
@@ -219,7 +220,32 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         inputs=[p for r in runs for p in (r["results"], turns_path(r["results"]))],
         headline_tables=1,
         paired_table=MODELS_TITLE,
+        headline=headline_cells(data["metrics"]),
     )
+
+
+def headline_cells(tidy: pd.DataFrame) -> dict[str, Any]:
+    """Return the suite's headline cells: each model's average turns on each set (all turns, as
+    the original counts them) with its 95% interval, the conversations it rests on when few
+    (``common.report.headline_cell``)."""
+    cells = [
+        (
+            m["model"],
+            m["set"],
+            headline_cell(
+                m["avg_num_turns"],
+                m["avg_num_turns_lo"],
+                m["avg_num_turns_hi"],
+                m["n"],
+                "conversations",
+                scale=1,
+                bounds=None,  # turns, not a rate
+            ),
+            m["n"],
+        )
+        for m in tidy.to_dict("records")
+    ]
+    return headline("average turns survived [95% interval], conversations as units", "conversation", cells)
 
 
 def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:

@@ -22,7 +22,7 @@ from common.blocks.figures import plot_by_length, plot_by_view
 from common.blocks.paper import paper_section
 from common.blocks.runs import METHODS, RUN, run_label
 from common.errors import UserError
-from common.report import interval_text, paired_cells
+from common.report import headline, headline_cell, interval_text, paired_cells
 from common.scored import Scored
 from common.suite import SetRef
 
@@ -130,6 +130,7 @@ def section(
         inputs=[*files, *inputs],
         headline_tables=1,
         paired_table=PAIRED_TITLE,
+        headline=headline_cells(analysis.success(df, RUN), ref.name),
     )
 
 
@@ -182,6 +183,24 @@ def cell(rate: float, lo: float, hi: float) -> str:
     """Return "rate [lo, hi]" (percent, one decimal, aligned in 5 characters), or "-" for a group
     without problems."""
     return interval_text(rate, lo, hi, width=5)
+
+
+def headline_cells(pooled: pd.DataFrame, set_name: str) -> dict[str, Any]:
+    """Return the set's cells of the blocks headline table: each run's lenient success over every
+    problem of every view (``analysis.success`` by run), Wilson 95%, the answers it rests on when
+    few (``common.report.headline_cell``)."""
+    cells = [
+        (
+            run_label(*(getattr(row, c) for c in RUN)),
+            set_name,
+            headline_cell(
+                row.lenient_rate, row.lenient_lo, row.lenient_hi, row.problems, "problems", 1, bounds=(0, 100)
+            ),
+            row.problems,
+        )
+        for row in pooled.itertuples()
+    ]
+    return headline("lenient success % [95% Wilson], problems of every view pooled", "problem", cells)
 
 
 def headline_table(by_view: pd.DataFrame, runs: list[tuple[str, str, str]]) -> pd.DataFrame:

@@ -15,6 +15,7 @@ pure function of the trials and the scored rows; ``common.canvas.report`` displa
 """
 
 import io
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -226,6 +227,31 @@ def chance_by_size(trials: pd.DataFrame) -> pd.Series:
         .groupby(["task", "num_shapes"])["chance"]
         .mean()
     )
+
+
+def uniform_by_size(trials: pd.DataFrame) -> pd.Series:
+    """Return the mean chance rate of a run answering uniformly among all of a trial's options
+    (``expectedresp``; the ``random`` built-in) per (task, num_shapes). It differs from
+    ``chance_by_size`` where a trial's form leaves fewer answers open (transitivity: 1/4 against
+    1/2), so each run is compared with its own chance."""
+    rates = pd.Series([1.0 / len(options) for options in trials["expectedresp"]], index=trials.index)
+    return rates.groupby([trials["task"], trials["num_shapes"]]).mean().rename("chance")
+
+
+UNIFORM_RUNS = ("random",)  # runs that answer uniformly among all options: their chance is uniform_by_size
+
+
+def chance_lines(models: Sequence[str], chances: pd.Series, uniform: pd.Series) -> dict[str, pd.Series]:
+    """Return the chance lines a figure draws: ``"chance"`` (a model that reads the answer's form)
+    and, for each run of ``models`` that answers uniformly (``UNIFORM_RUNS``) where its chance
+    differs from that one by more than half a point somewhere, ``"chance of <run>"``."""
+    lines = {"chance": chances}
+    for model in models:
+        if model in UNIFORM_RUNS:
+            own = uniform.reindex(chances.index)
+            if ((own - chances).abs() > 0.005).any():
+                lines[f"chance of {model}"] = own
+    return lines
 
 
 def paired_tests(scored: pd.DataFrame) -> pd.DataFrame:

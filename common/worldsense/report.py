@@ -16,7 +16,7 @@ from common.analysis import Section
 from common.config import load_yaml
 from common.errors import DataError
 from common.figures import pyplot, run_colours, save_png
-from common.report import interval_text, p_text, paired_cells, render_text
+from common.report import headline, headline_cell, interval_text, p_text, paired_cells, render_text
 from common.scored import Scored
 from common.suite import SetRef
 from common.worldsense.analysis import (
@@ -98,7 +98,33 @@ def section(
         inputs=[trials_path(ref.data), *(paths.ROOT / f for f in scored.runs["results_file"])],
         headline_tables=1 if result.average is not None else 0,  # the average accuracy, then the figure
         paired_table=PAIRED_TITLE,
+        headline=headline_cells(result, ref.name),
     )
+
+
+def run_cells(result: Analysis) -> list[tuple[str, str, int]]:
+    """Return ``(run, cell, tuples)`` per run in display order: the average accuracy (%, problem sizes and
+    problems weighted equally) with its 95% interval, the tuples it rests on when few
+    (``common.report.headline_cell``; no interval from a single tuple), and how much of the test
+    set a partial results file answered."""
+    if result.average is None:
+        return []
+    partial = partial_files(result)
+    tuples = result.tuples.groupby(MODEL_ROWS).size()
+    average = _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(MODEL_ROWS)
+    cells = []
+    for (prompting, model), row in average.iterrows():
+        mean, half, n = row["mean"], row["conf95"], int(tuples.get((prompting, model), 0))
+        cell = headline_cell(mean, mean - half, mean + half, n, "tuples")
+        share = f" (partial: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
+        cells.append((f"{model} ({prompting})", cell + share, n))
+    return cells
+
+
+def headline_cells(result: Analysis, set_name: str) -> dict[str, Any] | None:
+    """Return the test set's cells of the WorldSense headline table (``run_cells``)."""
+    cells = [(run, set_name, cell, n) for run, cell, n in run_cells(result)]
+    return headline("average accuracy % [95% interval], tuples as units", "tuple", cells) if cells else None
 
 
 def summary_lines(result: Analysis, comparison: pd.DataFrame | None) -> list[str]:
@@ -113,13 +139,7 @@ def summary_lines(result: Analysis, comparison: pd.DataFrame | None) -> list[str
     if comparison is not None:
         same = int(comparison["same"].sum())
         summary.append(f"published table: {same} of {len(comparison)} cells reproduced exactly")
-    if result.average is not None:
-        average = _in_display_order(result.average.reset_index(), MODEL_ROWS).set_index(MODEL_ROWS)
-        for (prompting, model), row in average.iterrows():
-            share = f" (PARTIAL: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
-            summary.append(
-                f"{model} ({prompting}): {100 * row['mean']:.1f}% +- {100 * row['conf95']:.1f}{share}"
-            )
+    summary += [f"{run}: {cell}" for run, cell, _ in run_cells(result)]
     return summary
 
 
