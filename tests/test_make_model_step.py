@@ -18,8 +18,8 @@ from common.models.stub_batch import BatchStore
 from common.models.stub_server import StubServer
 from tests.sandbox import make_sandbox, run
 from tests.timing import timeout, wait_for
-from tests.worldsense_fixtures import compl_tuple, tf_tuple
-from tests.worldsense_fixtures import write_testset as write_worldsense
+from tests.worldsense.fixtures import compl_tuple, tf_tuple
+from tests.worldsense.fixtures import write_testset as write_worldsense
 
 RESULTS = "data/worldsense/test_set/results/basic___stubby___results.jsonl"
 
