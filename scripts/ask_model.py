@@ -35,6 +35,7 @@ import sys
 from common import cli, suites
 from common.errors import UserError
 from common.models import exit_code, models_of, run_items
+from common.models.client import modalities_to_ask
 from common.models.estimate import estimate_run, estimate_text
 from common.pictures.modality import MODALITIES, TEXT, label
 from common.results import results_filename
@@ -73,7 +74,8 @@ def main(argv: list[str] | None = None) -> int:
     summaries = []
     for model in models_of(args, suite.part("baselines")):
         with contextlib.closing(model):
-            for modality in [m for m in modalities if m in getattr(model, "modalities", MODALITIES)]:
+            asks = modalities_to_ask(model, modalities, args.modality)
+            for modality in [m for m in asks if m in getattr(model, "modalities", MODALITIES)]:
                 prompting = label(args.prompting, modality)
                 try:
                     out_path = ref.results / results_filename(prompting, model.name)

@@ -40,6 +40,7 @@ from common.worldsense.data import load_testset, trials_path
 
 log = logging.getLogger("test_random_model")
 MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
+VISION = False  # True: also asked the sets shown as pictures (a message's content is then a list of parts)
 
 
 def answer(messages: list[dict[str, str]], item: dict[str, Any], rng: random.Random) -> str:

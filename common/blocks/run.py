@@ -303,11 +303,15 @@ def ask(
     (``results_path``), and return the runner's summaries; with ``--dry-run`` print what each
     would cost instead (``common.models.estimate``) and ask nothing."""
     from common.models import run_items
+    from common.models.client import modalities_to_ask
     from common.models.estimate import estimate_run, estimate_text
 
     summaries = []
     feedback = label_extras.get("feedback", 0)
+    wanted = modalities_to_ask(model, list(dict.fromkeys(m for _, m in asked_items)), args.modality)
     for (prompts, modality), items in asked_items.items():
+        if modality not in wanted:
+            continue
         out, prompting = results_path(ref, prompts, items, prompt_type, model, feedback, modality)
         if args.dry_run:
             price = (model.settings() or {}).get("price_per_1k_tokens")

@@ -76,9 +76,11 @@ class ScriptModel(BuiltinModel):
     of its own: the template ``scripts/test_random_model.py`` and every copy of it
     (``--model path/to/test_<name>_model.py``, ``make all MODEL=...``), on every suite.
 
-    Named after the file (``test_<name>_model.py``: ``<name>``). ``rng`` is seeded per run seed,
-    item and turn (and draw), so the answers do not depend on the order of asking; one item
-    at a time unless ``--set concurrency=N`` (the function must then be thread-safe).
+    Named after the file (``test_<name>_model.py``: ``<name>``). Text-only unless the file says
+    ``VISION = True`` (then a message may show pictures: a list of content parts). ``rng`` is
+    seeded per run seed, item and turn (and draw), so the answers do not depend on the order of
+    asking; one item at a time unless ``--set concurrency=N`` (the function must then be
+    thread-safe).
     """
 
     seeded = True
@@ -89,7 +91,7 @@ class ScriptModel(BuiltinModel):
         self.name = check_label(
             script_model_name(self.path), f"model name (from the file name {self.path.name})"
         )
-        self._answer = _load_answer(self.path)
+        self._answer, self.vision = _load_answer(self.path)
 
     def complete(self, messages: list[Message], item: dict[str, Any]) -> Reply:
         """Return the file's ``answer`` to ``messages`` about ``item``."""
@@ -124,9 +126,10 @@ def script_model_name(path: Path) -> str:
     return path.stem.removeprefix("test_").removesuffix("_model")
 
 
-def _load_answer(path: Path) -> Callable[..., Any]:
-    """Return the ``answer`` function of the Python file ``path``; raise UserError naming the file
-    when it cannot be read or defines no ``answer``."""
+def _load_answer(path: Path) -> tuple[Callable[..., Any], bool]:
+    """Return the ``answer`` function of the Python file ``path`` and whether it takes pictures (the
+    file says ``VISION = True``; else it is asked the text of a set that also shows pictures);
+    raise UserError naming the file when it cannot be read or defines no ``answer``."""
     if not path.is_file():
         raise UserError(f"no model file {path}: give the path of a copy of scripts/test_random_model.py")
     spec = importlib.util.spec_from_file_location(f"model_{path.stem}", path)
@@ -140,7 +143,7 @@ def _load_answer(path: Path) -> Callable[..., Any]:
         raise UserError(
             f"{path}: a model file defines answer(messages, item, rng) -> str (as the template does)"
         )
-    return answer
+    return answer, bool(getattr(module, "VISION", False))
 
 
 Registry = Mapping[str, Callable[[int], Model]]

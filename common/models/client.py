@@ -35,6 +35,7 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import requests
@@ -70,6 +71,7 @@ from common.models.responses import (
     server_message,
     worth_caching,
 )
+from common.pictures.modality import shows_pictures
 
 log = logging.getLogger(__name__)
 
@@ -402,8 +404,29 @@ class HTTPModel:
 
 def takes_images(model: Any) -> bool:
     """Return whether ``model`` may be asked with pictures: an HTTP model whose config says
-    ``vision: true``; a built-in (it reads the scene, or the picture, itself) or a model file."""
+    ``vision: true``; a built-in (it reads the scene, or the picture, itself); a model file that
+    says ``VISION = True``."""
     return bool(getattr(model, "vision", True))
+
+
+def modalities_to_ask(model: Any, modalities: Sequence[str], asked_for: Sequence[str] = ()) -> list[str]:
+    """Return the modalities of ``modalities`` to ask ``model``: all of them when the user named
+    them (``asked_for``, ``--modality``: a text-only model is then refused, ``check_takes_images``),
+    else those it can take, so that ``make all MODEL=x`` asks a text-only model the text of a
+    set that also shows pictures (and says what it left out) instead of stopping there."""
+    if asked_for or takes_images(model):
+        return list(modalities)
+    kept = [m for m in modalities if not shows_pictures(m)]
+    left = [m for m in modalities if shows_pictures(m)]
+    if left:
+        name = getattr(getattr(model, "config", None), "name", getattr(model, "name", "?"))
+        log.warning(
+            "%s takes no pictures (vision: true in a model config, VISION = True in a model file): "
+            "not asked in %s",
+            name,
+            ", ".join(left),
+        )
+    return kept
 
 
 def check_takes_images(model: Any) -> None:

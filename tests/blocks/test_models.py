@@ -675,13 +675,16 @@ def test_make_blocks_runs_both_methods_on_every_view_and_a_rerun_asks_nothing(tm
     views = {
         "cogsci_problems": ("one", "two", "all"),
         "scaling": ("c1", "c1-renamed", "c3", "c3-renamed", "all", "all-renamed"),
+        "pictures": ("two", "all"),  # a text-only model: the set's text, its pictures left out
     }
     with StubServer(answer=scripted) as server:
         model = config(tmp_path, server)
         first = run(repo, f"make blocks-model MODEL={model} LIMIT=2")
         assert first.returncode == 0, first.stderr[-3000:]
         asked = len(server.requests)
-        assert asked == 9 * (2 + 2 * 2)  # every view of both sets: 2 plans and 2 x 2 translations each
+        assert asked == 11 * (2 + 2 * 2)  # every view of the 3 sets: 2 plans and 2 x 2 translations each
+        assert "not asked in image, text+image" in first.stderr
+        assert not [r for r in server.requests if "image_url" in str(r["body"])]
         for name, names in views.items():
             for view in names:
                 for kind in ("nl", "pddl"):

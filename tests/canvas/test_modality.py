@@ -102,6 +102,32 @@ def test_a_vision_model_gets_the_pictures_and_a_text_only_one_is_refused(picture
         assert_text_only_model_refused(server, "scripts/ask_model.py", args, tmp_path / "text.yaml", "other")
 
 
+TEXT_ONLY_FILE = (
+    "def answer(messages, item, rng):\n"
+    "    words = messages[-1]['content'].split()  # a text-only model: its content is a string\n"
+    "    return list(item['expectedresp'])[len(words) % len(item['expectedresp'])]\n"
+)
+
+
+def test_a_text_only_model_asked_without_modality_answers_the_text_and_says_what_it_left(pictured, tmp_path):
+    """What `make all MODEL=x` does on a set that also shows pictures: a text-only model (a config
+    without vision, a model file without VISION) is asked its text, not stopped."""
+    model_file = tmp_path / "test_plain_model.py"
+    model_file.write_text(TEXT_ONLY_FILE)
+    with StubServer(answer=lambda prompt: "Yes") as server:
+        config = tmp_path / "plain.yaml"
+        config.write_text(f"base_url: {server.url}\nmodel: stub-model\n")
+        for model, name in ((config, "plain"), (model_file, "plain")):
+            out = tmp_path / f"results-{model.suffix[1:]}"
+            args = ["-t", str(pictured / "tiny"), "--limit", "3", "--results-dir", str(out), "--no-cache"]
+            ran = run_script("scripts/ask_model.py", *args, "--model", str(model))
+            assert ran.returncode == 0, ran.stderr
+            assert "not asked in image, text+image" in ran.stderr
+            written = sorted(p.name for p in (out / "tiny").glob("*___results.jsonl"))
+            assert written == [f"basic___{name}___results.jsonl"]
+        assert not [r for r in server.requests if "image_url" in json.dumps(r["body"])]
+
+
 def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_item(pictured, tmp_path):
     ref = suites.resolve_set(pictured / "tiny", results_root=pictured / "results")
     with database.connection(tmp_path / "r.sqlite") as conn:
