@@ -118,6 +118,9 @@ def run_cells(result: Analysis) -> list[tuple[str, str, int]]:
         cell = headline_cell(mean, mean - half, mean + half, n, "tuples")
         share = f" (partial: {partial[(prompting, model)]})" if (prompting, model) in partial else ""
         cells.append((f"{model} ({prompting})", cell + share, n))
+    for (prompting, model), share in partial.items():  # a run too short for one whole tuple: said
+        if (prompting, model) not in average.index:
+            cells.append((f"{model} ({prompting})", f"no complete tuple yet (partial: {share})", 0))
     return cells
 
 

@@ -17,7 +17,7 @@ from tests.sandbox import make_sandbox, run
 pytestmark = pytest.mark.integration
 LIMIT = 2
 SUITES = ("blocks", "canvas", "already_said_that", "worldsense")
-SECTIONS = 6  # the report's: one per suite, and the blocks and canvas scaling sets
+SECTIONS = 8  # the report's: one per suite, and the blocks and canvas scaling and pictures sets
 
 
 def posts(log) -> int:

@@ -5,8 +5,8 @@ from tests.worldsense.fixtures import answers_for, section, tf_tuple, write_test
 
 
 def test_report_text_names_a_partial_results_file(tmp_path):
-    trials = [t for i in range(4) for t in tf_tuple(f"t{i}", "Infer.normal", 3)]
-    full = answers_for(trials, [1, 0, 1, 1])
+    trials = [t for i in range(4) for t in tf_tuple(f"t{i}", ("Infer.normal", "Infer.trivial")[i % 2], 3)]
+    full = answers_for(trials, [1, 0, 1, 1])  # two problems: the published average is computed
     partial = full[:5] + [None] * 3
     directory = write_testset(tmp_path / "ts", trials, {"Full": full, "Half": partial})
     result = section(directory)
@@ -22,3 +22,13 @@ def test_complete_results_print_no_warning(tmp_path):
     directory = write_testset(tmp_path / "ts", trials, {"Full": answers_for(trials, [1, 0])})
     result = section(directory)
     assert "PARTIAL" not in section_text(result) and not result.notes
+
+
+def test_a_run_without_one_complete_tuple_still_has_its_row_in_the_headline(tmp_path):
+    trials = [t for i in range(4) for t in tf_tuple(f"t{i}", ("Infer.normal", "Infer.trivial")[i % 2], 3)]
+    full = answers_for(trials, [1, 0, 1, 1])  # two problems: the published average is computed
+    first = full[:1] + [None] * 7  # one trial of a two-trial tuple
+    directory = write_testset(tmp_path / "ts", trials, {"Full": full, "First": first})
+    cells = {run: cell for run, _, cell, _ in section(directory).headline["cells"]}
+    assert cells["First (basic)"] == "no complete tuple yet (partial: 1 of 8 trials)"
+    assert "partial" not in cells["Full (basic)"]
