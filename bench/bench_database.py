@@ -29,13 +29,12 @@ import os
 import shutil
 import sqlite3
 import statistics
-import subprocess
 import sys
 import tempfile
 from contextlib import closing
 from pathlib import Path
 
-from measure import load_line, spread  # bench/measure.py
+from measure import load_line, run_timed, spread  # bench/measure.py
 
 from common import cli, paths
 
@@ -43,17 +42,9 @@ CHANGED_SET = ("canvas", "standard")
 
 
 def cpu_seconds(command: list[str], cwd: Path) -> float:
-    """Run ``command`` in ``cwd`` to completion; return its CPU time (user + system, children
-    included). Raises SystemExit with its error output when it fails."""
+    """Run ``command`` in ``cwd`` (``measure.run_timed``, without RESULTS_DATABASE); return its CPU time."""
     env = {k: v for k, v in os.environ.items() if k != "RESULTS_DATABASE"}
-    with tempfile.TemporaryFile() as errors:
-        process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=errors, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
-        process.returncode = os.waitstatus_to_exitcode(status)
-        if process.returncode:
-            errors.seek(0)
-            raise SystemExit(f"{' '.join(command)} failed:\n{errors.read().decode(errors='replace')}")
-    return usage.ru_utime + usage.ru_stime
+    return run_timed(command, cwd, env)[0]
 
 
 def python_of(checkout: Path) -> str:

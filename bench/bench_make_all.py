@@ -26,11 +26,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from collections import Counter
 from pathlib import Path
 
-from measure import load_line, spread  # bench/measure.py
+from measure import load_line, run_timed, spread  # bench/measure.py
 
 from common import cli, paths
 from common.results import READ_LOG
@@ -81,18 +80,7 @@ def time_make_all(checkout: Path, read_log: Path | None = None) -> tuple[float, 
     env = {k: v for k, v in os.environ.items() if k not in ("RESULTS_DATABASE", READ_LOG, "MAKEFLAGS")}
     if read_log:
         env[READ_LOG] = str(read_log)
-    with tempfile.TemporaryFile() as output:
-        start = time.perf_counter()
-        process = subprocess.Popen(
-            ["make", "all"], cwd=checkout, stdout=output, stderr=subprocess.STDOUT, env=env
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        wall = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status):
-            output.seek(0)
-            tail = output.read()[-3000:].decode(errors="replace")
-            raise SystemExit(f"make all failed in {checkout}:\n{tail}")
-    return usage.ru_utime + usage.ru_stime, wall
+    return run_timed(["make", "all"], checkout, env)
 
 
 def reads(read_log: Path) -> tuple[int, int, int]:
