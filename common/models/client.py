@@ -409,6 +409,11 @@ def takes_images(model: Any) -> bool:
     return bool(getattr(model, "vision", True))
 
 
+def _model_name(model: Any) -> str:
+    """Return the name a message gives a model: its config's name, else its own."""
+    return getattr(getattr(model, "config", None), "name", getattr(model, "name", "?"))
+
+
 def modalities_to_ask(model: Any, modalities: Sequence[str], asked_for: Sequence[str] = ()) -> list[str]:
     """Return the modalities of ``modalities`` to ask ``model``: all of them when the user named
     them (``asked_for``, ``--modality``: a text-only model is then refused, ``check_takes_images``),
@@ -419,7 +424,7 @@ def modalities_to_ask(model: Any, modalities: Sequence[str], asked_for: Sequence
     kept = [m for m in modalities if not shows_pictures(m)]
     left = [m for m in modalities if shows_pictures(m)]
     if left:
-        name = getattr(getattr(model, "config", None), "name", getattr(model, "name", "?"))
+        name = _model_name(model)
         log.warning(
             "%s takes no pictures (vision: true in a model config, VISION = True in a model file): "
             "not asked in %s",
@@ -433,7 +438,7 @@ def check_takes_images(model: Any) -> None:
     """Raise ModelError naming the config field to set when ``model`` takes no pictures
     (``takes_images``): before any request, so a text-only model never sees an image set."""
     if not takes_images(model):
-        name = getattr(getattr(model, "config", None), "name", getattr(model, "name", "?"))
+        name = _model_name(model)
         raise ModelError(
             f"model {name!r} is text-only by its config (vision: false, the default) and this set shows "
             "pictures: if the model takes images, set vision: true in its config (or --set vision=true); "
