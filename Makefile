@@ -105,7 +105,7 @@ include $(wildcard common/*/rules.mk)
 
 # One make at a time in a checkout: a second one says so at once (scripts/make_lock.sh holds
 # .make/lock while this make runs). Help, tests, lint and dry runs (-n, -q) take no lock.
-UNLOCKED_GOALS := help test test-all lint format explore check-report check-explore lock
+UNLOCKED_GOALS := help test test-all test-stress lint format explore check-report check-explore lock
 ifeq ($(MAKELEVEL)$(filter-out $(UNLOCKED_GOALS),$(or $(MAKECMDGOALS),help)),0$(filter-out $(UNLOCKED_GOALS),$(or $(MAKECMDGOALS),help)))
 ifneq ($(filter-out $(UNLOCKED_GOALS),$(or $(MAKECMDGOALS),help)),)
 ifeq ($(findstring n,$(make_letters))$(findstring q,$(make_letters)),)
@@ -118,7 +118,7 @@ endif
 endif
 
 # ---- user-facing targets ---------------------------------------------------------------------
-.PHONY: help all clean sets $(ALL_SETS) env lock data test test-all lint format db explore report forget
+.PHONY: help all clean sets $(ALL_SETS) env lock data test test-all test-stress lint format db explore report forget
 
 ## List the targets with one line each.
 help:
@@ -168,6 +168,10 @@ test: lint $(TEST_DATA)
 ## Run every test, including the slow ones and those against llama.cpp, headless Chromium and Datasette.
 test-all: lint $(TEST_DATA) $(ENGINE_OK) $(BROWSER_OK) $(EXPLORE_OK)
 	$(PYTHON) -m pytest
+
+## The tests that start processes or servers, REPS=20 times in a row beside LOAD=8 busy loops (SHARDS=1).
+test-stress: $(ENV_OK) $(TEST_DATA)
+	$(PYTHON) tests/stress.py --reps $(or $(REPS),20) --load $(or $(LOAD),8) --shards $(or $(SHARDS),1)
 
 ## Check the code with ruff: lint rules, and that the tree is formatted (`make format` fixes both).
 lint: $(ENV_OK)
