@@ -25,6 +25,7 @@ its config and this package's code.
 """
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
@@ -54,12 +55,25 @@ def _ordinal(word: str) -> int | None:
     return words.index(word) if word in words else None
 
 
-def _template(sentence: str, roles: dict[str, str]) -> tuple[str, list[str]]:
+def _template(sentence: str, roles: dict[str, str]) -> tuple[str, tuple[str, ...]]:
     """Return a sentence's kind with each shape token replaced by its role (``Q1``, ``Q2``, ``X``)
     and numbers by ``#``, and its shape tokens in order."""
-    tokens = TOKEN.findall(sentence)
-    kind = TOKEN.sub(lambda m: roles.get(m.group(0), "X"), sentence)
-    return re.sub(r"-?\d+", "#", kind), tokens
+    return _kind(sentence, tuple(roles.items()))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _kind(sentence: str, roles: tuple[tuple[str, str], ...]) -> tuple[str, tuple[str, ...]]:
+    """``_template`` for roles given as items, remembered: the audit sees the same sentences with
+    the same roles across its views and its training and test trials."""
+    named = dict(roles)
+    kind = TOKEN.sub(lambda m: named.get(m.group(0), "X"), sentence)
+    return re.sub(r"-?\d+", "#", kind), tuple(TOKEN.findall(sentence))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _parts(prompt: str) -> views.Parts:
+    """``views.parts`` remembered (parts are frozen): every view of the audit cuts the same prompts."""
+    return views.parts(prompt)
 
 
 def features(p: views.Parts, description: str, fewshot: str) -> tuple[dict, dict, dict]:
@@ -73,7 +87,7 @@ def features(p: views.Parts, description: str, fewshot: str) -> tuple[dict, dict
             order.setdefault(token, len(order) + 1)
     kinds = [_template(s, roles) for s in p.sentences]
     n = len(p.sentences)
-    question_kind = re.sub(r"-?\d+", "#", TOKEN.sub(lambda m: roles.get(m.group(0), "X"), p.question))
+    question_kind = _template(p.question, roles)[0]
     cats: dict[str, str] = {"description": description, "fewshot": fewshot, "question": question_kind}
     nums: dict[str, float] = {"sentences": n, "length": len(p.text()), "shots": len(p.shots)}
     stated = re.match(r"There are (\d+) shapes", p.sentences[0]) if p.sentences else None
@@ -142,7 +156,7 @@ def gold_class(trial: dict) -> str:
     gold = str(trial["goldresp"])
     if len(gold.split()) != 3:
         return gold
-    p = views.parts(trial["text"])
+    p = _parts(trial["text"])
     order: dict[str, int] = {}
     for text in [*p.sentences, *(q for q, _ in p.shots), p.question]:
         for token in TOKEN.findall(text):
@@ -155,7 +169,7 @@ def frame(trials: pd.DataFrame, view: views.View) -> tuple[pd.DataFrame, pd.Data
     ``view``."""
     cats, nums, bags = [], [], []
     for trial in trials.to_dict("records"):
-        c, n, b = features(view.mask(views.parts(trial["text"])), trial["description"], trial["fewshot"])
+        c, n, b = features(view.mask(_parts(trial["text"])), trial["description"], trial["fewshot"])
         cats.append(c)
         nums.append(n)
         bags.append(b)
