@@ -163,6 +163,7 @@ class OracleFacts(FactsTranslator):
     """The true problem's facts."""
 
     name = "oracle-facts"
+    stands_for = "oracle"  # `--model oracle` (`make all MODEL=oracle`) asked for facts
 
     def facts(self, view: View, item: dict[str, Any], part: str) -> list:
         """Return the true initial board's relations, or the goal."""
@@ -173,6 +174,7 @@ class RandomFacts(FactsTranslator):
     """The facts of a random board of the same items."""
 
     name = "random-facts"
+    stands_for = "random"
 
     def facts(self, view: View, item: dict[str, Any], part: str) -> list:
         """Return the relations of a uniform random board (for the goal, a sample of as many as it has)."""

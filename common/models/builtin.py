@@ -34,6 +34,7 @@ class BuiltinModel:
     seeded = False  # whether its answers depend on the seed (drawn per item, so any order gives the same)
     default = True  # asked by --baselines (what `make` runs on every set); False: asked by name only
     task: str | None = None  # the suite's task it answers (blocks: "nl" plans, "pddl" facts); None: any
+    stands_for: str | None = None  # the built-in of another task it answers for (`--model oracle` on facts)
     vision = (
         True  # it is asked every modality: it reads the scene from the item (or the pictures, ``pictures``)
     )

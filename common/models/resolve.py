@@ -9,6 +9,7 @@ or with ``--baselines`` every default built-in of the suite.
 """
 
 import argparse
+import logging
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from common.models.builtin import Registry, ScriptModel, baseline_names, script_
 from common.models.cache import ResponseCache
 from common.models.client import HTTPModel
 from common.models.config import load_model_config
+
+log = logging.getLogger(__name__)
 
 MODEL_CONFIGS = paths.CONFIGS / "models"
 CACHE_FILE = paths.CACHE / "models" / "responses.sqlite"
@@ -136,7 +139,7 @@ def models_of(
     a config's ``suites`` that applies. Every model gets its own
     ``counters``. Raises UserError for a built-in of another task (blocks: a planner asked to
     translate)."""
-    names = baseline_names(builtins, task) if args.baselines else [args.model]
+    names = baseline_names(builtins, task) if args.baselines else [counterpart(args.model, builtins, task)]
     settings = parse_overrides(args.set)
     for name in names:
         extra = {} if name in builtins or name.endswith(".py") else dict(overrides or {})  # HTTP models only
@@ -161,3 +164,18 @@ def models_of(
                 f"the built-ins for these: {', '.join(others)}"
             )
         yield model
+
+
+def counterpart(name: str, builtins: Registry, task: str | None) -> str:
+    """Return the built-in that answers ``task`` for the built-in ``name`` of another task (the
+    one whose ``stands_for`` names it: blocks' ``oracle-facts`` for ``oracle`` asked for PDDL
+    facts), so that one built-in name runs through every script (``make all MODEL=oracle``);
+    ``name`` itself otherwise (a built-in of another task without one is refused later)."""
+    if task is None or name not in builtins or getattr(builtins[name](0), "task", None) in (None, task):
+        return name
+    for other, factory in builtins.items():
+        model = factory(0)
+        if getattr(model, "stands_for", None) == name and getattr(model, "task", None) == task:
+            log.info("built-in %r answers %s items as %r", name, task, other)
+            return other
+    return name

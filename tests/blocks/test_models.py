@@ -565,19 +565,30 @@ def test_builtin_oracle_and_random_facts_translate_and_a_planner_is_rejected_cle
     assert again.returncode == 0, again.stderr
     repeated = read_results(results_in(tmp_path / "again", "pddl", "paper___random-facts___results.jsonl"))
     assert [r["raw"] for r in repeated] == [r["raw"] for r in chance]  # seeded per problem
-    for planner in ("noop", "random"):
-        wrong = run_here(
+    wrong = run_here(
+        capsys, "scripts/codex_translate.py", "--model", "noop", *on_set(pddl), "--results-dir", str(tmp_path)
+    )
+    assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
+    assert "built-in 'noop' answers nl items, not the pddl items this script asks" in wrong.stderr
+    assert "the built-ins for these: rules, oracle-facts, random-facts" in wrong.stderr
+    # a planner's name with a translator of its kind (make all MODEL=random) runs that translator
+    for planner, translator in (("random", "random-facts"), ("oracle", "oracle-facts")):
+        named = run_here(
             capsys,
             "scripts/codex_translate.py",
             "--model",
             planner,
             *on_set(pddl),
             "--results-dir",
-            str(tmp_path),
+            str(tmp_path / planner),
         )
-        assert wrong.returncode == 2 and "Traceback" not in wrong.stderr
-        assert f"built-in '{planner}' answers nl items, not the pddl items this script asks" in wrong.stderr
-        assert "the built-ins for these: rules, oracle-facts, random-facts" in wrong.stderr
+        assert named.returncode == 0, named.stderr
+        written = read_results(
+            results_in(tmp_path / planner, "pddl", f"paper___{translator}___results.jsonl")
+        )
+        assert len(written) == len(chance)
+        if planner == "random":
+            assert [r["raw"] for r in written] == [r["raw"] for r in chance]
 
 
 def test_turns_keep_every_example_and_the_test_problem():
