@@ -80,7 +80,8 @@ SECTIONS = $(foreach s,$(SUITES),$(call section_of,$(s),$(DEFAULT_SETS_$(s)) $(c
 # the model's config (as --set does), e.g. SET=base_url=http://127.0.0.1:8081/v1 or SET=samples=3.
 # BATCH=1 sends what is still to ask as batches (--batch); WAIT=1 waits for each batch instead.
 # A model step runs again when what it asks changes (the model, LIMIT, SET, the config's content:
-# the stamp is named after them), and only then.
+# the stamp is named after them), and only then. Its stamp takes the time of the newest of its
+# sets and their results files: a step that wrote no answer rescores and reanalyses nothing.
 MODEL ?=
 LIMIT ?=
 BATCH ?=
@@ -376,6 +377,9 @@ results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call se
 	done; \
 	if [ $$$$pending = 75 ]; then touch $$(@:.done=.pending); echo "batches are out for $(1)" \
 	  "($$(@:.done=.pending)): run the same make command again to collect them"; \
-	else rm -f $$(@:.done=.pending); touch $$@; fi
+	else rm -f $$(@:.done=.pending); \
+	  newest=$$$$(ls -td -- $$^ $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_results,$(1),$(x))/*___results.jsonl \
+	    $(call set_results,$(1),$(x))/*/*___results.jsonl) 2>/dev/null | head -n 1) || true; \
+	  touch -r "$$$$newest" $$@; fi
 endef
 $(foreach s,$(SUITES),$(eval $(call MODEL_RULES,$(s))))

@@ -102,6 +102,9 @@ def test_a_model_step_reruns_when_its_requests_change_and_only_then(sandbox):
         assert rerun.returncode == 0, rerun.stderr[-2000:]
         assert "every item is already answered" in rerun.stderr
         assert completions(server) == asked and (sandbox / RESULTS).stat().st_mtime_ns == results_before
+        # its stamp takes the time of the newest answers, not now: nothing downstream (scoring,
+        # analyses, the report) is older than it, so nothing is redone
+        assert (sandbox / stamp_of(sandbox, base)).stat().st_mtime_ns == results_before
 
         # only then: the config written again as it was (its content names the step, not its
         # time), other models' configs and the analysis code change nothing here
