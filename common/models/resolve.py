@@ -57,6 +57,8 @@ def resolve_model(
     take, or a missing key variable.
     """
     overrides = dict(overrides or {})
+    if name_or_path.endswith(".py") and name_or_path not in builtins:
+        _check_file_name(Path(name_or_path), builtins)
     if name_or_path in builtins or name_or_path.endswith(".py"):
         model = builtins[name_or_path](seed) if name_or_path in builtins else ScriptModel(name_or_path, seed)
         _apply_builtin_settings(model, overrides)
@@ -64,6 +66,25 @@ def resolve_model(
     config = load_model_config(config_path(name_or_path, builtins), overrides, defaults, suite)
     cache = ResponseCache(cache_file) if use_cache and not offline else None
     return HTTPModel(config, cache=cache, counters=counters, reask_truncated=reask_truncated, offline=offline)
+
+
+TEMPLATE = paths.ROOT / "scripts" / "test_random_model.py"
+
+
+def _check_file_name(path: Path, builtins: Registry) -> None:
+    """Raise UserError when a model file other than the template is named like the template or a
+    built-in: its answers would go into their results files (one per model name) and, resumed,
+    count as already given, so the file would never be asked."""
+    name = script_model_name(path)
+    taken = {n: f"the built-in baseline {n!r}" for n in builtins}
+    taken.setdefault(
+        script_model_name(TEMPLATE), f"the template's own runs ({script_model_name(TEMPLATE)!r})"
+    )
+    if name in taken and path.resolve() != TEMPLATE.resolve():
+        raise UserError(
+            f"{path}: a model file named test_{name}_model.py would write into the results files of "
+            f"{taken[name]} (a model is named after its file): rename it test_<your model>_model.py"
+        )
 
 
 def _apply_builtin_settings(model: Model, overrides: dict[str, Any]) -> None:

@@ -229,6 +229,28 @@ def test_a_copied_template_names_its_model_after_its_file(tmp_path):
     assert taken.returncode == 0 and "WARNING every trial is already answered" in taken.stderr
 
 
+def test_a_copy_named_like_the_template_or_a_built_in_is_refused(tmp_path):
+    # its answers would go into the results of the template's runs or of the built-in, and count
+    # there as already given: the copy would never be asked
+    testset = write_testset(tmp_path / "set", 3)
+    template = (ROOT / "scripts" / "test_random_model.py").read_text()
+    for name, owner in (
+        ("random", "the built-in baseline 'random'"),
+        ("oracle", "the built-in baseline 'oracle'"),
+    ):
+        copy = tmp_path / name / f"test_{name}_model.py"
+        copy.parent.mkdir()
+        copy.write_text(template)
+        run = ask(testset, copy)
+        assert run.returncode == 2 and "Traceback" not in run.stderr
+        assert (
+            f"{copy}: a model file named test_{name}_model.py would write into the results files of {owner}"
+            in (run.stderr)
+        )
+        assert not list((testset / "results").glob(f"*___{name}___*"))
+    assert ask(testset, ROOT / "scripts" / "test_random_model.py").returncode == 0  # the template itself
+
+
 def test_a_second_writer_is_refused_before_the_test_set_is_read(tmp_path):
     # the trials file is unreadable: a script that read it before taking the lock would say so
     testset = tmp_path / "set"
