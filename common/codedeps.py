@@ -13,6 +13,8 @@ from __future__ import annotations
 import ast
 import functools
 import hashlib
+import json
+import os
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -33,10 +35,60 @@ def module_file(name: str) -> Path | None:
     return None
 
 
+STORE = paths.CACHE / "codedeps.json"  # each file's imports by its size and time (parsing takes long)
+
+
 @functools.cache
 def _imports(path: Path) -> tuple[str, ...]:
     """Return the project modules ``path`` imports (absolute names; ``from a import b`` gives both
     ``a`` and ``a.b``, which may be a module), in order of appearance."""
+    return tuple(name for name in _named(path) if module_file(name) is not None)
+
+
+def _named(path: Path) -> list[str]:
+    """Return every name ``path``'s import statements name (``_parse``), as ``STORE`` has them for
+    the file's size and modification time, else parsed (and noted for ``_save``)."""
+    stat = path.stat()
+    key = paths.shown(path)
+    entry = _store().get(key)
+    if entry and entry[:2] == [stat.st_size, stat.st_mtime_ns]:
+        return entry[2]
+    names = _parse(path)
+    _store()[key] = [stat.st_size, stat.st_mtime_ns, names]
+    _unsaved.append(key)
+    return names
+
+
+_unsaved: list[str] = []  # keys parsed since the store was read or saved
+
+
+@functools.cache
+def _store() -> dict[str, list]:
+    """Return the stored imports (empty when there are none or the file is unreadable)."""
+    try:
+        stored = json.loads(STORE.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return stored if isinstance(stored, dict) else {}
+
+
+def _save() -> None:
+    """Write the store when files were parsed (atomically: other processes may read it meanwhile;
+    a read-only checkout simply parses again next time)."""
+    if not _unsaved:
+        return
+    _unsaved.clear()
+    try:
+        STORE.parent.mkdir(parents=True, exist_ok=True)
+        temporary = STORE.with_name(f"{STORE.name}.{os.getpid()}.tmp")
+        temporary.write_text(json.dumps(_store(), sort_keys=True), encoding="utf-8")
+        os.replace(temporary, STORE)
+    except OSError:
+        pass
+
+
+def _parse(path: Path) -> list[str]:
+    """Return the names ``path``'s import statements name, in order of appearance (``ast``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found: list[str] = []
     package = _package_of(path)
@@ -50,7 +102,7 @@ def _imports(path: Path) -> tuple[str, ...]:
                 base = ".".join([*parts, *([base] if base else [])])
             found.append(base)
             found += [f"{base}.{alias.name}" for alias in node.names]
-    return tuple(name for name in dict.fromkeys(found) if module_file(name) is not None)
+    return list(dict.fromkeys(found))
 
 
 def _package_of(path: Path) -> str:
@@ -72,6 +124,7 @@ def closure(modules: Iterable[str]) -> list[Path]:
                 continue
             seen[path] = None
             todo += _imports(path)
+    _save()
     return sorted(seen)
 
 

@@ -240,6 +240,7 @@ class Counts:
     removed: int = 0
     answers: int = 0
     sets: list[str] = field(default_factory=list)  # the sets whose items were (re)read
+    texts_removed: int = 0  # texts no row refers to any more, deleted
 
     def __str__(self) -> str:
         return (
@@ -290,17 +291,21 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
     ]
     items = suite.part("items")(ref) if new_items or to_score else None
     runs = {name: suite.part("score")(ref, files[name], items) for name in to_score}  # before the lock
+    texts = TextRefs()
     with _transaction(conn):
         if new_items:
-            set_id = _write_items(conn, ref, items, fingerprint, set_id)
+            set_id = _write_items(conn, ref, items, fingerprint, set_id, texts)
             counts.sets.append(ref.key)
         for name in [*gone, *(n for n in to_score if n in known)]:
+            texts.dropped.update(_run_texts(conn, known[name]["run_id"]))
             _delete_run(conn, known[name]["run_id"])
         counts.removed += len(gone)
         for name in moved:
             stat = stats[name]
             if name in runs:
-                _write_run(conn, suite, set_id, files[name], stat, digests[name], scorer, runs[name], checked)
+                _write_run(
+                    conn, suite, set_id, files[name], stat, digests[name], scorer, runs[name], checked, texts
+                )
                 counts.answers += len(runs[name].answers)
             else:  # the same bytes (touched, or copied back): only the file's stat changed
                 conn.execute(
@@ -310,6 +315,7 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
         counts.scored += len(runs)
         counts.unchanged += len(files) - len(runs)
         _write_pairs(conn, suite)
+        counts.texts_removed += _delete_unused(conn, texts, images=new_items)
 
 
 def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) -> bool:
@@ -350,7 +356,12 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def _write_items(
-    conn: sqlite3.Connection, ref: SetRef, items: pd.DataFrame, fingerprint: str, set_id: int | None
+    conn: sqlite3.Connection,
+    ref: SetRef,
+    items: pd.DataFrame,
+    fingerprint: str,
+    set_id: int | None,
+    texts: TextRefs,
 ) -> int:
     """Replace the set's items and fingerprint (registering the set when new); return its id."""
     if set_id is None:
@@ -360,9 +371,13 @@ def _write_items(
         ).lastrowid
     else:
         conn.execute("UPDATE sets SET fingerprint = ? WHERE set_id = ?", (fingerprint, set_id))
+        prompts = conn.execute("SELECT prompt FROM items WHERE set_id = ? AND prompt IS NOT NULL", (set_id,))
+        texts.dropped.update(p for (p,) in prompts)
         conn.execute("DELETE FROM items WHERE set_id = ?", (set_id,))
     frame = items.reset_index(drop=True).assign(position=lambda f: f.index).reindex(columns=ITEM_COLUMNS)
-    frame = frame.assign(prompt=_text_ids(conn, frame["prompt"]), image=_image_ids(conn, frame["image"]))
+    frame = frame.assign(
+        prompt=_text_ids(conn, frame["prompt"], texts.kept), image=_image_ids(conn, frame["image"])
+    )
     _insert(conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id))
     return set_id
 
@@ -377,9 +392,10 @@ def _write_run(
     scorer: str,
     run: ScoredRun,
     checked: int,
+    texts: TextRefs,
 ) -> None:
     """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
-    answers, scores and units."""
+    answers, scores and units (the texts they refer to noted in ``texts.kept``)."""
     meta = run_metadata(file)
     values = {
         "set_id": set_id,
@@ -407,7 +423,8 @@ def _write_run(
     ).lastrowid
     if run.items is not None and not run.items.empty:  # items only its records describe
         frame = run.items.reindex(columns=ITEM_COLUMNS).assign(
-            prompt=lambda f: _text_ids(conn, f["prompt"]), image=lambda f: _image_ids(conn, f["image"])
+            prompt=lambda f: _text_ids(conn, f["prompt"], texts.kept),
+            image=lambda f: _image_ids(conn, f["image"]),
         )
         frame["position"] = frame["position"].fillna(-1)
         _insert(
@@ -422,7 +439,7 @@ def _write_run(
     frame["scored"] = frame["scored"].fillna(1)
     frame["truncated"] = frame["truncated"].fillna(0)
     for column in TEXT_COLUMNS:
-        frame[column] = _text_ids(conn, frame[column])
+        frame[column] = _text_ids(conn, frame[column], texts.kept)
     first = conn.execute("SELECT coalesce(max(answer_id), 0) + 1 FROM answers").fetchone()[0]
     ids = pd.RangeIndex(first, first + len(frame))
     _insert(
@@ -447,8 +464,14 @@ def _write_run(
         )
 
 
+def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
+    """Return the texts a run's answers refer to (questions, replies, reasoning)."""
+    rows = conn.execute("SELECT question, reply, reasoning FROM answers WHERE run_id = ?", (run_id,))
+    return {text for row in rows for text in row if text is not None}
+
+
 def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
-    """Delete a run and its answers, scores, units and pairs (its texts stay until ``vacuum``)."""
+    """Delete a run and its answers, scores, units and pairs (its texts: ``_delete_unused``)."""
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
@@ -492,8 +515,9 @@ def text_digest(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-def _text_ids(conn: sqlite3.Connection, texts: pd.Series) -> list[int | None]:
-    """Return the ``texts`` id of each text (inserted when new), None for a missing text."""
+def _text_ids(conn: sqlite3.Connection, texts: pd.Series, kept: set[int] | None = None) -> list[int | None]:
+    """Return the ``texts`` id of each text (inserted when new), None for a missing text; the
+    distinct ids are added to ``kept``."""
     values = texts.astype(object).where(texts.notna(), None).tolist()
     distinct = list(
         dict.fromkeys(v if isinstance(v, str) else json.dumps(v) for v in values if v is not None)
@@ -512,6 +536,8 @@ def _text_ids(conn: sqlite3.Connection, texts: pd.Series) -> list[int | None]:
         ids.update(
             conn.execute(f"SELECT digest, text_id FROM texts WHERE digest IN ({marks})", chunk).fetchall()
         )
+    if kept is not None:
+        kept.update(ids.values())
     return [None if v is None else ids[digests[v if isinstance(v, str) else json.dumps(v)]] for v in values]
 
 
@@ -565,21 +591,38 @@ def _thumbnail(data: bytes) -> tuple[int, int, bytes]:
     return width, height, png_bytes(image.resize(size, Image.Resampling.BOX))
 
 
-def vacuum_texts(conn: sqlite3.Connection) -> int:
-    """Delete the texts and images no row refers to any more (after runs were rescored or
-    removed); return how many texts."""
-    with _transaction(conn):
+@dataclass
+class TextRefs:
+    """The texts one set's update stopped referring to (rows deleted) and referred to (rows written)."""
+
+    dropped: set[int] = field(default_factory=set)
+    kept: set[int] = field(default_factory=set)
+
+
+def _delete_unused(conn: sqlite3.Connection, texts: TextRefs, images: bool) -> int:
+    """Delete, in the update's transaction, the texts it dropped that no row refers to any more
+    (and with ``images``, the pictures no item shows); return how many texts. Only a text dropped
+    and not written again can have become unused, so a rescoring that gives the same texts (most
+    of them) scans nothing; otherwise every answer is looked at once."""
+    if images:
         conn.execute(
             "DELETE FROM images WHERE digest NOT IN (SELECT image FROM items WHERE image IS NOT NULL)"
         )
-        before = conn.total_changes
-        conn.execute(
-            "DELETE FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
-            "UNION SELECT question FROM answers WHERE question IS NOT NULL "
-            "UNION SELECT reply FROM answers WHERE reply IS NOT NULL "
-            "UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
-        )
-        return conn.total_changes - before
+    maybe = sorted(texts.dropped - texts.kept)
+    if not maybe:
+        return 0
+    conn.execute("CREATE TEMP TABLE IF NOT EXISTS maybe_unused (text_id INTEGER PRIMARY KEY)")
+    conn.execute("DELETE FROM maybe_unused")
+    conn.executemany("INSERT INTO maybe_unused VALUES (?)", [(t,) for t in maybe])
+    before = conn.total_changes
+    conn.execute(
+        "DELETE FROM texts WHERE text_id IN (SELECT text_id FROM maybe_unused) AND text_id NOT IN ("
+        "SELECT prompt FROM items WHERE prompt IS NOT NULL "
+        "UNION SELECT question FROM answers WHERE question IS NOT NULL "
+        "UNION SELECT reply FROM answers WHERE reply IS NOT NULL "
+        "UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
+    )
+    return conn.total_changes - before
 
 
 # ---- reading -----------------------------------------------------------------------------------

@@ -72,8 +72,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     with database.connection(path) as conn:
         counts = database.update(conn, refs)
-        if counts.scored or counts.removed:
-            database.vacuum_texts(conn)
         if args.metadata:
             write_json(args.metadata, queries.datasette_metadata(conn))
     log.info("%s: %s in %.1f s", paths.shown(path), counts, time.monotonic() - start)

@@ -388,14 +388,43 @@ def test_a_results_file_is_scored_again_only_when_it_changes_and_its_rows_go_wit
                 (f"%{random.name}",),
             ).fetchone()
             assert answers == len(read_results(random))
+            assert not _unused_texts(conn)
+            # a reply no other answer gives, then the file as it was: the text is stored, then gone
+            lines = kept.decode().splitlines(keepends=True)
+            odd = json.loads(lines[-1]) | {"raw": ["a reply no other answer gives"]}
+            random.write_text("".join(lines[:-1]) + json.dumps(odd) + "\n")
+            database.update(conn, _all(project))
+            assert _text_count(conn, "a reply no other answer gives") == 1 and not _unused_texts(conn)
+            random.write_bytes(kept)
+            back = database.update(conn, _all(project))
+            assert (back.scored, back.texts_removed) == (1, 1)
+            assert _text_count(conn, "a reply no other answer gives") == 0 and not _unused_texts(conn)
+            # its items read again (the set's data changed): the same texts, nothing to delete
+            conn.execute("UPDATE sets SET fingerprint = 'edited' WHERE set_name = ?", (canvas.name,))
+            again = database.update(conn, _all(project))
+            assert (again.scored, again.texts_removed) == (2, 0) and not _unused_texts(conn)
             random.unlink()
             gone = database.update(conn, _all(project))
-            assert gone.removed == 1
+            assert gone.removed == 1 and not _unused_texts(conn)
             assert not conn.execute(
                 "SELECT count(*) FROM runs WHERE results_file LIKE ?", (f"%{random.name}",)
             ).fetchone()[0]
         finally:
             random.write_bytes(kept)
+
+
+def _text_count(conn: sqlite3.Connection, text: str) -> int:
+    """Return how many rows of ``texts`` hold ``text``."""
+    return conn.execute("SELECT count(*) FROM texts WHERE text = ?", (text,)).fetchone()[0]
+
+
+def _unused_texts(conn: sqlite3.Connection) -> int:
+    """Return how many texts no item or answer refers to."""
+    return conn.execute(
+        "SELECT count(*) FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
+        "UNION SELECT question FROM answers WHERE question IS NOT NULL UNION SELECT reply FROM answers "
+        "WHERE reply IS NOT NULL UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
+    ).fetchone()[0]
 
 
 def test_no_key_reaches_the_database(project, tmp_path):

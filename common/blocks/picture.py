@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
-from scipy import ndimage
 
 from common.blocks.problems import View
 from common.blocks.state import Relation
@@ -189,6 +188,8 @@ def _divider(codes: np.ndarray) -> int:
 
 def _regions(codes: np.ndarray, colour: tuple[int, int, int]) -> list[tuple[int, int, int, int]]:
     """Return the bounding boxes ``(x0, y0, x1, y1)`` (inclusive) of the connected regions of ``colour``."""
+    from scipy import ndimage  # here: importing it costs 0.3 s, and most users of this module draw
+
     labels, _ = ndimage.label(codes == colour_code(colour))
     return [(s[1].start, s[0].start, s[1].stop - 1, s[0].stop - 1) for s in ndimage.find_objects(labels)]
 

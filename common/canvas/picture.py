@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 from PIL import Image, ImageDraw
-from scipy import ndimage
 
 from common.canvas.shapes import Geometry, Shape, circumradius, extent
 from common.pictures import glyphs
@@ -116,6 +115,8 @@ def read_picture(image: Image.Image, geometry: Geometry) -> list[Shape]:
     gives the sizes a width is matched against: the prompt's words give them too). Shapes are in
     reading order (top to bottom, left to right). Raises ValueError when the pixels are not such
     a picture."""
+    from scipy import ndimage  # here: importing it costs 0.3 s, and most users of this module draw
+
     pixels = np.asarray(image.convert("RGB"))
     codes = colour_codes(pixels)
     left, top, right, bottom = _frame(codes)

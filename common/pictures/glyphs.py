@@ -12,11 +12,9 @@ import functools
 import os
 import string
 
-import matplotlib
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-FONT_FILE = os.path.join(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSansMono.ttf")
 FONT_SIZE = 14
 CELL = (10, 18)  # width, height of one character's cell in pixels
 CHARSET = string.ascii_letters + string.digits + " -'.,()&/+"
@@ -25,8 +23,12 @@ INK = (0, 0, 0)
 
 @functools.lru_cache(maxsize=1)
 def font() -> ImageFont.FreeTypeFont:
-    """Return the fixed font."""
-    return ImageFont.truetype(FONT_FILE, FONT_SIZE)
+    """Return the fixed font (matplotlib's copy, imported here: most users of this module only read)."""
+    import matplotlib
+
+    return ImageFont.truetype(
+        os.path.join(matplotlib.get_data_path(), "fonts", "ttf", "DejaVuSansMono.ttf"), FONT_SIZE
+    )
 
 
 @functools.lru_cache(maxsize=4096)
