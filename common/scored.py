@@ -101,24 +101,35 @@ def reply_fields(record: dict[str, Any]) -> dict[str, Any]:
 
 def reply_columns(records: Sequence[dict[str, Any]]) -> dict[str, list[Any]]:
     """Return ``reply_fields`` of every record as columns (the same values), fast for the common
-    case of a string finish reason and no reasoning: a run's records at once, not one by one."""
-    if any(
-        not isinstance(r.get("finish_reason"), str | None) or r.get("reasoning") is not None for r in records
-    ):
+    case of finish reasons that are a string or a list of strings and no reasoning: a run's
+    records at once, not one by one."""
+    reasons = [_plain_reasons(r.get("finish_reason")) for r in records]
+    if any(x is None for x in reasons) or any(r.get("reasoning") is not None for r in records):
         rows = [reply_fields(record) for record in records]
         return {name: [row[name] for row in rows] for name in REPLY_FIELDS}
-    reasons = [r.get("finish_reason") for r in records]
     refused = [r.get("refused") for r in records]
     return {
         "reasoning": [None] * len(records),
         "refused": [str(x) if x else None for x in refused],
         "error": [r.get("error") or None for r in records],
-        "truncated": [int(x == "length") for x in reasons],
+        "truncated": [x.count("length") for x in reasons],
         "prompt_tokens": [r.get("prompt_tokens") for r in records],
         "completion_tokens": [r.get("completion_tokens") for r in records],
         "reasoning_tokens": [r.get("reasoning_tokens") for r in records],
-        "finish_reason": [x or None for x in reasons],
+        "finish_reason": [", ".join(x) if any(x) else None for x in reasons],
     }
+
+
+def _plain_reasons(value: Any) -> list[str] | None:
+    """Return a finish reason field as a list (as ``finish_reasons`` gives it) when it is none, a
+    string or a list of strings; None for any other shape (mappings per part, nested lists)."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    return None
 
 
 REPLY_FIELDS = (

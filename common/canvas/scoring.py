@@ -63,7 +63,7 @@ from common.errors import DataError
 from common.jsonl import sha256_file
 from common.pictures.modality import MODALITIES, TEXT, record_modality
 from common.results import find_results_files, parse_results_filename, read_results
-from common.scored import ScoredRun, reply_fields
+from common.scored import ScoredRun, reply_columns
 from common.suite import SetRef
 from common.worldsense.data import first_trial, load_testset, trials_path
 
@@ -475,7 +475,9 @@ COLUMNS = [
 ]
 
 
-def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFrame:
+def score_rows(
+    trials: pd.DataFrame, results: list[dict[str, Any]], by_key: dict[Any, dict[str, Any]] | None = None
+) -> pd.DataFrame:
     """Return one row per answered trial: ``contains`` and ``strict`` (0/1), ``invalid`` (the strict
     reader found no single answer) and ``refused`` (the server refused the request: no answer,
     both scores 0 and ``invalid`` False; tables count these apart and leave them out of accuracy);
@@ -483,10 +485,10 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
 
     ``trials`` needs Key, item, goldresp, expectedresp, task, description, fewshot, num_shapes
     (and ``question``, when it has it, for the reader).
-    Results whose Key is not a trial are ignored. Neither input is modified.
+    Results whose Key is not a trial are ignored. Neither input is modified. ``by_key``: the
+    trials' fields by Key (``_by_key``), when the caller has them already.
     """
-    read = [c for c in ("Key", *TRIAL_FIELDS, "question") if c in trials]  # not the prompts' texts
-    by_key = {trial["Key"]: trial for trial in trials[read].to_dict("records")}
+    by_key = by_key if by_key is not None else _by_key(trials)
     rows = []
     for record in results:
         trial = by_key.get(record["Key"])
@@ -512,6 +514,12 @@ def score_rows(trials: pd.DataFrame, results: list[dict[str, Any]]) -> pd.DataFr
             }
         )
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _by_key(trials: pd.DataFrame) -> dict[Any, dict[str, Any]]:
+    """Return the fields ``score_rows`` reads of each trial (not the prompts' texts), by Key."""
+    read = [c for c in ("Key", *TRIAL_FIELDS, "question") if c in trials]
+    return {trial["Key"]: trial for trial in trials[read].to_dict("records")}
 
 
 # ---- the scorer of the results database (``common.database``) ----------------------------------------
@@ -587,8 +595,8 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
         kind = writer.name if writer else "unknown"
         note = f"{paths.shown(file)}: {kind} results, not answers to canvas trials; left out"
         return ScoredRun(prompting, model, label, 0, pd.DataFrame(), pd.DataFrame(), notes=[note])
-    trials = items.rename(columns={"gold": "goldresp"})
-    rows = score_rows(trials, records)
+    trials, by_key = _set_trials(items)
+    rows = score_rows(trials, records, by_key)
     keys = set(rows["Key"])
     answered = [r for r in records if r["Key"] in keys]
     modality = record_modality(records[0]) if records else TEXT
@@ -606,7 +614,7 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
             "scored": 1,
         }
     )
-    fields = pd.DataFrame([reply_fields(r) for r in answered], index=answers.index)
+    fields = pd.DataFrame(reply_columns(answered), index=answers.index)
     answers = pd.concat([answers, fields], axis=1)
     first = rows[rows["draw"] == 0]
     units = first.groupby("item", sort=True).agg(
@@ -616,6 +624,19 @@ def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
     return ScoredRun(
         prompting, model, label, len(first), answers, units.drop(columns="item"), modality=modality
     )
+
+
+def _set_trials(items: pd.DataFrame) -> tuple[pd.DataFrame, dict[Any, dict[str, Any]]]:
+    """Return a set's items (``items_frame``, which the database reads once per set and passes to
+    every file's ``score_file`` unchanged) as trials, and their fields by Key: worked out once per
+    set, not once per file."""
+    if _SET[0] is not items:
+        trials = items.rename(columns={"gold": "goldresp"})
+        _SET[:] = [items, (trials, _by_key(trials))]
+    return _SET[1]
+
+
+_SET: list[Any] = [None, None]  # the items ``_set_trials`` saw last (held, so never another's id)
 
 
 def _shown(items: pd.DataFrame, keys: pd.Series, modality: str) -> list[str | None]:
