@@ -55,11 +55,11 @@ def _named(path: Path) -> list[str]:
         return entry[2]
     names = _parse(path)
     _store()[key] = [stat.st_size, stat.st_mtime_ns, names]
-    _unsaved.append(key)
+    _unsaved[0] = True
     return names
 
 
-_unsaved: list[str] = []  # keys parsed since the store was read or saved
+_unsaved = [False]  # whether a file was parsed since the store was read or saved
 
 
 @functools.cache
@@ -75,9 +75,9 @@ def _store() -> dict[str, list]:
 def _save() -> None:
     """Write the store when files were parsed (atomically: other processes may read it meanwhile;
     a read-only checkout simply parses again next time)."""
-    if not _unsaved:
+    if not _unsaved[0]:
         return
-    _unsaved.clear()
+    _unsaved[0] = False
     try:
         STORE.parent.mkdir(parents=True, exist_ok=True)
         temporary = STORE.with_name(f"{STORE.name}.{os.getpid()}.tmp")

@@ -67,15 +67,13 @@ def run_rep(tests: list[str], shards: int, out: Path, rep: int) -> tuple[list[st
         command = [sys.executable, "-m", "pytest", "-q", f"--junitxml={xml}", *part]
         with log.open("w") as sink:
             process = subprocess.Popen(command, cwd=ROOT, stdout=sink, stderr=subprocess.STDOUT)
-        running.append((process, xml, log))
+        running.append((process, part, xml, log))
     passed, failed = [], []
-    for (process, xml, log), shard in zip(running, range(shards), strict=False):
+    for process, part, xml, log in running:
         code = process.wait()
         ok, bad = read_junit(xml) if xml.is_file() else ([], [])
-        if code not in (0, 1) or len(ok) + len(bad) != len(tests[shard::shards]):  # not every test ran
-            bad.append(
-                f"{log.name}: pytest exit {code}, {len(ok) + len(bad)} of {len(tests[shard::shards])} ran"
-            )
+        if code not in (0, 1) or len(ok) + len(bad) != len(part):  # not every test ran
+            bad.append(f"{log.name}: pytest exit {code}, {len(ok) + len(bad)} of {len(part)} ran")
         passed += ok
         failed += bad
         if not bad:
