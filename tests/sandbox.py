@@ -107,6 +107,9 @@ def make_sandbox(target: Path, clone: bool = False) -> Path:
     (repo / "results").mkdir()
     shutil.copy2(ROOT / "results" / "README.md", repo / "results" / "README.md")
     for stamp, sources in STAMPS.items():  # the copies keep their times: put them before the stamp's
+        if (repo / stamp).is_symlink():  # the sandbox's own stamp: touching it must not touch the user's
+            (repo / stamp).unlink()
+            shutil.copy2(ROOT / stamp, repo / stamp)
         before = os.stat(repo / stamp).st_mtime - 10
         for source in sources:
             if (repo / source).exists():
