@@ -2,11 +2,13 @@
 
 Both clones are made from this repository, each set up untimed (`make env data`: the virtual
 environment and the downloads, DATA_MIRROR passed through), then `make all` is timed in each,
-alternately (which goes first alternates too), --runs times. Between runs everything `make all`
-made is deleted (whatever git does not know and was not there after the set-up), so each run
-starts from the same fresh state. The time is the CPU of make and every process it waited for
-(user and system, os.wait4), which the machine's load changes far less than the wall time; the
-wall time is printed for scale. The figure is the median of the per-run ratios, with their range.
+alternately (which goes first alternates too), --runs times. Between runs each clone is brought
+back to its state after the set-up, file by file: whatever `make all` added is deleted, caches
+in directories that were already there included (.cache/: the canvas audit's tables), and what
+it changed is copied back, so every run starts from the same fresh state. The time is the CPU
+of make and every process it waited for (user and system, os.wait4), which the machine's load
+changes far less than the wall time; the wall time is printed for scale. The figure is the
+median of the per-run ratios, with their range.
 
 In the measured clone, every parse of a results file is logged (RESULTS_READ_LOG,
 ``common.results.note_read``): the bench prints how many results files were read and how often
@@ -43,15 +45,28 @@ def git(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def untracked(checkout: Path) -> set[str]:
-    """Return the paths git does not track in ``checkout`` (ignored ones included), as git lists them."""
-    listing = git("status", "--porcelain", "--ignored", "--untracked-files=normal", cwd=checkout)
-    return {line[3:].rstrip("/") for line in listing.splitlines() if line[:2] in ("??", "!!")}
+SKIPPED = (".git", ".venv")  # never touched by make all's recipes (the environment is set up once)
 
 
-def prepare(revision: str, where: Path) -> set[str]:
+def tree(checkout: Path) -> dict[str, tuple[int, int] | None]:
+    """Return every path under ``checkout`` but SKIPPED: a file's (size, modification time in ns),
+    None for a directory."""
+    found: dict[str, tuple[int, int] | None] = {}
+    for top, dirs, files in os.walk(checkout):
+        if top == str(checkout):
+            dirs[:] = [d for d in dirs if d not in SKIPPED]
+        for name in dirs:
+            found[os.path.relpath(os.path.join(top, name), checkout)] = None
+        for name in files:
+            stat = os.lstat(os.path.join(top, name))
+            found[os.path.relpath(os.path.join(top, name), checkout)] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def prepare(revision: str, where: Path) -> dict[str, tuple[int, int] | None]:
     """Clone this repository at ``revision`` into ``where`` and run `make env data` there
-    (untimed); return what the set-up left that git does not track (kept between runs)."""
+    (untimed); keep a copy of the result beside it (``<where>.setup``, without SKIPPED) and return
+    its tree: each run starts from that state (``reset``)."""
     git("clone", "--quiet", "--no-local", str(paths.ROOT), str(where), cwd=paths.ROOT)
     git("checkout", "--quiet", revision, cwd=where)
     env = dict(os.environ)
@@ -60,17 +75,32 @@ def prepare(revision: str, where: Path) -> set[str]:
     done = subprocess.run(["make", "-s", "env", "data"], cwd=where, capture_output=True, text=True, env=env)
     if done.returncode:
         raise SystemExit(f"make env data failed in a clone of {revision}:\n{done.stderr[-3000:]}")
-    return untracked(where)
+    shutil.copytree(where, setup_copy(where), symlinks=True, ignore=shutil.ignore_patterns(*SKIPPED))
+    return tree(where)
 
 
-def reset(checkout: Path, kept: set[str]) -> None:
-    """Delete from ``checkout`` whatever git does not track and the set-up did not leave."""
-    for name in sorted(untracked(checkout) - kept):
+def setup_copy(checkout: Path) -> Path:
+    """Return where ``prepare`` keeps the state of ``checkout`` after its set-up."""
+    return checkout.with_name(checkout.name + ".setup")
+
+
+def reset(checkout: Path, setup: dict[str, tuple[int, int] | None]) -> None:
+    """Bring ``checkout`` back to its state after the set-up: what a run added (results, caches
+    inside directories that were there, compiled code) deleted, what it changed copied back."""
+    now = tree(checkout)
+    for name in sorted(now, reverse=True):  # a directory's contents before the directory
         path = checkout / name
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        else:
-            path.unlink(missing_ok=True)
+        if name not in setup or (setup[name] is None) != (now[name] is None):
+            if now[name] is None and not path.is_symlink():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
+    for name, stat in setup.items():
+        if stat is not None and now.get(name) != stat:
+            (checkout / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(setup_copy(checkout) / name, checkout / name, follow_symlinks=False)
+        elif stat is None:
+            (checkout / name).mkdir(parents=True, exist_ok=True)
 
 
 def time_make_all(checkout: Path, read_log: Path | None = None) -> tuple[float, float]:
