@@ -126,3 +126,24 @@ def test_the_set_audit_is_cached_by_content(monkeypatch, tmp_path):
     other = trials.assign(Key=trials["Key"] + 1)  # other trials: another key, audited afresh
     with pytest.raises(pytest.fail.Exception):
         audit.audit_set(tmp_path, other, tmp_path / "cache")
+
+
+def test_the_logits_matrix_is_dictvectorizers_entry_for_entry(fresh):
+    """The logit's features go into a sparse matrix built without DictVectorizer (its per-value
+    Python loop was most of the fitting time): the same columns, entries, order and values, when
+    fitting and when a row names features the fit never saw."""
+    import numpy as np
+    from sklearn.feature_extraction import DictVectorizer
+
+    rows = audit._logit_rows(*audit.frame(fresh, views.NOTHING))
+    rows[0] = rows[0] | {"never seen in the fit": 3, "zero": 0.0}
+    fitted_on = rows[1:]
+    vectorizer = DictVectorizer().fit(fitted_on)
+    names = sorted({name for row in fitted_on for name in row})
+    assert names == vectorizer.feature_names_
+    ours = audit._sparse_rows(rows, {name: column for column, name in enumerate(names)})
+    theirs = vectorizer.transform(rows)
+    assert ours.shape == theirs.shape
+    for part in ("indptr", "indices", "data"):
+        assert np.array_equal(getattr(ours, part), getattr(theirs, part)), part
+    assert ours.data.dtype == theirs.data.dtype == np.float64

@@ -12,6 +12,7 @@ N - k other identities drawn. On a 24-shape canvas every identity is present, so
 is fixed by its wording: the task does not run at that size.
 """
 
+import functools
 import random
 
 from common.canvas.shapes import IDENTITIES, Geometry, Shape, sample_identities
@@ -20,8 +21,10 @@ from common.canvas.tasks.base import Questions, Task
 from common.canvas.tasks.existence import example_queries, pick_query
 
 
+@functools.lru_cache(maxsize=None)
 def allowed(mask: tuple[bool, bool, bool], num_shapes: int) -> range:
-    """Return the counts a query of type ``mask`` can have on a canvas of ``num_shapes`` distinct shapes."""
+    """Return the counts a query of type ``mask`` can have on a canvas of ``num_shapes`` distinct shapes
+    (remembered: the generator asks for each stratum it draws)."""
     u = attr.universe_count(attr.queries_of_type(mask)[0])  # every query of a type matches as many
     return range(max(0, num_shapes - (len(IDENTITIES) - u)), min(u, num_shapes) + 1)
 
