@@ -11,7 +11,11 @@ Three measures, each the median CPU time (user + system, of the process and its 
   fingerprint differs (what regenerating the set from an edited config leaves), updated: the
   set's items are read again and each of its runs rescored, nothing else. Target: at most 10%
   of a full build;
-- nothing changed: the up-to-date database updated again (every file's size and time checked).
+- nothing changed: the up-to-date database updated again (every file's size and time checked);
+- the floor (``build_floor.py``): every file the full build opened under data/ and results/
+  (traced with an audit hook) read, decompressed and parsed, and every row of the database it
+  wrote inserted into an empty one, with no scoring. The anchor's time over the floor is the most
+  any build that reads every input and writes every row with json, bz2 and sqlite3 could gain.
 
 Then the database's shape: answers, runs, file size, and texts stored more than once (0: each
 distinct text is a row of ``texts`` that items and answers refer to).
@@ -29,6 +33,7 @@ import os
 import shutil
 import sqlite3
 import statistics
+import subprocess
 import sys
 import tempfile
 from contextlib import closing
@@ -62,6 +67,58 @@ def full_build(checkout: Path, database: Path, anchor: bool) -> float:
     else:
         script = ["scripts/score_results.py", "--database", str(database)]
     return cpu_seconds([python_of(checkout), *script], checkout)
+
+
+TRACE = """
+import os, runpy, sys
+out, root, database = sys.argv[1], os.path.realpath(sys.argv[2]), os.path.realpath(sys.argv[3])
+inside = tuple(os.path.join(root, d) + os.sep for d in ("data", "results"))
+opened = {}
+WRITE = os.O_WRONLY | os.O_RDWR
+
+
+def hook(event, args):
+    if event != "open" or not isinstance(args[0], (str, os.PathLike)):
+        return
+    path, mode, flags = args
+    if (mode is None and flags & WRITE) or (mode is not None and set(str(mode)) & set("wax+")):
+        return
+    real = os.path.realpath(path)
+    if real.startswith(inside) and not real.startswith(database) and os.path.isfile(real):
+        opened.setdefault(real, None)
+
+
+sys.addaudithook(hook)
+sys.argv = ["scripts/score_results.py", "--database", database]
+try:
+    runpy.run_path("scripts/score_results.py", run_name="__main__")
+except SystemExit as exc:
+    if exc.code:
+        raise
+with open(out, "w", encoding="utf-8") as handle:
+    handle.write("".join(path + "\\n" for path in opened))
+"""
+
+
+def build_inputs(database: Path, listing: Path) -> int:
+    """Build ``database`` from nothing once more (untimed), writing to ``listing`` every file under
+    data/ and results/ the build opened to read, in the order first opened; return how many."""
+    database.unlink(missing_ok=True)
+    command = [python_of(paths.ROOT), "-c", TRACE, str(listing), str(paths.ROOT), str(database)]
+    run_timed(command, paths.ROOT, {k: v for k, v in os.environ.items() if k != "RESULTS_DATABASE"})
+    return len(listing.read_text(encoding="utf-8").splitlines())
+
+
+def floor(database: Path, listing: Path) -> float:
+    """Return the CPU seconds of ``build_floor.py`` (reading the inputs, inserting the rows)."""
+    command = [python_of(paths.ROOT), str(Path(__file__).with_name("build_floor.py"))]
+    with tempfile.TemporaryFile(mode="w+") as output:
+        subprocess.run(
+            [*command, "--inputs", str(listing), "--database", str(database)], check=True, stdout=output
+        )
+        output.seek(0)
+        lines = dict(line.split() for line in output if line.strip())
+    return float(lines["floor"])
 
 
 def update(database: Path, change: bool) -> float:
@@ -107,8 +164,10 @@ def main(argv: list[str] | None = None) -> int:
         )
     with tempfile.TemporaryDirectory() as scratch:
         ours, theirs = Path(scratch) / "ours.sqlite", Path(scratch) / "anchor.sqlite"
-        times: dict[str, list[float]] = {"full": [], "anchor": [], "change": [], "none": []}
+        times: dict[str, list[float]] = {"full": [], "anchor": [], "change": [], "none": [], "floor": []}
         print(load_line())
+        listing = Path(scratch) / "opened.txt"
+        inputs = build_inputs(ours, listing)
         for run in range(args.runs):  # interleaved (and which goes first alternates): the same load
             sides = [("full", paths.ROOT, ours, False)]
             if args.anchor:
@@ -117,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                 times[name].append(full_build(checkout, database, anchor=is_anchor))
             times["change"].append(update(ours, change=True))
             times["none"].append(update(ours, change=False))
+            times["floor"].append(floor(ours, listing))
         median = {k: statistics.median(v) for k, v in times.items() if v}
         mine = shape(ours, anchor=False)
         anchor = shape(theirs, anchor=True) if args.anchor else None
@@ -134,6 +194,11 @@ def main(argv: list[str] | None = None) -> int:
         per = anchor["answers"] and mine["answers"] / anchor["answers"]
         print(f"  {'':<28} anchor / this per build: {spread(ratios, '{:.1f}x')}", end="")
         print(f"; per answer: {statistics.median(ratios) * per:.1f}x")
+    print(row.format("floor", median["floor"], every["floor"]), end="")
+    print(f"  {inputs} input files read, every row inserted, nothing scored")
+    if anchor:
+        print(f"  {'':<28} anchor / floor per build: {median['anchor'] / median['floor']:.1f}x", end="")
+        print(f"; per answer: {median['anchor'] / median['floor'] * per:.1f}x (the most a build could gain)")
     print(row.format("after a canvas config change", median["change"], every["change"]), end="")
     print(f"  {100 * median['change'] / median['full']:.1f}% of a full build")
     print(row.format("nothing changed", median["none"], every["none"]), end="")
