@@ -21,7 +21,7 @@ from common.canvas.tasks.base import Questions, Task
 from common.canvas.tasks.existence import example_queries, pick_query
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def allowed(mask: tuple[bool, bool, bool], num_shapes: int) -> range:
     """Return the counts a query of type ``mask`` can have on a canvas of ``num_shapes`` distinct shapes
     (remembered: the generator asks for each stratum it draws)."""
