@@ -376,7 +376,7 @@ def _write_items(
         conn.execute("DELETE FROM items WHERE set_id = ?", (set_id,))
     frame = items.reset_index(drop=True).assign(position=lambda f: f.index).reindex(columns=ITEM_COLUMNS)
     frame = frame.assign(
-        prompt=_text_ids(conn, frame["prompt"], texts.kept), image=_image_ids(conn, frame["image"])
+        prompt=_text_ids(conn, frame["prompt"], texts), image=_image_ids(conn, frame["image"])
     )
     _insert(conn, "items", ["set_id", *ITEM_COLUMNS], frame.assign(set_id=set_id))
     return set_id
@@ -423,7 +423,7 @@ def _write_run(
     ).lastrowid
     if run.items is not None and not run.items.empty:  # items only its records describe
         frame = run.items.reindex(columns=ITEM_COLUMNS).assign(
-            prompt=lambda f: _text_ids(conn, f["prompt"], texts.kept),
+            prompt=lambda f: _text_ids(conn, f["prompt"], texts),
             image=lambda f: _image_ids(conn, f["image"]),
         )
         frame["position"] = frame["position"].fillna(-1)
@@ -439,7 +439,7 @@ def _write_run(
     frame["scored"] = frame["scored"].fillna(1)
     frame["truncated"] = frame["truncated"].fillna(0)
     for column in TEXT_COLUMNS:
-        frame[column] = _text_ids(conn, frame[column], texts.kept)
+        frame[column] = _text_ids(conn, frame[column], texts)
     first = conn.execute("SELECT coalesce(max(answer_id), 0) + 1 FROM answers").fetchone()[0]
     ids = pd.RangeIndex(first, first + len(frame))
     _insert(
@@ -515,30 +515,32 @@ def text_digest(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-def _text_ids(conn: sqlite3.Connection, texts: pd.Series, kept: set[int] | None = None) -> list[int | None]:
-    """Return the ``texts`` id of each text (inserted when new), None for a missing text; the
-    distinct ids are added to ``kept``."""
+def _text_ids(conn: sqlite3.Connection, texts: pd.Series, refs: TextRefs | None = None) -> list[int | None]:
+    """Return the ``texts`` id of each text (inserted when new), None for a missing text; with
+    ``refs`` (the update's), the ids are noted in ``refs.kept`` and remembered in ``refs.ids`` for
+    the rest of the transaction, so a text its other runs repeat is not looked up again."""
     values = texts.astype(object).where(texts.notna(), None).tolist()
-    distinct = list(
-        dict.fromkeys(v if isinstance(v, str) else json.dumps(v) for v in values if v is not None)
-    )
-    if not distinct:
-        return [None] * len(values)
-    digests = {text: text_digest(text) for text in distinct}
-    conn.executemany(
-        "INSERT OR IGNORE INTO texts (digest, text) VALUES (?, ?)", [(d, t) for t, d in digests.items()]
-    )
-    ids: dict[int, int] = {}
-    wanted = list(digests.values())
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start : start + 500]
-        marks = ", ".join("?" * len(chunk))
-        ids.update(
-            conn.execute(f"SELECT digest, text_id FROM texts WHERE digest IN ({marks})", chunk).fetchall()
+    keyed = [v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
+    ids = refs.ids if refs is not None else {}
+    distinct = list(dict.fromkeys(k for k in keyed if k is not None))
+    new = [text for text in distinct if text not in ids]
+    if new:
+        digests = {text: text_digest(text) for text in new}
+        conn.executemany(
+            "INSERT OR IGNORE INTO texts (digest, text) VALUES (?, ?)", [(d, t) for t, d in digests.items()]
         )
-    if kept is not None:
-        kept.update(ids.values())
-    return [None if v is None else ids[digests[v if isinstance(v, str) else json.dumps(v)]] for v in values]
+        found: dict[int, int] = {}
+        wanted = list(digests.values())
+        for start in range(0, len(wanted), 500):
+            chunk = wanted[start : start + 500]
+            marks = ", ".join("?" * len(chunk))
+            found.update(
+                conn.execute(f"SELECT digest, text_id FROM texts WHERE digest IN ({marks})", chunk).fetchall()
+            )
+        ids.update((text, found[digest]) for text, digest in digests.items())
+    if refs is not None:
+        refs.kept.update(ids[text] for text in distinct)
+    return [None if k is None else ids[k] for k in keyed]
 
 
 # ---- images: each distinct picture stored once ----------------------------------------------------
@@ -597,6 +599,7 @@ class TextRefs:
 
     dropped: set[int] = field(default_factory=set)
     kept: set[int] = field(default_factory=set)
+    ids: dict[str, int] = field(default_factory=dict)  # text -> id, of the texts written or found
 
 
 def _delete_unused(conn: sqlite3.Connection, texts: TextRefs, images: bool) -> int:
