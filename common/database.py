@@ -395,7 +395,7 @@ def _write_run(
     texts: TextRefs,
 ) -> None:
     """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
-    answers, scores and units (the texts they refer to noted in ``texts.kept``)."""
+    answers, scores and units (the texts they refer to noted in ``texts.ids``)."""
     meta = run_metadata(file)
     values = {
         "set_id": set_id,
@@ -517,8 +517,9 @@ def text_digest(text: str) -> int:
 
 def _text_ids(conn: sqlite3.Connection, texts: pd.Series, refs: TextRefs | None = None) -> list[int | None]:
     """Return the ``texts`` id of each text (inserted when new), None for a missing text; with
-    ``refs`` (the update's), the ids are noted in ``refs.kept`` and remembered in ``refs.ids`` for
-    the rest of the transaction, so a text its other runs repeat is not looked up again."""
+    ``refs`` (the update's), each text's id is noted in ``refs.ids`` for the rest of the
+    transaction: the texts the update refers to, and a text its other runs repeat is not looked
+    up again."""
     values = texts.astype(object).where(texts.notna(), None).tolist()
     keyed = [v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
     ids = refs.ids if refs is not None else {}
@@ -538,8 +539,6 @@ def _text_ids(conn: sqlite3.Connection, texts: pd.Series, refs: TextRefs | None 
                 conn.execute(f"SELECT digest, text_id FROM texts WHERE digest IN ({marks})", chunk).fetchall()
             )
         ids.update((text, found[digest]) for text, digest in digests.items())
-    if refs is not None:
-        refs.kept.update(ids[text] for text in distinct)
     return [None if k is None else ids[k] for k in keyed]
 
 
@@ -597,9 +596,8 @@ def _thumbnail(data: bytes) -> tuple[int, int, bytes]:
 class TextRefs:
     """The texts one set's update stopped referring to (rows deleted) and referred to (rows written)."""
 
-    dropped: set[int] = field(default_factory=set)
-    kept: set[int] = field(default_factory=set)
-    ids: dict[str, int] = field(default_factory=dict)  # text -> id, of the texts written or found
+    dropped: set[int] = field(default_factory=set)  # ids
+    ids: dict[str, int] = field(default_factory=dict)  # text -> id, of every text written or found
 
 
 def _delete_unused(conn: sqlite3.Connection, texts: TextRefs, images: bool) -> int:
@@ -611,7 +609,7 @@ def _delete_unused(conn: sqlite3.Connection, texts: TextRefs, images: bool) -> i
         conn.execute(
             "DELETE FROM images WHERE digest NOT IN (SELECT image FROM items WHERE image IS NOT NULL)"
         )
-    maybe = sorted(texts.dropped - texts.kept)
+    maybe = sorted(texts.dropped.difference(texts.ids.values()))
     if not maybe:
         return 0
     conn.execute("CREATE TEMP TABLE IF NOT EXISTS maybe_unused (text_id INTEGER PRIMARY KEY)")
