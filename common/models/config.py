@@ -72,6 +72,15 @@ class ModelConfig:
     backoff_max_s: float = 60.0  # cap of one backoff (a server's Retry-After is obeyed as given)
     price_per_1k_tokens: Price | None = None  # for the cost in the run metadata
     batch_poll_s: float = 30.0  # batch mode with --wait: seconds between two looks at the batch
+    # an engine the run starts itself on 127.0.0.1 and stops at its end (common/models/engine.py):
+    # None, a server already listening at base_url; llama.cpp (this machine's CPU) or vllm (a GPU)
+    engine: Literal["llama.cpp", "vllm"] | None = None
+    gguf: str | None = None  # llama.cpp: the GGUF file (a path), or the installed package holding it
+    context: int = 8192  # the engine's context window, in tokens (prompt and reply)
+    parallel: int = 1  # the engine's slots: llama.cpp servers (a conversation keeps its own), vLLM sequences
+    threads: int = 1  # llama.cpp: CPU threads of each slot
+    chat_format: str | None = None  # llama.cpp: e.g. chatml; None: the template the GGUF holds
+    engine_args: list[str] = field(default_factory=list)  # more options of the engine, as given
 
     def check(self, source: Source | None = None, overridden: set[str] | None = None) -> None:
         """Raise ConfigError naming the field (and file:line, or the command line for ``overridden``
@@ -90,6 +99,12 @@ class ModelConfig:
             "samples": self.samples < 1 and "must be at least 1",
             "batch_poll_s": self.batch_poll_s <= 0 and "must be a positive number of seconds",
             "image_tokens": self.image_tokens is not None and self.image_tokens < 0 and "must be 0 or more",
+            "gguf": self.engine == "llama.cpp"
+            and not self.gguf
+            and "is needed by engine: llama.cpp (a .gguf path, or the package that holds it)",
+            "context": self.context < 1 and "must be at least 1",
+            "parallel": self.parallel < 1 and "must be at least 1",
+            "threads": self.threads < 1 and "must be at least 1",
         }
         for name, problem in problems.items():
             if problem:

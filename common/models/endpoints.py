@@ -1,12 +1,14 @@
 """Several replicas of one model behind separate URLs: which one gets the next request.
 
 ``base_url`` in a model config may be a list (vLLM data-parallel replicas, several servers).
-``Endpoints.pick`` gives the endpoint with the fewest requests in flight (ties: the one that
-served fewest). An endpoint that cannot be reached, times out or answers 5xx is set aside for
-a while (``ASIDE_S``, doubling with each failure in a row up to ``ASIDE_MAX_S``) and then
-tried again; meanwhile the others serve, so the run completes on them. When every endpoint is
-set aside the one due back first is tried. ``stats`` gives the requests each endpoint served,
-for the run metadata. With one URL there is nothing to choose: it always gets the request.
+``Endpoints.pick`` gives the endpoint with the fewest requests in flight (ties: the one the
+asking thread used last, so a worker's conversation stays where its prompt prefix is cached,
+e.g. on its slot of an engine, ``engine.py``; then the one that served fewest). An endpoint
+that cannot be reached, times out or answers 5xx is set aside for a while (``ASIDE_S``,
+doubling with each failure in a row up to ``ASIDE_MAX_S``) and then tried again; meanwhile
+the others serve, so the run completes on them. When every endpoint is set aside the one due
+back first is tried. ``stats`` gives the requests each endpoint served, for the run metadata.
+With one URL there is nothing to choose: it always gets the request.
 
 Which replica answered is never part of a cache key: the cache and the batch files name a
 request by the first URL (``Endpoints.canonical``), so answers stay valid whatever the list.
@@ -52,6 +54,7 @@ class Endpoints:
         urls = [base_urls] if isinstance(base_urls, str) else list(base_urls)
         self.all = [Endpoint(base.rstrip("/"), base.rstrip("/") + route) for base in urls]
         self._lock = threading.Lock()
+        self._last = threading.local()  # the endpoint each thread used last
 
     def __repr__(self) -> str:
         return f"<Endpoints {', '.join(e.base_url for e in self.all)}>"
@@ -76,8 +79,10 @@ class Endpoints:
             ready = [e for e in self.all if e.aside_until <= now]
             if not ready:  # every one is set aside: try the one due back first
                 ready = [min(self.all, key=lambda e: e.aside_until)]
-            endpoint = min(ready, key=lambda e: (e.in_flight, e.served))
+            last = getattr(self._last, "endpoint", None)
+            endpoint = min(ready, key=lambda e: (e.in_flight, e is not last, e.served))
             endpoint.in_flight += 1
+            self._last.endpoint = endpoint
             return endpoint
 
     def done(self, endpoint: Endpoint, down: bool = False) -> None:

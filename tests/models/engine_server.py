@@ -4,7 +4,6 @@ Shared by the engine tests (`make test-engine`); the model has random weights, s
 nonsense: the point is that every request, refusal, parsing and reporting path meets a real server.
 """
 
-import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -15,14 +14,8 @@ import pytest
 import requests
 from tiny_gguf import write_tiny_llama
 
+from common.models.engine import free_port
 from tests.timing import timeout, wait_for
-
-
-def free_port() -> int:
-    """Return a TCP port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextmanager

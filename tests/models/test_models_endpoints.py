@@ -1,6 +1,7 @@
 """Several endpoints (base_url as a list) and the concurrency that adapts to 429s, against real servers."""
 
 import json
+import queue
 import subprocess
 import sys
 import threading
@@ -14,6 +15,7 @@ from common.models import limiter as limiter_module
 from common.models.cache import ResponseCache, request_key
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
+from common.models.endpoints import Endpoints
 from common.models.limiter import AdaptiveLimiter
 from common.models.stub_server import StubServer
 from common.paths import ROOT
@@ -78,6 +80,43 @@ def test_a_killed_endpoint_is_set_aside_and_the_run_completes_on_the_other(tmp_p
     # it served about half of the first 40 (fewest in flight) before it was killed, then no more
     assert 10 <= served[doomed_url]["served"] < 200 and served[doomed_url]["failed"] >= 1
     assert served[alive_url]["served"] > served[doomed_url]["served"]
+
+
+def test_each_thread_keeps_its_endpoint_while_it_is_no_busier_than_the_others():
+    # a worker plays one conversation at a time: its turns stay where its prefix is cached
+    endpoints = Endpoints(["http://127.0.0.1:1/v1", "http://127.0.0.1:2/v1"], "/chat/completions")
+    orders = {name: queue.Queue() for name in "ab"}
+    picked: dict[str, list[str]] = {"a": [], "b": []}
+    held = queue.Queue()
+
+    def worker(name: str) -> None:  # picks when told, in the order the test tells it
+        while (order := orders[name].get()) is not None:
+            if order == "pick":
+                endpoint = endpoints.pick()
+                picked[name].append(endpoint.base_url)
+                held.put(endpoint)
+            else:
+                endpoints.done(order)
+                held.put(None)
+
+    threads = [threading.Thread(target=worker, args=(name,)) for name in "ab"]
+    for thread in threads:
+        thread.start()
+    for turn in range(6):  # both free at each turn, the first to ask alternating
+        first, second = ("a", "b") if turn % 2 == 0 else ("b", "a")
+        mine = {}
+        for name in (first, second):
+            orders[name].put("pick")
+            mine[name] = held.get(timeout=timeout(10))
+        for name in (first, second):
+            orders[name].put(mine[name])
+            held.get(timeout=timeout(10))
+    for name in "ab":
+        orders[name].put(None)
+    for thread in threads:
+        thread.join()
+    assert picked["a"][0] != picked["b"][0]
+    assert all(set(urls) == {urls[0]} for urls in picked.values()), picked
 
 
 def test_base_url_takes_a_list_and_names_the_field_when_it_is_wrong():
