@@ -156,7 +156,9 @@ def add_model_options(
         kind = {"help": "prompting label of the results file name"}
         if promptings is not None:
             kind = {"choices": list(promptings), "help": "the results file's label and how to ask"}
-        parser.add_argument("--prompting", default=prompting, **kind)
+        kind["help"] += f" (default: {prompting}, or the model config's promptings for the suite)"
+        parser.add_argument("--prompting", default=None, **kind)  # None: not given (check_model_options)
+        parser.set_defaults(default_prompting=prompting)
     parser.add_argument(
         "--set",
         action="append",
@@ -264,7 +266,12 @@ def runner_options(args: argparse.Namespace) -> dict[str, Any]:
 
 def check_model_options(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Exit with a usage error (code 2) when ``--limit`` is negative, or the batch options do not
-    go together (``--wait`` or ``--batch-output`` without ``--batch``, ``--batch`` without the cache)."""
+    go together (``--wait`` or ``--batch-output`` without ``--batch``, ``--batch`` without the cache).
+    Sets ``prompting`` to the script's default when ``--prompting`` was not given
+    (``prompting_given`` says whether it was: ``resolve.promptings_of``)."""
+    if hasattr(args, "prompting"):  # the script's default when not given (a config may list others)
+        args.prompting_given = args.prompting is not None
+        args.prompting = args.prompting or args.default_prompting
     if args.limit is not None and args.limit < 0:
         parser.error("--limit must be 0 or more")
     if (args.wait or args.batch_output) and not args.batch:

@@ -47,7 +47,7 @@ from common.already_said_that.prompting import DECODING, PROMPTINGS
 from common.already_said_that.wording import wording_of
 from common.config import parse_overrides
 from common.models import Model, RunSummary, exit_code, load_model_config, models_of, run_items
-from common.models.resolve import config_path
+from common.models.resolve import config_path, promptings_of
 
 log = logging.getLogger("already_said_that")
 TESTSET_HELP = "an Already Said That set: data/already_said_that/<set> or its name (e.g. which_is_heavier)"
@@ -79,12 +79,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     summaries = []
-    overrides = None
-    if args.prompting == "hhh":  # the transcript's role markers end a base model's turn
-        overrides = {"stop": wording_of(data.config, data.example, data.has_distractors).stops}
-    for model in models_of(args, BASELINES, overrides=overrides, defaults=DECODING, suite=run.SUITE):
-        with contextlib.closing(model):
-            summaries.append(play(model, data, ref.results, args))
+    for prompting in promptings_of(args, BASELINES, run.SUITE, choices=PROMPTINGS):
+        asked = argparse.Namespace(**{**vars(args), "prompting": prompting})
+        overrides = None
+        if prompting == "hhh":  # the transcript's role markers end a base model's turn
+            overrides = {"stop": wording_of(data.config, data.example, data.has_distractors).stops}
+        for model in models_of(asked, BASELINES, overrides=overrides, defaults=DECODING, suite=run.SUITE):
+            with contextlib.closing(model):
+                summaries.append(play(model, data, ref.results, asked))
     return exit_code(summaries, "conversations")
 
 

@@ -5,7 +5,10 @@ with one of these options: ..." when it is not in `expectedresp`, record "" when
 not. Answers are appended to <prompting>___<modelname>___results.jsonl as they come
 (re-running resumes), in the test set's results/ for WorldSense (the release's layout) and in
 results/canvas/<set>/ for a canvas set; each run is summarised in <...>___results.meta.json.
-The question text is sent as is; --prompting only labels the results file. A trial the server
+The question text is sent as is, or with --prompting cot followed by a request to reason step by
+step first (common/worldsense/run.py: COT_PROMPT); any other --prompting only labels the results
+file. Without --prompting, a model config's `promptings` for the suite are asked in turn (the
+shipped engine configs: basic and cot), else basic. A trial the server
 refuses for itself (too long for the model's context, a content filter) is recorded as refused
 and the run goes on; re-running skips it unless --retry-errors. Built-in models: random and
 oracle, and on canvas sets every shortcut baseline (--baselines asks them all, each afresh).
@@ -37,8 +40,10 @@ from common.errors import UserError
 from common.models import exit_code, models_of, run_items
 from common.models.client import modalities_to_ask
 from common.models.estimate import estimate_run, estimate_text
+from common.models.resolve import promptings_of
 from common.pictures.modality import MODALITIES, TEXT, label
 from common.results import results_filename
+from common.worldsense.run import prompted
 
 log = logging.getLogger("ask_model")
 SCRIPT = "scripts/ask_model.py"
@@ -72,18 +77,22 @@ def main(argv: list[str] | None = None) -> int:
     modalities = set_modalities(run, ref, args.modality)
     answer = functools.partial(run.answer, reprompts=args.reprompts)
     summaries = []
+    promptings = promptings_of(args, suite.part("baselines"), ref.suite)
     for model in models_of(args, suite.part("baselines")):
         with contextlib.closing(model):
             asks = modalities_to_ask(model, modalities, args.modality)
-            for modality in [m for m in asks if m in getattr(model, "modalities", MODALITIES)]:
-                prompting = label(args.prompting, modality)
+            for asked_as, modality in [
+                (p, m) for p in promptings for m in asks if m in getattr(model, "modalities", MODALITIES)
+            ]:
+                prompting = label(asked_as, modality)
                 try:
                     out_path = ref.results / results_filename(prompting, model.name)
                 except ValueError as exc:
                     parser.error(str(exc))
                 labels = {"prompting": prompting, "modelname": model.name, "reprompts": args.reprompts}
-                asked = run.items(
-                    ref.data, args.limit, **({"modality": modality} if modality != TEXT else {})
+                asked = map(
+                    functools.partial(prompted, prompting=asked_as),
+                    run.items(ref.data, args.limit, **({"modality": modality} if modality != TEXT else {})),
                 )
                 if args.dry_run:  # what it would cost; nothing asked, written or cached
                     price = (model.settings() or {}).get("price_per_1k_tokens")

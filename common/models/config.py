@@ -53,6 +53,10 @@ class ModelConfig:
     samples: int = 1  # answers asked per item, each its own request (seed + draw): 1 is one answer
     reasoning_effort: str | None = None  # e.g. low / medium / high, for servers that take it
     extra_body: dict[str, Any] | None = None  # more request fields, sent as given (they win over the above)
+    # the promptings a script asks this model in when its --prompting is not given (one results file
+    # each; usually set per suite in `suites`, e.g. {already_said_that: {promptings: [direct, cot]}});
+    # None: the script's default
+    promptings: list[str] | None = None
     # pictures (image sets, docs/models.md "Vision models")
     vision: bool = (
         False  # whether the model takes pictures; false: a set with pictures is refused before any request
@@ -165,9 +169,18 @@ def cost_usd(
     return round(dollars * share / 1000, 6)
 
 
-# the settings a config's `suites` section may give one suite (decoding, never what names or
-# reaches the model)
-SUITE_SETTINGS = ("temperature", "max_tokens", "stop", "seed", "top_p", "reasoning_effort", "extra_body")
+# the settings a config's `suites` section may give one suite (decoding and how it is asked, never
+# what names or reaches the model)
+SUITE_SETTINGS = (
+    "temperature",
+    "max_tokens",
+    "stop",
+    "seed",
+    "top_p",
+    "reasoning_effort",
+    "extra_body",
+    "promptings",
+)
 
 
 def load_model_config(
@@ -210,7 +223,7 @@ def _suite_sections(sections: Any, source: Source) -> dict[str, dict[str, Any]]:
             if key not in SUITE_SETTINGS:
                 raise ConfigError(
                     f"{source.where(f'suites.{suite}.{key}')}: field 'suites.{suite}.{key}': a suite's "
-                    f"section takes decoding settings only ({', '.join(SUITE_SETTINGS)})"
+                    f"section takes decoding settings and promptings only ({', '.join(SUITE_SETTINGS)})"
                 )
         build(ModelConfig, settings, source, prefix=f"suites.{suite}.")  # types, named by line
     return sections

@@ -10,7 +10,7 @@ or with ``--baselines`` every default built-in of the suite.
 
 import argparse
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -185,6 +185,31 @@ def models_of(
                 f"the built-ins for these: {', '.join(others)}"
             )
         yield model
+
+
+def promptings_of(
+    args: argparse.Namespace,
+    builtins: Registry,
+    suite: str | None = None,
+    choices: Iterable[str] | None = None,
+) -> list[str]:
+    """Return the promptings to ask ``args.model`` in, one results file each: ``--prompting`` when
+    given (``cli.check_model_options``), else the ``promptings`` its config lists for ``suite``
+    (with ``--set``), else the script's default; a built-in or a model file: the default. Raises
+    ConfigError for a prompting of the config the script does not have (``choices``)."""
+    name = args.model
+    if args.prompting_given or args.baselines or name in builtins or name.endswith(".py"):
+        return [args.prompting]
+    path = config_path(name, builtins)
+    config = load_model_config(path, parse_overrides(args.set), suite=suite)
+    promptings = list(dict.fromkeys(config.promptings or [args.prompting]))
+    unknown = [p for p in promptings if choices is not None and p not in choices]
+    if unknown:
+        raise ConfigError(
+            f"{paths.shown(path)}: field 'promptings': {suite} has no prompting {unknown[0]!r} "
+            f"(its promptings: {', '.join(choices or [])})"
+        )
+    return promptings
 
 
 def counterpart(name: str, builtins: Registry, task: str | None) -> str:

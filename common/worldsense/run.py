@@ -19,6 +19,13 @@ from common.models.images import attach_images
 from common.worldsense.data import RESULTS_DIR, load_testset
 
 REPROMPT = "Only respond with one of these options: {options}"
+# Chain of thought (--prompting cot; any set this protocol asks, canvas too): the question, then
+# this request to reason before answering. A reply whose reasoning names more than one option is
+# re-prompted as any other, and the re-prompt asks for the option alone.
+COT_PROMPT = (
+    "Before you answer, think it through step by step. Then give your final answer, one of the "
+    "options the question allows, alone on the last line."
+)
 CUT_WHILE_THINKING = "cut at the token limit while thinking: no answer (raise max_tokens; --retry-truncated)"
 _TRIM = " \t\r\n.,;:!?\"'`*()[]"
 
@@ -40,6 +47,14 @@ def extract_answer(completion: str, options: Sequence[str]) -> str | None:
         if re.search(rf"(?<![\w-]){re.escape(str(option))}(?![\w-])", completion, re.IGNORECASE)
     ]
     return found[0] if len(found) == 1 else None
+
+
+def prompted(item: dict[str, Any], prompting: str) -> dict[str, Any]:
+    """Return ``item`` as asked with ``prompting``: unchanged, or for ``cot`` with ``sent`` (the
+    prompt the protocol sends) ending in ``COT_PROMPT``; any other prompting only labels the file."""
+    if prompting != "cot":
+        return item
+    return {**item, "sent": f"{item.get('sent', item['text']).rstrip()}\n\n{COT_PROMPT}"}
 
 
 def reprompt_text(options: Sequence[str]) -> str:

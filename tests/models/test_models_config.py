@@ -1,15 +1,17 @@
 """Model configs: strict loading with file:line errors, overrides, resolution of --model, shipped examples."""
 
+import argparse
 from pathlib import Path
 
 import pytest
 
+from common import cli
 from common.config import load_yaml
 from common.errors import ConfigError, UserError
 from common.models import resolve_model
 from common.models.client import HTTPModel
 from common.models.config import ModelConfig, load_model_config
-from common.models.resolve import MODEL_CONFIGS
+from common.models.resolve import MODEL_CONFIGS, promptings_of
 from common.worldsense.baselines import BASELINES, OracleAnswer, RandomAnswer
 from tests.sandbox import shipped
 
@@ -127,8 +129,13 @@ def test_shipped_configs_load(path, monkeypatch):
     if config.api_key_env:
         monkeypatch.setenv(config.api_key_env, "test-key")
     model = resolve_model(path.stem, builtins={}, use_cache=False)
+    assert isinstance(model, HTTPModel)
+    if config.engine:  # started by the run: named by what it serves, no server asked yet
+        assert model.engine is not None and not model.engine.started
+        assert model.url.startswith(f"http://{config.engine}.engine/{config.model}/")
+        return
     first = config.base_url if isinstance(config.base_url, str) else config.base_url[0]
-    assert isinstance(model, HTTPModel) and model.url.startswith(first.rstrip("/"))
+    assert model.url.startswith(first.rstrip("/"))
 
 
 def test_shipped_configs_cover_the_usual_servers():
@@ -167,3 +174,22 @@ def test_a_name_resolves_in_the_registry_it_is_given_only():
     assert isinstance(resolve_model("random", builtins=BASELINES), RandomAnswer)
     with pytest.raises(UserError, match="unknown model 'noop'"):
         resolve_model("noop", builtins=BASELINES)
+
+
+def _args(model: str, *given: str) -> argparse.Namespace:
+    """The options of a script that asks a model, parsed as the scripts parse them."""
+    parser = cli.make_parser("x")
+    cli.add_model_options(parser, testset="a set", prompting="basic")
+    args = parser.parse_args(["-t", "s", "--model", model, *given])
+    cli.check_model_options(parser, args)
+    return args
+
+
+def test_a_config_lists_the_promptings_a_suite_asks_it_in_unless_the_command_line_names_one(tmp_path):
+    path = write(tmp_path, "model: m\nsuites:\n  worldsense: {promptings: [basic, cot]}\n")
+    assert promptings_of(_args(str(path)), BASELINES, "worldsense") == ["basic", "cot"]
+    assert promptings_of(_args(str(path)), BASELINES, "canvas") == ["basic"]  # the script's default
+    assert promptings_of(_args(str(path), "--prompting", "basic"), BASELINES, "worldsense") == ["basic"]
+    assert promptings_of(_args("oracle"), BASELINES, "worldsense") == ["basic"]
+    with pytest.raises(ConfigError, match=r"'promptings'.*'cot'"):
+        promptings_of(_args(str(path)), BASELINES, "worldsense", choices=["basic", "hhh"])
