@@ -182,7 +182,7 @@ test: lint $(TEST_DATA)
 	$(PYTHON) -m pytest -m "not slow and not integration"
 
 ## Run every test, including the slow ones and those against llama.cpp, headless Chromium and Datasette.
-test-all: lint $(TEST_DATA) $(ENGINE_OK) $(BROWSER_OK) $(EXPLORE_OK)
+test-all: lint $(TEST_DATA) $(ENGINE_OK) $(MODELS_OK) $(BROWSER_OK) $(EXPLORE_OK)
 	$(PYTHON) -m pytest
 
 ## The tests that start processes or servers, REPS=20 times in a row beside LOAD=8 busy loops (SHARDS=1).
@@ -300,7 +300,7 @@ $(foreach s,$(SUITES),$(if $(filter suite,$(SCOPE_$(s))),$(eval $(call SUITE_RUL
 # ---- the report ------------------------------------------------------------------------------
 # The sections gathered into one standalone HTML page and a Markdown file, with a few examples of
 # each paired test from the results database (what the sections' analyses read too).
-.PHONY: browser check-report test-engine bench-models
+.PHONY: browser check-report test-engine bench-models bench-engine
 
 ## Build the one report of every suite: results/report.html (standalone) and results/report.md.
 report: results/report.html
@@ -316,9 +316,16 @@ browser: $(BROWSER_OK)
 check-report: $(BROWSER_OK) $(TEST_DATA)
 	$(PYTHON) -m pytest -m integration -q -s tests/test_report_browser.py
 
-## Against a real llama.cpp server (tiny model): the runner, refusals, and make all MODEL=... in a repo copy.
-test-engine: $(ENGINE_OK) $(TEST_DATA)
-	$(PYTHON) -m pytest -m integration -s tests/models/test_models_engine.py tests/models/test_engine_make_all.py
+## Against real llama.cpp servers: the random-weight model (runner, refusals, make all) and SmolLM2 (replies, kill -9).
+test-engine: $(ENGINE_OK) $(MODELS_OK) $(TEST_DATA)
+	$(PYTHON) -m pytest -m "integration and not slow" -s tests/models/test_models_engine.py \
+	    tests/models/test_engine_make_all.py tests/models/test_engine_real_models.py
+
+ENGINE_MODEL ?= smollm2-135m
+## Benchmark a real model's runs against its engine's ceiling, and conversations' prompt cache (ENGINE_MODEL=...).
+bench-engine: $(ENGINE_OK) $(MODELS_OK) $(call set_stamp,worldsense,test_set) $(call set_stamp,canvas,standard) \
+		$(call set_stamp,already_said_that,which_is_heavier) | $(ENV_OK)
+	$(PYTHON) bench/bench_engine.py --model $(ENGINE_MODEL)
 
 ## Benchmark the model runner against bare requests.post loops on a local server (prints rates).
 bench-models: $(ENV_OK)
