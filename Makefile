@@ -168,7 +168,7 @@ $(ALL_SETS): %: results/%/report.txt
 ## Create the virtual environment .venv from requirements.lock (exact versions; done automatically when needed).
 env: $(ENV_OK)
 
-## Install the llama.cpp engine (llama-cpp-python; built from source, about 10 minutes, once for every model).
+## Install the llama.cpp engine (llama-cpp-python, built from source once for every model: 10-25 minutes).
 engine: $(ENGINE_OK)
 
 ## Install the small open models the shipped engine configs serve (SmolLM2-135M-Instruct, gemma-3-270m).

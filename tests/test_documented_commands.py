@@ -52,6 +52,9 @@ EXCLUDED = {
     "make blocks/mine": "a new set: run and checked by tests/test_make_sets.py",
     "configs/canvas/mine.yaml": "a new set: run and checked by tests/test_make_sets.py",
     "make canvas/mine": "a new set: run and checked by tests/test_make_sets.py",
+    "MODEL=smollm2-135m": "a real model through every suite (20 minutes and the engine's build): "
+    "tests/models/test_engine_real_models.py runs it end to end",
+    "bench/bench_engine.py": "benchmark (a real model on the engine, several runs)",
 }
 # commands that need a model server at a config's local port: run with the stub server listening there
 # (common/models/stub_server.py, answering "TRUE" to everything: the commands run, the answers are nonsense)
