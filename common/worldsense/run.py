@@ -8,7 +8,6 @@ scoring counts as wrong). A reply cut at the token limit while thinking has no a
 not re-prompted, and ``resp`` is "". ``items`` reads what the runner asks.
 """
 
-import re
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import Any
 from common.models.base import Message, Model, Reply, RequestRefused, request_totals
 from common.models.images import attach_images
 from common.worldsense.data import RESULTS_DIR, load_testset
+from common.worldsense.reader import extract_answer
 
 REPROMPT = "Only respond with one of these options: {options}"
 # Chain of thought (--prompting cot; any set this protocol asks, canvas too): the question, then
@@ -27,26 +27,6 @@ COT_PROMPT = (
     "options the question allows, alone on the last line."
 )
 CUT_WHILE_THINKING = "cut at the token limit while thinking: no answer (raise max_tokens; --retry-truncated)"
-_TRIM = " \t\r\n.,;:!?\"'`*()[]"
-
-
-def extract_answer(completion: str, options: Sequence[str]) -> str | None:
-    """Return the option ``completion`` gives, spelled as in ``options``, or None if there is not exactly one.
-
-    First the whole completion, trimmed of spaces, quotes and punctuation, is compared with each
-    option ignoring case ("true." -> "TRUE"). Otherwise the answer is the one option that occurs
-    as a whole word ("The answer is FALSE" -> "FALSE"); none, or several different ones, is None.
-    """
-    trimmed = completion.strip(_TRIM).casefold()
-    for option in options:
-        if trimmed == str(option).casefold():
-            return option
-    found = [
-        option
-        for option in options
-        if re.search(rf"(?<![\w-]){re.escape(str(option))}(?![\w-])", completion, re.IGNORECASE)
-    ]
-    return found[0] if len(found) == 1 else None
 
 
 def prompted(item: dict[str, Any], prompting: str) -> dict[str, Any]:
