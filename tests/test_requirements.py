@@ -23,9 +23,10 @@ def test_every_requirement_is_pinned_in_the_lock_within_its_bounds():
 
 
 def test_the_optional_extras_pin_their_own_packages_exactly():
-    """The engine, browser, bench and explore extras are installed under requirements.lock (-c) with their own
-    packages pinned, so `make test-engine` or `make bench-blocks` in a year builds the same thing."""
-    extras = ("engine", "browser", "bench", "explore")
+    """The engine, models, browser, bench and explore extras are installed under requirements.lock (-c)
+    with their own packages pinned, so `make test-engine` or `make bench-blocks` in a year builds the
+    same thing."""
+    extras = ("engine", "models", "browser", "bench", "explore")
     for name in (f"requirements-{extra}.txt" for extra in extras):
         for req in requirements(name):
             assert [spec.operator for spec in req.specifier] == ["=="], f"{name}: {req} is not pinned"
