@@ -1,10 +1,11 @@
 """Parse natural-language plans: "Move the writing pad onto the keyboard." / "... onto the table."
 
-The parser is case-insensitive, treats spaces and hyphens in names alike and tolerates a
-missing final period, but it never guesses: a line that is not a move sentence is
-``unparseable``, and a move naming something that is not an item of the problem is reported
-as an ``unknown object`` with the name as written. ``render_plan`` writes plans in the exact
-sentence form of the prompts.
+The parser is case-insensitive, treats spaces and hyphens in names alike, tolerates a missing
+final period and takes "to" or "on" for "onto" (real replies say "Move the tablet to the
+table."; none of the paper's 300 released plans does), but it never guesses: a line that is
+not a move sentence is ``unparseable``, and a move naming something that is not an item of the
+problem is reported as an ``unknown object`` with the name as written. ``render_plan`` writes
+plans in the exact sentence form of the prompts.
 """
 
 import re
@@ -14,8 +15,14 @@ from dataclasses import dataclass
 from common.blocks.pddl import object_key
 from common.blocks.state import Move, move_english
 
-_MOVE = re.compile(r"^\s*move\s+the\s+(?P<item>.+?)\s+onto\s+the\s+(?P<dest>.+?)\s*\.?\s*$", re.IGNORECASE)
+# "onto", or the "to" and "on" of real replies ("Move the tablet to the table."): the same move
+_MOVE = re.compile(
+    r"^\s*move\s+the\s+(?P<item>.+?)\s+(?:onto|on\s+to|to|on)\s+the\s+(?P<dest>.+?)\s*\.?\s*$", re.IGNORECASE
+)
 STOP_MARKER = "Initially:"  # the paper's stop sequence for planning completions
+# a line opening another problem's section: a completion that writes one without "Initially:"
+# (a base model inventing the next example) has ended its plan there
+_NEXT_PROBLEM = re.compile(r"^\s*(?:Initially|Goal|Actions):", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -31,9 +38,13 @@ class Step:
 
 
 def cut_completion(text: str, stop: str = STOP_MARKER) -> str:
-    """Return ``text`` up to (not including) the first ``stop`` marker."""
+    """Return ``text`` up to (not including) the first ``stop`` marker, or the first line that
+    opens a section of another problem ("Goal:", "Actions:"), whichever comes first."""
     index = text.find(stop)
-    return text if index < 0 else text[:index]
+    text = text if index < 0 else text[:index]
+    first_line_end = text.find("\n", len(text) - len(text.lstrip()))  # it may open with "Actions:"
+    section = _NEXT_PROBLEM.search(text, first_line_end + 1) if first_line_end >= 0 else None
+    return text if section is None else text[: section.start()]
 
 
 def parse_line(line: str, objects: dict[str, str]) -> Step:
