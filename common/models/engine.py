@@ -263,6 +263,8 @@ class Engine:
             ready.wait()
             urls = [f"http://127.0.0.1:{port}/v1" for port in ports]
             try:
+                if len(self._servers) < len(commands):  # a program that could not even be run
+                    raise ModelError(f"engine: could not run {commands[len(self._servers)][0]}")
                 for server, url, log_file in zip(self._servers, urls, self.logs, strict=True):
                     self._wait_until_answering(server, url, log_file)
             except BaseException:
@@ -290,6 +292,8 @@ class Engine:
                             start_new_session=True,
                         )
                     )
+        except OSError as exc:
+            log.error("engine: %s", exc)
         finally:
             ready.set()
         while not self._stopping.wait(WATCH_EVERY_S):
