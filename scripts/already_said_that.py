@@ -14,8 +14,8 @@ original's OpenAI solver did (--filtered-as-violations plays on).
 the answer), cot (it reasons step by step, then replies in the format; its reasoning is not
 shown at later turns), hhh (a base model, api: completions, continues a transcript after
 example dialogues with a helpful, honest, harmless assistant). The texts are the set's wording:
-the original eval's (original_* and protocol_* sets; make asat-original reads them from its
-pinned wheel) or the suite's own. Model configs decode at the original's temperature 1 and
+the original eval's (the original_* sets; make asat-original reads them from its pinned
+wheel) or the suite's own. Model configs decode at the original's temperature 1 and
 max_tokens 512, with no seed, unless they set their own (or their `suites: already_said_that:`
 section does; a warning names a max_tokens too small for the set's longest gold reply).
 
