@@ -43,6 +43,7 @@ PROMPTING ?=
 ASAT_PAPER_SETS := $(filter original_%,$(DEFAULT_SETS_already_said_that))
 ASAT_PAPER := results/already_said_that/paper/numbers.csv
 ASAT_PAPER_RUN := $(if $(MODEL),results/runs/already_said_that/paper-$(MODEL_TAG)$(if $(PROMPTING),-$(PROMPTING)).done)
+CLEAN_FILES += $(dir $(ASAT_PAPER))
 .PHONY: asat-paper
 
 ## Draw the original eval's plots (each metric by variant and model, mean over seeds +- SE); MODEL=<config> [PROMPTING=cot|hhh] plays its sets first.
