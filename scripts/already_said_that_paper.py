@@ -23,14 +23,14 @@ import logging
 import sys
 from pathlib import Path
 
-from common import analysis, cli, paths, suites
-from common.already_said_that import paper, report
+from common import analysis, cli, paths
+from common.already_said_that import SUITE, paper, report
 from common.errors import UserError
 from common.jsonl import write_text
 from common.report import render_text
 
 log = logging.getLogger("already_said_that_paper")
-OUT = paths.RESULTS / "already_said_that" / "paper"
+OUT = paths.RESULTS / SUITE.name / "paper"
 FIGURE = "already_said_that_paper.png"
 
 
@@ -52,10 +52,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
-    suite = suites.get("already_said_that")
-    data = args.data_dir or paths.DATA / "already_said_that"
-    refs = [suite.ref(name, data=data / name, results_root=args.results_dir) for name in paper.PAPER_SETS]
-    refs = [ref for ref in refs if suite.part("results_files")(ref)]
+    data = args.data_dir or paths.DATA / SUITE.name
+    refs = [SUITE.ref(name, data=data / name, results_root=args.results_dir) for name in paper.PAPER_SETS]
+    refs = [ref for ref in refs if SUITE.part("results_files")(ref)]
     if not refs:
         raise UserError(
             f"no run on any of the sets {', '.join(paper.PAPER_SETS)} yet: make asat-paper "
