@@ -116,6 +116,8 @@ def check_type(value: Any, hint: Any, source: Source, name: str) -> Any:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:  # an optional dataclass stays None, not its defaults
+            return None
         errors = []
         for option in args:
             try:

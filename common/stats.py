@@ -96,6 +96,22 @@ def mean_interval(
     return mean, max(bounds[0], mean - half), min(bounds[1], mean + half)
 
 
+def mean_over_runs(values: Iterable[float]) -> tuple[float, float, float]:
+    """Return ``(mean, se_population, se_sample)`` of one metric's values over k repeated runs
+    (e.g. seeds): the mean, and its standard error two ways, the standard deviation over sqrt(k)
+    with the population standard deviation (ddof 0, numpy's default: what the original Already
+    Said That eval's plots draw, ``np.std(values) / sqrt(NUM_REPEATS)``) and with the sample
+    standard deviation (ddof 1, the unbiased variance; larger by sqrt(k / (k - 1))). NaN values
+    are dropped; both errors are NaN with fewer than two values, all three with none."""
+    data = np.array([v for v in values if not math.isnan(v)], dtype=float)
+    if data.size == 0:
+        return math.nan, math.nan, math.nan
+    if data.size == 1:
+        return float(data[0]), math.nan, math.nan
+    root = math.sqrt(data.size)
+    return float(data.mean()), float(data.std(ddof=0)) / root, float(data.std(ddof=1)) / root
+
+
 def pass_at_k(n: int, c: int, k: int) -> float:
     """Return the unbiased estimate of pass@k for one item answered ``n`` times, ``c`` of them
     right: the chance that at least one of k answers drawn without replacement from the n is

@@ -5,15 +5,17 @@ model must say whether each "MAIN TASK - <word>" was shown before, answering unr
 questions in between, as [answer: ...]. A wrong or malformed main-task answer ends the
 conversation. Conversations run concurrently (turns in order; --set concurrency=N), each turn
 through the response cache; a killed run resumes (finished conversations are skipped, turns
-already answered come from the cache). A request the server refuses (context too long) ends its
-conversation as a context error, counted apart; --retry-errors plays those again.
+already answered come from the cache). A request the server refuses as too long for the context
+is the reply, as in the original (a violation: on a main-task turn it ends the conversation,
+counted apart; --retry-errors plays those again); a content filter stops the run, as the
+original's OpenAI solver did (--filtered-as-violations plays on).
 
 --prompting picks how a model is asked, as the original eval's solvers: direct (the reply is
 the answer), cot (it reasons step by step, then replies in the format; its reasoning is not
 shown at later turns), hhh (a base model, api: completions, continues a transcript after
 example dialogues with a helpful, honest, harmless assistant). The texts are the set's wording:
-the original eval's (original_* and protocol_* sets; make asat-original reads them from its
-pinned wheel) or the suite's own. Model configs decode at the original's temperature 1 and
+the original eval's (the original_* sets; make asat-original reads them from its pinned
+wheel) or the suite's own. Model configs decode at the original's temperature 1 and
 max_tokens 512, with no seed, unless they set their own (or their `suites: already_said_that:`
 section does; a warning names a max_tokens too small for the set's longest gold reply).
 
@@ -59,6 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--dry-run", action="store_true", help="print the requests and tokens a run may take; ask nothing"
     )
+    parser.add_argument(
+        "--filtered-as-violations",
+        action="store_true",
+        help="a content filter's refusal or withheld reply is the reply (a violation) and the game goes "
+        "on, as the original's Gemini and Together solvers had it; by default it stops the run, as its "
+        "OpenAI solver did",
+    )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     cli.check_model_options(parser, args)
@@ -99,7 +108,8 @@ def play(model: Model, data: SetData, results: Path, args: argparse.Namespace) -
     if warning:
         log.warning("%s", warning)
     files = run.run_paths(results.name, model.name, results.parent, args.prompting)
-    with run.ConversationRunner(data, files["turns"], model.name, args.prompting) as player:
+    filtered = "violation" if args.filtered_as_violations else "stop"
+    with run.ConversationRunner(data, files["turns"], model.name, args.prompting, filtered) as player:
         if not args.baselines:  # built-ins play afresh
             run.check_wording(files["results"], player.wording_name)
         labels = {

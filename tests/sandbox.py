@@ -44,6 +44,13 @@ STAMPS = {
         "configs/data/cogsci22_blocks.yaml",
         "configs/data/cogsci22_blocks.sha256",
     ),
+    "data/already_said_that_original/report.json": (  # when fetched (the original_* sets need it)
+        "configs/data/already_said_that_original.sha256",
+        "scripts/fetch_already_said_that_original.py",
+        "common/already_said_that/original.py",
+        "common/already_said_that/distractors.py",
+        "common/already_said_that/winograd.py",
+    ),
 }
 
 
@@ -107,6 +114,8 @@ def make_sandbox(target: Path, clone: bool = False) -> Path:
     (repo / "results").mkdir()
     shutil.copy2(ROOT / "results" / "README.md", repo / "results" / "README.md")
     for stamp, sources in STAMPS.items():  # the copies keep their times: put them before the stamp's
+        if not (repo / stamp).exists():  # a release this checkout has not fetched
+            continue
         if (repo / stamp).is_symlink():  # the sandbox's own stamp: touching it must not touch the user's
             (repo / stamp).unlink()
             shutil.copy2(ROOT / stamp, repo / stamp)

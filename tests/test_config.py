@@ -100,3 +100,18 @@ def test_overrides_are_parsed_as_yaml_scalars_and_checked():
         apply_overrides(settings, parse_overrides(["temprature=0"]))
     with pytest.raises(ConfigError, match="must look like key=value"):
         parse_overrides(["concurrency"])
+
+
+def test_an_optional_section_left_out_stays_none_through_overrides(tmp_path):
+    """A model config without a price must keep none when --set changes another field (it came
+    back as a price of 0: a dry run said "$0.00" where it should say the config has no price)."""
+
+    @dataclass
+    class Priced:
+        name: str
+        limit: Decoding | None = None
+
+    settings = build(Priced, {"name": "m"}, None)
+    assert settings.limit is None
+    assert apply_overrides(settings, {"name": "other"}).limit is None
+    assert apply_overrides(settings, {"limit": {"temperature": 1}}).limit == Decoding(temperature=1)

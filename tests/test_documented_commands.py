@@ -39,6 +39,7 @@ EXCLUDED = {
     "bench/bench_blocks_scoring.py": "benchmark (needs --anchor: a checkout from before the database)",
     "make explore": "a server that runs until Ctrl-C (tests/test_explore_browser.py starts and stops it)",
     "OPENAI_API_KEY=...": "needs an OpenAI key and the network",
+    "make asat-paper MODEL=openai-gpt-4-0125-preview": "needs an OpenAI key and the network",
     "-t data/worldsense/test_set --model vllm": "asks all 87,048 WorldSense trials (minutes)",
     "--model configs/models/vllm.yaml --set concurrency=32": "asks all 87,048 WorldSense trials (as above)",
     "--model human": "interactive: a person types the answers",

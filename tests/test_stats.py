@@ -228,3 +228,15 @@ def test_logrank_without_variance_is_nan_and_quiet(recwarn):
     # both groups fail all at once at the same time: nothing to compare, no scipy warning
     z, p = logrank([1, 1, 1], [], [1, 1], [])
     assert math.isnan(z) and math.isnan(p) and not recwarn.list
+
+
+def test_mean_over_runs_gives_both_standard_errors():
+    """Seeds 2, 4, 9: population SD sqrt(26/3), sample SD sqrt(13), each over sqrt 3; NaN seeds
+    (a metric a seed could not measure) are dropped; one value has no standard error."""
+    mean, se_population, se_sample = stats.mean_over_runs([2.0, 4.0, math.nan, 9.0])
+    assert mean == 5.0
+    assert se_population == pytest.approx(math.sqrt(26 / 3) / math.sqrt(3))
+    assert se_sample == pytest.approx(math.sqrt(13) / math.sqrt(3))
+    assert se_sample / se_population == pytest.approx(math.sqrt(3 / 2))  # always sqrt(k / (k - 1))
+    assert stats.mean_over_runs([7.0])[0] == 7.0 and all(map(math.isnan, stats.mean_over_runs([7.0])[1:]))
+    assert all(map(math.isnan, stats.mean_over_runs([])))

@@ -52,7 +52,8 @@ FAILURES = ("false_positive", "false_negative", "violation")
 
 
 def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
-    """Return one row per conversation record: Key, turns, distractors, main_turns,
+    """Return one row per conversation record: Key, draw (0 unless a run played it again with
+    another seed), turns, distractors, main_turns,
     distractor_accuracy, violations (format violations over all its turns), violation_occurred
     (the original's flag, set too when a refused main-task turn ended it; records written before
     the flag existed: whether it ended on a violation), asked, ended, refused (bool: it ended on a
@@ -62,6 +63,7 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     rows = [
         {
             "Key": r["Key"],
+            "draw": int(r.get("draw") or 0),
             "turns": int(r["turns"]),
             "distractors": int(r["distractors"]),
             "main_turns": int(r["turns"]) - int(r["distractors"]),
@@ -81,6 +83,7 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     ]
     columns = [
         "Key",
+        "draw",
         "turns",
         "distractors",
         "main_turns",
@@ -145,6 +148,43 @@ def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
     out["violations_all_turns"] = int(frame["violations"].sum())
     out["turns_asked"] = int(frame["asked"].sum())
     return out
+
+
+# the metrics the original's make_plots.py gathers per variant and model over its seeds (its plots
+# and JSON files), in its order
+SEED_METRICS = (
+    "avg_num_turns",
+    "avg_num_distractors",
+    "avg_distractor_accuracy",
+    "false_positive_rate",
+    "false_negative_rate",
+    "violation_rate",
+)
+
+
+def metrics_over_seeds(frame: pd.DataFrame) -> pd.DataFrame:
+    """Return each of ``SEED_METRICS`` over the seeds a run played (``frame``: its conversations
+    of every draw, ``conversation_frame`` with ``draw``; draw d is seed ``first_seed`` + d, its
+    own conversations): one row per metric with ``k`` (seeds), ``values`` (the metric of each
+    seed's conversations, ``seed_metrics``, in draw order), ``mean`` and its standard errors
+    ``se_original`` (population standard deviation over sqrt k, as the original's plots) and
+    ``se_sample`` (sample standard deviation over sqrt k): ``stats.mean_over_runs``."""
+    per_seed = [seed_metrics(group) for _, group in frame.groupby("draw", sort=True)]
+    rows = []
+    for name in SEED_METRICS:
+        values = [float(m[name]) for m in per_seed]
+        mean, se_original, se_sample = stats.mean_over_runs(values)
+        rows.append(
+            {
+                "metric": name,
+                "k": len(values),
+                "values": values,
+                "mean": mean,
+                "se_original": se_original,
+                "se_sample": se_sample,
+            }
+        )
+    return pd.DataFrame(rows, columns=["metric", "k", "values", "mean", "se_original", "se_sample"])
 
 
 CLOCKS = ("turns", "main_turns")  # survival measured in all turns (the original's) or main-task turns

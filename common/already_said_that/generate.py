@@ -256,15 +256,16 @@ class SetData:
 
     def plays(self, sample: dict[str, Any], draw: int = 0) -> bool:
         """Return whether seed ``draw`` (``first_seed`` + draw) plays ``sample``: every sample,
-        or with ``play`` N the N the seed picks (as the original picks 250 of its 500 with its
-        eval seed, a different 250 per seed)."""
+        or with ``play`` N the N that seed picks as the original picked them: its eval ran
+        ``random.Random(seed).sample(samples, n_samples)`` on the samples in file order
+        (``eval.py``, ``_get_samples``), so seeds 1-3 of the ``original_*`` sets play its 250
+        conversations of each of its runs, sample for sample."""
         play = self.config.get("play")
         if play is None:
             return True
         if draw not in self._chosen:
-            ids = sorted(int(s["sample"]) for s in self.samples)
-            picked = random.Random(f"already_said_that:play:{self.first_seed + draw}").sample(ids, play)
-            self._chosen[draw] = frozenset(picked)
+            ids = [int(s["sample"]) for s in self.samples]  # file order, as the original read them
+            self._chosen[draw] = frozenset(random.Random(self.first_seed + draw).sample(ids, play))
         return int(sample["sample"]) in self._chosen[draw]
 
     def conversation(self, sample: dict[str, Any], draw: int = 0) -> Conversation:

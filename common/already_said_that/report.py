@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from common import paths, sampling
-from common.already_said_that import analysis, tables
+from common.already_said_that import analysis, paper, tables
 from common.already_said_that.scoring import PROMPTING, run_order, turns_path
 from common.analysis import Section
 from common.figures import pyplot, run_colours, save_png
@@ -55,28 +55,33 @@ MODELS_TITLE = (
 
 def runs_of(scored: Scored) -> list[dict[str, Any]]:
     """Return every run of the scored rows as the tables read them: dicts with set, variant,
-    pairing, model (its name in the tables), results (the file), frame (one row per conversation,
-    ``analysis.conversation_frame``) and turns (one row per turn asked: its question type,
-    whether it was right, whether it was refused), first plays only (draw 0), in the report's
-    order (``scoring.run_order``)."""
-    answers = scored.answers[scored.answers["draw"] == 0]  # a turn's question id and wrong gold: its detail
+    pairing, first_seed (the seed of its first draw, from the pairing; None if unknown), model
+    (its name in the tables), results (the file), seeds (one row per conversation of every draw,
+    ``analysis.conversation_frame``: a run of a set played with several seeds plays each seed's
+    conversations as a draw), frame (those of the first draw) and turns (one row per turn asked
+    in the first draw: its question type, whether it was right, whether it was refused), in the
+    report's order (``scoring.run_order``)."""
+    answers = scored.answers  # a turn's question id and wrong gold: its detail
     runs = []
     for run in run_order(scored.runs).itertuples():
         mine = answers[answers["run_id"] == run.run_id]
         played = mine[mine["turn"] == 0]
         records = [
-            {"Key": key, **json.loads(detail)}
-            for key, detail in zip(played["Key"], played["detail"], strict=True)
+            {"Key": key, "draw": draw, **json.loads(detail)}
+            for key, draw, detail in zip(played["Key"], played["draw"], played["detail"], strict=True)
         ]
-        turns = mine[mine["turn"] > 0]
+        seeds = analysis.conversation_frame(records)
+        turns = mine[(mine["turn"] > 0) & (mine["draw"] == 0)]
         details = [json.loads(detail) for detail in turns["detail"]]
         runs.append(
             {
                 "set": run.set_name,
                 **run.attributes,
                 "model": run.model if run.prompting == PROMPTING else f"{run.model} ({run.prompting})",
+                "first_seed": _first_seed(run.attributes.get("pairing", "")),
                 "results": paths.ROOT / run.results_file,
-                "frame": analysis.conversation_frame(records),
+                "seeds": seeds,
+                "frame": seeds[seeds["draw"] == 0].reset_index(drop=True),
                 "turns": pd.DataFrame(
                     {
                         "question": [d["type"] for d in details],
@@ -90,6 +95,13 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
             }
         )
     return runs
+
+
+def _first_seed(pairing: str) -> int | None:
+    """Return the seed of a run's first draw from its pairing ("<samples>:<first seed>"), or None
+    for records written before they said it."""
+    seed = pairing.rpartition(":")[2]
+    return int(seed) if ":" in pairing and seed.isdigit() else None
 
 
 def plot_survival(
@@ -133,24 +145,42 @@ def plot_survival(
     return caption, path
 
 
-def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]], dict[str, pd.DataFrame]]:
-    """Return the section's titled display tables and its tidy data (``tables.py``) for ``runs``."""
+TURNS_TITLE = (
+    "Average turns per model and set (95% interval; a set played with several seeds, as the original's "
+    "published runs: the mean over the seeds +- its standard error as the original (population SD / sqrt k))"
+)
+SEEDS_TITLE = (
+    "The original's protocol: each metric its plots show, per seed, and the mean over the seeds +- its "
+    "standard error, as the original (population SD / sqrt k) and with the sample SD; turns and "
+    "distractors as counts, rates and accuracy as fractions, as the original reports them"
+)
+FIRST_SEED = " (a set played with several seeds: its first)"
+
+
+def _tables(
+    runs: list[dict[str, Any]], numbers: pd.DataFrame, heads: dict[str, Any]
+) -> tuple[list[tuple[str, pd.DataFrame]], dict[str, pd.DataFrame]]:
+    """Return the section's titled display tables and its tidy data (``tables.py``, ``paper.py``)
+    for ``runs``, their metrics over seeds ``numbers`` (``paper.seed_numbers``) and their
+    headline cells ``heads`` (``headline_cells``)."""
     metrics, metrics_tidy = tables.metrics_table(runs)
     alive, curves = tables.survival_tables(runs)
     questions, questions_tidy, violations = tables.question_tables(runs)
     models, models_tidy = tables.model_tests(runs)
     variants, variants_tidy = tables.variant_tests(runs)
+    several = not numbers.empty
     shown = [
-        ("Average turns per model and set (95% interval)", tables.turns_table(metrics_tidy)),
+        (TURNS_TITLE, tables.turns_table(heads["cells"])),
         (
             (
-                "Metrics per set and model (the original's, 95% intervals; avg turns counts distractor "
-                "turns, as the original does; a conversation that ended on a request the server refused "
-                "counts as a violation there, as in the original)"
+                "Metrics per set, model and seed (the original's, 95% intervals; avg turns counts "
+                "distractor turns, as the original does; a conversation that ended on a request the server "
+                "refused counts as a violation there, as in the original)"
             ),
             metrics,
         ),
-        ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)", alive),
+        *([(SEEDS_TITLE, paper.seeds_table(numbers))] if several else []),
+        ("Conversations still alive after turn t (%, Kaplan-Meier, 95% band)" + FIRST_SEED * several, alive),
         ("Error rates per question type (all turns asked)", questions),
         ("Format violations over all turns; requests refused by the server", violations),
     ]
@@ -167,6 +197,7 @@ def _tables(runs: list[dict[str, Any]]) -> tuple[list[tuple[str, pd.DataFrame]],
         shown.append((title, variants))
     data = {
         "metrics": metrics_tidy,
+        "seeds": paper.tidy(numbers),
         "survival": curves,
         "questions": questions_tidy,
         "logrank": models_tidy,
@@ -188,16 +219,20 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         return Section(
             suite="already_said_that", title="Already Said That", about=ABOUT, heading=heading, notes=notes
         )
-    shown, data = _tables(runs)
+    numbers = paper.seed_numbers(runs)
+    heads = headline_cells(headline_frame(runs, numbers))
+    shown, data = _tables(runs, numbers, heads)
     draws = _draw_frames(scored)
-    repeated = sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
-    shown += tables.with_original_se(repeated, draws)
+    shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
     figures = []
     if figures_dir is not None:
         figures = [
             plot_survival(data["survival"], panel, line, clock, figures_dir)
             for panel, line, clock in (("set", "model", "turns"), ("model", "set", "main_turns"))
         ]
+        rows = paper.paper_rows(numbers)
+        if len(rows):
+            figures.append(paper.plot_paper(rows, figures_dir / "already_said_that_paper.png"))
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
         "ended on a request the server refused (context too long): violations in the metrics, as the "
@@ -215,24 +250,53 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         tables=shown,
         figures=figures,
         data=data,
-        summary=summary_lines(data["metrics"]) + cut + sampling.sampling_summary(draws),
+        summary=summary_lines(runs, numbers) + cut + sampling.sampling_summary(draws),
         notes=notes + cut,
         inputs=[p for r in runs for p in (r["results"], turns_path(r["results"]))],
         headline_tables=1,
         paired_table=MODELS_TITLE,
-        headline=headline_cells(data["metrics"]),
+        headline=heads,
     )
 
 
+HEADLINE = (
+    "average turns survived [95% interval], conversations as units; a set played with several "
+    "seeds: the mean over the seeds +- SE as the original (population SD / sqrt k)"
+)
+
+
+def headline_frame(runs: list[dict[str, Any]], numbers: pd.DataFrame) -> pd.DataFrame:
+    """Return a row per run for ``headline_cells``: its model and set, the average turns of its
+    first seed with the 95% interval, ``n`` (its conversations, every seed's) and ``over_seeds``
+    (its mean over several seeds +- the original's standard error, ``paper.cell``; None for a
+    run of one seed)."""
+    rows = []
+    for run in runs:
+        m = analysis.seed_metrics(run["frame"])
+        rows.append(
+            {
+                "model": run["model"],
+                "set": run["set"],
+                **{name: m[name] for name in ("avg_num_turns", "avg_num_turns_lo", "avg_num_turns_hi")},
+                "n": len(run["seeds"]),
+                "over_seeds": paper.cell(numbers, run),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
 def headline_cells(tidy: pd.DataFrame) -> dict[str, Any]:
-    """Return the suite's headline cells: each model's average turns on each set (all turns, as
-    the original counts them) with its 95% interval, the conversations it rests on when few
-    (``common.report.headline_cell``)."""
+    """Return the suite's headline cells from ``headline_frame``: each model's average turns on
+    each set (all turns, as the original counts them); over several seeds the mean +- the
+    original's standard error, as it published them, else with the 95% interval and the
+    conversations it rests on when few (``common.report.headline_cell``)."""
     cells = [
         (
             m["model"],
             m["set"],
-            headline_cell(
+            m["over_seeds"]
+            if isinstance(m.get("over_seeds"), str)
+            else headline_cell(
                 m["avg_num_turns"],
                 m["avg_num_turns_lo"],
                 m["avg_num_turns_hi"],
@@ -245,7 +309,7 @@ def headline_cells(tidy: pd.DataFrame) -> dict[str, Any]:
         )
         for m in tidy.to_dict("records")
     ]
-    return headline("average turns survived [95% interval], conversations as units", "conversation", cells)
+    return headline(HEADLINE, "conversation", cells)
 
 
 def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
@@ -266,13 +330,18 @@ def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
     return frames
 
 
-def summary_lines(tidy: pd.DataFrame) -> list[str]:
-    """Return up to three lines: per model, the average turns on each set."""
-    lines = []
-    for model, group in tidy.groupby("model", sort=False):
-        cells = ", ".join(f"{row.set} {row.avg_num_turns:.1f}" for row in group.itertuples())
-        lines.append(f"{model}: avg turns {cells}")
-    return lines[:3]
+def summary_lines(runs: list[dict[str, Any]], numbers: pd.DataFrame) -> list[str]:
+    """Return up to three lines: per model, the average turns on each set (over several seeds,
+    the mean +- the original's standard error)."""
+    cells: dict[str, list[str]] = {}
+    for run in runs:
+        over = paper.over_seeds(numbers, run)
+        if over is not None:
+            value = paper.mean_se(over["mean"], over["se_original"])
+        else:
+            value = f"{analysis.seed_metrics(run['frame'])['avg_num_turns']:.1f}"
+        cells.setdefault(run["model"], []).append(f"{run['set']} {value}")
+    return [f"{model}: avg turns {', '.join(said)}" for model, said in cells.items()][:3]
 
 
 # ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------

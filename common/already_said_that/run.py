@@ -8,13 +8,17 @@ through the prompting chosen (``prompting.PROMPTINGS``: direct, cot, hhh) in the
 cache, so a rerun replays finished turns for free), writes the conversation's turns to the turn
 log, and returns the one results record.
 
-A request the server refuses (the context is too long, a content filter) follows the original's
-rule, which turned the error message into the reply: the turn has no valid answer. On a
-distractor turn that is a format violation and the game goes on (the message stays in the
-history, as the original's did); on a main-task turn the conversation ends there, recorded as
-``refused`` (the runner counts it apart, ``--retry-errors`` plays it again) and counted by the
-metrics as the original counts it, a violation (``analysis.seed_metrics``). ``write_summary``
-sums a run up after (``cost.py`` prices one before it starts).
+A request the server refuses because the context is too long follows the original's rule, which
+turned the error message into the reply: the turn has no valid answer. On a distractor turn that
+is a format violation and the game goes on (the message stays in the history, as the original's
+did); on a main-task turn the conversation ends there, recorded as ``refused`` (the runner counts
+it apart, ``--retry-errors`` plays it again) and counted by the metrics as the original counts
+it, a violation (``analysis.seed_metrics``). A content filter (a request refused as
+``content_filter`` or ``invalid_prompt``, or a reply withheld with finish_reason
+``content_filter``) stops the run instead (``FilteredStop``), as the original's OpenAI solver
+raised on it, unless the runner is told to play on (``filtered="violation"``: the error is the
+reply, as the original's Gemini and Together solvers made it). ``write_summary`` sums a run up
+after (``cost.py`` prices one before it starts).
 """
 
 import functools
@@ -32,7 +36,7 @@ from common.already_said_that.wording import DEFAULT as DEFAULT_WORDING
 from common.already_said_that.wording import Wording, wording_name, wording_of
 from common.errors import DataError, UserError
 from common.jsonl import cut_torn_tail, dumps, write_json
-from common.models.base import Message, Model, Reply, RequestRefused, reasoning_fields
+from common.models.base import Message, Model, ModelError, Reply, RequestRefused, reasoning_fields
 from common.models.config import cost_usd
 from common.results import draw_of, parse_results_filename, read_results, record_id, results_filename
 
@@ -40,6 +44,14 @@ log = logging.getLogger(__name__)
 SUITE = "already_said_that"
 RESULTS_DIR = paths.RESULTS / SUITE
 PROMPTING = "direct"  # the original's "generation/direct": the reply is the answer, no reasoning asked
+
+
+FILTERED = ("content_filter", "invalid_prompt")  # refusals the original's OpenAI solver raised on
+
+
+class FilteredStop(ModelError):
+    """A content filter refused a request or withheld a reply: the run stops (the original's
+    OpenAI solver raised, which ended its run), the conversations written so far are kept."""
 
 
 def run_paths(
@@ -115,7 +127,15 @@ class ConversationRunner:
     wording (read when a model first reads the conversation: the built-in ``random`` and
     ``oracle`` never do, so they play a set of the original's wording without its texts)."""
 
-    def __init__(self, data: SetData, turns_path: Path, model_name: str, prompting: str = PROMPTING):
+    def __init__(
+        self,
+        data: SetData,
+        turns_path: Path,
+        model_name: str,
+        prompting: str = PROMPTING,
+        filtered: str = "stop",
+    ):
+        self.filtered = filtered  # a content filter: "stop" the run, or play on as a "violation"
         self.data = data
         self.model_name = model_name
         self.prompting = prompting
@@ -155,7 +175,9 @@ class ConversationRunner:
             refusal = None
             try:
                 asked = self.ask(model, messages, turn_item(item["Key"], turn, draw_of(item)), wording)
+                self._check_filter(item, turn, asked.finish_reasons or [asked.reply.finish_reason], "")
             except RequestRefused as exc:
+                self._check_filter(item, turn, [exc.kind], exc.message)
                 refusal = {"refused": exc.kind, "error": exc.message}
                 if turn.kind == "main":  # the original: a violation, the conversation ends
                     refused = exc
@@ -172,6 +194,22 @@ class ConversationRunner:
         if hasattr(model, "conversation_over"):  # a person playing is told how it ended
             model.conversation_over(record)
         return record
+
+    def _check_filter(self, item: dict[str, Any], turn: Turn, kinds: list[Any], message: str) -> None:
+        """Raise FilteredStop when a content filter refused the turn's request or withheld its
+        reply (``kinds``: the refusal's kind, or the replies' finish reasons), unless told to play
+        on (``filtered``)."""
+        kind = next((k for k in kinds if k in FILTERED), None)
+        if kind is None or self.filtered != "stop":
+            return
+        said = message.rstrip(". ") if message else "finish_reason content_filter: the reply withheld"
+        raise FilteredStop(
+            f"a content filter stopped the run at turn {turn.index} of conversation {item['Key']} "
+            f"of {self.data.name} (seed {self.data.first_seed + draw_of(item)}), {kind} ({said}). The "
+            "original eval's OpenAI solver raised on such an error, which ended its run, and so does "
+            "this one; the conversations written are kept. To play on as its Gemini and Together "
+            "solvers did (the error is the reply: a violation), run again with --filtered-as-violations"
+        )
 
     def _record(
         self,

@@ -1,8 +1,9 @@
 """The display tables of the Already Said That section (and their tidy twins, for CSV).
 
-Each function takes the runs ``report.load_runs`` returns (set, model, frame, turns, ...) and
-returns ``(display, tidy)``: strings for the terminal and the report, numbers for the CSV. The
-numbers come from ``analysis``; only formatting happens here.
+Each function takes the runs ``report.runs_of`` returns (set, model, seeds: the conversations
+of every draw, frame: those of the first, turns, ...) and returns ``(display, tidy)``: strings
+for the terminal and the report, numbers for the CSV. The numbers come from ``analysis``; only
+formatting happens here. The tables of the metrics over seeds are ``paper.py``'s.
 """
 
 import itertools
@@ -10,16 +11,15 @@ import json
 import math
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from common.already_said_that import analysis
+from common.already_said_that.paper import seed_name
 from common.report import interval_text, p_text, paired_cells
 from common.results import metadata_path
 from common.stats import share_interval
 
 CUT_WARN = 0.02  # a run with more of its replies cut at the token limit says so (summary, notes)
-PROJECT_SE = "mean of draws +- SE"  # the column of common.sampling's repeated-samples table
 
 SURVIVAL_AT = (10, 25, 50, 75, 100)
 BASELINE_VARIANT = "distractorless"  # the variant every other one is compared with, per model and pairing
@@ -32,19 +32,23 @@ def _metric(metrics: dict[str, Any], name: str, scale: float = 1.0) -> str:
 
 
 def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return the display table of the original's metrics per (set, model) and the tidy one: the
-    wording the model read first, the conversations that ended on a refused request (counted as
-    violations, as the original counts them) beside the average turns, and the main-task turns
-    (what variants are compared on) beside both."""
+    """Return the display table of the original's metrics per (set, model, seed) and the tidy
+    one: a row per seed a run played (a set played with several seeds: one per seed, each over its
+    own conversations), the wording the model read first, the conversations that ended on a
+    refused request (counted as violations, as the original counts them) beside the average
+    turns, and the main-task turns (what variants are compared on) beside both."""
     rows, tidy = [], []
-    for run in runs:
-        m = analysis.seed_metrics(run["frame"])
+    seeds = [(run, int(d), frame) for run in runs for d, frame in run["seeds"].groupby("draw", sort=True)]
+    for run, draw, frame in seeds:
+        m = analysis.seed_metrics(frame)
         wording = wording_of_run(run)
-        tidy.append({"set": run["set"], "model": run["model"], "wording": wording, **m})
+        seed = seed_name(run.get("first_seed"), draw)
+        tidy.append({"set": run["set"], "model": run["model"], "seed": seed, "wording": wording, **m})
         rows.append(
             {
                 "set": run["set"],
                 "model": run["model"],
+                "seed": seed,
                 "wording": wording,
                 "conversations": m["n"],
                 "avg turns (all turns)": _metric(m, "avg_num_turns"),
@@ -66,7 +70,7 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
                 "violation %": _metric(m, "violation_rate", 100),
             }
         )
-    return pd.DataFrame(rows).set_index(["set", "model"]), pd.DataFrame(tidy)
+    return pd.DataFrame(rows).set_index(["set", "model", "seed"]), pd.DataFrame(tidy)
 
 
 def wording_of_run(run: dict[str, Any]) -> str:
@@ -75,11 +79,11 @@ def wording_of_run(run: dict[str, Any]) -> str:
     return "+".join(sorted(set(run["frame"]["wording"]))) or "-"
 
 
-def turns_table(tidy: pd.DataFrame) -> pd.DataFrame:
-    """Return the headline: average turns "value [lo, hi]" (all turns, as the original counts
-    them), a row per model, a column per set."""
-    cells = tidy.assign(cell=[_metric(m, "avg_num_turns") for m in tidy.to_dict("records")])
-    return cells.pivot_table(index="model", columns="set", values="cell", aggfunc="first", sort=False)
+def turns_table(cells: list[tuple[str, str, str, int]]) -> pd.DataFrame:
+    """Return the headline table: each run's average turns (all turns, as the original counts
+    them; ``report.headline_cells``), a row per model, a column per set."""
+    frame = pd.DataFrame(cells, columns=["model", "set", "cell", "n"])
+    return frame.pivot_table(index="model", columns="set", values="cell", aggfunc="first", sort=False)
 
 
 def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -236,40 +240,6 @@ def _longer(lead: float, names: tuple[str, str]) -> str:
     if math.isnan(lead):
         return "-"
     return "neither" if lead == 0 else names[0] if lead > 0 else names[1]
-
-
-def with_original_se(
-    tables: list[tuple[str, pd.DataFrame]], draws: dict[str, pd.DataFrame]
-) -> list[tuple[str, pd.DataFrame]]:
-    """Return the repeated-samples tables (``common.sampling.sampling_tables`` of ``draws``) with
-    the standard error the original reported beside the project's, both "mean +- SE" to three
-    decimals: the project's is the sample standard deviation of the per-draw means over sqrt(k)
-    (``sampling.draw_rates``), the original's the population standard deviation over sqrt(k)
-    (its plots' ``np.std(...) / sqrt(NUM_REPEATS)``); the columns say which."""
-    out = []
-    for title, table in tables:
-        if PROJECT_SE in table.columns:
-            table = table.drop(columns=PROJECT_SE)
-            at = list(table.columns).index("mean [95%, clustered by item]") + 1
-            for offset, (name, ddof) in enumerate(ORIGINAL_AND_PROJECT_SE):
-                table.insert(at + offset, name, [_draws_se(draws.get(label), ddof) for label in table.index])
-        out.append((title, table))
-    return out
-
-
-ORIGINAL_AND_PROJECT_SE = (  # the columns, and the degrees of freedom their standard deviation drops
-    (f"{PROJECT_SE} (sample SD / sqrt k)", 1),
-    ("mean of draws +- SE as the original (population SD / sqrt k)", 0),
-)
-
-
-def _draws_se(frame: pd.DataFrame | None, ddof: int) -> str:
-    """Return "mean +- SE" of a run's per-draw means (SE: their standard deviation with ``ddof``
-    over sqrt k), or "-" with fewer than two draws."""
-    if frame is None or frame["draw"].nunique() < 2:
-        return "-"
-    rates = frame.groupby("draw", sort=True)["score"].mean().to_numpy(dtype=float)
-    return f"{rates.mean():.2f} +- {np.std(rates, ddof=ddof) / math.sqrt(len(rates)):.3f}"
 
 
 def wrong_gold_notes(runs: list[dict[str, Any]]) -> list[str]:

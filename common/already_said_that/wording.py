@@ -1,6 +1,6 @@
 """What a model reads (a set's ``wording``): the original eval's texts or the suite's own.
 
-- ``original`` (reproduction mode; the ``original_*`` and ``protocol_*`` sets): the texts of
+- ``original`` (reproduction mode; the ``original_*`` sets): the texts of
   ``evals==3.0.1.post1``, read from its pinned wheel at build time (``make asat-original``,
   ``original_texts``): its task description with its worked example (the held-out distractor
   question, its answer, and the question's last word stripped of ``.,!?`` and lower-cased, as

@@ -64,6 +64,38 @@ def _context_error(limit: int, asked: int) -> dict[str, Any]:
     }
 
 
+# what a server whose content filter refuses a prompt answers (HTTP 400): Azure OpenAI's
+# content_filter, OpenAI's invalid_prompt (as their API references and error guides show them)
+FILTER_ERRORS = {
+    "content_filter": {
+        "message": "The response was filtered due to the prompt triggering Azure OpenAI's content "
+        "management policy. Please modify your prompt and retry.",
+        "type": None,
+        "param": "prompt",
+        "code": "content_filter",
+    },
+    "invalid_prompt": {
+        "message": "Invalid prompt: your prompt was flagged as potentially violating our usage policy. "
+        "Please try again with a different prompt.",
+        "type": "invalid_request_error",
+        "param": None,
+        "code": "invalid_prompt",
+    },
+}
+
+
+def withheld(payload: dict[str, Any]) -> dict[str, Any]:
+    """Return ``payload`` (a completion) as a content filter leaves it when it withholds the
+    reply: no text (chat: ``content`` null), ``finish_reason`` "content_filter"."""
+    choice = payload["choices"][0]
+    if "message" in choice:
+        choice["message"]["content"] = None
+    else:
+        choice["text"] = ""
+    choice["finish_reason"] = "content_filter"
+    return payload
+
+
 def check_messages(messages: Any) -> tuple[str, str] | None:
     """Return ``(param, message)`` of the first way ``messages`` leaves the API's documented shape
     (the module docstring), or None when they keep to it."""

@@ -12,6 +12,9 @@ behaviour from a queue (then ``default``); the reply text comes from ``answer(pr
     malformed    200 with a body that is not JSON
     drop         close the connection without answering
     empty        200 with an empty answer
+    content_filter, invalid_prompt   400 as a content filter refuses a prompt (Azure's code
+                 content_filter, OpenAI's invalid_prompt: ``stub_replies.FILTER_ERRORS``)
+    filtered     200 with the reply withheld: no text, finish_reason "content_filter"
 
 ``max_context`` (words, like its token counts) makes it refuse longer requests as llama.cpp's
 and vLLM's servers do: HTTP 400 with an OpenAI-style error whose code is
@@ -60,7 +63,7 @@ from pathlib import Path
 from typing import Any
 
 from common.models.stub_batch import BatchStore
-from common.models.stub_replies import THINKING_STYLES, THOUGHT, respond
+from common.models.stub_replies import FILTER_ERRORS, THINKING_STYLES, THOUGHT, respond, withheld
 
 __all__ = ["THINKING_STYLES", "THOUGHT", "BatchStore", "StubServer", "default_answer", "server_process"]
 
@@ -235,7 +238,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b'{"choices": [ {"text": "TRU')
         if behaviour.isdigit():
             return self._error(int(behaviour), arg)
-        self._send_json(*respond(self.stub, body, self.path, empty=behaviour == "empty"))
+        if behaviour in FILTER_ERRORS:
+            return self._send_json(400, {"error": FILTER_ERRORS[behaviour]})
+        status, payload = respond(self.stub, body, self.path, empty=behaviour == "empty")
+        self._send_json(status, withheld(payload) if behaviour == "filtered" and status == 200 else payload)
 
     def _record(self, body: dict[str, Any]) -> None:
         """Keep the request (path, headers, body) and count it per client connection, if asked to."""

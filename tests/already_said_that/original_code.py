@@ -155,12 +155,17 @@ class OriginalCode:
             {"class": "evals.solvers.nested.hhh_solver:HHHSolver", "args": {"solver": spec}}
         )
 
-    def eval_for(self, variant: str, samples_of: Callable[[str], list[dict]], max_turns: int) -> Any:
+    def eval_for(
+        self, variant: str, samples_of: Callable[[str], list[dict]], max_turns: int = 100, **options: Any
+    ) -> Any:
         """Return the original's ``AlreadySaidThat`` eval of ``variant`` (its name: e.g.
         "which-is-heavier"), its distractor records read by ``samples_of`` (the registry's loader
-        stood in for: the records of the variant's data file)."""
+        stood in for: the records of the variant's data file); ``options`` are more of its
+        arguments (``seed``, as ``oaieval --seed`` gives it)."""
         self.modules["distractors"].get_samples = samples_of
-        return self.modules["eval"].AlreadySaidThat(distractor_variant=variant, max_turns=max_turns)
+        return self.modules["eval"].AlreadySaidThat(
+            distractor_variant=variant, max_turns=max_turns, **options
+        )
 
     def replay(self, evaluation: Any, solver: Any, words: list[str], turns: list[dict]) -> dict[str, Any]:
         """Play one conversation through the original's loop, its turns the suite's ``turns``

@@ -63,7 +63,7 @@ def reproduction(evals_wheel, tmp_path_factory):
     root = tmp_path_factory.mktemp("reproduction")
     with zipfile.ZipFile(evals_wheel) as archive:
         members = [n for n in archive.namelist() if n.startswith("evals/") and n.endswith(".py")]
-        members += list(original.DISTRACTOR_FILES.values())
+        members += [*original.DISTRACTOR_FILES.values(), original.WORDS_FILE]
         archive.extractall(root / "source", members)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(original, "ORIGINAL_DIR", root / "original")
@@ -71,7 +71,8 @@ def reproduction(evals_wheel, tmp_path_factory):
         sets = {}
         for variant in ORIGINAL_NAMES:
             settings = load_set_config(CONFIGS / "already_said_that" / f"original_{variant}.yaml")
-            settings.samples = CONVERSATIONS
+            # the first conversations, once, on seed 0's streams (the seeds' samples: a test below)
+            settings.samples, settings.play, settings.seeds, settings.first_seed = CONVERSATIONS, None, 1, 0
             generate.write_set(settings, root / "sets" / settings.name)
             sets[variant] = load_set(root / "sets" / settings.name)
         yield {"root": root, "sets": sets, "texts": original.original_texts()}
@@ -231,8 +232,8 @@ def test_a_run_sends_what_the_original_sends(reproduction, tmp_path, monkeypatch
 def test_a_generated_set_in_the_originals_wording_sends_what_the_original_sends(
     reproduction, tmp_path, monkeypatch
 ):
-    """protocol_which_is_heavier's case: the suite's own questions in the original's texts (the
-    original's processing of its records is given ours, its " Answer Yes or No" put back)."""
+    """A generated set in the original's wording: the suite's own questions in the original's texts
+    (the original's processing of its records is given ours, its " Answer Yes or No" put back)."""
     monkeypatch.setattr(original, "ORIGINAL_DIR", reproduction["root"] / "original")
     data = load_set(
         write_set(tmp_path / "heavier", "which_is_heavier", samples=CONVERSATIONS, wording="original")
@@ -245,6 +246,40 @@ def test_a_generated_set_in_the_originals_wording_sends_what_the_original_sends(
     with original_code(reproduction["root"] / "source", policy(reproduction["texts"])) as code:
         checked = compare(tmp_path, data, "direct", "which_is_heavier", records, code)
     assert checked["distractors"] > 0
+
+
+def test_the_original_sets_play_the_originals_samples_seed_by_seed(reproduction, tmp_path, monkeypatch):
+    """Seeds 1, 2 and 3 of every original_* set (the shipped config, all 500 samples) play the
+    250 samples the original's own eval picked with that seed (``AlreadySaidThat._get_samples``
+    run from the wheel on its word file), sample for sample; a run of the set asks exactly those,
+    once per seed."""
+    monkeypatch.setattr(original, "ORIGINAL_DIR", reproduction["root"] / "original")
+    lines = (reproduction["root"] / "source" / original.WORDS_FILE).read_text().splitlines()
+    word_file = [json.loads(line) for line in lines if line.strip()]
+    index = {tuple(record["words"]): n for n, record in enumerate(word_file)}
+    compared = {}
+    for variant, name in ORIGINAL_NAMES.items():
+        settings = load_set_config(CONFIGS / "already_said_that" / f"original_{variant}.yaml")
+        assert (settings.first_seed, settings.seeds, settings.play) == (1, 3, 250)
+        generate.write_set(settings, tmp_path / "sets" / settings.name)
+        data = load_set(tmp_path / "sets" / settings.name)
+        records = wheel_records(reproduction["root"], variant)
+        with original_code(reproduction["root"] / "source", policy(reproduction["texts"])) as code:
+            for seed in (1, 2, 3):
+                evaluation = code.eval_for(name, records, seed=seed)
+                evaluation.get_samples = lambda: [dict(record) for record in word_file]
+                theirs = sorted(index[tuple(s["words"])] for s in evaluation._get_samples())
+                ours = sorted(s["sample"] for s in data.samples if data.plays(s, seed - settings.first_seed))
+                assert [s["words"] for s in data.samples] == [r["words"] for r in word_file]
+                assert ours == theirs, (variant, seed)
+                compared[(variant, seed)] = len(ours)
+    assert set(compared.values()) == {250} and len(compared) == 15
+    argv = ["-t", str(data.path), "--model", "random", "--results-dir", str(tmp_path / "results")]
+    assert load_main()([*argv, "--loglevel", "WARNING"]) == 0
+    played = read_results(run_paths(data.name, "random", tmp_path / "results")["results"], all_draws=True)
+    assert sorted((r.get("draw", 0), r["Key"]) for r in played) == sorted(
+        (draw, s["sample"]) for draw in range(3) for s in data.samples if data.plays(s, draw)
+    )
 
 
 def test_the_original_data_keeps_every_question_and_names_the_wrong_golds(reproduction):

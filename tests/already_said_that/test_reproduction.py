@@ -12,7 +12,7 @@ import pytest
 
 from common import analysis as suites
 from common import report as common_report
-from common.already_said_that import generate, original
+from common.already_said_that import analysis, generate, original, paper, report
 from common.already_said_that.generate import load_set, load_set_config
 from common.already_said_that.run import read_turns, run_paths
 from common.errors import ConfigError
@@ -50,12 +50,13 @@ def test_the_new_set_fields_are_checked(tmp_path, text, message):
 def test_shipped_reproduction_sets_read_the_originals_texts_and_the_others_their_own():
     for path in sorted((CONFIGS / "already_said_that").glob("*.yaml")):
         settings = load_set_config(path)
-        reproduces = path.stem.startswith(("original_", "protocol_"))
+        reproduces = path.stem.startswith("original_")
         assert settings.wording == ("original" if reproduces else "suite"), path.name
         if settings.distractors == "original" and settings.sources:
             assert settings.wrong_golds == "keep", path.name  # as the original played them
-    protocol = load_set_config(CONFIGS / "already_said_that" / "protocol_which_is_heavier.yaml")
-    assert (protocol.seed, protocol.first_seed, protocol.seeds, protocol.play) == (0, 1, 3, 250)
+        if reproduces:  # the original's published protocol: seeds 1-3, 250 conversations each
+            assert (settings.first_seed, settings.seeds, settings.play) == (1, 3, 250), path.name
+            assert (settings.words, settings.distractors) == ("original", "original"), path.name
 
 
 def test_a_set_that_uses_none_of_the_new_fields_keeps_its_manifest():
@@ -109,26 +110,49 @@ def test_a_results_file_keeps_one_wording(tmp_path, capsys):
     )
 
 
-def test_the_report_shows_the_wording_and_the_originals_standard_error(tmp_path):
+def original_aggregate(records: list[dict]) -> dict[str, float]:
+    """The original's metrics of one seed's conversations, as its ``_compute_agg_metrics`` makes
+    them from each conversation's metrics (numpy means; nanmean for distractor accuracy)."""
+    accuracy = [np.nan if r["distractor_accuracy"] is None else r["distractor_accuracy"] for r in records]
+    return {
+        "avg_num_turns": np.mean([r["turns"] for r in records]),
+        "avg_num_distractors": np.mean([r["distractors"] for r in records]),
+        "avg_distractor_accuracy": np.nanmean(accuracy) if not np.isnan(accuracy).all() else np.nan,
+        "false_positive_rate": np.mean([r["ended"] == "false_positive" for r in records]),
+        "false_negative_rate": np.mean([r["ended"] == "false_negative" for r in records]),
+        "violation_rate": np.mean([r["violation_occurred"] for r in records]),
+    }
+
+
+def test_every_metric_gets_the_mean_over_seeds_and_both_standard_errors(tmp_path):
+    """A set played with 3 seeds: the metrics table has a row per seed, the seeds table every
+    metric the original's plots show with its mean over the seeds and both standard errors (the
+    original's: numpy's std over sqrt 3; the sample SD's) to three decimals, and the headline is
+    that mean +- the original's SE, as published."""
     protocol = write_set(
-        tmp_path / "sets" / "protocol", "which_is_heavier", samples=60, seeds=3, first_seed=1
+        tmp_path / "sets" / "protocol", "which_is_heavier", samples=60, seeds=3, first_seed=1, play=40
     )
     assert run(tmp_path, protocol, "random") == 0  # a run of the set's protocol: one draw per seed
     section = suites.analyse(tmp_path / "results")
     metrics = dict(section.tables)[next(t for t, _ in section.tables if t.startswith("Metrics"))]
-    assert metrics.loc[("protocol", "random"), "wording"] == "suite"
-    table = next(d for t, d in section.tables if t.startswith("REPEATED SAMPLES"))
-    row = table.loc["protocol random"]
+    assert list(metrics.loc[("protocol", "random")].index) == ["1", "2", "3"]  # a row per seed
+    assert set(metrics["wording"]) == {"suite"} and set(metrics["conversations"]) == {40}
     records = read_results(run_paths("protocol", "random", tmp_path / "results")["results"], all_draws=True)
-    means = [np.mean([r["turns"] for r in records if r.get("draw", 0) == d]) for d in range(3)]
-    mean = f"{np.mean(means):.2f} +- "
-    assert (
-        row["mean of draws +- SE (sample SD / sqrt k)"]
-        == mean + f"{np.std(means, ddof=1) / math.sqrt(3):.3f}"
-    )
-    assert row["mean of draws +- SE as the original (population SD / sqrt k)"] == (
-        mean + f"{np.std(means) / math.sqrt(3):.3f}"
-    )
+    per_seed = [original_aggregate([r for r in records if r.get("draw", 0) == d]) for d in range(3)]
+    table = dict(section.tables)[report.SEEDS_TITLE]
+    assert list(table.loc[("protocol", "random")].index) == list(analysis.SEED_METRICS)
+    for name in analysis.SEED_METRICS:
+        values = [seed[name] for seed in per_seed]
+        row = table.loc[("protocol", "random", name)]
+        assert row["per seed"] == " / ".join(f"{v:.3f}" for v in values), name
+        mean = f"{np.mean(values):.3f} +- "
+        assert row[paper.ORIGINAL_SE] == mean + f"{np.std(values) / math.sqrt(3):.3f}", name
+        assert row[paper.SAMPLE_SE] == mean + f"{np.std(values, ddof=1) / math.sqrt(3):.3f}", name
+    turns = [seed["avg_num_turns"] for seed in per_seed]
+    headline = f"{np.mean(turns):.3f} +- {np.std(turns) / math.sqrt(3):.3f} (3 seeds)"
+    assert section.headline["cells"] == [["random", "protocol", headline, 120]]
+    assert dict(section.tables)[report.TURNS_TITLE].loc["random", "protocol"] == headline
+    assert f"random: avg turns protocol {headline.removesuffix(' (3 seeds)')}" in section.summary
 
 
 def test_replies_cut_at_the_token_limit_are_said_in_the_section_and_the_token_budget(tmp_path):

@@ -654,24 +654,28 @@ def test_context_refusal_ends_a_conversation_as_a_violation_counted_apart(tmp_pa
 
 class RefusesQuestions:
     """A model that answers every main-task turn right (from the turn's gold) and whose server
-    refuses every distractor question (a content filter, say); it keeps what it was sent."""
+    refuses every distractor question as ``kind`` says; it keeps what it was sent."""
 
     name, concurrency = "refuser", 1
 
-    def __init__(self):
-        self.sent = []
+    def __init__(self, kind: str):
+        self.sent, self.kind = [], kind
 
     def complete(self, messages, item):
         self.sent.append([dict(m) for m in messages])
         if item["kind"] == "distractor":
-            raise RequestRefused("content_filter", "HTTP 400: the question was filtered")
+            raise RequestRefused(self.kind, "HTTP 400: the question was filtered")
         return Reply(f"[answer: {item['gold']}]")
 
 
-def test_a_refused_distractor_turn_is_a_violation_and_the_game_goes_on(tmp_path):
+@pytest.mark.parametrize(
+    ("kind", "filtered"),
+    [("context_length_exceeded", "stop"), ("content_filter", "violation")],  # a filter played on
+)
+def test_a_refused_distractor_turn_is_a_violation_and_the_game_goes_on(tmp_path, kind, filtered):
     data = load_set(write_set(tmp_path / "which_is_heavier", "which_is_heavier", samples=3, turns=30))
-    model = RefusesQuestions()
-    player = run_module.ConversationRunner(data, tmp_path / "turns.jsonl", model.name)
+    model = RefusesQuestions(kind)
+    player = run_module.ConversationRunner(data, tmp_path / "turns.jsonl", model.name, filtered=filtered)
     records = [player.answer(model, item) for item in run_module.items(data)]
     turns = read_turns(tmp_path / "turns.jsonl")
     refused = [t for t in turns if "refused" in t]
