@@ -253,7 +253,7 @@ results/$(1)/$(2)/.scored: results/$(1)/$(2)/.baselines $(call set_stamp,$(1),$(
 
 ifneq ($$(SCOPE_$(1)),suite)
 results/$(1)/$(2)/report.txt results/sections/$(1)/$(2).json &: results/$(1)/$(2)/.scored scripts/analyse_results.py \
-		$$(CODE_report_$(1))
+		$$(CODE_report_$(1)) $$(call ANALYSIS_NEEDS_$(1),$(2))
 	$$(PYTHON) scripts/analyse_results.py -t $(1)/$(2) --quiet --out results/$(1)/$(2)/report.txt \
 	    --section results/sections/$(1)/$(2).json --figures results/figures/$(1)/$(2)
 else

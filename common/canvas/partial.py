@@ -59,10 +59,11 @@ def _query(prompt: str, pattern: str) -> list[str] | None:
     return re.findall(WORDS, asked)
 
 
-def _words_anywhere(prompt: str) -> str | None:
-    """Existence: Yes when every word of the query occurs somewhere in the description."""
+def words_anywhere(prompt: str) -> str | None:
+    """Existence, a query of several words: Yes when every word of the query occurs somewhere in
+    the description (for one word, reading it is the skill: not read)."""
     words = _query(prompt, r"Is there an? .*\?")
-    if words is None:
+    if words is None or len(words) < 2:
         return None
     named = " ".join(reading.shapes_named(reading.description(prompt))).split()
     return "Yes" if all(w in named for w in words) else "No"
@@ -124,17 +125,38 @@ def _from_centre(prompt: str) -> str | None:
 
 
 def _line_place(prompt: str) -> str | None:
-    """Transitivity: the direction from the middle of the line to the subject (the line found by
-    linking every sentence; the reference ignored)."""
+    """Transitivity: the direction from the middle of the subject's row (else its column) to the
+    subject (the lines found by linking every sentence; the reference ignored)."""
     try:
         subject, _ = reading.relative_pair(reading.question(prompt))
     except ValueError:
         return None
-    line = reading.chain_line(reading.description(prompt))
-    if not line or subject not in line[0]:
+    for up, lines in reading.chain_lines(reading.description(prompt)).items():
+        for line in lines:
+            if subject in line:
+                return up if line.index(subject) >= (len(line) - 1) / 2 else reading.OPPOSITE[up]
+    return None
+
+
+def final_states(prompt: str) -> dict[str, bool] | None:
+    """Return whether each shape an existence-tracking prompt names is on the canvas after its
+    events (the first description, then each event), or None for another question."""
+    if not re.fullmatch(rf"Is there a {reading.SHAPE} in the canvas\?", reading.question(prompt)):
         return None
-    shapes, up = line
-    return up if shapes.index(subject) >= (len(shapes) - 1) / 2 else reading.OPPOSITE[up]
+    text = reading.description(prompt)
+    present = {name: True for name in reading.shapes_named(reading.without_events(text))}
+    for name, kind in reading.events(text):
+        present[name] = kind == "add"
+    return present
+
+
+def _majority_present(prompt: str) -> str | None:
+    """Existence tracking: every shape tracked, Yes when most of those named end on the canvas
+    (which one is asked ignored)."""
+    states = final_states(prompt)
+    if states is None:
+        return None
+    return "Yes" if 2 * sum(states.values()) > len(states) else "No"
 
 
 @dataclass(frozen=True)
@@ -146,6 +168,9 @@ class PartialSkill:
     task: str
     about: str
     rule: Callable[[str], str | None]
+    blind_to: tuple[
+        str, ...
+    ] = ()  # the inputs a twin varies that it does not read (tests/canvas/test_twins.py)
 
 
 PARTIAL_SKILLS = [
@@ -153,7 +178,11 @@ PARTIAL_SKILLS = [
     PartialSkill("first-swap", "shuffle_tracking", "the first swap tracked, the others ignored", _first_swap),
     PartialSkill("all-but-last", "shuffle_tracking", "every swap tracked but the last", _all_but_last),
     PartialSkill(
-        "words-anywhere", "existence", "Yes when every query word occurs in the description", _words_anywhere
+        "words-anywhere",
+        "existence",
+        "Yes when every query word occurs in the description",
+        words_anywhere,
+        ("canvas",),
     ),
     PartialSkill(
         "largest-group",
@@ -168,10 +197,17 @@ PARTIAL_SKILLS = [
         _net_events,
     ),
     PartialSkill(
+        "majority-present",
+        "existence_tracking",
+        "every shape tracked; Yes when most of them end on the canvas (the asked one ignored)",
+        _majority_present,
+    ),
+    PartialSkill(
         "towards-centre",
         "coordinate",
         "towards the canvas centre from the reference's quadrant",
         _towards_centre,
+        ("subject",),
     ),
     PartialSkill(
         "from-centre", "coordinate", "from the canvas centre to the subject (its quadrant)", _from_centre
@@ -179,7 +215,8 @@ PARTIAL_SKILLS = [
     PartialSkill(
         "line-place",
         "transitivity",
-        "from the middle of the line to the subject (reference ignored)",
+        "from the middle of the subject's row (or column) to the subject (reference ignored)",
         _line_place,
+        ("reference",),
     ),
 ]

@@ -22,7 +22,7 @@ from common.worldsense.data import load_testset
 from tests.conftest import assert_text_only_model_refused, first_request_images, run_script
 
 CONFIG = (
-    "seed: 4\nnum_shapes: [3, 7]\nitems: 2\ndescriptions: [coordinates, full]\n"
+    "seed: 4\nnum_shapes: [3, 12]\nitems: 2\ndescriptions: [coordinates, full]\n"
     "fewshot: [none, other_canvas]\nmodality: [text, image, text+image]\n"
 )
 
