@@ -4,7 +4,8 @@ seed's rule, and scored rows with refused records counted apart."""
 import pandas as pd
 import pytest
 
-from common.canvas.scoring import contains, extract, response_text, score_rows
+from common.canvas.reader import contains, extract
+from common.canvas.scoring import response_text, score_rows
 
 YES_NO = ["Yes", "No"]
 COUNTS = [str(k) for k in range(9)]
