@@ -38,14 +38,14 @@ How ``extract`` reads a response:
 4. Within a sentence (``sentence.py``): negated answers ("not 2", "not above", "no left/right
    relation", "not the small red square") are dropped; directions combine one vertical and one
    horizontal word ("below and to the right", "lower right", "south-east"), turned round when the
-   relation is stated the other way round, and a sentence relating another shape of the canvas is
-   a premise, not the answer; "no" before a noun ("no removal follows") is not No, and a
-   present-tense statement ("it is not in the canvas", "not anymore", "it is still there") answers
-   Yes / No when it is about the asked shape; counts are digits and number words, without
-   coordinates, the restated total of shapes, step numbers and percentages; shape names are whole
-   words in any order, and with a shuffle question a clause placing a shape elsewhere than the
-   asked position is not an answer. "None" or "there is no red shape" counts as 0 or No only when
-   no sentence gives an answer.
+   relation is stated the other way round; a relation to a third shape is left out, and where a
+   third shape is, is a premise, not the answer; "no" before a noun ("no removal follows") is not
+   No, and a present-tense statement ("it is not in the canvas", "not anymore", "it is still
+   there") answers Yes / No when it is about the asked shape; counts are digits and number
+   words, without coordinates, the restated total of shapes, step numbers and percentages; shape
+   names are whole words in any order, and with a shuffle question a clause placing a shape
+   elsewhere than the asked position is not an answer. "None" or "there is no red shape" counts
+   as 0 or No only when no sentence gives an answer.
 
 The response scored is the model's last completion (``raw[-1]``: after the runner's re-prompt,
 if one was needed), or ``resp`` when a results file has no ``raw``. The canvas runner

@@ -5,7 +5,8 @@ None when the text holds no answer (read on), "" when it holds an invalid one (s
 the vocabulary lacks), else the answer spelled as in the vocabulary:
 
 - ``directions``: vertical and horizontal words in any order, turned round when the sentence
-  relates the reference to the subject; none when it relates another shape of the canvas;
+  relates the reference to the subject; relations to a third shape left out, none when it tells
+  where a third shape is;
 - ``yes_no``: yes / no words ("no" before a noun is a determiner: "no removal follows"), else a
   present-tense statement of presence or absence about the asked shape, clause by clause;
 - ``count``: numbers as digits or words, without coordinates, the restated total, step or event
@@ -42,6 +43,11 @@ _NEGATED = rf"(?:to\s+the\s+|directly\s+)?(?:{_WORDS}|up|down)"
 _NOT_DIRECTION = re.compile(  # "not above or below", "no left/right relation"
     rf"\b(?:not|no)\s+{_NEGATED}(?:\s*(?:,|/|\bor\b|\bnor\b|\band\b|\band\s+not\b)\s*{_NEGATED})*\b|"
     rf"\bneither\s+{_NEGATED}\s+nor\s+{_NEGATED}\b",
+    re.I,
+)
+_RELATION = re.compile(  # a direction and the shape it is relative to: "to the right of the small red square"
+    rf"(?:{_WORDS}|up|down)(?:\s+and\s+(?:to\s+the\s+)?(?:{_WORDS}))?(?:\s+(?:of|from|than))?\s+"
+    rf"(?:the\s+|a\s+|an\s+)?(?P<shape>{SHAPE})",
     re.I,
 )
 _RELATIVE = re.compile(r"\b(?:relative\s+to|compared\s+(?:to|with)|from|of)\s*$", re.I)
@@ -121,10 +127,14 @@ def reader_for(options: tuple[str, ...]):
 
 def directions(text: str, options: list[str], asked) -> str | None:
     """Read the direction words of ``text``, turned round when it relates the reference to the
-    subject; None when it names a shape of the canvas other than the two asked about."""
+    subject; a relation to a third shape ("... and below the large red circle") left out, and
+    None when it tells where a third shape is (a premise, not the answer)."""
     text = _COMPASS.sub(lambda m: f"{m.group(1)} {m.group(2)}", text)
-    if asked.subject and any(s.lower() not in (asked.subject, asked.reference) for s in _SHAPE.findall(text)):
-        return None
+    if asked.subject and _SHAPE.search(text):
+        asked_pair = (asked.subject, asked.reference)
+        text = _RELATION.sub(lambda m: m.group(0) if m["shape"].lower() in asked_pair else " ", text)
+        if any(shape.lower() not in asked_pair for shape in _SHAPE.findall(text)):
+            return None  # what another shape is relative to the asked ones: a premise
     kept = _NOT_DIRECTION.sub(" ", text)
     alone = _ALONE.fullmatch(kept)
     found = [alone] if alone else list(_DIRECTION.finditer(kept))
