@@ -194,11 +194,14 @@ def _read(response: str, vocabulary: tuple[str, ...], question: str | None) -> s
     many runs, and a set's rescoring reads each of those once. A reply that is an option itself
     (most of the built-ins' replies) is that option without more reading (``read_fully`` agrees:
     a test checks it for every option of every task)."""
-    bare = response.strip(" \t\n.!*_`'\"").casefold()
-    for option in vocabulary:
-        if bare == option.casefold():
-            return option
-    return read_fully(response, vocabulary, question)
+    found = _spelt(vocabulary).get(response.strip(" \t\n.!*_`'\"").casefold())
+    return found if found is not None else read_fully(response, vocabulary, question)
+
+
+@functools.lru_cache(maxsize=256)
+def _spelt(vocabulary: tuple[str, ...]) -> dict[str, str]:
+    """Return the options of ``vocabulary`` by their casefolded spelling."""
+    return {option.casefold(): option for option in reversed(vocabulary)}
 
 
 def read_fully(response: str, vocabulary: Sequence[str], question: str | None) -> str | None:
@@ -276,7 +279,7 @@ def _final(statements: list[Statement]) -> str | None:
 
 def _statement(sentence: str, options: list[str], reader, asked: Question) -> Statement | None:
     """Return the answer ``sentence`` gives, ``_PENDING`` for a retraction giving none, or None."""
-    if asked.text and sentence.casefold().endswith(asked.text.casefold()):
+    if asked.text and sentence[-len(asked.text) :].casefold() == asked.text.casefold():
         return None  # the question repeated
     if reader is not said.yes_no and _CONFIRMS.fullmatch(sentence):
         return _CONFIRM
