@@ -139,7 +139,7 @@ class Question:
         """Return what ``question`` asks (empty fields for what it does not say)."""
         text = str(question or "").strip()
         pair = re.search(rf"Where is the ({SHAPE}) relative to the ({SHAPE})\?", text)
-        where = re.search(rf"What shape is (({said.ORDINAL}) from the (top|bottom))\?", text)
+        where = re.search(r"What shape is ((\S+) from the (top|bottom))\?", text)
         thing = re.search(r"Is there an? (.+?)(?: in the canvas)?\?", text)
         words = set(thing.group(1).split()) if thing else set()
         attributes = words & {

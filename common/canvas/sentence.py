@@ -22,7 +22,6 @@ import itertools
 import re
 
 from common.canvas.reading import SHAPE
-from common.canvas.tasks.shuffle_tracking import ORDINALS
 
 _SHAPE = re.compile(SHAPE, re.I)
 
@@ -103,14 +102,6 @@ _NUMBER_TOKEN = r"\d+(?:\.0+)?|twenty[\s-](?:one|two|three|four|five|six|seven|e
 )
 _NUMBER = re.compile(rf"(?<![\w.-])({_NUMBER_TOKEN})(?![\w-]|\.\d)", re.I)
 _NOT_NUMBER = re.compile(rf"\bnot\s+(?:{_NUMBER_TOKEN})\b", re.I)
-ORDINAL = r"(?:" + "|".join(sorted(ORDINALS, key=len, reverse=True)) + r"|\d+(?:st|nd|rd|th))"
-_POSITION = re.compile(  # where a clause puts a shape in a column: (ordinal, end) with either optional
-    rf"\b(?P<k>{ORDINAL})\s+(?:(?:shape|one|position|place)\s+)?(?:from|to)\s+the\s+(?P<end>top|bottom)\b|"
-    r"\b(?:at|on)\s+(?:the\s+)?(?:very\s+)?(?P<at>top|bottom)\b|"
-    r"\b(?P<most>top|bottom)(?:most)?\s+(?:shape|one|position|place)\b|\b(?P<extreme>topmost|bottommost|highest|lowest)\b|"
-    rf"\b(?:is|are|in|at)\s+(?:the\s+)?(?P<bare>{ORDINAL})\b(?!\s+(?:swap|event|step|move|time|round)\b)",
-    re.I,
-)
 
 
 @functools.lru_cache(maxsize=256)
@@ -290,11 +281,28 @@ def named_options(text: str, options: list[str], asked) -> str | None:
     return found[0] if len(found) == 1 else ""
 
 
+@functools.cache
+def _position() -> re.Pattern[str]:
+    """Return the regex of where a clause puts a shape in a column: an ordinal with or without its
+    end, or an end alone (compiled when first needed: the ordinals are the shuffle task's)."""
+    from common.canvas.tasks.shuffle_tracking import ORDINALS
+
+    ordinals = r"(?:" + "|".join(sorted(ORDINALS, key=len, reverse=True)) + r"|\d+(?:st|nd|rd|th))"
+    return re.compile(
+        rf"\b(?P<k>{ordinals})\s+(?:(?:shape|one|position|place)\s+)?(?:from|to)\s+the\s+(?P<end>top|bottom)\b|"
+        r"\b(?:at|on)\s+(?:the\s+)?(?:very\s+)?(?P<at>top|bottom)\b|"
+        r"\b(?P<most>top|bottom)(?:most)?\s+(?:shape|one|position|place)\b|"
+        r"\b(?P<extreme>topmost|bottommost|highest|lowest)\b|"
+        rf"\b(?:is|are|in|at)\s+(?:the\s+)?(?P<bare>{ordinals})\b(?!\s+(?:swap|event|step|move|time|round)\b)",
+        re.I,
+    )
+
+
 def places(text: str, asked, n: int) -> list[int]:
     """Return the places in a column of ``n`` (0 the bottom) that ``text`` names ("second from the
     top", "at the bottom", "lowest", "is third": an ordinal alone counts from the end asked)."""
     found = []
-    for m in _POSITION.finditer(text):
+    for m in _position().finditer(text):
         if m["k"] or m["bare"]:
             k = ordinal(m["k"] or m["bare"])
             end = (m["end"] or asked.end).lower()
@@ -306,9 +314,13 @@ def places(text: str, asked, n: int) -> list[int]:
 
 
 def ordinal(word: str) -> int:
-    """Return the number an ordinal ("second", "2nd") stands for."""
+    """Return the number an ordinal ("second", "2nd") stands for; 0 for another word."""
+    from common.canvas.tasks.shuffle_tracking import ORDINALS
+
     word = word.lower()
-    return ORDINALS.index(word) + 1 if word in ORDINALS else int(word[:-2])
+    if word in ORDINALS:
+        return ORDINALS.index(word) + 1
+    return int(word[:-2]) if re.fullmatch(r"\d+(?:st|nd|rd|th)", word) else 0
 
 
 def asked_place(asked, n: int) -> int:
