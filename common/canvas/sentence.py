@@ -266,7 +266,7 @@ def named_options(text: str, options: list[str], asked) -> str | None:
     kept = text
     for option in options:
         kept = _pattern(option, negated=True).sub(" ", kept)
-    if asked.ordinal:
+    if asked.ordinal and _position().search(kept):
         clauses, carried = [], []
         for clause in _CLAUSE.split(kept):
             where = carried + places(clause, asked, len(options))
