@@ -77,7 +77,6 @@ _BULLET = re.compile(r"^[ \t]*(?:[-+\u2022>|]+(?:[ \t]+|$))+", re.M)
 _WORD = re.compile(r"[A-Za-z0-9]+")
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _ASIDE = re.compile(r"\(([^()]*)\)")
-_COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
 _MARKER = (  # an answer marker (group "answer") or a conclusion word
     r"(?P<answer>\b(?:(?:the\s+)?(?:final|correct|short)\s+answer|(?:the|my)\s+answer)\s*(?:is|would\s+be|:|-)"
     r"|^\W*answer\s*[:\-])|\b(?:so|therefore|thus|hence|consequently)\b,?|(?<![=<>!])=(?![=>])|->|=>|\u2192"
@@ -93,11 +92,6 @@ _NO_RETRACTS = re.compile(r"(?<![\w-])no(?=\s*(?:[,.!:;\u2014\u2013-]|$))", re.I
 _REASON = re.compile(
     r"(?:,\s*|\s+)(?:because|since|given\s+that|due\s+to)\b.*$|,\s*(?:which|as|where)\b.*$", re.I
 )
-_HEDGE = re.compile(
-    r"\b(?:or|either|maybe|perhaps|possibly|probably|likely|might|i\s+guess|i\s+suppose|presumably|"
-    r"unsure|uncertain|unclear|could\s+be|may\s+be)\b",
-    re.I,
-)
 _UNSURE = re.compile(  # read before negations are dropped ("not sure" holds "not")
     r"\bnot\s+(?:\d+\s*%\s+|entirely\s+|completely\s+|quite\s+)?(?:sure|certain)\b|\bdo\s+not\s+know\b|"
     r"\b(?:can|could)\s+not\s+(?:tell|determine|say|be\s+sure)\b|\bunable\s+to\b|\bhard\s+to\s+(?:say|tell)\b|"
@@ -109,6 +103,7 @@ _RESTATES = re.compile(
     r"\b(?:options?|choices?|choose|one\s+of|answer\s+with|possible\s+answers|question)\b|^\W*answer\s+yes\b",
     re.I,
 )
+_ATTRIBUTES = {"small", "large", "red", "blue", "yellow", "green", "square", "circle", "triangle"}
 _CONTINUES = re.compile(r"^[ \t]*Question\s*:", re.M)  # a question the model asks itself after answering
 
 
@@ -128,9 +123,8 @@ class Question:
     position: str = ""  # "second from the top"
     ordinal: int = 0  # 2
     end: str = ""  # "top"
-    attributes: frozenset[str] = (
-        frozenset()
-    )  # {"large", "red", "circle"}; {"large"} for "a shape that is large"
+    # the attributes of the shape asked: {"large", "red", "circle"}; {"large"} for "a shape that is large"
+    attributes: frozenset[str] = frozenset()
     text: str = ""
 
     @classmethod
@@ -142,17 +136,7 @@ class Question:
         where = re.search(r"What shape is ((\S+) from the (top|bottom))\?", text)
         thing = re.search(r"Is there an? (.+?)(?: in the canvas)?\?", text)
         words = set(thing.group(1).split()) if thing else set()
-        attributes = words & {
-            "small",
-            "large",
-            "red",
-            "blue",
-            "yellow",
-            "green",
-            "square",
-            "circle",
-            "triangle",
-        }
+        attributes = words & _ATTRIBUTES
         return cls(
             subject=pair.group(1) if pair else "",
             reference=pair.group(2) if pair else "",
@@ -218,7 +202,7 @@ def read_fully(response: str, vocabulary: Sequence[str], question: str | None) -
     for sentence in sentences if fallback else []:
         found = fallback(sentence, options)
         if found is not None:
-            return found or None
+            return None if _UNSURE.search(sentence) else found or None
     return None
 
 
@@ -300,8 +284,8 @@ def _reading(sentence: str, options: list[str], reader, asked: Question) -> Stat
     """Return the answer a sentence (or the part of one a retraction leaves) gives, or None."""
     asides, main = [], sentence
     if "(" in sentence:
-        asides = [a for a in _ASIDE.findall(sentence) if not _COORDINATES.fullmatch(f"({a})")]
-        main = _ASIDE.sub(lambda m: m.group(0) if _COORDINATES.fullmatch(m.group(0)) else " ", sentence)
+        asides = [a for a in _ASIDE.findall(sentence) if not said.COORDINATES.fullmatch(f"({a})")]
+        main = _ASIDE.sub(lambda m: m.group(0) if said.COORDINATES.fullmatch(m.group(0)) else " ", sentence)
     cut = list(_CONCLUSION.finditer(main))
     part = main[cut[-1].end() :] if cut else main
     rank = (ANSWER if cut[-1]["answer"] else CONCLUSION) if cut else PLAIN
@@ -316,7 +300,7 @@ def _reading(sentence: str, options: list[str], reader, asked: Question) -> Stat
     question = sentence.rstrip().endswith("?")
     if value == "" and (question or _RESTATES.search(sentence)):
         return None  # the options or the question restated
-    if value and (_UNSURE.search(sentence) or _HEDGE.search(_NEGATION.sub(" ", part))):
+    if value and (_UNSURE.search(sentence) or said.HEDGE.search(_NEGATION.sub(" ", part))):
         value = ""
     if question:
         return Statement(value, ASKING, True)

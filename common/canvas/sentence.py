@@ -11,7 +11,7 @@ the vocabulary lacks), else the answer spelled as in the vocabulary:
   present-tense statement of presence or absence about the asked shape, clause by clause;
 - ``count``: numbers as digits or words, without coordinates, the restated total, step or event
   numbers and percentages;
-- ``options`` (shape identities): whole-word options; with a shuffle question, of the clauses that
+- ``named_options`` (shape identities): whole-word options; with a shuffle question, of the clauses that
   name a position, only those naming the asked one.
 
 ``FALLBACKS`` read what counts only when no sentence answers: "there is no red shape" (No, 0).
@@ -24,6 +24,11 @@ import re
 from common.canvas.reading import SHAPE
 
 _SHAPE = re.compile(SHAPE, re.I)
+HEDGE = re.compile(  # no commitment: "probably", "or"
+    r"\b(?:or|either|maybe|perhaps|possibly|probably|likely|might|i\s+guess|i\s+suppose|presumably|"
+    r"unsure|uncertain|unclear|could\s+be|may\s+be)\b",
+    re.I,
+)
 
 VERTICAL = ("Above", "Below")
 HORIZONTAL = ("Left", "Right")
@@ -74,13 +79,14 @@ _ABSENT = re.compile(
 )
 _PRESENT = re.compile(
     r"\b(?:is|are)\s+(?:still\s+|now\s+)?(?:(?:in|on)\s+the\s+canvas|there|present)\b|\bexists\b|"
-    r"\bthere\s+is\s+(?:still\s+)?(?:one|a|an)\b|\bstill\s+(?:there|here|present|in\s+the\s+canvas)\b|\bremains?\b(?!\s+(?:to|unclear|unknown))",
+    r"\bthere\s+is\s+(?:still\s+)?(?:one|a|an)\b|\bstill\s+(?:there|here|present|in\s+the\s+canvas)\b|"
+    r"\bremains?\b(?!\s+(?:to|unclear|unknown))",
     re.I,
 )
 _PAST = re.compile(
     r"\b(?:was|were|initially|at\s+first|originally|at\s+the\s+start|then|before|after)\b", re.I
 )
-_COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
+COORDINATES = re.compile(r"\(\s*-?\d+(?:\.\d+)?\s*,\s*-?\d+(?:\.\d+)?\s*\)")
 _ONE_AT = re.compile(r"\bone\s+(?=at\s*\()", re.I)  # "one at (3, 4)": a shape, not a count
 _NONE = re.compile(r"(?<![\w-])none(?![\w-])", re.I)
 _NO_DETERMINER = re.compile(
@@ -93,10 +99,9 @@ _LABEL = re.compile(  # numbers that name, not count: "step 2", "event 6", "#3",
     re.I,
 )
 _SINGLE = re.compile(r"\b(?:a\s+)?single\b", re.I)
-NUMBER_WORDS = (
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-)
-NUMBER_WORDS = (NUMBER_WORDS + "sixteen seventeen eighteen nineteen twenty").split()
+NUMBER_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+NUMBER_WORDS += ["eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen"]
+NUMBER_WORDS += ["eighteen", "nineteen", "twenty"]
 _NUMBER_TOKEN = r"\d+(?:\.0+)?|twenty[\s-](?:one|two|three|four|five|six|seven|eight|nine)|" + "|".join(
     NUMBER_WORDS
 )
@@ -202,10 +207,7 @@ def no_determiner(text: str, options: list[str]) -> str | None:
     """Read "there is no red shape" as No (used when no sentence gives a yes/no answer)."""
     if not _NO_DETERMINER.search(text):
         return None
-    return "" if _HEDGE_WORDS.search(text) else "No"
-
-
-_HEDGE_WORDS = re.compile(r"\b(?:or|maybe|perhaps|possibly|probably|likely|might)\b", re.I)
+    return "" if HEDGE.search(text) else "No"
 
 
 def count(text: str, options: list[str], asked) -> str | None:
@@ -215,7 +217,7 @@ def count(text: str, options: list[str], asked) -> str | None:
     restated = _restated(max(int(option) for option in options))
 
     def clean(text: str) -> str:
-        text = _SINGLE.sub(" one ", _LABEL.sub(" ", _COORDINATES.sub(" ", text)))
+        text = _SINGLE.sub(" one ", _LABEL.sub(" ", COORDINATES.sub(" ", text)))
         return _NOT_NUMBER.sub(" ", restated.sub(" ", text))
 
     base = clean(text)
@@ -257,7 +259,7 @@ def no_count(text: str, options: list[str]) -> str | None:
     """Read "none" or "there are no red shapes" as 0 (used when no sentence gives a number)."""
     if not (_NONE.search(text) or _NO_DETERMINER.search(text)):
         return None
-    return "0" if "0" in options and not _HEDGE_WORDS.search(text) else ""
+    return "0" if "0" in options and not HEDGE.search(text) else ""
 
 
 def named_options(text: str, options: list[str], asked) -> str | None:
