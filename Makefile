@@ -308,7 +308,7 @@ bench-models: $(ENV_OK)
 # results/results.sqlite: every item and answer of every results file of every suite, scored once
 # by each suite's own code; each set's scoring step (above) keeps its rows up to date, `make db`
 # every set found (not only the default ones). `make explore` serves it with Datasette.
-.PHONY: check-explore bench-db bench-make-all bench-explore
+.PHONY: check-explore bench-db bench-reader bench-make-all bench-explore
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
@@ -329,6 +329,10 @@ explore: $(EXPLORE_OK) | $(ENV_OK)
 ## Time the scoring stage: a full build, a canvas config change, no change (DB_ANCHOR=<old checkout> side by side).
 bench-db: results/report.html | $(ENV_OK)
 	$(PYTHON) bench/bench_database.py $(if $(DB_ANCHOR),--anchor $(DB_ANCHOR))
+
+## Time the canvas reader and the canvas scoring stage (READER_ANCHOR=<old checkout> side by side).
+bench-reader: results/report.html | $(ENV_OK)
+	$(PYTHON) bench/bench_reader.py $(if $(READER_ANCHOR),--anchor $(READER_ANCHOR))
 
 ## Time make all on fresh clones of HEAD and of ANCHOR=<revision>, alternately (CPU of make and its children).
 bench-make-all: | $(ENV_OK)

@@ -5,7 +5,7 @@ trials alone), exact paired tests between models.
 A canvas set directory holds ``manifest.json`` and ``trials.jsonl.bz2``; its answers (one
 results file per model, written by ``scripts/ask_model.py``) are scored once into the results
 database (``scoring.score_file``), whose rows ``scored_frame`` reads. Accuracy is the strict
-reader's (``scoring.extract``); the seed's ``contains`` rule is kept beside it for comparison. The
+reader's (``reader.extract``); the seed's ``contains`` rule is kept beside it for comparison. The
 variants of one item (descriptions, few-shot styles) share a canvas and a question, so the item
 is the cluster of every interval (``stats.clustered_wilson_interval``) and the unit of the
 paired tests. Refused requests (the server refused the item, e.g. too long for the context) and
