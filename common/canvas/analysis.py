@@ -167,7 +167,9 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
                 "lo": lo,
                 "hi": hi,
                 "chance": rate,
-                "at_chance": bool(lo <= rate <= hi) if reads else None,  # reading nothing: random's score
+                "at_chance": bool(lo <= rate)
+                if reads
+                else None,  # one-sided; reading nothing: random's score
             }
         )
     return pd.DataFrame(rows)

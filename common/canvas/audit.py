@@ -8,11 +8,12 @@ are fitted on ``FIT`` fresh trials and the better one is tested once on ``TEST``
 items drawn as the set draws them, one random member of each item's tuple in one random variant
 (``generate.fresh_trials``), so the test trials are independent and the interval is a plain
 Wilson interval a few points wide. Its accuracy is compared with the view's chance rate. The gate
-holds the views of all the config's tasks together: each interval at 1 - 0.05 / k must hold
+holds the views of all the config's tasks together: no interval at 1 - 0.05 / k may lie above
 chance (Bonferroni), so a generator whose every view is at chance passes 95% of the time. A view
-above it fails the gate. A view a twin cannot close (``View.gated`` False, with the reason) is
-reported beside the gate, fitted with the trees alone; the learners' reach is shown by the planted
-leaks they catch (``power``), not by a control.
+above it fails the gate (below chance is no leak: a learner worse than a guess offers no rule). A
+view a twin cannot close (``View.gated`` False, with the reason) is reported beside the gate,
+fitted with the trees alone; the learners' reach is shown by the planted leaks they catch
+(``power``), not by a control.
 
 The answer a learner predicts is the gold answer, or for a shape (shuffle tracking) the order in
 which the prompt first names it (``features.gold_class``): an identity means nothing.
@@ -130,7 +131,7 @@ def audit_view(
         "gate_hi": gate_hi,
         "chance": rate,
         "gated": view.gated,
-        "at_chance": bool(gate_lo <= rate <= gate_hi),
+        "at_chance": bool(gate_lo <= rate),  # one-sided: below chance is no leak (no rule gains by it)
     }
 
 

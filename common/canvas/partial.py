@@ -159,6 +159,19 @@ def _majority_present(prompt: str) -> str | None:
     return "Yes" if 2 * sum(states.values()) > len(states) else "No"
 
 
+def _unswapped_stays(prompt: str) -> str | None:
+    """Shuffle tracking: the shape the line-up puts at the asked position stays there when no swap
+    names it (other prompts: not read)."""
+    try:
+        reading.position(reading.question(prompt), 3)
+    except ValueError:
+        return None
+    named = [shape for pair in reading.swaps(reading.description(prompt)) for shape in pair]
+    start = reading.line_up(reading.description(prompt))
+    shape = start[reading.position(reading.question(prompt), len(start))]
+    return None if shape in named else shape.title()
+
+
 @dataclass(frozen=True)
 class PartialSkill:
     """One partial skill: its name, task, what it does, and its rule (a prompt -> an answer, or
@@ -177,6 +190,12 @@ PARTIAL_SKILLS = [
     PartialSkill("reverse-order", "shuffle_tracking", "the swaps applied in reverse order", _reverse),
     PartialSkill("first-swap", "shuffle_tracking", "the first swap tracked, the others ignored", _first_swap),
     PartialSkill("all-but-last", "shuffle_tracking", "every swap tracked but the last", _all_but_last),
+    PartialSkill(
+        "unswapped-stays",
+        "shuffle_tracking",
+        "a shape no swap names stays where the line-up puts it (read only then)",
+        _unswapped_stays,
+    ),
     PartialSkill(
         "words-anywhere",
         "existence",

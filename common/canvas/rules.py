@@ -4,10 +4,10 @@ scored on fresh trials of a generator, the numbers the report lists beside the a
 A shortcut reads none of what the skill needs and should score chance; a partial skill reads part
 of it and is right where what it skips does not matter. Each is scored on the audit's fresh test
 trials (one member of a new item's tuple each, so the trials are independent): its accuracy with
-a Wilson interval and the chance rate, on the trials its rule reads (the share it reads is beside
-them: elsewhere it says nothing), and the share of those on which it differs from the skill (gives
-another answer than the gold one). On the set itself, where twins stand together, the report adds
-how many whole tuples each gets right (``common.canvas.analysis``).
+a Wilson interval (where its rule reads nothing, a random answer's chance counts: the share it
+reads is beside), the chance rate, and the share of trials on which it differs from the skill
+(gives another answer than the gold one, or none). On the set itself, where twins stand together,
+the report adds how many whole tuples each gets right (``common.canvas.analysis``).
 """
 
 import numpy as np
@@ -36,8 +36,14 @@ def rule_table(trials: pd.DataFrame) -> pd.DataFrame:
         for kind, name, about, rule in named_rules(str(task)):
             answers = [rule(str(text)) for text in part["text"]]
             read = np.array([a is not None for a in answers])
-            right = np.array([a == g for a, g in zip(answers, part["goldresp"], strict=True)])[read]
-            lo, hi = wilson_interval(int(right.sum()), len(right)) if len(right) else (float("nan"),) * 2
+            # right where it reads the prompt, a random answer's chance where it does not
+            right = np.array(
+                [
+                    a == g if a is not None else r
+                    for a, g, r in zip(answers, part["goldresp"], rates, strict=True)
+                ]
+            )
+            lo, hi = wilson_interval(round(right.sum()), len(right))
             rows.append(
                 {
                     "kind": kind,
@@ -46,11 +52,12 @@ def rule_table(trials: pd.DataFrame) -> pd.DataFrame:
                     "about": about,
                     "trials": len(part),
                     "reads": float(read.mean()),
-                    "score": float(right.mean()) if len(right) else float("nan"),
+                    "score": float(right.mean()),
                     "lo": lo,
                     "hi": hi,
-                    "chance": float(np.mean(np.array(rates)[read])) if read.any() else float("nan"),
-                    "differs": 1 - float(right.mean()) if len(right) else float("nan"),
+                    "chance": float(np.mean(rates)),
+                    "differs": 1
+                    - float(np.mean([a == g for a, g in zip(answers, part["goldresp"], strict=True)])),
                 }
             )
     return pd.DataFrame(rows, columns=COLUMNS)

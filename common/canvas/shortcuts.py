@@ -305,17 +305,6 @@ def _tracking_last_other(prompt: str) -> str | None:
     return None if not others else "No" if others[-1] == "add" else "Yes"
 
 
-def _shuffle_unnamed(prompt: str) -> str | None:
-    """Shuffle tracking: the shape the line-up puts at the asked position stays there when no swap
-    names it (other prompts: not read)."""
-    named = _swap_names(prompt)
-    if named is None:
-        return None
-    start = reading.line_up(reading.description(prompt))
-    shape = start[reading.position(reading.question(prompt), len(start))]
-    return None if shape in named else title(tuple(shape.split()))
-
-
 @dataclass(frozen=True)
 class Shortcut:
     """One shortcut: its model name, the task it targets, what it does, and its rule."""
@@ -381,8 +370,6 @@ SHORTCUTS = [
              "the shape named first in the swaps", _shuffle_named(0)),
     Shortcut("shortcut-shuffle-most-swapped", "shuffle_tracking",
              "the shape named in the most swap sentences", _shuffle_most_swapped),
-    Shortcut("shortcut-shuffle-unnamed", "shuffle_tracking",
-             "the shape the line-up puts at the asked position, when no swap names it", _shuffle_unnamed),
     Shortcut("shortcut-shuffle-elimination", "shuffle_tracking",
              "a shape no same-canvas example answers (the lowest in the line-up)", _shuffle_elimination,
              guard=True, blind_to=("swaps",)),
