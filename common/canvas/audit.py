@@ -18,12 +18,15 @@ fitted with the trees alone; the learners' reach is shown by the planted leaks t
 The answer a learner predicts is the gold answer, or for a shape (shuffle tracking) the order in
 which the prompt first names it (``features.gold_class``): an identity means nothing.
 
-``write_audit`` (the set's audit stage, ``scripts/audit_canvas.py``) caches the audit under
-``.cache/canvas/`` keyed by the generator's settings (the config less its seed, its number of
-items and its modalities: the audit draws its own items) and the code it imports
-(``common.codedeps``): a set that only changes its seed or size shares the audit of the one it
-copied, and a change to the generator audits it again. ``write_power`` does the same for the
-planted leaks (``power``).
+``write_audit`` (the set's audit stage, ``scripts/audit_canvas.py``) caches the audit keyed by
+the generator's settings (``audited``: the config less its seed, its number of items, its
+modalities, description types and few-shot styles: the audit draws its own items in every
+variant) and the code it imports (``common.codedeps``): a set that only changes those shares the
+audit of the one it copied, and a change to the generator audits it again. ``write_power`` does
+the same for the planted leaks (``power``). The audits of the default sets and the power table
+are recorded with the code in ``common/canvas/audited/`` (``make canvas-audits``; a test checks
+that the record matches the code), so a fresh clone reads them instead of spending minutes; any
+other set's audit is computed once and cached under ``.cache/canvas/``.
 """
 
 import dataclasses
@@ -44,6 +47,20 @@ from common.canvas.tasks import Task
 from common.errors import DataError
 from common.jsonl import write_json
 from common.stats import clustered_wilson_interval
+
+SHIPPED = paths.ROOT / "common" / "canvas" / "audited"  # recorded with the code: make canvas-audits
+POWER_COLUMNS = [  # the power table's columns (``power.power_table``)
+    "leak",
+    "task",
+    "strength",
+    "rule",
+    "view",
+    "accuracy",
+    "gate_lo",
+    "gate_hi",
+    "chance",
+    "caught",
+]
 
 FIT = 3000  # fresh trials per task the learners are fitted on (a sixth of them choose the learner)
 TEST = 2000  # fresh trials per task the chosen learner is tested on, once
@@ -67,11 +84,22 @@ COLUMNS = [
 FLOATS = ("accuracy", "lo", "hi", "gate_lo", "gate_hi", "chance")
 
 
+def audited(cfg: SetConfig) -> SetConfig:
+    """Return the generator the audit of a set's config draws from: the config with every
+    description type and few-shot style (each fresh trial in one of them at random, the learners
+    told which), text prompts, and seed and size set aside (the audit draws its own items). Sets
+    that differ only in those share one audit: the pictures set shares the standard set's."""
+    default = SetConfig()
+    return dataclasses.replace(
+        cfg, seed=0, items=0, modality="text", descriptions=default.descriptions, fewshot=default.fewshot
+    )
+
+
 def generator_settings(cfg: SetConfig) -> dict[str, Any]:
-    """Return what of a set's config the generator's distribution depends on: everything but its
-    seed, its number of items and its modalities (the audit draws its own items, in words)."""
-    record = dataclasses.asdict(cfg)
-    for name in ("seed", "items", "modality"):
+    """Return what of a set's config its audit depends on (``audited``): everything but its seed,
+    its number of items, its modalities, its description types and its few-shot styles."""
+    record = dataclasses.asdict(audited(cfg))
+    for name in ("seed", "items", "modality", "descriptions", "fewshot"):
         record.pop(name)
     return record
 
@@ -142,6 +170,7 @@ def audit(
     fitted on ``fit`` fresh trials of each of ``tasks``, default the config's, tested on ``test``
     others; the gate holds the gated views to intervals at ``gate_level``) and its rules (the
     shortcuts and partial skills of ``rules.rule_table`` scored on the same test trials)."""
+    cfg = audited(cfg)
     tasks = [t for t in (tasks or cfg.tasks) if t in views.VIEWS]
     level = gate_level(cfg)
     rows, scored = [], []
@@ -167,19 +196,28 @@ def cache_key(cfg: SetConfig) -> str:
     audit imports and the learners' library version."""
     import sklearn
 
-    code = hashlib.sha256(sklearn.__version__.encode())
-    for file in codedeps.closure(["common.canvas.audit"]):
-        code.update(file.read_bytes())
-    text = json.dumps([generator_settings(cfg), FIT, TEST, code.hexdigest()], sort_keys=True)
+    code = codedeps.behaviour_fingerprint(codedeps.closure(["common.canvas.audit"]))
+    text = json.dumps([generator_settings(cfg), FIT, TEST, code, sklearn.__version__], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def write_audit(config: Path, out: Path, cache: Path | None = None) -> pd.DataFrame:
+def _stored(name: str, cache: Path | None) -> Path | None:
+    """Return where a cached audit or power table ``name`` is: in the record shipped with the code
+    (``SHIPPED``) when it is there, else under ``cache`` (None without a cache)."""
+    shipped = SHIPPED / name
+    if shipped.is_file():
+        return shipped
+    return cache / name if cache else None
+
+
+def write_audit(config: Path, out: Path, cache: Path | None = None, ship: bool = False) -> pd.DataFrame:
     """Write the audit of the set config ``config`` to ``out`` (JSON: the generator's settings,
-    the fresh trials' sizes, the gate's level, the views and the rules), computed unless ``cache``
-    holds it (``cache_key``); return the views."""
+    the fresh trials' sizes, the gate's level, the views and the rules), computed unless the
+    shipped record or ``cache`` holds it for this code (``cache_key``); with ``ship`` it is also
+    recorded in ``SHIPPED`` (``make canvas-audits``). Return the views."""
     cfg = load_config(config)
-    stored = cache / f"audit-{cache_key(cfg)}.json" if cache else None
+    name = f"audit-{cache_key(cfg)}.json"
+    stored = _stored(name, cache)
     if stored and stored.is_file():
         document = json.loads(stored.read_text())
     else:
@@ -194,6 +232,8 @@ def write_audit(config: Path, out: Path, cache: Path | None = None) -> pd.DataFr
         }
         if stored:
             write_json(stored, document)
+    if ship:
+        write_json(SHIPPED / name, document)
     write_json(out, document)
     return read_audit(out)[0]
 
@@ -210,13 +250,15 @@ def read_audit(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     return table, pd.DataFrame(document.pop("rules")), document
 
 
-def write_power(out: Path, cache: Path | None = None) -> pd.DataFrame:
+def write_power(out: Path, cache: Path | None = None, ship: bool = False) -> pd.DataFrame:
     """Write the power table of the default generator (``power.power_table``) to ``out``,
-    computed unless ``cache`` holds it for this code; return it."""
+    computed unless the shipped record or ``cache`` holds it for this code (with ``ship`` also
+    recorded in ``SHIPPED``); return it."""
     from common.canvas import power
 
     cfg = SetConfig()
-    stored = cache / f"power-{cache_key(cfg)}.json" if cache else None
+    name = f"power-{cache_key(cfg)}.json"
+    stored = _stored(name, cache)
     if stored and stored.is_file():
         document = json.loads(stored.read_text())
     else:
@@ -224,8 +266,18 @@ def write_power(out: Path, cache: Path | None = None) -> pd.DataFrame:
         document = {"fit": FIT, "test": TEST, "level": gate_level(cfg), "leaks": leaks}
         if stored:
             write_json(stored, document)
+    if ship:
+        write_json(SHIPPED / name, document)
     write_json(out, document)
-    return pd.DataFrame(document["leaks"])
+    return pd.DataFrame(document["leaks"], columns=POWER_COLUMNS)
+
+
+def shipped_names(configs: list[Path]) -> list[str]:
+    """Return the names of the records ``SHIPPED`` must hold for the current code: the audit of
+    each set config of ``configs`` and the power table (a test checks they are there, so a change
+    to the generator or the audit lands with its audit run again)."""
+    names = {f"audit-{cache_key(load_config(path))}.json" for path in configs}
+    return sorted(names | {f"power-{cache_key(SetConfig())}.json"})
 
 
 def read_power(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
@@ -236,7 +288,7 @@ def read_power(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:
             "scripts/audit_canvas.py --power)"
         )
     document = json.loads(path.read_text())
-    return pd.DataFrame(document.pop("leaks")), document
+    return pd.DataFrame(document.pop("leaks"), columns=POWER_COLUMNS), document
 
 
 def failures(table: pd.DataFrame, set_name: str) -> list[str]:

@@ -101,9 +101,11 @@ def features(p: views.Parts, description: str, fewshot: str) -> tuple[dict, dict
         for slot, token in enumerate(tokens):
             bag[f"slot{slot}:{kind}:{order[token]}"] += 1
     _ends(kinds, order, nums, cats, bag)
+    lines = _lines(p.sentences)
     for i, token in enumerate(asked[:2], 1):
         _named(f"q{i}", token, kinds, p, nums, cats)
         nums[f"q{i}_order"] = order.get(token, math.nan)
+        _placed(f"q{i}", token, lines, nums)
     if len(asked) >= 2:
         cats["order"] = str((nums["q1_first"] > nums["q2_first"]) - (nums["q1_first"] < nums["q2_first"]))
     others = [t for t, _ in sorted(mentions.items(), key=lambda tc: (-tc[1], order[tc[0]])) if t not in asked]
@@ -155,6 +157,25 @@ def _named(prefix: str, token: str, kinds: list, p: views.Parts, nums: dict, cat
     nums[f"{prefix}_x"], nums[f"{prefix}_y"] = (
         (float(centre[1]), float(centre[2])) if centre else (math.nan, math.nan)
     )
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _lines(sentences: tuple[str, ...]) -> dict[str, list[list[str]]]:
+    """The lines the description's links make (``reading.chain_lines``), remembered (shared: do not
+    change it)."""
+    return reading.chain_lines(" ".join(sentences))
+
+
+def _placed(prefix: str, token: str, lines: dict[str, list[list[str]]], nums: dict) -> None:
+    """Add where the shape ``token`` sits on the line of each axis its links put it on: how many
+    shapes are below and above it on that line, and its offset from the line's middle (a shape's
+    place in the frame, which a rule reading one shape's links can know)."""
+    for up in ("Right", "Above"):
+        line = next((line for line in lines.get(up, []) if token in line), None)
+        index = line.index(token) if line else math.nan
+        nums[f"{prefix}_{up}_below"] = index
+        nums[f"{prefix}_{up}_above"] = len(line) - 1 - index if line else math.nan
+        nums[f"{prefix}_{up}_offset"] = index - (len(line) - 1) / 2 if line else math.nan
 
 
 @functools.lru_cache(maxsize=1 << 14)

@@ -52,7 +52,7 @@ class SetConfig:
 
     seed: int = 0
     num_shapes: list[int] = field(default_factory=lambda: [3, 6, 12])  # canvases of each size
-    items: int = 24  # test questions per (task, number of shapes)
+    items: int = 10  # items per (task, number of shapes), each a contrast tuple in every variant
     tasks: list[str] = field(default_factory=_all_tasks)
     descriptions: list[str] = field(default_factory=lambda: list(describe.SHARED))  # for tasks owning none
     fewshot: list[FewShot] = field(default_factory=lambda: ["none", "same_canvas", "other_canvas"])
@@ -286,8 +286,8 @@ def fresh_trials(cfg: SetConfig, task_name: str | Task, count: int, seed: str) -
     item's contrast tuple drawn as the set draws them (the sizes in turn, each size's strata from
     its schedule, seeds from ``seed``), and one of its members in one variant (description type and
     few-shot style) picked at random. One trial per tuple: the trials are independent, and each
-    is what a model sees of the set. Items that cannot be made are skipped (``count`` is then not
-    reached: the caller sees how many came). ``task_name`` may be a task itself (a planted leak,
+    is what a model sees of the set. Items that cannot be made are skipped and more drawn, up to
+    twice ``count`` (the caller sees how many came). ``task_name`` may be a task itself (a planted leak,
     ``power``), given the set's settings."""
     if isinstance(task_name, Task):
         task = task_name
@@ -297,13 +297,15 @@ def fresh_trials(cfg: SetConfig, task_name: str | Task, count: int, seed: str) -
     else:
         task = next(t for t in make_tasks(cfg) if t.name == task_name)
     sizes = [n for n in cfg.num_shapes if task.unsupported(n) is None]
-    plans = {n: plan(task, n, count, f"{seed}:{n}") for n in sizes}
+    plans = {n: plan(task, n, 2 * count, f"{seed}:{n}") for n in sizes}
     kinds = [task.owned_description] if task.owned_description else cfg.descriptions
     pools = {}  # other-canvas examples, drawn once per size: they are drawn apart from the item anyway
     if "other_canvas" in cfg.fewshot:
         pools = {n: _example_pool(task, n, cfg, random.Random(f"{seed}:{task.name}:{n}:pool")) for n in sizes}
-    out = []
-    for r in range(count):
+    out: list[dict[str, Any]] = []
+    for r in range(2 * count):  # items that cannot be made are skipped: draw on until ``count`` came
+        if len(out) == count:
+            break
         n = sizes[r % len(sizes)] if sizes else None
         stratum = plans[n][r] if n is not None else ""
         rng = random.Random(f"{seed}:{task.name}:{n}:{r}")

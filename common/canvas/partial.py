@@ -124,7 +124,7 @@ def _from_centre(prompt: str) -> str | None:
     return f"{'Above' if centre[1] > 0 else 'Below'} {'Right' if centre[0] > 0 else 'Left'}"
 
 
-def _line_place(prompt: str) -> str | None:
+def line_place(prompt: str) -> str | None:
     """Transitivity: the direction from the middle of the subject's row (else its column) to the
     subject (the lines found by linking every sentence; the reference ignored)."""
     try:
@@ -235,7 +235,7 @@ PARTIAL_SKILLS = [
         "line-place",
         "transitivity",
         "from the middle of the subject's row (or column) to the subject (reference ignored)",
-        _line_place,
+        line_place,
         ("reference",),
     ),
 ]

@@ -10,7 +10,8 @@ tests require each leak at full strength (its rule then right on 70% of the tria
 fail the gate.
 
 The leaks are the shortcuts earlier designs let through: the answer told by the subject's own
-place (every pair on a row), the subject's link stating the answer told last, a mirror shape whose
+place on its row (the reference beyond its row's middle: the old
+lines' reference in the middle), the subject's link stating the answer told last, a mirror shape whose
 end is the asked shape's opposite, the asked shape's deciding event told last when it is there,
 swaps that leave the asked position as it started, and a query word missing from the canvas when
 the answer is No.
@@ -26,7 +27,7 @@ import pandas as pd
 
 from common.canvas import audit, describe, reading, views
 from common.canvas.generate import SetConfig
-from common.canvas.partial import words_anywhere
+from common.canvas.partial import line_place, words_anywhere
 from common.canvas.shapes import IDENTITIES, Shape, title
 from common.canvas.shortcuts import chance, shuffle_initial
 from common.canvas.tasks import attributes as attr
@@ -66,14 +67,19 @@ class _Planted:
         raise NotImplementedError
 
 
-class RowPairs(_Planted, TransitivityTask):
-    """Transitivity asking only about pairs on a row: the subject's own side tells the answer."""
+class MiddleReference(_Planted, TransitivityTask):
+    """Transitivity asking, on a row, about a reference beyond the middle from the subject: where
+    the subject sits on its row tells the answer (the reference is never read)."""
 
     def leak(self, questions, rng, shapes):
-        return _item(
-            questions,
-            rng.choice([i for i, m in enumerate(questions.members) if m.answer in ("Left", "Right")]),
-        )
+        rows = [line for name, line in questions.facts["lines"].items() if name in ("bottom", "top")]
+        told = []
+        for i, member in enumerate(questions.members):
+            subject, _ = reading.relative_pair(member.question)
+            row = next((line for line in rows if subject in line), None)
+            if row and member.answer == ("Right" if row.index(subject) >= (len(row) - 1) / 2 else "Left"):
+                told.append(i)
+        return _item(questions, rng.choice(told) if told else rng.randrange(len(questions.members)))
 
 
 class SubjectLinkLast(_Planted, TransitivityTask):
@@ -194,16 +200,6 @@ class Unbound(_Planted, ExistenceTask):
         return dataclasses.replace(item, members=[member])
 
 
-def _row_side(prompt: str) -> str | None:
-    """The subject's side on its row: the direction its one row link gives it (a rule blind to
-    the reference)."""
-    subject, _ = reading.relative_pair(reading.question(prompt))
-    for a, word, b in reading.chain_facts(reading.description(prompt)):
-        if word in ("Left", "Right") and subject in (a, b):
-            return word if a == subject else reading.OPPOSITE[word]
-    return None
-
-
 def _last_link(prompt: str) -> str | None:
     """The direction the description's last sentence gives the subject, when it names it."""
     subject, _ = reading.relative_pair(reading.question(prompt))
@@ -249,10 +245,10 @@ class Leak:
 
 LEAKS = [
     Leak(
-        "every pair on a row: the subject's side tells the answer",
+        "the reference beyond the middle of the subject's row: the subject's place tells the answer",
         "transitivity",
-        RowPairs,
-        _row_side,
+        MiddleReference,
+        line_place,
         "reference blinded",
     ),
     Leak(

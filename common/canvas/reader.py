@@ -11,8 +11,10 @@ How ``extract`` reads a response:
 1. What is not the reply's answer is set aside: reasoning inside ``<think>...</think>`` or
    ``<thinking>...</thinking>`` (everything before a closing tag with no opening one, whose
    opening the chat template wrote; everything after an opening tag never closed: still
-   thinking), and a question the model goes on to ask itself ("Question: ..." after its answer,
-   as base models do). A reply that is an option itself is that option (most of the built-in
+   thinking), a question the model goes on to ask itself ("Question: ..." after its answer, or
+   the asked one again after an "Answer:"; a reply opening on another question answers none) and
+   a new canvas it goes on to describe ("Now a new canvas. ..."), as base models do; a reply
+   opening with a comma goes on with the prompt's list of options and gives no answer. A reply that is an option itself is that option (most of the built-in
    models' replies), without more reading. Markdown marks, list numbers and bullets are dropped,
    contractions spelt out, and the text cut into sentences (at . ! ? ; and line breaks, not
    inside "2.0"); asides in brackets are set apart ("3 (not 2)").
@@ -104,7 +106,10 @@ _RESTATES = re.compile(
     re.I,
 )
 _ATTRIBUTES = {"small", "large", "red", "blue", "yellow", "green", "square", "circle", "triangle"}
-_CONTINUES = re.compile(r"^[ \t]*Question\s*:", re.M)  # a question the model asks itself after answering
+# a question the model asks itself, or a new canvas it goes on to describe (base models continue
+# the prompt's pattern): nothing from there on is the reply's answer
+_CONTINUES = re.compile(r"^[ \t]*(?:Question\s*:|Now a new canvas\b)", re.M)
+_ANSWERED = re.compile(r"\banswer\s*:", re.I)
 
 
 def contains(expected: str, response: str) -> int:
@@ -209,10 +214,12 @@ def read_fully(response: str, vocabulary: Sequence[str], question: str | None) -
 def _sentences(response: str, asked: Question) -> list[str]:
     """Return the sentences of a reply's answer (step 1 of the module docstring)."""
     text = _outside_thoughts(response) if "<" in response else response
-    for match in _CONTINUES.finditer(text) if "uestion" in text else ():
+    if text.lstrip().startswith(","):  # ", Above Right." goes on with the prompt's list of options
+        return []
+    for match in _CONTINUES.finditer(text) if "uestion" in text or "canvas" in text else ():
         before = text[: match.start()]
         repeated = asked.text and asked.text in text[match.end() :].split("\n", 1)[0]
-        if before.strip() and not repeated:
+        if not repeated or _ANSWERED.search(before):  # the asked question again, after an answer: a new turn
             text = before
             break
     text = text.replace("\u2019", "'")

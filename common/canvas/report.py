@@ -33,11 +33,10 @@ from common.canvas.analysis import (
     tuple_table,
     uniform_by_size,
 )
-from common.canvas.audit import COLUMNS, failures
+from common.canvas.audit import COLUMNS, POWER_COLUMNS, failures
 from common.canvas.scoring import RULE, run_order
 from common.canvas.validity import (
     AUDIT_TITLE,
-    POWER_COLUMNS,
     POWER_TITLE,
     RULES_TITLE,
     audit_display,

@@ -80,20 +80,6 @@ def rules_display(table: pd.DataFrame, tuples: pd.DataFrame) -> pd.DataFrame:
     return shown.set_index("rule")
 
 
-POWER_COLUMNS = [
-    "leak",
-    "task",
-    "strength",
-    "rule",
-    "view",
-    "accuracy",
-    "gate_lo",
-    "gate_hi",
-    "chance",
-    "caught",
-]
-
-
 def power_display(table: pd.DataFrame) -> pd.DataFrame:
     """Return the power table for display (percent), one row per leak and strength."""
     shown = table[["leak", "task"]].copy()

@@ -15,7 +15,7 @@ from common.canvas.generate import SetConfig, fresh_trials, generate_set, summar
 
 @pytest.fixture(scope="module")
 def fresh():
-    return pd.DataFrame(generate_set(SetConfig(seed=8, items=4, num_shapes=[3, 8])).trials)
+    return pd.DataFrame(generate_set(SetConfig(seed=8, items=4, num_shapes=[3, 12])).trials)
 
 
 @pytest.mark.parametrize("task", list(views.VIEWS))
@@ -154,3 +154,32 @@ def test_the_logits_matrix_is_dictvectorizers_entry_for_entry(fresh):
     for part in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(ours, part), getattr(theirs, part)), part
     assert ours.data.dtype == theirs.data.dtype == np.float64
+
+
+def test_the_recorded_audits_are_this_codes():
+    """The audits of the default canvas sets and the power table are recorded with the code
+    (common/canvas/audited/), so that make all on a fresh clone reads them: each must be the one
+    for the code as it is (a change to the generator or the audit lands with its audit run again,
+    by make canvas-audits), and no record of older code is left."""
+    import importlib.util
+
+    from common import paths, suites
+
+    spec = importlib.util.spec_from_file_location("make_suites", paths.ROOT / "scripts" / "make_suites.py")
+    make_suites = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(make_suites)
+    suite = suites.get("canvas")
+    configs = [
+        suite.config_dir() / f"{name}.yaml"
+        for name in suite.set_names()
+        if make_suites.is_default(suite, name)
+    ]
+    wanted = audit.shipped_names(configs)
+    recorded = sorted(path.name for path in audit.SHIPPED.glob("*.json"))
+    assert recorded == wanted, "run `make canvas-audits` and commit common/canvas/audited/"
+    for name in wanted:
+        document = json.loads((audit.SHIPPED / name).read_text())
+        if name.startswith("audit-"):
+            assert not audit.failures(pd.DataFrame(document["views"]), name)
+        else:
+            assert len(document["leaks"]) == len(power.LEAKS) * len(power.STRENGTHS)

@@ -144,13 +144,15 @@ def fresh():
 
 @pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if not s.guard], ids=lambda s: s.name)
 def test_no_shortcut_beats_chance_on_fresh_trials(shortcut, fresh):
-    """Each rule needing no skill scores at most its task's chance rate on fresh trials, within 2.6
-    binomial standard errors (a rule may score below: reading the wrong thing)."""
+    """Each rule needing no skill scores at most its task's chance rate on fresh trials: no more
+    than 3.5 binomial standard errors above (about 30 rules are tested: a family-wise 1% level)
+    and never more than 5 points above (a rule may score below: reading the wrong thing)."""
     trials = fresh[shortcut.task]
     rates = [chance(t["task"], len(t["expectedresp"]), t["text"]) for t in trials]
     right = sum(shortcut.rule(t["text"]) == t["goldresp"] for t in trials)
     sd = sum(r * (1 - r) for r in rates) ** 0.5
-    assert right - sum(rates) <= 2.6 * sd, (right, sum(rates), sd)
+    excess = right - sum(rates)
+    assert excess <= 3.5 * sd and excess <= 0.05 * len(trials), (right, sum(rates), sd)
 
 
 @pytest.mark.parametrize("shortcut", [s for s in SHORTCUTS if s.blind_to], ids=lambda s: s.name)

@@ -58,11 +58,11 @@ def test_the_exempt_features_are_the_skill_and_say_why(tested):
 
 @pytest.mark.parametrize(
     "leak, feature",
-    [(power.LEAKS[3], "end_1"), (power.LEAKS[1], "last_order")],
+    [(power.LEAKS[3], "end_1"), (power.LEAKS[1], "last_pair_kind")],
     ids=["asked shape's event told last", "subject's link told last"],
 )
 def test_the_test_fails_on_planted_leaks(leak, feature):
-    cfg = SetConfig(seed=4, num_shapes=[8], fewshot=["none"])
+    cfg = SetConfig(seed=4, num_shapes=[12], fewshot=["none"])
     trials = pd.DataFrame(fresh_trials(cfg, power.plant(leak, 1.0), 2000, "planted"))
     table = surface.independence(trials)
     flagged = table[(table["exempt"] == "") & (table["p_bonferroni"] < 0.001)]

@@ -191,7 +191,7 @@ def test_coordinate_is_a_pair_over_the_subjects_centre(stratum):
             assert [s.name for s in shapes] == [s.name for s in made.shapes]  # the same place in the text
 
 
-def frame(seed, n=8, stratum="Left"):
+def frame(seed, n=12, stratum="Left"):
     task = TASKS["transitivity"]()
     rng = random.Random(seed)
     from common.canvas.shapes import sample_identities
@@ -208,7 +208,7 @@ def frame(seed, n=8, stratum="Left"):
 @pytest.mark.parametrize("stratum", ["Left", "Right", "Above", "Below"])
 def test_transitivity_is_a_two_by_two_tuple_on_a_frame(stratum):
     for seed in range(6):
-        shapes, made = frame(seed, 8 + seed, stratum)
+        shapes, made = frame(seed, 12 + seed, stratum)
         members = made.members
         assert members[0].answer == stratum and sorted(m.answer for m in members) == sorted(
             ["Left", "Right", "Above", "Below"]
@@ -239,9 +239,9 @@ def test_transitivity_is_a_two_by_two_tuple_on_a_frame(stratum):
             assert len(named & corners) <= 1
 
 
-def test_transitivity_needs_eight_shapes():
-    assert "at least 8 shapes" in TASKS["transitivity"]().unsupported(7)
-    assert not TASKS["transitivity"]().unsupported(8)
+def test_transitivity_needs_twelve_shapes():
+    assert "at least 12 shapes" in TASKS["transitivity"]().unsupported(11)
+    assert not TASKS["transitivity"]().unsupported(12)
 
 
 def test_shuffle_tracking_is_a_pair_over_one_swap():
@@ -341,7 +341,7 @@ def test_existence_tracking_strata():
 
 def test_unsupported_sizes():
     assert TASKS["shuffle_tracking"]().unsupported(2) == "shuffle_tracking needs at least 3 shapes"
-    assert TASKS["transitivity"]().unsupported(7) and not TASKS["transitivity"]().unsupported(8)
+    assert TASKS["transitivity"]().unsupported(11) and not TASKS["transitivity"]().unsupported(12)
     assert TASKS["existence"]().unsupported(24, "Yes:colour")  # every answer would be Yes
     assert TASKS["existence"]().unsupported(14, "No:colour")  # 13 shapes cannot avoid two colours
     assert not TASKS["existence"]().unsupported(13, "No:colour")

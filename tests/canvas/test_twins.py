@@ -24,7 +24,7 @@ RANDOM_RULES = 2000
 @pytest.fixture(scope="module")
 def tuples():
     """Return the trials of a small set of every task, grouped by tuple (members in order)."""
-    cfg = dataclasses.replace(SetConfig(seed=11), num_shapes=[3, 5, 8], items=6)
+    cfg = dataclasses.replace(SetConfig(seed=11), num_shapes=[3, 6, 12], items=6)
     grouped = defaultdict(list)
     for trial in generate_set(cfg).trials:
         grouped[trial["tuple_ID"]].append(trial)

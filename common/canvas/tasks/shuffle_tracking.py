@@ -326,8 +326,10 @@ class ShuffleTrackingTask(Task):
         wanted: list[tuple[int, ...]],
     ) -> list[tuple[int, int]]:
         """Return ``swaps`` with one swap changed (the place and the new pair at random) so that
-        another shape ends at ``position``, with the agreements ``wanted`` (``_twin_agreements``)
-        and no two swaps cancelling unless allowed; raise Impossible when none does."""
+        another shape ends at ``position``, with the agreements ``wanted`` (``_twin_agreements``),
+        its last swap moving the asked position exactly when the item's does (else a change of
+        the last swap, which must move it, would make twins end there more often) and no two
+        swaps cancelling unless allowed; raise Impossible when none does."""
         ending = _final(n, swaps)[position]
         options = [
             (index, (i, j)) for index in range(len(swaps)) for i in range(n) for j in range(n) if i != j
@@ -339,6 +341,8 @@ class ShuffleTrackingTask(Task):
                 continue
             changed = [*swaps[:index], pair, *swaps[index + 1 :]]
             if _final(n, changed)[position] == ending or (not self.cancelling_swaps and cancels(changed)):
+                continue
+            if (position in changed[-1]) != (position in swaps[-1]):  # as often as the items, no more
                 continue
             signature = agreements(n, changed)
             if signature == wanted[0]:
