@@ -273,7 +273,7 @@ results/$(1)/$(2)/.scored: results/$(1)/$(2)/.baselines $(call set_stamp,$(1),$(
 
 ifneq ($$(SCOPE_$(1)),suite)
 results/$(1)/$(2)/report.txt results/sections/$(1)/$(2).json &: results/$(1)/$(2)/.scored scripts/analyse_results.py \
-		$$(CODE_report_$(1))
+		$$(CODE_report_$(1)) $$(call ANALYSIS_NEEDS_$(1),$(2))
 	$$(PYTHON) scripts/analyse_results.py -t $(1)/$(2) --quiet --out results/$(1)/$(2)/report.txt \
 	    --section results/sections/$(1)/$(2).json --figures results/figures/$(1)/$(2)
 else
@@ -335,7 +335,7 @@ bench-models: $(ENV_OK)
 # results/results.sqlite: every item and answer of every results file of every suite, scored once
 # by each suite's own code; each set's scoring step (above) keeps its rows up to date, `make db`
 # every set found (not only the default ones). `make explore` serves it with Datasette.
-.PHONY: check-explore bench-db bench-make-all bench-explore
+.PHONY: check-explore bench-db bench-reader bench-make-all bench-explore
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
@@ -356,6 +356,10 @@ explore: $(EXPLORE_OK) | $(ENV_OK)
 ## Time the scoring stage: a full build, a canvas config change, no change (DB_ANCHOR=<old checkout> side by side).
 bench-db: results/report.html | $(ENV_OK)
 	$(PYTHON) bench/bench_database.py $(if $(DB_ANCHOR),--anchor $(DB_ANCHOR))
+
+## Time the canvas reader and the canvas scoring stage (READER_ANCHOR=<old checkout> side by side).
+bench-reader: results/report.html | $(ENV_OK)
+	$(PYTHON) bench/bench_reader.py $(if $(READER_ANCHOR),--anchor $(READER_ANCHOR))
 
 ## Time make all on fresh clones of HEAD and of ANCHOR=<revision>, alternately (CPU of make and its children).
 bench-make-all: | $(ENV_OK)

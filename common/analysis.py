@@ -48,6 +48,7 @@ class Section:
     headline_tables: int | None = None
     paired_table: str | None = None  # the title of the table of paired tests (examples go under it)
     failed: list[str] = field(default_factory=list)  # validity gates that failed: the analysis exits 1
+    checks: list[str] = field(default_factory=list)  # what its validity checks ran on (the suite's top)
     # the set's cells of its suite's headline table (``common.report.headline``): the main measure
     # of each run, with its interval and the units it rests on; None: the suite shows none
     headline: dict[str, Any] | None = None

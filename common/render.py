@@ -177,6 +177,17 @@ def _about_parts(about: str) -> tuple[str, str]:
     return (text[: match.start()], text[match.end() :]) if match else (text, "")
 
 
+def _checks(sections: Sequence[dict[str, Any]]) -> list[str]:
+    """Return what a suite's sections say their validity checks ran on (``Section.checks``), each
+    line once, prefixed by its set where the sets' lines differ."""
+    lines: dict[str, None] = {}
+    several = len({tuple(s.get("checks") or []) for s in sections}) > 1
+    for s in sections:
+        where = f"{s['title'].split(':', 1)[1].strip()}: " if several and ":" in s["title"] else ""
+        lines.update({f"{where}{line}": None for line in s.get("checks") or []})
+    return list(lines)
+
+
 def _notes(sections: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
     """Return a suite's failed validity checks (each section's ``failed``, shown open) and its other
     notes (folded), each said once and prefixed by its set when the suite has several sections."""
@@ -230,6 +241,7 @@ def _markdown_suite(part: SuitePart, figure_links: dict[str, str]) -> list[str]:
     lines = [f"## {part.title}\n", first + "\n"]
     if rest:
         lines += [f"<details><summary>{ABOUT_SUMMARY}</summary>\n", rest + "\n", "</details>\n"]
+    lines += [f"*{html.escape(line, quote=False)}*\n" for line in _checks(part.sections)]
     failed, notes = _notes(part.sections)
     lines += [f"> **{html.escape(line, quote=False)}**\n" for line in failed]
     quotes = [f"> {note}\n" for note in notes]
@@ -313,7 +325,7 @@ background:#fff8e1}code{background:#f4f4f4;padding:0 .2em}.wide{overflow-x:auto}
 details{margin:.3em 0 .3em .2em}summary{cursor:pointer;color:#234;padding:.15em 0}
 details[open]>summary{font-weight:600}details>div,details>p,details>details,details>figure{margin-left:1.1em}
 table.example td{max-width:28em;font-size:.95em}p.example{margin:.5em 0 0;font-size:.9em}
-blockquote.failed{border-left-color:#c62828;background:#fdecea}p.few{font-size:.9em;color:#8a4b00}
+blockquote.failed{border-left-color:#c62828;background:#fdecea}p.few{font-size:.9em;color:#8a4b00}p.checks{font-size:.9em;color:#33691e}
 figure.headline img{max-height:720px;max-width:100%;width:auto}"""
 
 
@@ -394,6 +406,7 @@ def _html_suite(part: SuitePart) -> list[str]:
     body = [f'<h2 id="{_anchor(part)}">{esc(part.title)}</h2>', f"<p>{_inline_markdown(first)}</p>"]
     if rest:
         body.append(f"<details><summary>{ABOUT_SUMMARY}</summary><p>{_inline_markdown(rest)}</p></details>")
+    body += [f'<p class="checks">{esc(line)}</p>' for line in _checks(part.sections)]
     failed, notes = _notes(part.sections)
     body += [f'<blockquote class="failed">{esc(line)}</blockquote>' for line in failed]
     quotes = "".join(f"<blockquote>{esc(note)}</blockquote>" for note in notes)

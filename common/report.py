@@ -146,6 +146,7 @@ def section_record(section: Section) -> dict[str, Any]:
         "paired_table": section.paired_table,
         "headline": section.headline,
         "failed": section.failed,
+        "checks": section.checks,
     }
 
 

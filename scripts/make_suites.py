@@ -46,10 +46,14 @@ def lines(suite: Suite) -> list[str]:
         f"GENERATE_NEEDS_{name} :=",
         f"DATA_STAMP_{name} :=",
         f"BASELINES_RECIPE_{name} := baselines_recipe",
+        f"ANALYSIS_NEEDS_{name} :=",  # a function of the set: what its analysis reads beside the scores
     ]
     for stage in STAGES:
         files = codedeps.closure(suite.stage_modules(stage)) if suite.stage_modules(stage) else []
         out.append(f"CODE_{stage}_{name} := " + " ".join(paths.shown(f) for f in files))
+    for part, reference in suite.extra.items():  # a suite's own stages (canvas: its audit)
+        files = codedeps.closure([reference.partition(":")[0]])
+        out.append(f"CODE_{part}_{name} := " + " ".join(paths.shown(f) for f in files))
     return out
 
 

@@ -81,7 +81,7 @@ def project(tmp_path_factory) -> dict[str, list[SetRef]]:
     canvas = data / "canvas" / "small"
     done = run_script(
         "scripts/generate_problems.py", "-t", "canvas/standard", "--out", str(canvas),
-        "--set", "items=2", "--set", "num_shapes=[3, 7]",
+        "--set", "items=2", "--set", "num_shapes=[3, 12]",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     for model in ("oracle", "random"):

@@ -35,6 +35,7 @@ EXCLUDED = {
     "bench/bench_runner.py": "benchmark (minutes of saturated local HTTP traffic)",
     "bench/bench_worldsense.py --runs 3": "benchmark (several cold and warm analyses)",
     "bench/bench_database.py": "benchmark (repeated full builds of the results database)",
+    "bench/bench_reader.py": "benchmark (repeated scoring of every canvas results file)",
     "bench/bench_make_all.py": "benchmark (make all on two fresh clones, several times each)",
     "bench/bench_blocks_scoring.py": "benchmark (needs --anchor: a checkout from before the database)",
     "make explore": "a server that runs until Ctrl-C (tests/test_explore_browser.py starts and stops it)",

@@ -61,7 +61,7 @@ def test_generating_a_set_again_sets_aside_the_answers_to_its_changed_items(tmp_
 
     ref = suites.get("canvas").ref("mine", data=tmp_path / "data" / "mine", results_root=tmp_path / "results")
     ref = type(ref)(ref.suite, ref.name, ref.data, ref.results, paths.CONFIGS / "canvas" / "standard.yaml")
-    overrides = {"items": 2, "num_shapes": [3, 7]}
+    overrides = {"items": 2, "num_shapes": [3, 12]}
     assert generation.generate(ref, None, overrides) == []
     trials = [
         json.loads(line) for line in bz2.decompress((ref.data / "trials.jsonl.bz2").read_bytes()).splitlines()

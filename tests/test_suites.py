@@ -149,3 +149,18 @@ def test_a_new_suite_is_one_package_and_one_line(tmp_path):
     )
     assert report.returncode == 0, report.stderr[-3000:]
     assert "Parity: mini" in (repo / "r.html").read_text(encoding="utf-8")
+
+
+def test_the_behaviour_fingerprint_ignores_comments_and_docstrings(tmp_path):
+    """A reworded comment or docstring, or a reformatted line, keeps the fingerprint; a changed
+    statement or constant changes it."""
+    source = tmp_path / "m.py"
+
+    def of(text):
+        source.write_text(text)
+        return codedeps.behaviour_fingerprint([source])
+
+    first = of('"""Doc."""\n\ndef f(x):\n    """Twice."""\n    return 2 * x  # a comment\n')
+    assert first == of('"""Other doc."""\n\n\ndef f(x):\n    """Double it."""\n    return 2*x\n')
+    assert first != of('"""Doc."""\n\ndef f(x):\n    """Twice."""\n    return 3 * x\n')
+    assert first != of('"""Doc."""\n\ndef f(x):\n    """Twice."""\n    return "2" * x\n')

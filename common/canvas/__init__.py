@@ -30,4 +30,5 @@ SUITE = Suite(
     section="common.canvas.report:section",
     queries="common.canvas.report:QUERIES",
     item_texts=True,
+    extra={"audit": "common.canvas.audit:write_audit"},
 )

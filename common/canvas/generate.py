@@ -51,15 +51,15 @@ class SetConfig:
     """Settings of a canvas trial set; the defaults make the standard set."""
 
     seed: int = 0
-    num_shapes: list[int] = field(default_factory=lambda: [3, 5, 8])  # canvases of each size
-    items: int = 24  # test questions per (task, number of shapes)
+    num_shapes: list[int] = field(default_factory=lambda: [3, 6, 12])  # canvases of each size
+    items: int = 10  # items per (task, number of shapes), each a contrast tuple in every variant
     tasks: list[str] = field(default_factory=_all_tasks)
     descriptions: list[str] = field(default_factory=lambda: list(describe.SHARED))  # for tasks owning none
     fewshot: list[FewShot] = field(default_factory=lambda: ["none", "same_canvas", "other_canvas"])
     examples: int = 2  # few-shot examples per prompt (the original: 2)
     canvas_attempts: int = 200  # canvases drawn per item before it is skipped
-    events: int = 8  # existence tracking: additions and removals in a prompt
-    swaps: int = 4  # shuffle tracking: swaps (3 shapes need an even number)
+    events: int = 24  # existence tracking: additions and removals in the longer member of a pair
+    swaps: int = 6  # shuffle tracking: swaps (3 shapes need an even number)
     cancelling_swaps: bool = False  # shuffle tracking: may two swaps cancel out (the same pair again)
     geometry: Geometry = field(default_factory=Geometry)
     modality: str | list[str] = "text"  # text, image, text+image, or a list: how the prompts show a canvas
@@ -142,6 +142,8 @@ def schedule(strata: list[str], length: int, rng: random.Random) -> list[str]:
     deals one stratum of each group per round, in a random order, so any prefix is balanced over
     the answers too (within one per answer when the groups are of equal size).
     """
+    if not strata:  # a task that cannot run at this size (its items are skipped with the reason)
+        return [""] * length
     groups: dict[str, list[str]] = {}
     for stratum in strata:
         groups.setdefault(stratum.split(":")[0], []).append(stratum)
@@ -180,6 +182,7 @@ class Built:
     skipped: Counter = field(default_factory=Counter)  # (task, num_shapes, stratum or variant, reason) -> n
     items: int = 0
     keys: set[int] = field(default_factory=set)  # Keys taken (membership only, never iterated)
+    tuples: int = 0  # tuple_IDs given: one per (item, description type, few-shot style)
 
 
 def generate_set(cfg: SetConfig, seed: int | None = None) -> Built:
@@ -203,84 +206,189 @@ def generate_set(cfg: SetConfig, seed: int | None = None) -> Built:
 
 
 def _add_item(built: Built, cfg: SetConfig, task: Task, n: int, stratum: str, rng: random.Random) -> None:
-    """Append the trials of one item (all description types and few-shot styles), or count it skipped."""
+    """Append the trials of one item's contrast tuple (every member in every description type and
+    few-shot style), or count it skipped. The members of one variant share a ``tuple_ID``; every
+    trial of the item shares ``item``, the cluster of the statistics."""
     reason = task.unsupported(n, stratum)
     found = reason or _draw(task, n, stratum, cfg, rng)
     if isinstance(found, str):
         built.skipped[(task.name, n, stratum, found)] += 1
         return
     shapes, questions = found
-    shapes = questions.shapes or shapes
     questions.stratum = stratum
     other = (
-        _other_canvas_examples(task, n, cfg, rng, questions.pairs[0][0])
+        _other_canvas_examples(task, n, cfg, rng, [m.question for m in questions.members])
         if "other_canvas" in cfg.fewshot
         else []
     )
     kinds = [task.owned_description] if task.owned_description else cfg.descriptions
     modalities = modalities_of(cfg.modality)  # a config built in code may name one as a string
+    members = [questions.member(i) for i in range(len(questions.members))]
     for kind in kinds:
         for style in cfg.fewshot:
             if style == "same_canvas" and task.no_same_canvas:
                 built.skipped[(task.name, n, f"{kind}/{style}", task.no_same_canvas)] += 1
                 continue
-            no_shots = style == "same_canvas" and len(questions.pairs) < 2
+            no_shots = style == "same_canvas" and not questions.examples
             if no_shots or (style == "other_canvas" and not other):
                 built.skipped[(task.name, n, f"{kind}/{style}", "no few-shot example available")] += 1
                 continue
             examples = other if style == "other_canvas" else []
-            prompts = {
-                modality: render(
-                    task,
-                    _shown(modality, kind, shapes, questions, cfg.geometry),
-                    questions,
-                    style,
-                    [(_shown(modality, kind, s, q, cfg.geometry), q.pairs[0]) for s, q in examples],
+            trials = [
+                _member_trial(
+                    built.items, task, kind, style, member.shapes or shapes, member, examples, cfg, modalities
                 )
-                for modality in [TEXT, *modalities]
-            }
-            trial = _trial(built.items, task, kind, style, shapes, questions, prompts[TEXT])
-            trial.update(
-                shown.picture_fields(modalities, prompts, shapes, [s for s, _ in examples], cfg.geometry)
-            )
-            if trial["Key"] in built.keys:  # the same prompt and answer again: one trial is enough
+                for member in members
+            ]
+            if any(trial["Key"] in built.keys for trial in trials):  # a prompt and answer seen before
                 built.skipped[(task.name, n, f"{kind}/{style}", "same prompt as an earlier trial")] += 1
                 continue
-            built.keys.add(trial["Key"])
-            built.trials.append(trial)
+            for index, trial in enumerate(trials):
+                trial |= {"tuple_ID": built.tuples, "member": index}
+                built.keys.add(trial["Key"])
+                built.trials.append(trial)
+            built.tuples += 1
     built.items += 1
 
 
+def _member_trial(
+    item: int,
+    task: Task,
+    kind: str,
+    style: str,
+    shapes: list[Shape],
+    member: Questions,
+    examples: list[tuple[list[Shape], Questions]],
+    cfg: SetConfig,
+    modalities: list[str],
+) -> dict[str, Any]:
+    """Return the trial of one member of a tuple in one variant (its prompt in every modality)."""
+    prompts = {
+        modality: render(
+            task,
+            _shown(modality, kind, shapes, member, cfg.geometry),
+            member,
+            style,
+            [
+                (_shown(modality, kind, s, q, cfg.geometry), (q.item.question, q.item.answer))
+                for s, q in examples
+            ],
+        )
+        for modality in [TEXT, *modalities]
+    }
+    trial = _trial(item, task, kind, style, shapes, member, prompts[TEXT])
+    trial.update(shown.picture_fields(modalities, prompts, shapes, [s for s, _ in examples], cfg.geometry))
+    return trial
+
+
+def fresh_trials(cfg: SetConfig, task_name: str | Task, count: int, seed: str) -> list[dict[str, Any]]:
+    """Return ``count`` fresh trials of one task of the set's config (text only): for each, a new
+    item's contrast tuple drawn as the set draws them (the sizes in turn, each size's strata from
+    its schedule, seeds from ``seed``), and one of its members in one variant (description type and
+    few-shot style) picked at random. One trial per tuple: the trials are independent, and each
+    is what a model sees of the set. Items that cannot be made are skipped and more drawn, up to
+    twice ``count`` (the caller sees how many came). ``task_name`` may be a task itself (a planted leak,
+    ``power``), given the set's settings."""
+    if isinstance(task_name, Task):
+        task = task_name
+        for setting in ("events", "swaps", "cancelling_swaps"):
+            if hasattr(task, setting):
+                setattr(task, setting, getattr(cfg, setting))
+    else:
+        task = next(t for t in make_tasks(cfg) if t.name == task_name)
+    sizes = [n for n in cfg.num_shapes if task.unsupported(n) is None]
+    plans = {n: plan(task, n, 2 * count, f"{seed}:{n}") for n in sizes}
+    kinds = [task.owned_description] if task.owned_description else cfg.descriptions
+    pools = {}  # other-canvas examples, drawn once per size: they are drawn apart from the item anyway
+    if "other_canvas" in cfg.fewshot:
+        pools = {n: _example_pool(task, n, cfg, random.Random(f"{seed}:{task.name}:{n}:pool")) for n in sizes}
+    out: list[dict[str, Any]] = []
+    for r in range(2 * count):  # items that cannot be made are skipped: draw on until ``count`` came
+        if len(out) == count:
+            break
+        n = sizes[r % len(sizes)] if sizes else None
+        stratum = plans[n][r] if n is not None else ""
+        rng = random.Random(f"{seed}:{task.name}:{n}:{r}")
+        if (
+            n is None
+            or task.unsupported(n, stratum)
+            or isinstance(found := _draw(task, n, stratum, cfg, rng), str)
+        ):
+            continue
+        shapes, questions = found
+        questions.stratum = stratum
+        index = rng.randrange(len(questions.members))
+        member = questions.member(index)
+        styles = [
+            style
+            for style in cfg.fewshot
+            if not (style == "same_canvas" and (task.no_same_canvas or not questions.examples))
+        ]
+        if not styles:
+            continue
+        kind, style = rng.choice(kinds), rng.choice(styles)
+        other = []
+        if style == "other_canvas":
+            asked = [m.question for m in questions.members]
+            choices = [e for e in pools[n] if e[1].item.question not in asked]
+            other = rng.sample(choices, min(cfg.examples, len(choices)))
+        if style == "other_canvas" and not other:
+            continue
+        trial = _member_trial(r, task, kind, style, member.shapes or shapes, member, other, cfg, [])
+        out.append(trial | {"tuple_ID": r, "member": index})
+    return out
+
+
+def _example_pool(
+    task: Task, n: int, cfg: SetConfig, rng: random.Random
+) -> list[tuple[list[Shape], Questions]]:
+    """Return ``POOL`` other-canvas examples of ``task`` on ``n`` shapes (items without twins)."""
+    pool = []
+    for _ in range(POOL):
+        found = _draw(task, n, task.pick_stratum(rng, n, None), cfg, rng, twins=False)
+        if not isinstance(found, str):
+            shapes, questions = found
+            item = questions.member(0)  # its own canvas (a count item may be the twin canvas)
+            pool.append((item.shapes or shapes, item))
+    return pool
+
+
+POOL = 64  # other-canvas examples drawn per size for the fresh trials
+
+
 def _draw(
-    task: Task, n: int, stratum: str, cfg: SetConfig, rng: random.Random
+    task: Task, n: int, stratum: str, cfg: SetConfig, rng: random.Random, twins: bool = True
 ) -> tuple[list[Shape], Questions] | str:
-    """Return a canvas and its questions with the test answer in ``stratum``, or after the allowed
-    draws the reason none fitted (with the last draw's problem)."""
+    """Return a canvas and the contrast tuple of an item in ``stratum`` (``twins``: with the item's
+    twins), or after the allowed draws the reason none fitted (with the last draw's problem)."""
     problem = ""
     for _ in range(cfg.canvas_attempts):
         try:
             shapes = task.place(rng, task.identities(rng, n, stratum), cfg.geometry)
-            return shapes, task.generate_questions(shapes, rng, cfg.geometry, stratum, cfg.examples)
+            questions = task.generate_questions(shapes, rng, cfg.geometry, stratum, cfg.examples, twins)
+            return questions.shapes or shapes, questions
         except Impossible as exc:
             problem = str(exc)
     return f"no canvas in {cfg.canvas_attempts} draws (last: {problem})"
 
 
 def _other_canvas_examples(
-    task: Task, n: int, cfg: SetConfig, rng: random.Random, test_question: str
+    task: Task, n: int, cfg: SetConfig, rng: random.Random, asked: list[str]
 ) -> list[tuple[list[Shape], Questions]]:
-    """Return up to ``cfg.examples`` other canvases with a question each (random answers), for
-    few-shot prompts; an example never asks the test question itself (even of another canvas)."""
+    """Return up to ``cfg.examples`` other canvases with a question each (random answers, no
+    twins), for few-shot prompts, shown with every member of the tuple alike; an example never
+    asks a question of the tuple (even of another canvas)."""
     out = []
     for _ in range(cfg.examples):
         for _ in range(cfg.canvas_attempts):
             try:
                 shapes = task.place(rng, task.identities(rng, n, None), cfg.geometry)
-                questions = task.generate_questions(shapes, rng, cfg.geometry, None, 0)
+                questions = task.generate_questions(shapes, rng, cfg.geometry, None, 0, twins=False)
             except Impossible:
                 continue
-            if questions.pairs[0][0] != test_question:
-                out.append((shapes, questions))
+            if questions.item.question not in asked:
+                item = questions.member(0)  # its own canvas (a count item may be the twin canvas)
+                out.append((item.shapes or questions.shapes or shapes, item))
                 break
     return out
 
@@ -305,12 +413,11 @@ def _shown(modality: str, kind: str, shapes: list[Shape], questions: Questions, 
 def render(
     task: Task, description: str, questions: Questions, style: str, other: list[tuple[str, tuple[str, str]]]
 ) -> str:
-    """Return the prompt: examples (same canvas after the description, or other canvases
-    before it), then the question."""
-    question = questions.pairs[0][0]
-    ending = f"Question: {question}\n{task.instruction}"
+    """Return the prompt of the tuple's item (``questions.item``): examples (same canvas after the
+    description, or other canvases before it), then the question."""
+    ending = f"Question: {questions.item.question}\n{task.instruction}"
     if style == "same_canvas":
-        shots = "".join(f"Question: {q}\nAnswer: {a}\n\n" for q, a in questions.pairs[1:])
+        shots = "".join(f"Question: {q}\nAnswer: {a}\n\n" for q, a in questions.examples)
         return f"{description}\n\n{shots}{ending}"
     if style == "other_canvas":
         shots = "".join(
@@ -329,10 +436,11 @@ def _trial(
     questions: Questions,
     text: str,
 ) -> dict[str, Any]:
-    """Return one trial record in the WorldSense format plus the canvas suite's fields."""
+    """Return one trial record in the WorldSense format plus the canvas suite's fields (its
+    ``tuple_ID`` and ``member`` are set by the caller)."""
+    member = questions.item
     return {
-        "Key": content_key(text, questions.pairs[0][1]),
-        "tuple_ID": item,
+        "Key": content_key(text, member.answer),
         "item": item,
         "problemname": task.name,
         "problemsize": len(shapes),
@@ -342,8 +450,9 @@ def _trial(
         "fewshot": style,
         "text": text,
         "expectedresp": questions.vocabulary,
-        "goldresp": questions.pairs[0][1],
-        "question": questions.pairs[0][0],
+        "goldresp": member.answer,
+        "question": member.question,
+        "varies": list(member.varies),
         "shapes": [s.as_dict() for s in shapes],
         "facts": questions.facts,
         "stratum": questions.stratum,
@@ -354,7 +463,7 @@ def summary(cfg: SetConfig, built: Built, seed: int) -> dict[str, Any]:
     """Return the manifest: resolved config, counts per task / size / answer, skipped requests
     with reasons."""
     answers: dict[str, Counter] = {}
-    first = {trial["item"]: trial for trial in reversed(built.trials)}  # one trial per item
+    first = {t["item"]: t for t in reversed(built.trials) if t["member"] == 0}  # one item per tuple
     for item in sorted(first):
         answers.setdefault(first[item]["task"], Counter())[first[item]["goldresp"]] += 1
     return {

@@ -59,10 +59,11 @@ def _query(prompt: str, pattern: str) -> list[str] | None:
     return re.findall(WORDS, asked)
 
 
-def _words_anywhere(prompt: str) -> str | None:
-    """Existence: Yes when every word of the query occurs somewhere in the description."""
+def words_anywhere(prompt: str) -> str | None:
+    """Existence, a query of several words: Yes when every word of the query occurs somewhere in
+    the description (for one word, reading it is the skill: not read)."""
     words = _query(prompt, r"Is there an? .*\?")
-    if words is None:
+    if words is None or len(words) < 2:
         return None
     named = " ".join(reading.shapes_named(reading.description(prompt))).split()
     return "Yes" if all(w in named for w in words) else "No"
@@ -123,18 +124,52 @@ def _from_centre(prompt: str) -> str | None:
     return f"{'Above' if centre[1] > 0 else 'Below'} {'Right' if centre[0] > 0 else 'Left'}"
 
 
-def _line_place(prompt: str) -> str | None:
-    """Transitivity: the direction from the middle of the line to the subject (the line found by
-    linking every sentence; the reference ignored)."""
+def line_place(prompt: str) -> str | None:
+    """Transitivity: the direction from the middle of the subject's row (else its column) to the
+    subject (the lines found by linking every sentence; the reference ignored)."""
     try:
         subject, _ = reading.relative_pair(reading.question(prompt))
     except ValueError:
         return None
-    line = reading.chain_line(reading.description(prompt))
-    if not line or subject not in line[0]:
+    for up, lines in reading.chain_lines(reading.description(prompt)).items():
+        for line in lines:
+            if subject in line:
+                return up if line.index(subject) >= (len(line) - 1) / 2 else reading.OPPOSITE[up]
+    return None
+
+
+def final_states(prompt: str) -> dict[str, bool] | None:
+    """Return whether each shape an existence-tracking prompt names is on the canvas after its
+    events (the first description, then each event), or None for another question."""
+    if not re.fullmatch(rf"Is there a {reading.SHAPE} in the canvas\?", reading.question(prompt)):
         return None
-    shapes, up = line
-    return up if shapes.index(subject) >= (len(shapes) - 1) / 2 else reading.OPPOSITE[up]
+    text = reading.description(prompt)
+    present = {name: True for name in reading.shapes_named(reading.without_events(text))}
+    for name, kind in reading.events(text):
+        present[name] = kind == "add"
+    return present
+
+
+def _majority_present(prompt: str) -> str | None:
+    """Existence tracking: every shape tracked, Yes when most of those named end on the canvas
+    (which one is asked ignored)."""
+    states = final_states(prompt)
+    if states is None:
+        return None
+    return "Yes" if 2 * sum(states.values()) > len(states) else "No"
+
+
+def _unswapped_stays(prompt: str) -> str | None:
+    """Shuffle tracking: the shape the line-up puts at the asked position stays there when no swap
+    names it (other prompts: not read)."""
+    try:
+        reading.position(reading.question(prompt), 3)
+    except ValueError:
+        return None
+    named = [shape for pair in reading.swaps(reading.description(prompt)) for shape in pair]
+    start = reading.line_up(reading.description(prompt))
+    shape = start[reading.position(reading.question(prompt), len(start))]
+    return None if shape in named else shape.title()
 
 
 @dataclass(frozen=True)
@@ -146,6 +181,9 @@ class PartialSkill:
     task: str
     about: str
     rule: Callable[[str], str | None]
+    blind_to: tuple[
+        str, ...
+    ] = ()  # the inputs a twin varies that it does not read (tests/canvas/test_twins.py)
 
 
 PARTIAL_SKILLS = [
@@ -153,7 +191,17 @@ PARTIAL_SKILLS = [
     PartialSkill("first-swap", "shuffle_tracking", "the first swap tracked, the others ignored", _first_swap),
     PartialSkill("all-but-last", "shuffle_tracking", "every swap tracked but the last", _all_but_last),
     PartialSkill(
-        "words-anywhere", "existence", "Yes when every query word occurs in the description", _words_anywhere
+        "unswapped-stays",
+        "shuffle_tracking",
+        "a shape no swap names stays where the line-up puts it (read only then)",
+        _unswapped_stays,
+    ),
+    PartialSkill(
+        "words-anywhere",
+        "existence",
+        "Yes when every query word occurs in the description",
+        words_anywhere,
+        ("canvas",),
     ),
     PartialSkill(
         "largest-group",
@@ -168,10 +216,17 @@ PARTIAL_SKILLS = [
         _net_events,
     ),
     PartialSkill(
+        "majority-present",
+        "existence_tracking",
+        "every shape tracked; Yes when most of them end on the canvas (the asked one ignored)",
+        _majority_present,
+    ),
+    PartialSkill(
         "towards-centre",
         "coordinate",
         "towards the canvas centre from the reference's quadrant",
         _towards_centre,
+        ("subject",),
     ),
     PartialSkill(
         "from-centre", "coordinate", "from the canvas centre to the subject (its quadrant)", _from_centre
@@ -179,7 +234,8 @@ PARTIAL_SKILLS = [
     PartialSkill(
         "line-place",
         "transitivity",
-        "from the middle of the line to the subject (reference ignored)",
-        _line_place,
+        "from the middle of the subject's row (or column) to the subject (reference ignored)",
+        line_place,
+        ("reference",),
     ),
 ]

@@ -151,6 +151,29 @@ def chain_line(text: str) -> tuple[list[str], str] | None:
     return sorted(place, key=place.get), up
 
 
+def chain_lines(text: str) -> dict[str, list[list[str]]]:
+    """Return the lines a transitivity description's links make, per axis word going up ("Right":
+    the rows, "Above": the columns), each line ordered going up: a row's shapes left to right.
+    Every shape of a line is linked to the next by a sentence; a frame has two of each."""
+    steps = [step for step in map(chain_step, sentences(text)) if step]
+    out: dict[str, list[list[str]]] = {}
+    for up, words in (("Right", ("Left", "Right")), ("Above", ("Above", "Below"))):
+        after: dict[str, str] = {}  # shape -> the next shape going up
+        for previous, direction, new in steps:
+            if direction in words:
+                low, high = (previous, new) if direction == up else (new, previous)
+                after[low] = high
+        starts = [shape for shape in after if shape not in after.values()]
+        lines = []
+        for start in starts:
+            line = [start]
+            while line[-1] in after:
+                line.append(after[line[-1]])
+            lines.append(line)
+        out[up] = lines
+    return out
+
+
 def line_up(text: str) -> list[str]:
     """Return the shuffle description's first line-up, bottom to top; raise ValueError without one."""
     match = _LINE_UP.search(text)

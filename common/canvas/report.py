@@ -17,21 +17,35 @@ import pandas as pd
 from common import modalities, paths, sampling
 from common.analysis import Section
 from common.canvas.analysis import (
+    POWER,
     SHORTCUT_TASKS,
     accuracy,
-    audit_table,
+    audit_of,
     chance_by_size,
     chance_lines,
     interval,
     paired_tests,
-    partial_table,
+    power_of,
+    rules_on_tuples,
     scored_frame,
     shortcut_table,
     trials_of,
+    tuple_table,
     uniform_by_size,
 )
-from common.canvas.audit import failures
+from common.canvas.audit import COLUMNS, POWER_COLUMNS, failures
 from common.canvas.scoring import RULE, run_order
+from common.canvas.validity import (
+    AUDIT_TITLE,
+    POWER_TITLE,
+    RULES_TITLE,
+    audit_display,
+    check_lines,
+    power_display,
+    rules_display,
+    shortcut_display,
+    validity_lines,
+)
 from common.errors import DataError
 from common.figures import pyplot, run_colours, save_png
 from common.report import headline, headline_cell, interval_text, paired_cells
@@ -85,24 +99,34 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     trials = trials_of(scored)
     frame, notes = scored_frame(scored)
     shortcuts = shortcut_table(frame, trials)
-    audited = audit_table(ref.data, trials, paths.CACHE / "canvas")
-    partial = partial_table(trials)
+    audited, fresh_rules, meta = audit_of(ref.data) or (pd.DataFrame(columns=COLUMNS), pd.DataFrame(), {})
+    power = (power_of() or (pd.DataFrame(columns=POWER_COLUMNS), {}))[0]
+    if not meta:
+        notes.append(
+            f"no audit of this set's generator: run `scripts/audit_canvas.py -t {paths.shown(ref.data)}` "
+            "(make does for every set of configs/canvas/), then analyse the set again"
+        )
     models = frame[~frame["model"].isin(list(SHORTCUT_TASKS))]  # shortcuts: in their own table
     if models.empty:
         models = frame
     by_task = accuracy(models, ["model", "task"])
     by_size = accuracy(models, ["model", "task", "num_shapes"])
+    whole = tuple_table(models, trials, ["model"])
+    whole_by_task = tuple_table(models, trials, ["model", "task"])
     tests = paired_tests(models)
     tables = [
-        ("Strict accuracy per model (%, 95% interval clustered by item)", overall_display(models)),
-        ("Accuracy per task (strict; 95% interval clustered by item)", task_display(by_task)),
+        ("Strict accuracy per model (%, 95% interval clustered by item)", overall_display(models, whole)),
+        ("Accuracy per task (strict; 95% interval clustered by item)", task_display(by_task, whole_by_task)),
         ("Accuracy per task and number of shapes (strict, %)", size_display(by_size)),
     ]
     if not shortcuts.empty:
         tables.append(("Shortcut baselines on their task vs chance", shortcut_display(shortcuts)))
-    tables.append((AUDIT_TITLE, audit_display(audited)))
-    if not partial.empty:
-        tables.append(("Partial skills: rules reading part of the asked facts", partial_display(partial)))
+    if meta:
+        tables.append((AUDIT_TITLE, audit_display(audited)))
+    if not fresh_rules.empty:
+        tables.append((RULES_TITLE, rules_display(fresh_rules, rules_on_tuples(trials))))
+    if not power.empty:
+        tables.append((POWER_TITLE, power_display(power)))
     if not tests.empty:
         tables.append((PAIRED_TITLE, tests_display(tests)))
     shown = modalities.modality_tests(scored, RULE, run_name)
@@ -126,11 +150,10 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
                 scores, figures_dir / "canvas_modalities.png", "strict accuracy"
             )
             figures.append((MODALITY_CAPTION, path))
-    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "audit": audited}
+    data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "tuples_by_task": whole_by_task}
+    data |= {"audit": audited, "rules_on_fresh_trials": fresh_rules, "power": power}
     if not shortcuts.empty:
         data["shortcuts"] = shortcuts
-    if not partial.empty:
-        data["partial_skills"] = partial
     if not tests.empty:
         data["paired"] = tests
     if not shown.empty:
@@ -148,10 +171,13 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         + modalities.summary_lines(shown, "canvas")
         + sampling.sampling_summary(draws),
         notes=notes,
-        inputs=[trials_path(ref.data), *files],
+        inputs=[trials_path(ref.data), *[p for p in (ref.data / "audit.json", POWER) if p.is_file()], *files],
         headline_tables=1,
         paired_table=PAIRED_TITLE,
         failed=failures(audited, ref.name),
+        checks=validity_lines(audited, meta, power, int(trials["tuple_ID"].nunique()), len(trials))
+        if meta
+        else [],
         headline=headline_cells(models, ref.name),
     )
 
@@ -173,20 +199,45 @@ def _cell(p: float, lo: float, hi: float) -> str:
     return interval_text(p, lo, hi, scale=100)
 
 
-def overall_display(scored: pd.DataFrame) -> pd.DataFrame:
+def overall_display(scored: pd.DataFrame, tuples: pd.DataFrame) -> pd.DataFrame:
     """Return the compact comparison of the models: trials, items, strict accuracy with its
-    clustered 95% interval, invalid and refused answers, one row per model."""
+    clustered 95% interval, the measures over contrast tuples (``tuple_cells``), invalid and
+    refused answers, one row per model."""
     rows = {
         model: {
             "trials": len(part),
             "items": part["item"].nunique(),
             "strict % [95% CI]": _cell(*interval(part)),
+            **tuple_cells(tuples, {"model": model}),
             "invalid": int(part["invalid"].sum()),
             "refused": int(part["refused"].sum()),
         }
         for model, part in scored.groupby("model", sort=False)
     }
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("model")
+
+
+def tuple_cells(tuples: pd.DataFrame, where: dict[str, Any]) -> dict[str, str]:
+    """Return the cells of the tuple measures of the row of ``tuples`` matching ``where``: tuples
+    answered whole, the share right whole and the bias-corrected accuracy with their intervals and
+    chance ("-" without such a row)."""
+    row = tuples
+    for name, value in where.items():
+        row = row[row[name] == value] if not row.empty else row
+    if row.empty:
+        return {
+            "tuples": "-",
+            "whole tuples right % [95% CI] (chance)": "-",
+            "bias-corrected % [95% CI] (chance)": "-",
+        }
+    r = row.iloc[0]
+    right = _cell(r["right"], r["right_lo"], r["right_hi"])
+    balanced = _cell(r["balanced"], r["balanced_lo"], r["balanced_hi"])
+    return {
+        "tuples": f"{int(r['tuples']):,}",
+        "whole tuples right % [95% CI] (chance)": f"{right} ({100 * r['right_chance']:.1f})",
+        "bias-corrected % [95% CI] (chance)": f"{balanced} ({100 * r['balanced_chance']:.1f})",
+    }
 
 
 def headline_cells(scored: pd.DataFrame, set_name: str) -> dict[str, Any]:
@@ -200,10 +251,14 @@ def headline_cells(scored: pd.DataFrame, set_name: str) -> dict[str, Any]:
     return headline("strict accuracy % [95% interval clustered by item]", "item", cells)
 
 
-def task_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the per-task accuracy as a display table indexed by (model, task)."""
+def task_display(table: pd.DataFrame, tuples: pd.DataFrame) -> pd.DataFrame:
+    """Return the per-task accuracy as a display table indexed by (model, task), with the measures
+    over contrast tuples (``tuple_cells``)."""
     shown = table[["model", "task", "trials", "items"]].copy()
     shown["strict % [95% CI]"] = [_cell(r.strict, r.lo, r.hi) for r in table.itertuples()]
+    cells = [tuple_cells(tuples, {"model": r.model, "task": r.task}) for r in table.itertuples()]
+    for name in cells[0] if cells else []:
+        shown[name] = [c[name] for c in cells]
     shown["contains %"] = [f"{100 * c:.1f}" for c in table["contains"]]
     shown["invalid"] = table["invalid"]
     shown["refused"] = table["refused"]
@@ -218,50 +273,6 @@ def size_display(table: pd.DataFrame) -> pd.DataFrame:
     pivot = pivot.reindex(pd.MultiIndex.from_tuples(order, names=["model", "task"])).fillna("-")
     pivot.columns = [f"{n} shapes" for n in pivot.columns]
     return pivot
-
-
-def shortcut_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the shortcut table for display (percent)."""
-    shown = table[["shortcut", "task", "rule", "items"]].copy()
-    shown["reads %"] = [f"{100 * r:.0f}" for r in table["reads"]]
-    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
-    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["at chance"] = [
-        "-" if ok is None or ok != ok else "yes" if ok else "NO" for ok in table["at_chance"]
-    ]
-    return shown.set_index("shortcut")
-
-
-AUDIT_TITLE = (
-    "Audit (the gate): one piece of the asked information blinded at a time, the better of a logit "
-    "and boosted trees fitted on fresh-seed sets five times the size, tested once on this set; the "
-    "gate's interval (Bonferroni over the set's views) must hold chance"
-)
-
-
-def audit_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the audit for display (percent), one row per task and view."""
-    shown = table[["task", "view", "learner", "items"]].copy()
-    shown["accuracy % [95% CI]"] = [_cell(r.accuracy, r.lo, r.hi) for r in table.itertuples()]
-    shown["gate's interval %"] = [
-        "-" if r.gate_lo != r.gate_lo else f"[{100 * r.gate_lo:.1f}, {100 * r.gate_hi:.1f}]"
-        for r in table.itertuples()
-    ]
-    shown["chance %"] = ["-" if c != c else f"{100 * c:.1f}" for c in table["chance"]]
-    shown["gate"] = [
-        ("pass" if ok else "FAIL") if gated else "control"
-        for gated, ok in zip(table["gated"], table["at_chance"], strict=True)
-    ]
-    return shown.set_index(["task", "view"])
-
-
-def partial_display(table: pd.DataFrame) -> pd.DataFrame:
-    """Return the partial skills for display (percent), indexed by rule."""
-    shown = table[["rule", "task", "about", "items"]].copy()
-    shown["score % [95% CI]"] = [_cell(r.score, r.lo, r.hi) for r in table.itertuples()]
-    shown["chance %"] = [f"{100 * c:.1f}" for c in table["chance"]]
-    shown["differs from the skill %"] = [f"{100 * d:.1f}" for d in table["differs"]]
-    return shown.set_index("rule")
 
 
 def tests_display(table: pd.DataFrame) -> pd.DataFrame:
@@ -280,44 +291,6 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, audited: pd.Dat
             cells.append(f"{model} {headline_cell(*interval(part), n=part['item'].nunique(), unit='items')}")
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
     return lines + check_lines(shortcuts, audited)
-
-
-def check_lines(shortcuts: pd.DataFrame, audited: pd.DataFrame) -> list[str]:
-    """Return one line counting the validity checks at chance (shortcut baselines; the audit's
-    gated views), then one line per check that is not: the check, its task, its score against
-    chance, and what a user should do. A shortcut outside its 95% interval alone is expected now
-    and then (one in twenty by chance): it asks for another seed first; an audit view out is the
-    gate failing (``common.canvas.audit.failures``: the analysis exits 1)."""
-    counts, lines = [], []
-    if not shortcuts.empty:
-        tested, missed = _tested_and_missed(shortcuts)
-        counts.append(f"shortcut baselines at chance: {len(tested) - len(missed)} of {len(tested)}")
-        for r in missed.itertuples():
-            lines.append(
-                f"canvas check 'shortcut at chance' not met on task {r.task}: {r.shortcut} scores "
-                f"{100 * r.score:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}] against chance "
-                f"{100 * r.chance:.1f}%. Each of the {len(tested)} shortcuts misses its 95% interval one "
-                "time in twenty by chance: "
-                "regenerate the set with another seed (its config's seed:); if the same shortcut misses "
-                f"again, the {r.task} generator leaks the answer (see the audit table and "
-                "common/canvas/tasks/)"
-            )
-    gated, out = _tested_and_missed(audited[audited["gated"].astype(bool)])
-    if not gated.empty:
-        counts.append(f"audit views at chance (the gate): {len(gated) - len(out)} of {len(gated)}")
-        for r in out.itertuples():
-            lines.append(
-                f"canvas audit FAILED on task {r.task}, view '{r.view}': {r.learner} scores "
-                f"{100 * r.accuracy:.1f}% against chance {100 * r.chance:.1f}%; fix the task's generator "
-                "(common/canvas/tasks/), regenerate the set and rerun; do not report this task until then"
-            )
-    return (["canvas " + "; ".join(counts)] if counts else []) + lines
-
-
-def _tested_and_missed(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Return the checks with a verdict (``at_chance`` not missing) and, of them, those not at chance."""
-    tested = checks[checks["at_chance"].notna()]
-    return tested, tested[~tested["at_chance"].astype(bool)]
 
 
 def plot_accuracy(by_size: pd.DataFrame, chances: dict[str, pd.Series], path: Path) -> None:

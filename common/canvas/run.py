@@ -3,7 +3,7 @@
 The sets are in the WorldSense trial format (``common/canvas/generate.py``), so the items and
 the answering protocol are WorldSense's (``common/worldsense/run.py``: ask, re-prompt once with
 the options when no answer is read), with one difference: the answer is read by the strict
-reader of ``scoring.py``, the one that scores the raw replies afterwards, so a reply the score
+reader of ``reader.py``, the one that scores the raw replies afterwards, so a reply the score
 would credit is never re-prompted, and ``resp`` is the answer the score reads. Results of every
 model, built-in or not, go to ``results/canvas/<set>/`` (the set directory under data/ is
 generated, and may be regenerated).
@@ -22,7 +22,7 @@ from typing import Any
 
 from common import paths
 from common.canvas import reading
-from common.canvas.scoring import extract
+from common.canvas.reader import extract
 from common.errors import DataError
 from common.models.base import Model
 from common.pictures.modality import TEXT, modalities_of, record_fields
@@ -35,7 +35,7 @@ __all__ = ["answer", "items", "modalities", "results_dir"]
 
 def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
     """Return the results record of asking ``model`` about ``item``: the WorldSense protocol
-    (``worldsense.run.answer``) with the strict reader (``scoring.extract``) deciding whether a
+    (``worldsense.run.answer``) with the strict reader (``reader.extract``) deciding whether a
     reply gives an answer or is re-prompted (with the question the prompt asks, as the score reads
     it). Changes nothing."""
     question = asked(str(item.get("text", "")))

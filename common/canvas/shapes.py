@@ -11,6 +11,7 @@ tested with circumscribed circles: shapes whose circles are apart cannot touch, 
 stricter rule than the exact outlines. Attempts are bounded; running out raises CanvasError.
 """
 
+import functools
 import math
 import random
 from dataclasses import dataclass, field
@@ -44,6 +45,23 @@ class Geometry:
     side: dict[str, float] = field(default_factory=_side)  # squares, triangles
     margin_scale: float = 0.5  # relation margin: this fraction of the larger shape's extent
     place_attempts: int = 1000  # random centres tried per shape before giving up
+
+    @functools.cached_property
+    def sizes(self) -> dict[tuple[str, str], tuple[float, float, float]]:
+        """Return ``(width, height, circumradius)`` of each (size, kind), worked out once per
+        geometry (placing shapes asks for them millions of times)."""
+        out = {}
+        for size in SIZES:
+            for kind in KINDS:
+                if kind == "circle":
+                    d = 2 * self.circle_radius[size]
+                    out[(size, kind)] = (d, d, d / 2)
+                else:
+                    side = self.side[size]
+                    height = side * math.sqrt(3) / 2 if kind == "triangle" else side
+                    radius = side / math.sqrt(3) if kind == "triangle" else side / math.sqrt(2)
+                    out[(size, kind)] = (side, height, radius)
+        return out
 
 
 @dataclass(frozen=True)
@@ -83,11 +101,8 @@ def title(identity: tuple[str, str, str]) -> str:
 
 def extent(shape: Shape, geometry: Geometry) -> tuple[float, float]:
     """Return ``(width, height)`` of a shape's bounding box."""
-    if shape.kind == "circle":
-        d = 2 * geometry.circle_radius[shape.size]
-        return d, d
-    side = geometry.side[shape.size]
-    return side, (side * math.sqrt(3) / 2 if shape.kind == "triangle" else side)
+    width, height, _ = geometry.sizes[(shape.size, shape.kind)]
+    return width, height
 
 
 def bounding_box(shape: Shape, geometry: Geometry) -> tuple[float, float, float, float]:
@@ -99,15 +114,13 @@ def bounding_box(shape: Shape, geometry: Geometry) -> tuple[float, float, float,
 
 def circumradius(shape: Shape, geometry: Geometry) -> float:
     """Return the radius of the smallest circle about the centre holding the shape."""
-    if shape.kind == "circle":
-        return geometry.circle_radius[shape.size]
-    side = geometry.side[shape.size]
-    return side / math.sqrt(3) if shape.kind == "triangle" else side / math.sqrt(2)
+    return geometry.sizes[(shape.size, shape.kind)][2]
 
 
 def margin(a: Shape, b: Shape, axis: int, geometry: Geometry) -> float:
     """Return the relation margin of a pair on ``axis`` (0: x, 1: y): a fraction of the larger extent."""
-    return geometry.margin_scale * max(extent(a, geometry)[axis], extent(b, geometry)[axis])
+    sizes = geometry.sizes
+    return geometry.margin_scale * max(sizes[(a.size, a.kind)][axis], sizes[(b.size, b.kind)][axis])
 
 
 def fits(shape: Shape, placed: list[Shape], geometry: Geometry) -> bool:

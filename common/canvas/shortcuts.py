@@ -99,7 +99,7 @@ def _tracking_last_event(prompt: str) -> str | None:
     return None if not events else "Yes" if events[-1][1] == "add" else "No"
 
 
-def _shuffle_initial(prompt: str) -> str | None:
+def shuffle_initial(prompt: str) -> str | None:
     """Shuffle tracking, ignoring the swaps: the shape at the asked position in the first line-up."""
     try:
         start = reading.line_up(reading.description(prompt))
@@ -236,6 +236,75 @@ def _transitivity_reference_word(prompt: str) -> str | None:
     return reading.OPPOSITE[reference] if reference else subject
 
 
+def _transitivity_end_link(prompt: str) -> str | None:
+    """Transitivity: towards the end of a line the subject is linked to (a shape named in one
+    link only): the direction that shape lies from the subject."""
+    try:
+        subject, _ = reading.relative_pair(reading.question(prompt))
+    except ValueError:
+        return None
+    facts = reading.chain_facts(reading.description(prompt))
+    mentions: dict[str, int] = {}
+    for a, _, b in facts:
+        mentions[a] = mentions.get(a, 0) + 1
+        mentions[b] = mentions.get(b, 0) + 1
+    for a, word, b in facts:  # a is `word` of b
+        if subject in (a, b) and mentions[b if a == subject else a] == 1:
+            return reading.OPPOSITE[word] if a == subject else word
+    return None
+
+
+def _transitivity_corners(prompt: str) -> str | None:
+    """Transitivity, by the sides each asked shape has no neighbour on (a frame's corner shows
+    two): a side open for both puts them on one line, and the subject's open side on the other
+    axis is the answer. Reads nothing where every asked shape has neighbours on all sides."""
+    try:
+        subject, reference = reading.relative_pair(reading.question(prompt))
+    except ValueError:
+        return None
+    facts = reading.chain_facts(reading.description(prompt))
+
+    def open_sides(shape: str) -> set[str]:
+        sides = {word for a, word, b in facts if b == shape} | {
+            reading.OPPOSITE[w] for a, w, b in facts if a == shape
+        }
+        return {"Left", "Right", "Above", "Below"} - sides
+
+    mine, theirs = open_sides(subject), open_sides(reference)
+    for shared in sorted(mine & theirs):
+        axis = ("Left", "Right") if shared in ("Above", "Below") else ("Above", "Below")
+        answer = [side for side in sorted(mine) if side in axis]
+        if len(answer) == 1:
+            return answer[0]
+    return None
+
+
+def _tracking_mirror(prompt: str) -> str | None:
+    """Existence tracking: the opposite of where the other shape named in the most events ends (its
+    last event: added means No)."""
+    shape = _tracked_shape(prompt)
+    if shape is None:
+        return None
+    events = reading.events(reading.description(prompt))
+    counts: dict[str, int] = {}
+    for name, _ in events:
+        if name != shape:
+            counts[name] = counts.get(name, 0) + 1
+    if not counts:
+        return None
+    top = max(counts, key=counts.get)  # the first named of the most named
+    return "No" if [kind for name, kind in events if name == top][-1] == "add" else "Yes"
+
+
+def _tracking_last_other(prompt: str) -> str | None:
+    """Existence tracking: the opposite of the last event that does not name the asked shape."""
+    shape = _tracked_shape(prompt)
+    if shape is None:
+        return None
+    others = [kind for name, kind in reading.events(reading.description(prompt)) if name != shape]
+    return None if not others else "No" if others[-1] == "add" else "Yes"
+
+
 @dataclass(frozen=True)
 class Shortcut:
     """One shortcut: its model name, the task it targets, what it does, and its rule."""
@@ -245,34 +314,52 @@ class Shortcut:
     about: str
     rule: Rule
     guard: bool = False  # True: the sets made now give the rule nothing to read (tested); kept for changes
+    blind_to: tuple[
+        str, ...
+    ] = ()  # the inputs a twin varies that it does not read (tests/canvas/test_twins.py)
 
 
 # One shortcut in two lines: name and task, then what it does and its rule (kept compact: fmt off).
 # fmt: off
 SHORTCUTS = [
     Shortcut("shortcut-existence-one-attribute", "existence",
-             "a one-attribute query means Yes, a longer one No", _existence_one_attribute),
+             "a one-attribute query means Yes, a longer one No", _existence_one_attribute,
+             blind_to=("query", "canvas")),
     Shortcut("shortcut-count-most", "count",
-             "the largest count the query's wording allows", _count_most),
+             "the largest count the query's wording allows", _count_most,
+             blind_to=("canvas",)),
     Shortcut("shortcut-count-expected", "count",
-             "the count a random canvas would have on average (N u / 24)", _count_expected),
+             "the count a random canvas would have on average (N u / 24)", _count_expected,
+             blind_to=("canvas",)),
     Shortcut("shortcut-coordinate-stated", "coordinate",
              "the relation a description sentence states about the pair (a lookup)", _coordinate_stated,
-             guard=True),
+             guard=True, blind_to=("subject",)),
     Shortcut("shortcut-tracking-unmentioned", "existence_tracking",
-             "a shape never mentioned is absent, a mentioned one present", _tracking_unmentioned),
+             "a shape never mentioned is absent, a mentioned one present", _tracking_unmentioned,
+             blind_to=("events",)),
     Shortcut("shortcut-tracking-ignore-events", "existence_tracking",
-             "ignore the events: present when the first description names it", _tracking_ignore_events),
+             "ignore the events: present when the first description names it", _tracking_ignore_events,
+             blind_to=("events",)),
     Shortcut("shortcut-tracking-first-event", "existence_tracking",
-             "the first event naming the shape decides (added: Yes, removed: No)", _tracking_first_event),
+             "the first event naming the shape decides (added: Yes, removed: No)", _tracking_first_event,
+             blind_to=("events",)),
     Shortcut("shortcut-tracking-removed-ever", "existence_tracking",
-             "a shape ever removed is gone, any other present", _tracking_removed_ever),
+             "a shape ever removed is gone, any other present", _tracking_removed_ever,
+             blind_to=("events",)),
     Shortcut("shortcut-tracking-added-ever", "existence_tracking",
-             "a shape ever added is there, any other absent", _tracking_added_ever),
+             "a shape ever added is there, any other absent", _tracking_added_ever,
+             blind_to=("events",)),
     Shortcut("shortcut-tracking-last-event", "existence_tracking",
              "the last event of all decides, whichever shape it names", _tracking_last_event),
+    Shortcut("shortcut-tracking-mirror", "existence_tracking",
+             "the opposite of where the other shape named in the most events ends", _tracking_mirror,
+             blind_to=("events",)),
+    Shortcut("shortcut-tracking-last-other", "existence_tracking",
+             "the opposite of the last event not naming the asked shape", _tracking_last_other,
+             blind_to=("events",)),
     Shortcut("shortcut-shuffle-initial", "shuffle_tracking",
-             "ignore the swaps: the shape at that position in the first line-up", _shuffle_initial),
+             "ignore the swaps: the shape at that position in the first line-up", shuffle_initial,
+             blind_to=("swaps",)),
     Shortcut("shortcut-shuffle-first-swap", "shuffle_tracking",
              "stop after the first swap: the shape at that position then", _shuffle_first_swap),
     Shortcut("shortcut-shuffle-last-named", "shuffle_tracking",
@@ -285,23 +372,44 @@ SHORTCUTS = [
              "the shape named in the most swap sentences", _shuffle_most_swapped),
     Shortcut("shortcut-shuffle-elimination", "shuffle_tracking",
              "a shape no same-canvas example answers (the lowest in the line-up)", _shuffle_elimination,
-             guard=True),
+             guard=True, blind_to=("swaps",)),
     Shortcut("shortcut-transitivity-subject-word", "transitivity",
              "the direction the sentence introducing the subject gives it", _transitivity_subject_word),
+    Shortcut("shortcut-transitivity-end-link", "transitivity",
+             "towards the line's end the subject is linked to (named in one link)", _transitivity_end_link,
+             blind_to=("reference",)),
+    Shortcut("shortcut-transitivity-corners", "transitivity",
+             "the sides each asked shape has no neighbour on (a frame's corners)", _transitivity_corners,
+             guard=True),
     Shortcut("shortcut-transitivity-reference-word", "transitivity",
              "the opposite of the direction the reference's sentence gives it", _transitivity_reference_word),
 ]
 # fmt: on
 
 
+def asked_range(prompt: str) -> range | None:
+    """Return the counts the set asks for a count question's wording on the test canvas
+    (``tasks.count.asked_counts``: the allowed range cut into pairs), or None for another
+    question."""
+    from common.canvas.tasks.count import asked_counts
+
+    match = re.fullmatch(r"How many (.+?)(?: are there)?\?", reading.question(prompt))
+    intro = re.match(r"There are (\d+) shapes in a canvas\.", reading.description(prompt))
+    if not match or not intro:
+        return None
+    words = re.findall(r"small|large|red|blue|yellow|green|square|circle|triangle", match.group(1))
+    mask = tuple(any(w in values for w in words) for values in (SIZES, COLOURS, KINDS))
+    return asked_counts(mask, int(intro.group(1)))
+
+
 def chance(task: str, options: int, prompt: str = "") -> float:
     """Return the chance rate of a trial: 1 / the number of answers its prompt's form leaves open.
 
-    Usually all of them (``options``); transitivity: two, since the chain fixes the axis; count:
-    the counts the query's wording allows on the canvas (a full identity: 0 or 1), when the
-    ``prompt`` is given.
+    Usually all of them (``options``); transitivity: two, since the pair's line fixes the axis;
+    count: the counts the set asks for the query's wording on the canvas (``asked_range``: a full
+    identity 0 or 1), when the ``prompt`` is given.
     """
     if task == "transitivity":
         return 0.5
-    counts = count_range(prompt) if task == "count" and prompt else None
+    counts = asked_range(prompt) if task == "count" and prompt else None
     return 1.0 / (len(counts) if counts else options)

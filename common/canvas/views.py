@@ -41,6 +41,7 @@ DIRECTION = re.compile(
 )
 EVENT = re.compile(rf"(?:A ({SHAPE}) is added to|The ({SHAPE}) is removed from) the canvas\.")
 ASKED = "[asked]"
+REFERENCE = "[reference]"
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,25 @@ def mask_subject(p: Parts) -> Parts:
     return replace(p, question=re.sub(SHAPE, ASKED, p.question, count=1))
 
 
+def mask_reference(p: Parts) -> Parts:
+    """The question's reference (its second shape) becomes ``[reference]``; its other mentions stay."""
+    names = re.findall(SHAPE, p.question)
+    if len(names) < 2:
+        return p
+    head, _, tail = p.question.rpartition(names[1])
+    return replace(p, question=f"{head}{REFERENCE}{tail}")
+
+
+def mask_asked_events(p: Parts) -> Parts:
+    """The events naming the question's shape are left out: what happened to the asked shape (the
+    one view that deletes text, since the shape's twin has one event more or less)."""
+    names = re.findall(SHAPE, p.question)
+    if not names:
+        return p
+    kept = tuple(s for s in p.sentences if not ((m := EVENT.fullmatch(s)) and names[0] in m.groups()))
+    return replace(p, sentences=kept)
+
+
 def mask_query(p: Parts) -> Parts:
     """The question's attribute words become ``[attribute]`` (as many as there were)."""
     return replace(p, question=re.sub(ATTRIBUTE + r"s?\b", "[attribute]", p.question))
@@ -104,6 +124,24 @@ def mask_query(p: Parts) -> Parts:
 def mask_canvas(p: Parts) -> Parts:
     """The description's attribute words become ``[attribute]``: which shapes the canvas holds."""
     return replace(p, sentences=tuple(re.sub(ATTRIBUTE, "[attribute]", s) for s in p.sentences))
+
+
+def unbind_words(p: Parts) -> Parts:
+    """The description's shapes are given their attribute words anew, the same words in a fixed
+    order: each attribute's values over the distinct shapes, sorted, dealt to the shapes in the
+    order they are first named. How often each word occurs is kept; which shape has which word is
+    gone (for a query of several words, the binding the skill reads)."""
+    named = list(dict.fromkeys(re.findall(SHAPE, " ".join(p.sentences))))
+    if not named:
+        return p
+    columns = [sorted(shape.split()[a] for shape in named) for a in range(3)]
+    renamed = {shape: " ".join(column[i] for column in columns) for i, shape in enumerate(named)}
+    return replace(p, sentences=tuple(re.sub(SHAPE, lambda m: renamed[m.group(0)], s) for s in p.sentences))
+
+
+def several_words(question: str) -> bool:
+    """Return whether a question's query has two or more attribute words."""
+    return len(re.findall(ATTRIBUTE, question)) >= 2
 
 
 def unlink_names(p: Parts) -> Parts:
@@ -171,34 +209,79 @@ class View:
     blinds: str
     mask: Callable[[Parts], Parts]
     chance: float | None = None
+    gated: bool = True  # False: reported beside the gate, not part of it (the control; ``why``)
+    why: str = ""  # why a view is not gated
+    applies: Callable[[str], bool] | None = None  # the questions it is fitted and tested on (None: all)
 
 
-NOTHING = View("nothing blinded", "nothing (the control: the learner's reach)", lambda p: p)
-_QUERY = View("query blinded", "the question's attribute words", mask_query)
-_CANVAS = View("canvas blinded", "the attribute words of every shape in the description", mask_canvas)
-_SUBJECT = View(
+NOTHING = View(
+    "nothing blinded",
+    "nothing (the control: the learner's reach)",
+    lambda p: p,
+    gated=False,
+    why="the control",
+)
+QUERY = View("query blinded", "the question's attribute words", mask_query)
+CANVAS = View("canvas blinded", "the attribute words of every shape in the description", mask_canvas)
+SUBJECT = View(
     "subject blinded", "the question's subject (its other mentions keep their names)", mask_subject
 )
-_UNLINKED = View(
+REFERENCE = View(
+    "reference blinded", "the question's reference (its other mentions keep their names)", mask_reference
+)
+UNLINKED = View(
     "names unlinked", "which mentions are the same shape (per-sentence placeholders)", unlink_names
+)
+EVENTS = View("asked shape's events left out", "every event naming the asked shape", mask_asked_events)
+
+# The gated views of each task: one per input its items' twins vary (``Task.inputs``, the view
+# that hides that input: an item and its twin look the same through it), and a few more.
+UNBOUND = View(
+    "words unbound",
+    "which shape has which attribute word (each word's frequency kept; queries of several words)",
+    unbind_words,
+    applies=several_words,
 )
 
 VIEWS: dict[str, list[View]] = {
-    "existence": [_QUERY, _CANVAS],
-    "count": [_CANVAS],
+    "existence": [QUERY, CANVAS, UNBOUND],
+    "count": [CANVAS],
     "coordinate": [View("subject's centre blinded", "the subject's centre", mask_subject_centre)],
     "transitivity": [
-        _SUBJECT,
+        SUBJECT,
+        REFERENCE,
         View("directions blinded", "every direction word (the axis too: chance 1/4)", mask_directions, 0.25),
-        _UNLINKED,
+        replace(
+            UNLINKED, blinds=f"{UNLINKED.blinds} (which line the pair shares too: chance 1/4)", chance=0.25
+        ),
     ],
     "existence_tracking": [
-        _SUBJECT,
-        _UNLINKED,
-        View("history blinded", "the events' kinds and the first description's names", mask_history),
+        EVENTS,
+        UNLINKED,
+        replace(
+            SUBJECT,
+            gated=False,
+            why=(
+                "the asked shape's twin ends the other way while every other shape ends as it did, so a "
+                "rule that tracks every shape without knowing which is asked (how many end present, "
+                "additions against removals) keeps an edge of about one over twice the spread of the "
+                "others' count: small with the events the set tells, not nil, and no twin can close it"
+            ),
+        ),
     ],
     "shuffle_tracking": [
         View("position blinded", "the position asked", mask_position),
         View("swaps blinded", "which shapes each swap names", mask_swaps),
     ],
+}
+
+# The view hiding each input a task's twins vary: through it an item and its twin in that input
+# read alike (tests/canvas/test_twins.py).
+INPUT_VIEWS: dict[str, dict[str, View]] = {
+    "existence": {"query": QUERY, "canvas": CANVAS},
+    "count": {"canvas": CANVAS},
+    "coordinate": {"subject": VIEWS["coordinate"][0]},
+    "transitivity": {"subject": SUBJECT, "reference": REFERENCE},
+    "existence_tracking": {"events": EVENTS},
+    "shuffle_tracking": {"swaps": VIEWS["shuffle_tracking"][1]},
 }

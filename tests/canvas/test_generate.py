@@ -14,7 +14,7 @@ from tests.sandbox import shipped
 
 @pytest.fixture(scope="module")
 def built():
-    return generate_set(SetConfig(seed=5, items=12, num_shapes=[3, 7]))
+    return generate_set(SetConfig(seed=5, items=12, num_shapes=[3, 12]))
 
 
 def items(trials):
@@ -60,14 +60,18 @@ def test_every_prefix_is_balanced_within_each_stratum(built):
         if axis == "answer" and key[0] in ("existence", "transitivity", "existence_tracking"):
             assert max(counter.values()) - min(counter.values()) <= 1, (key, counter)
     # and the file interleaves tasks and sizes: every prefix of 11 items covers the 11 strata that
-    # run (transitivity needs 7 shapes)
+    # run (transitivity needs 12 shapes)
     first = items(built.trials)[:11]
     assert len({(t["task"], t["num_shapes"]) for t in first}) == 11
     assert ("transitivity", 3) not in {(t["task"], t["num_shapes"]) for t in built.trials}
 
 
-def test_one_trial_per_item_description_and_fewshot(built):
+MEMBERS = {"existence": 4, "count": 2, "transitivity": 4, "coordinate": 2, "existence_tracking": 2}
+
+
+def test_one_trial_per_member_description_and_fewshot(built):
     per_item = Counter(t["item"] for t in built.trials)
+    per_tuple = Counter(t["tuple_ID"] for t in built.trials)
     for trial in items(built.trials):
         kinds = 1 if trial["task"] in ("transitivity", "shuffle_tracking", "coordinate") else 3
         # no same-canvas shuffle examples; no pair of 3 shapes avoids both asked coordinate shapes
@@ -75,12 +79,19 @@ def test_one_trial_per_item_description_and_fewshot(built):
             trial["task"] == "coordinate" and trial["num_shapes"] == 3
         )
         styles = 2 if few else 3
-        assert per_item[trial["item"]] == kinds * styles
+        members = MEMBERS.get(trial["task"], 2)
+        assert per_item[trial["item"]] in (kinds * styles * members, kinds * (styles - 1) * members)
+        assert per_tuple[trial["tuple_ID"]] == members
     assert {t["description"] for t in built.trials if t["task"] == "coordinate"} == {"coordinates"}
     keys = [t["Key"] for t in built.trials]
     assert len(set(keys)) == len(keys) and all(isinstance(k, int) and 0 <= k < 2**53 for k in keys)
     assert all(t["Key"] == content_key(t["text"], t["goldresp"]) for t in built.trials)
-    assert all(t["tuple_ID"] == t["item"] for t in built.trials)
+    tuples: dict = {}
+    for t in built.trials:  # a tuple: one item, one variant, its members in order
+        tuples.setdefault(t["tuple_ID"], []).append(t)
+    for members in tuples.values():
+        assert len({(m["item"], m["description"], m["fewshot"]) for m in members}) == 1
+        assert [m["member"] for m in members] == list(range(len(members)))
     assert all(t["problemname"] == t["task"] and t["problemsize"] == len(t["shapes"]) for t in built.trials)
 
 
@@ -96,6 +107,9 @@ def test_fewshot_never_repeats_nor_gives_away_the_test_question(built):
             pair = set(re.fullmatch(r"Where is the (.+) relative to the (.+)\?", test_q).groups())
             for q, _ in shots:
                 assert set(re.fullmatch(r"Where is the (.+) relative to the (.+)\?", q).groups()) != pair
+        if trial["fewshot"] == "same_canvas":  # no example asks a question of the tuple
+            asked = {t["question"] for t in built.trials if t["tuple_ID"] == trial["tuple_ID"]}
+            assert not asked & {q for q, _ in shots}
         assert not (trial["fewshot"] == "same_canvas" and trial["task"] == "shuffle_tracking")  # elimination
         if trial["fewshot"] == "same_canvas" and trial["task"] in ("existence", "count"):
             for q, _ in shots:
@@ -120,10 +134,7 @@ def test_impossible_requests_are_skipped_and_counted():
     assert manifest["skipped_total"] == 8
     assert {s["reason"] for s in manifest["skipped"]} == {
         "shuffle_tracking needs at least 3 shapes",
-        (
-            "transitivity needs at least 7 shapes (a line with a possible subject on both sides of the "
-            "reference, so that where the reference stands does not tell the answer)"
-        ),
+        TASKS["transitivity"]().unsupported(2),
     }
     full = generate_set(
         SetConfig(
@@ -178,3 +189,27 @@ def test_bad_configs_name_file_line_and_field(tmp_path, text, fragment):
     with pytest.raises(ConfigError) as err:
         load_config(tmp_path / "bad.yaml")
     assert fragment in str(err.value)
+
+
+def test_the_readmes_task_example_makes_a_set_with_its_twins(monkeypatch):
+    """The task in common/canvas/README.md ("Adding a task"), registered as it says, generates a
+    set whose every twin reads like its item through the view of the input it varies."""
+    from common import paths
+    from common.canvas import views
+
+    readme = (paths.ROOT / "common" / "canvas" / "README.md").read_text()
+    code = re.search(r"```python\n# common/canvas/tasks/above.py\n(.*?)```", readme, re.DOTALL).group(1)
+    namespace: dict = {}
+    exec(compile(code, "above.py", "exec"), namespace)
+    monkeypatch.setitem(TASKS, "above", namespace["AboveTask"])
+    monkeypatch.setitem(views.VIEWS, "above", [views.SUBJECT])
+    monkeypatch.setitem(views.INPUT_VIEWS, "above", {"subject": views.SUBJECT})
+    built = generate_set(SetConfig(seed=2, items=6, num_shapes=[5], tasks=["above"]))
+    tuples: dict = {}
+    for trial in built.trials:
+        tuples.setdefault(trial["tuple_ID"], []).append(trial)
+    assert len(tuples) >= 6
+    for item, twin in tuples.values():
+        assert item["goldresp"] != twin["goldresp"] and twin["varies"] == ["subject"]
+        seen = [views.SUBJECT.mask(views.parts(t["text"])).text() for t in (item, twin)]
+        assert seen[0] == seen[1]

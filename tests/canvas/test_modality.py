@@ -22,7 +22,7 @@ from common.worldsense.data import load_testset
 from tests.conftest import assert_text_only_model_refused, first_request_images, run_script
 
 CONFIG = (
-    "seed: 4\nnum_shapes: [3, 7]\nitems: 2\ndescriptions: [coordinates, full]\n"
+    "seed: 4\nnum_shapes: [3, 12]\nitems: 2\ndescriptions: [coordinates, full]\n"
     "fewshot: [none, other_canvas]\nmodality: [text, image, text+image]\n"
 )
 
@@ -128,7 +128,7 @@ def test_a_text_only_model_asked_without_modality_answers_the_text_and_says_what
         assert not [r for r in server.requests if "image_url" in json.dumps(r["body"])]
 
 
-def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_item(pictured, tmp_path):
+def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_canvas(pictured, tmp_path):
     ref = suites.resolve_set(pictured / "tiny", results_root=pictured / "results")
     with database.connection(tmp_path / "r.sqlite") as conn:
         database.update(conn, [ref])
@@ -144,7 +144,9 @@ def test_the_scored_rows_pair_the_modalities_and_keep_one_picture_per_item(pictu
             {"inputs": [{"path": f} for f in scored.runs["results_file"]], "paired_table": "x"}, conn
         )
     trials = load_testset(pictured / "tiny")
-    assert items == (len(trials), len(trials), trials["item"].nunique()) == (items[0], items[0], pictures[0])
+    canvases = trials["shapes"].map(json.dumps).nunique()  # a twin on another canvas has its own picture
+    assert trials["item"].nunique() < canvases < len(trials)  # twins sharing a canvas share it
+    assert items == (len(trials), len(trials), canvases) == (items[0], items[0], pictures[0])
     assert pictures[0] == pictures[1]
     assert set(scored.runs["modality"]) == {"text", "image", "text+image"}
     assert asked == 2 * len(trials)  # oracle and random, each trial with the prompt it was shown

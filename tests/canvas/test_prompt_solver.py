@@ -127,25 +127,35 @@ def where_from_sentences(description, subject, reference):
 
 
 def where_from_chain(description, subject, reference):
+    """The relation of two shapes the chain sentences give, by following them on each axis (a
+    frame has two rows and two columns): exactly one axis must relate the pair."""
     plain = re.findall(rf"(Left of|Right of|Above|Below) the ({SHAPE}) is a ({SHAPE})\.", description)
-    facts = [(b, w.split()[0], a) for w, a, b in plain]
+    facts = [(b, w.split()[0], a) for w, a, b in plain]  # (x, word, y): x is `word` of y
     facts += [
         (a, w.split()[0].capitalize(), b)
         for a, w, b in re.findall(
             rf"The ({SHAPE}) is (left of|right of|above|below) a ({SHAPE})\.", description
         )
     ]
-    axis = SIGN[facts[0][1]][0]
-    position = {facts[0][2]: 0}  # the facts come in any order: start anywhere, place neighbours
-    while len(position) < len(facts) + 1:  # each fact places a shape one step from a placed one
-        for a, word, b in facts:  # a is `word` of b
-            assert SIGN[word][0] == axis
-            if b in position and a not in position:
-                position[a] = position[b] + SIGN[word][1]
-            elif a in position and b not in position:
-                position[b] = position[a] - SIGN[word][1]
-    d = position[subject] - position[reference]
-    return ("Above" if d > 0 else "Below") if axis else ("Right" if d > 0 else "Left")
+    found = []
+    for axis, (up, down) in ((0, ("Right", "Left")), (1, ("Above", "Below"))):
+        higher = {}  # shape -> the shapes directly beyond it going up the axis
+        for x, word, y in facts:
+            if SIGN[word][0] == axis:
+                low, high = (y, x) if SIGN[word][1] > 0 else (x, y)
+                higher.setdefault(low, []).append(high)
+        for start, end, word in ((reference, subject, up), (subject, reference, down)):
+            seen, todo = set(), [start]
+            while todo:
+                shape = todo.pop()
+                for nxt in higher.get(shape, []):
+                    if nxt not in seen:
+                        seen.add(nxt)
+                        todo.append(nxt)
+            if end in seen:
+                found.append(word)
+    assert len(found) == 1, (subject, reference, found)
+    return found[0]
 
 
 def solve(prompt, asked=None):

@@ -5,7 +5,7 @@ import pytest
 
 from tests.conftest import comparable, live_then_batch, run_script
 
-SMALL = ["--set", "items=2", "--set", "num_shapes=[3, 7]"]
+SMALL = ["--set", "items=2", "--set", "num_shapes=[3, 12]"]
 
 
 @pytest.fixture(scope="module")

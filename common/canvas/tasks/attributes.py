@@ -4,11 +4,14 @@ A query fixes any non-empty subset of (size, colour, kind); a shape matches when
 every fixed attribute. Queries are enumerated in a fixed order (never from a set).
 """
 
+import functools
 import itertools
 
 from common.canvas.shapes import COLOURS, IDENTITIES, KINDS, SIZES
 
 Query = tuple[str | None, str | None, str | None]  # (size, colour, kind); None: any
+
+VALUES = (SIZES, COLOURS, KINDS)  # each attribute's values, in the order of a query
 
 MASKS = [mask for mask in itertools.product((False, True), repeat=3) if any(mask)]  # 7 query types
 
@@ -34,14 +37,44 @@ def queries_of_type(mask: tuple[bool, bool, bool]) -> list[Query]:
     return list(itertools.product(*options))
 
 
+def query_of(identity: tuple[str, str, str], mask: tuple[bool, bool, bool]) -> Query:
+    """Return the query of type ``mask`` that ``identity`` matches (its values where ``mask`` fixes one)."""
+    return tuple(v if fixed else None for v, fixed in zip(identity, mask, strict=True))  # type: ignore[return-value]
+
+
+def with_value(query: Query, attribute: int, value: str) -> Query:
+    """Return ``query`` with attribute ``attribute`` (0 size, 1 colour, 2 kind) fixed to ``value``."""
+    values = list(query)
+    values[attribute] = value
+    return tuple(values)  # type: ignore[return-value]
+
+
 def matches(query: Query, identity: tuple[str, str, str]) -> bool:
     """Return whether an identity has every attribute the query fixes."""
     return all(q is None or q == v for q, v in zip(query, identity, strict=True))
 
 
 def count(query: Query, identities: list[tuple[str, str, str]]) -> int:
-    """Return how many of ``identities`` match ``query``."""
-    return sum(matches(query, identity) for identity in identities)
+    """Return how many of ``identities`` (distinct) match ``query``."""
+    return (query_bits(query) & bits(identities)).bit_count()
+
+
+@functools.cache
+def query_bits(query: Query) -> int:
+    """Return the identities ``query`` matches as a bit set (bit i: ``IDENTITIES[i]``), remembered:
+    counting a query on a canvas is then one AND of two integers."""
+    return sum(1 << i for i, identity in enumerate(IDENTITIES) if matches(query, identity))
+
+
+_INDEX = {identity: i for i, identity in enumerate(IDENTITIES)}
+
+
+def bits(identities: list[tuple[str, str, str]]) -> int:
+    """Return distinct ``identities`` as a bit set (bit i: ``IDENTITIES[i]``)."""
+    out = 0
+    for identity in identities:
+        out |= 1 << _INDEX[identity]
+    return out
 
 
 def universe_count(query: Query) -> int:

@@ -1,13 +1,20 @@
 """The ``Task`` base class: what every canvas task provides to the generator.
 
-A task turns a canvas into a test question with its gold answer, plus few-shot example
-questions about the same canvas that never repeat the test question nor give its answer away.
-Balancing is set by the generator across the whole set: the task only says which answer
-strata exist (``answer_strata``) and must produce a test question of the requested stratum,
-or raise ``Impossible`` when this canvas has none (the generator then draws another canvas, a
-bounded number of times, and counts the request as skipped when none fits).
+A task turns a canvas into a *contrast tuple*: the test question with its gold answer (the
+item), and for each input the skill needs (``Task.inputs``) a twin that differs from it in that
+input alone and has another gold answer (``Member.varies`` names what differs). A rule blind to
+an input reads an item and its twin in that input alike, so it gives them one answer and gets
+at most one of the two right: the tuple makes such a rule fail by construction, whatever the
+canvas. Same-canvas examples (``Questions.examples``) are shown with every member alike and
+never repeat a member's question or give a member's answer away.
+
+Balancing is set by the generator across the whole set: the task only says which strata exist
+(``answer_strata``) and must produce a tuple whose item is of the requested stratum, or raise
+``Impossible`` when this canvas has none (the generator then draws another canvas, a bounded
+number of times, and counts the request as skipped when none fits).
 """
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
 
@@ -19,19 +26,53 @@ class Impossible(Exception):
 
 
 @dataclass
-class Questions:
-    """What a task made of one canvas."""
+class Member:
+    """One question of a contrast tuple: the item (``varies`` empty) or a twin of it."""
 
-    pairs: list[tuple[str, str]]  # (question, answer): the test question first, then examples
+    question: str
+    answer: str
+    varies: tuple[str, ...] = ()  # the inputs (``Task.inputs``) in which it differs from the item
+    shapes: list[Shape] | None = None  # its own canvas, where the twin changes the canvas
+    description: str | None = None  # its own task-owned description, where the twin changes it
+    suffix: str | None = None  # its own sentences after a shared description (events)
+    unseen: str | None = None  # its own end of the description that a picture cannot show
+    facts: dict[str, object] = field(default_factory=dict)  # what a reader needs to check its answer
+
+
+@dataclass
+class Questions:
+    """What a task made of one canvas: a contrast tuple and what its members share."""
+
+    members: list[Member]  # the item first, then its twins
     vocabulary: list[str]  # the answers a model may give (expectedresp)
+    examples: list[tuple[str, str]] = field(default_factory=list)  # same-canvas (question, answer)
     description: str | None = None  # a task-owned description, replacing the shared ones
     suffix: str = ""  # sentences appended to a shared description (events)
     # the end of a task-owned description that a picture of the canvas cannot show (the relation
     # rule, the swaps): kept in words beside the picture (``common.canvas.generate``, modalities)
     unseen: str = ""
-    facts: dict[str, object] = field(default_factory=dict)  # what a reader needs to check the answer
-    stratum: str = ""  # the balancing labels of the test question (``Task.strata``), for the manifest
+    facts: dict[str, object] = field(default_factory=dict)  # shared facts (every member's)
+    stratum: str = ""  # the balancing labels of the item (``Task.strata``), for the manifest
     shapes: list[Shape] | None = None  # the canvas as the task left it (coordinate moves its subject)
+
+    @property
+    def item(self) -> Member:
+        """Return the tuple's item (its first member)."""
+        return self.members[0]
+
+    def member(self, index: int) -> "Questions":
+        """Return the tuple as member ``index`` sees it: a one-member Questions with that member's
+        canvas, description, events and facts in place of the shared ones (what a prompt shows)."""
+        chosen = self.members[index]
+        return dataclasses.replace(
+            self,
+            members=[chosen],
+            description=chosen.description if chosen.description is not None else self.description,
+            suffix=chosen.suffix if chosen.suffix is not None else self.suffix,
+            unseen=chosen.unseen if chosen.unseen is not None else self.unseen,
+            facts=self.facts | chosen.facts,
+            shapes=chosen.shapes if chosen.shapes is not None else self.shapes,
+        )
 
 
 class Task:
@@ -42,6 +83,7 @@ class Task:
     instruction = ""  # one line telling the model how to answer
     min_shapes = 1
     no_same_canvas = ""  # why the task offers no same-canvas examples (that style is skipped with it)
+    inputs: tuple[str, ...] = ()  # the inputs the skill needs that the item's twins vary, one each
 
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the labels the set balances over (usually the possible answers), in a fixed order."""
@@ -82,10 +124,13 @@ class Task:
         geometry: Geometry,
         selected: str | None = None,
         examples: int = 2,
+        twins: bool = True,
     ) -> Questions:
-        """Return the test question (of stratum ``selected``, random if None) and up to ``examples`` others.
+        """Return the contrast tuple of an item of stratum ``selected`` (random if None), with its
+        twins unless ``twins`` is False (an other-canvas example needs the item alone), and up to
+        ``examples`` same-canvas examples.
 
-        Raises Impossible when the canvas has no question of that stratum.
+        Raises Impossible when the canvas has no such tuple.
         """
         raise NotImplementedError
 

@@ -26,6 +26,13 @@ The task owns the ``coordinates`` description (the centres, the sizes and the ru
 original: the ``full`` and ``partial`` descriptions state the relation of every pair in a
 sentence, so with them the question is answered by finding that sentence (a lookup, 100% by the
 ``shortcut-coordinate-stated`` rule), not by relating positions.
+
+Every item is asked as a contrast pair over the subject's centre: its twin places the subject at
+another centre (drawn the same way, uniformly among the centres giving one of the other seven
+answers, the reference and every other shape where they were, the subject named at the same
+place in the description). A rule that does not read where the subject is reads the two alike
+and gets at most one of the two right; the twin's answer is uniform over the other seven, so the
+answers of all members stay balanced.
 """
 
 import random
@@ -35,37 +42,54 @@ import numpy as np
 from common.canvas import describe
 from common.canvas.relations import answer
 from common.canvas.shapes import Geometry, Shape, bounding_box, circumradius, margin
-from common.canvas.tasks.base import Impossible, Questions, Task
+from common.canvas.tasks.base import Impossible, Member, Questions, Task
 
 ANSWERS = ["Above", "Below", "Left", "Right", "Above Left", "Above Right", "Below Left", "Below Right"]
+
+
+def _codes() -> np.ndarray:
+    """Return the index in ``ANSWERS`` of each (vertical, horizontal) code pair (0 none, 1
+    Above / Left, 2 Below / Right), -1 for none on both axes."""
+    table = np.full(9, -1)
+    for index, words in enumerate(ANSWERS):
+        v = 1 if "Above" in words else 2 if "Below" in words else 0
+        h = 1 if "Left" in words else 2 if "Right" in words else 0
+        table[3 * v + h] = index
+    return table
+
+
+CODES = _codes()
 
 
 def answer_grid(subject: Shape, placed: list[Shape], reference: Shape, geometry: Geometry) -> np.ndarray:
     """Return, for every integer centre of the canvas (a ``(2 half + 1)^2`` array indexed
     ``[y + half, x + half]``), the index in ``ANSWERS`` of the answer ``subject`` would have
     relative to ``reference`` there, or -1 where it does not fit (out of the border, touching or
-    within the margin of a placed shape on both axes: ``shapes.fits``)."""
+    within the margin of a placed shape on both axes: ``shapes.fits``). Each placed shape rules
+    out a window around it only, so the cost grows with the shapes' sizes, not the canvas's."""
     half = geometry.half
     axis = np.arange(-half, half + 1)
-    xs, ys = np.meshgrid(axis, axis)
     box = bounding_box(Shape(subject.size, subject.colour, subject.kind, 0, 0), geometry)
-    fit = (xs + box[0] > -half) & (ys + box[1] > -half) & (xs + box[2] < half) & (ys + box[3] < half)
+    fit = np.outer(
+        (axis + box[1] > -half) & (axis + box[3] < half), (axis + box[0] > -half) & (axis + box[2] < half)
+    )
     radius = circumradius(subject, geometry)
     for other in placed:
-        dx, dy = xs - other.x, ys - other.y
-        fit &= np.hypot(dx, dy) > radius + circumradius(other, geometry)
-        fit &= (np.abs(dx) > margin(subject, other, 0, geometry)) | (
-            np.abs(dy) > margin(subject, other, 1, geometry)
-        )
-    dx, dy = xs - reference.x, ys - reference.y
+        reach = radius + circumradius(other, geometry)
+        mx, my = margin(subject, other, 0, geometry), margin(subject, other, 1, geometry)
+        wide = int(np.ceil(max(reach, mx))) + 1
+        tall = int(np.ceil(max(reach, my))) + 1
+        x0, x1 = max(other.x - wide, -half), min(other.x + wide, half)
+        y0, y1 = max(other.y - tall, -half), min(other.y + tall, half)
+        dx = np.arange(x0, x1 + 1) - other.x
+        dy = (np.arange(y0, y1 + 1) - other.y)[:, None]
+        bad = (np.hypot(dx, dy) <= reach) | ((np.abs(dx) <= mx) & (np.abs(dy) <= my))
+        fit[y0 + half : y1 + half + 1, x0 + half : x1 + half + 1] &= ~bad
     mx, my = margin(reference, subject, 0, geometry), margin(reference, subject, 1, geometry)
+    dx, dy = axis - reference.x, axis - reference.y
     vertical = np.where(dy > my, 1, np.where(dy < -my, 2, 0))  # 0 none, 1 Above, 2 Below
     horizontal = np.where(dx > mx, 2, np.where(dx < -mx, 1, 0))  # 0 none, 1 Left, 2 Right
-    codes = np.full(xs.shape, -1)
-    for index, words in enumerate(ANSWERS):
-        v = 1 if "Above" in words else 2 if "Below" in words else 0
-        h = 1 if "Left" in words else 2 if "Right" in words else 0
-        codes[(vertical == v) & (horizontal == h)] = index
+    codes = CODES[3 * vertical[:, None] + horizontal[None, :]]
     return np.where(fit, codes, -1)
 
 
@@ -79,6 +103,7 @@ class CoordinateTask(Task):
         'such as "Below Right".'
     )
     min_shapes = 2
+    inputs = ("subject",)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
         """Return the eight answers."""
@@ -91,9 +116,11 @@ class CoordinateTask(Task):
         geometry: Geometry,
         selected: str | None = None,
         examples: int = 2,
+        twins: bool = True,
     ) -> Questions:
         """Return a question answered ``selected`` about a shape placed anew for it (the canvas of
-        ``shapes`` with one shape moved: ``Questions.shapes``) and examples on pairs of other shapes.
+        ``shapes`` with one shape moved: ``Questions.shapes``), its twin with the subject placed for
+        another answer, and examples on pairs of other shapes.
 
         Raises Impossible when the subject could not take every answer on this canvas.
         """
@@ -104,24 +131,40 @@ class CoordinateTask(Task):
         grid = answer_grid(shapes[moved], placed, reference, geometry)
         if len(np.unique(grid[grid >= 0])) < len(ANSWERS):
             raise Impossible("the subject could not take every answer on this canvas")
-        ys, xs = np.nonzero(grid == ANSWERS.index(stratum))
-        pick = rng.randrange(len(xs))
-        old = shapes[moved]
-        subject = Shape(
-            old.size, old.colour, old.kind, int(xs[pick]) - geometry.half, int(ys[pick]) - geometry.half
-        )
-        assert answer(reference, subject, geometry) == stratum
-        canvas = [*placed]
-        canvas.insert(rng.randrange(len(canvas) + 1), subject)
-        ordered = [(a, b) for a in canvas for b in canvas if a != b]
-        others = [(a, b) for a, b in ordered if not {a, b} & {reference, subject}]
-        chosen = [(reference, subject), *rng.sample(others, min(examples, len(others)))]
+        twin = rng.choice([a for a in ANSWERS if a != stratum])
+        where = rng.randrange(len(placed) + 1)  # the subject's place in the description's order
+        canvases = []
+        for wanted in [stratum, twin][: 2 if twins else 1]:
+            ys, xs = np.nonzero(grid == ANSWERS.index(wanted))
+            pick = rng.randrange(len(xs))
+            old = shapes[moved]
+            subject = Shape(
+                old.size, old.colour, old.kind, int(xs[pick]) - geometry.half, int(ys[pick]) - geometry.half
+            )
+            assert answer(reference, subject, geometry) == wanted
+            canvases.append((subject, [*placed[:where], subject, *placed[where:]]))
+        subject, canvas = canvases[0]
+        ordered = [(a, b) for a in placed for b in placed if a != b]
+        others = [(a, b) for a, b in ordered if reference not in (a, b)]
+        question = f"Where is the {subject.name} relative to the {reference.name}?"
+        members = [
+            Member(
+                question,
+                answer(reference, s, geometry),
+                () if i == 0 else ("subject",),
+                shapes=c if i else None,
+                description=describe.coordinates(c, geometry),
+            )
+            for i, (s, c) in enumerate(canvases)
+        ]
+        chosen = rng.sample(others, min(examples, len(others)))
         pairs = [
             (f"Where is the {b.name} relative to the {a.name}?", answer(a, b, geometry)) for a, b in chosen
         ]
         return Questions(
-            pairs,
+            members,
             list(ANSWERS),
+            examples=pairs,
             description=describe.coordinates(canvas, geometry),
             facts={"subject": subject.name, "reference": reference.name},
             unseen=describe.rule(geometry),

@@ -1,15 +1,23 @@
 """Count: "How many large green triangles are there?", "How many shapes are red?" -> 0..N.
 
+Every item is asked as a contrast pair over the canvas: the same question about a canvas C and
+its twin C', which differs in one shape's attribute, so the count differs by one. For a one-word
+query ("red") one matching shape changes colour; for a query of several words, one attribute is
+swapped between a matching shape S and a shape T that differs from the query in another word
+too, so every word keeps its frequency in the description. A rule that does not bind the words
+to the shapes (word frequencies, the sizes of the description's groups) reads C and C' alike and
+gets at most one of the two right. C' keeps every position and every relation a description
+states (``twins.same_layout``).
+
 A query's wording bounds its count: a full identity counts 0 or 1, a colour at most 6 (of 24
 identities), and on a canvas of N distinct shapes a query matching u identities counts between
-max(0, N - (24 - u)) and min(u, N). So the set balances over (count, query type) pairs: every
-pair a canvas of N shapes allows is one stratum, and each block of the schedule holds each once.
-Any rule on the wording alone ("the largest count the query allows", "N u / 24") is then right
-exactly as often as a uniform guess within the allowed range: the task's chance rate is the mean
-of 1 / (size of that range), not 1 / (N + 1); small counts are more frequent, since every query
-type allows them. The canvas draw is biased: a query of the type is chosen and k matching and
-N - k other identities drawn. On a 24-shape canvas every identity is present, so a query's count
-is fixed by its wording: the task does not run at that size.
+max(0, N - (24 - u)) and min(u, N) (for several words at most N - 1: a swap needs a shape that
+does not match). The asked counts (``asked_counts``) are that range cut into pairs {c, c + 1}
+from its bottom, its top left out when the range has an odd number of values; each stratum is
+one pair and one query type, balanced across the set, and the pair's two counts are C's and C''s.
+So every asked count is as frequent as any other of its query type and size, and any rule on the
+wording alone is right one time in ``len(asked_counts)``: the task's chance rate. On a 24-shape
+canvas every identity is present and a query's count is fixed by its wording: not asked.
 """
 
 import functools
@@ -17,8 +25,9 @@ import random
 
 from common.canvas.shapes import IDENTITIES, Geometry, Shape, sample_identities
 from common.canvas.tasks import attributes as attr
-from common.canvas.tasks.base import Questions, Task
-from common.canvas.tasks.existence import example_queries, pick_query
+from common.canvas.tasks import twins
+from common.canvas.tasks.base import Impossible, Member, Questions, Task
+from common.canvas.tasks.existence import example_queries
 
 
 @functools.cache
@@ -29,19 +38,28 @@ def allowed(mask: tuple[bool, bool, bool], num_shapes: int) -> range:
     return range(max(0, num_shapes - (len(IDENTITIES) - u)), min(u, num_shapes) + 1)
 
 
+@functools.cache
+def asked_counts(mask: tuple[bool, bool, bool], num_shapes: int) -> range:
+    """Return the counts the set asks for a query of type ``mask`` on ``num_shapes`` shapes: the
+    allowed range (for several words at most N - 1), its top left out when odd-sized, so that it
+    splits into pairs {c, c + 1}."""
+    counts = allowed(mask, num_shapes)
+    top = counts.stop - 1 if sum(mask) == 1 else min(counts.stop - 1, num_shapes - 1)
+    size = max(0, top - counts.start + 1)
+    return range(counts.start, counts.start + size - size % 2)
+
+
 class CountTask(Task):
-    """How many shapes have these attributes? Balanced over (count, query type)."""
+    """How many shapes have these attributes? Asked as a contrast pair over the canvas."""
 
     name = "count"
     instruction = "Answer with a number."
+    inputs = ("canvas",)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``"<count>:<query type>"`` for every count each query type allows."""
+        """Return ``"<lower count of a pair>:<query type>"`` for every pair of asked counts."""
         return [
-            f"{k}:{attr.mask_name(mask)}"
-            for k in range(num_shapes + 1)
-            for mask in attr.MASKS
-            if k in allowed(mask, num_shapes)
+            f"{c}:{attr.mask_name(mask)}" for mask in attr.MASKS for c in asked_counts(mask, num_shapes)[::2]
         ]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
@@ -49,24 +67,24 @@ class CountTask(Task):
         if num_shapes >= len(IDENTITIES):
             return "every identity is on the canvas: a query's count is fixed by its wording"
         if stratum is not None:
-            k, mask = stratum.split(":")
-            if int(k) not in allowed(attr.MASK_NAMES[mask], num_shapes):
-                return f"no {mask} query matches exactly {k} of {num_shapes} distinct shapes"
+            low, mask = stratum.split(":")
+            if int(low) not in asked_counts(attr.MASK_NAMES[mask], num_shapes):
+                return f"no {mask} query can count {low} and {int(low) + 1} on {num_shapes} shapes"
         return super().unsupported(num_shapes, stratum)
 
     def identities(
         self, rng: random.Random, num_shapes: int, stratum: str | None
     ) -> list[tuple[str, str, str]]:
-        """Return identities holding exactly k matches of a query of the stratum's type."""
+        """Return identities holding the pair's higher count of matches of a query of the type."""
         if stratum is None:
             return sample_identities(rng, num_shapes)
-        k, mask = int(stratum.split(":")[0]), attr.MASK_NAMES[stratum.split(":")[1]]
-        if k not in allowed(mask, num_shapes):
+        low, mask = int(stratum.split(":")[0]), attr.MASK_NAMES[stratum.split(":")[1]]
+        if low not in asked_counts(mask, num_shapes):
             return sample_identities(rng, num_shapes)  # generate_questions will find it impossible
         query = rng.choice(attr.queries_of_type(mask))
         inside = [i for i in IDENTITIES if attr.matches(query, i)]
         outside = [i for i in IDENTITIES if not attr.matches(query, i)]
-        chosen = rng.sample(inside, k) + rng.sample(outside, num_shapes - k)
+        chosen = rng.sample(inside, low + 1) + rng.sample(outside, num_shapes - low - 1)
         rng.shuffle(chosen)
         return chosen
 
@@ -77,16 +95,60 @@ class CountTask(Task):
         geometry: Geometry,
         selected: str | None = None,
         examples: int = 2,
+        twins: bool = True,
     ) -> Questions:
-        """Return a count question of stratum ``selected`` and examples on attribute-disjoint queries.
-
-        Raises Impossible when no query of that type has that count on this canvas.
-        """
+        """Return the pair of stratum ``selected`` (the item first, C or C' at random) and examples
+        counting alike on both canvases. Raises Impossible when no query of the type counts the
+        pair's higher count here with a twin that keeps every stated relation."""
+        low, mask_name = self.pick_stratum(rng, len(shapes), selected).split(":")
+        mask = attr.MASK_NAMES[mask_name]
+        query, other = self._pair(shapes, mask, int(low) + 1, rng, geometry)
         identities = [s.identity for s in shapes]
-        k, mask = self.pick_stratum(rng, len(shapes), selected).split(":")
-        test = pick_query(rng, identities, int(k), masks=[attr.MASK_NAMES[mask]])
-        pairs = [
-            (attr.plural_question(q), str(attr.count(q, identities)))
-            for q in [test, *example_queries(rng, test, examples)]
+        question = attr.plural_question(query)
+        members = [
+            Member(question, str(attr.count(query, identities)), facts={"query": list(query)}),
+            Member(
+                question,
+                str(attr.count(query, [s.identity for s in other])),
+                ("canvas",),
+                shapes=other,
+                facts={"query": list(query)},
+            ),
         ]
-        return Questions(pairs, [str(n) for n in range(len(shapes) + 1)], facts={"query": list(test)})
+        if rng.random() < 0.5:
+            members = [members[1], members[0]]
+            members[0].varies, members[1].varies = (), ("canvas",)
+        if not twins:
+            members = members[:1]
+        shown = example_queries(rng, [query], [identities, [s.identity for s in other]], examples)
+        pairs = [(attr.plural_question(q), str(attr.count(q, identities))) for q in shown]
+        return Questions(members, [str(n) for n in range(len(shapes) + 1)], examples=pairs)
+
+    @staticmethod
+    def _pair(
+        shapes: list[Shape], mask: tuple[bool, bool, bool], count: int, rng: random.Random, geometry: Geometry
+    ) -> tuple[attr.Query, list[Shape]]:
+        """Return a query of type ``mask`` counting ``count`` here and the twin canvas counting one
+        less: a matching shape changed (one word) or swapped with a shape of another value that
+        differs from the query in another word too (several words)."""
+        identities = [s.identity for s in shapes]
+        queries = [q for q in attr.queries_of_type(mask) if attr.count(q, identities) == count]
+        rng.shuffle(queries)
+        fixed = [a for a in range(3) if mask[a]]
+        for query in queries:
+            changes = []
+            for i, s in enumerate(identities):
+                if not attr.matches(query, s):
+                    continue
+                for a in fixed:
+                    if len(fixed) == 1:
+                        changes += [twins.changed(shapes, i, a, v) for v in attr.VALUES[a] if v != s[a]]
+                        continue
+                    for j, t in enumerate(identities):
+                        if t[a] != s[a] and any(t[b] != query[b] for b in fixed if b != a):
+                            changes.append(twins.swapped(shapes, i, j, a))
+            rng.shuffle(changes)
+            for other in changes:
+                if twins.same_layout(shapes, other, geometry):
+                    return query, other
+        raise Impossible(f"no {attr.mask_name(mask)} query counting {count} with a twin on this canvas")

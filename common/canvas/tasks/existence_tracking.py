@@ -1,72 +1,79 @@
 """Existence tracking: a shared description, additions and removals, then
 "Is there a {s} in the canvas?".
 
-The invariant: the answer is drawn first, and every surface choice independently of it. A
-shape's presence flips with each event naming it, so its answer is whether it was on the first
-canvas, flipped once per event. The stratum is (answer, the number of the asked shape's events,
-2 or 3), which fixes its history: removed-added (Yes), added-removed-added (Yes), added-removed
-(No), removed-added-removed (No). Whether it was on the first canvas (the history starts with a
-removal) is then Yes as often as No within each answer, and the number of its events is drawn
-apart from the answer.
+Every item is asked as a contrast pair over the asked shape's own events: the same description,
+the same events of every other shape in the same order, and the asked shape S with one event
+more in one member than in the other (its last event dropped). An event flips S (a shape on the
+canvas can only be removed, one off it only added), so the two members answer opposite ways. A
+rule that does not read S's events (the final sentence when it names another shape, the events
+of the other shapes, the first description) reads the two alike and gets at most one right.
 
-Every prompt holds a *twin*: another shape with as many events, starting the other way (on the
-first canvas when the asked shape is not), so it ends the other way. The two get two slot sets
-drawn together and dealt at random (each: three random slots among the prompt's ``events``, the
-first and the last kept, the middle one only for a three-event history, so where a history
-starts and ends does not depend on its length); the other events name other shapes, each
-removing a shape still on the canvas (never the last other one) or adding an absent identity,
-with equal odds when both are possible, drawn without regard to the asked shape. So the pair
-{asked shape, twin} is the same whatever the answer, and only which of the two is asked
-differs: the kind of every event at every position (counted from either end), the number of
-additions and removals, where the asked shape's events fall, how often it is named in events,
-whether the first description names it, and the events of every other shape have the same
-distribution for a Yes as for a No. The same-canvas examples ask about other mentioned shapes,
-never the twin (its answer is the opposite one). What stays tied to the answer is the history
-itself: the kind of the asked shape's last event, and the parity of its mentions (the first
-description's and the events'), each the answer by the rule that an event flips the shape.
+S's history has two events in one member and three in the other (on the first canvas: removed,
+added, then removed again; off it: added, removed, then added again), so every rule on the kinds
+of S's events ("ever removed", "ever added", "its first event", "never mentioned", "ignore the
+events") is right in one member of every pair and wrong in the other: at chance. The stratum is
+whether S starts on the first canvas, balanced across the set; which member is the item is drawn
+at random. S's last event takes a slot drawn uniformly among the ``events`` slots (its earlier
+events random slots before it), so no slot counted from either end holds S's deciding event much
+more often than another. Two decoys get histories drawn the same way (two or three events, a random
+start), so S is not the one shape named in several events; the same-canvas examples ask about
+other shapes. The remaining slots hold events of other shapes drawn without regard to S: each
+removes a shape still on the canvas (never the last other one) or adds an absent identity, the
+number of additions among them uniform, so that counting additions against removals tells
+little: S's final state moves the count by one, the others' spread it over many values.
 
-A canvas of 24 shapes has no absent identity, so one of the two could not start off the canvas:
-the task does not run there (every asked shape would start on it, and the number of its events
-would tell the answer).
+What no twin closes: the members differ in S's state alone, so a rule that tracks every shape
+without knowing which is asked (how many end present, additions against removals) keeps a small
+edge, the larger the fewer the other events; ``partial`` reports it (net-events, majority-present)
+and the audit reports the view with the subject blinded beside the gate, not in it.
+
+A canvas of 24 shapes has no absent identity, so S could not start off the canvas: the task does
+not run there (every S would start on it, and the parity of its events would tell the answer).
 """
 
 import random
 
 from common.canvas import describe
 from common.canvas.shapes import IDENTITIES, Geometry, Shape
-from common.canvas.tasks.base import Impossible, Questions, Task
+from common.canvas.tasks.base import Impossible, Member, Questions, Task
 
 ANSWERS = ["Yes", "No"]
-LENGTHS = ["2", "3"]  # events naming the asked shape (and its twin)
-MIN_EVENTS = 6  # two shapes with three events each
+STARTS = ["on", "off"]  # the asked shape on the first canvas, or not
+SHORTER = ["2"]  # the asked shape's events in the shorter member (the longer has one more): see above
+MIN_EVENTS = 4  # the longer member's three events of the asked shape, and one other
+DECOYS = 2  # other shapes given histories like the asked shape's, so that it does not stand out
+DECOY_LENGTHS = [2, 3]  # the asked shape's lengths over the set
 
 
-def history(answer: str, length: int) -> list[str]:
-    """Return the kinds of the events of a shape with ``length`` events ending present (Yes) or
-    absent (No): alternating, the last one an addition for Yes."""
-    last = "add" if answer == "Yes" else "remove"
-    other = "remove" if last == "add" else "add"
-    return [last if (length - 1 - i) % 2 == 0 else other for i in range(length)]
+def history(start: str, length: int) -> list[str]:
+    """Return the kinds of the events of a shape starting ``on`` or ``off`` the canvas: alternating,
+    a removal first for a shape on it."""
+    first, second = ("remove", "add") if start == "on" else ("add", "remove")
+    return [first if i % 2 == 0 else second for i in range(length)]
 
 
 class ExistenceTrackingTask(Task):
-    """Is this shape on the canvas after the events? Balanced over (answer, events naming it)."""
+    """Is this shape on the canvas after the events? A contrast pair over the shape's own events."""
 
     name = "existence_tracking"
     instruction = "Answer Yes or No."
-    events = 8  # events in a prompt
+    events = 24  # events in the longer member of a pair
+    decoys = DECOYS
+    inputs = ("events",)
 
     def answer_strata(self, num_shapes: int) -> list[str]:
-        """Return ``"<answer>:<events naming the asked shape>"`` (4 strata)."""
-        return [f"{answer}:{length}" for answer in ANSWERS for length in LENGTHS]
+        """Return ``"<on|off>:<events of the asked shape in the shorter member>"`` (6 strata)."""
+        return [f"{start}:{k}" for start in STARTS for k in SHORTER]
 
     def unsupported(self, num_shapes: int, stratum: str | None = None) -> str | None:
         """Return why no question can be asked: too few events, or no absent identity (24 shapes)."""
         if self.events < MIN_EVENTS:
-            return f"the asked shape and its twin need {MIN_EVENTS} events (the set has {self.events})"
+            return (
+                f"the asked shape's events and another need {MIN_EVENTS} events (the set has {self.events})"
+            )
         if num_shapes >= len(IDENTITIES):
             return (
-                "every identity is on the canvas: no shape can start off it, so the number of the asked "
+                "every identity is on the canvas: no shape can start off it, so the parity of the asked "
                 "shape's events would give the answer"
             )
         return super().unsupported(num_shapes, stratum)
@@ -78,60 +85,106 @@ class ExistenceTrackingTask(Task):
         geometry: Geometry,
         selected: str | None = None,
         examples: int = 2,
+        twins: bool = True,
     ) -> Questions:
-        """Return the events (as a suffix), a question about a shape of the stratum's history and
-        examples on other mentioned shapes (never the twin). Raises Impossible when the other
-        shapes' events cannot be made."""
-        answer, length = self.pick_stratum(rng, len(shapes), selected).split(":")
+        """Return the pair (the item first, the shorter or the longer member at random) and
+        examples on other mentioned shapes. Raises Impossible when the other shapes' events
+        cannot be made."""
+        start, k = self.pick_stratum(rng, len(shapes), selected).split(":")
         initial = [s.identity for s in shapes]
         absent = [i for i in IDENTITIES if i not in initial]
         if not absent or self.events < MIN_EVENTS:
             raise Impossible("no shape can start off the canvas")
-        asked_kinds = history(answer, int(length))
-        twin_kinds = history("No" if answer == "Yes" else "Yes", int(length))
-        on_first = rng.choice(initial)  # the one of the two that starts on the canvas
-        off_first = rng.choice(absent)
-        target, twin = (on_first, off_first) if asked_kinds[0] == "remove" else (off_first, on_first)
-        slots = rng.sample(range(self.events), 6)
-        pair = [sorted(slots[:3]), sorted(slots[3:])]  # dealt at random: slots[:3] is a random triple
-        plan: dict[int, tuple[str, tuple[str, str, str]]] = {}
-        for (first, middle, last), identity, kinds in zip(
-            pair, (target, twin), (asked_kinds, twin_kinds), strict=True
-        ):
-            for slot, kind in zip(
-                [first, middle, last] if len(kinds) == 3 else [first, last], kinds, strict=True
-            ):
-                plan[slot] = (kind, identity)
-        present, touched, sentences = list(initial), [], []
+        asked = rng.choice(initial if start == "on" else absent)
+        plan = self._plan(rng, asked, start, int(k) + 1, {})
+        for _ in range(self.decoys):
+            start_d = rng.choice(STARTS)
+            taken = [identity for _, identity in plan.values()]
+            pool = [i for i in (initial if start_d == "on" else absent) if i not in taken]
+            if pool:
+                self._plan(rng, rng.choice(pool), start_d, rng.choice(DECOY_LENGTHS), plan)
+        last = max(slot for slot, (_, identity) in plan.items() if identity == asked)
+        fillers = self.events - len(plan)
+        adds = rng.randint(0, fillers)  # the others' additions: uniform, so their net count is flat
+        wanted = rng.sample(["add"] * adds + ["remove"] * (fillers - adds), fillers)
+        present, touched, longer = list(initial), [], []
         for slot in range(self.events):
-            event, identity = plan.get(slot) or self._other_event(rng, present, (target, twin))
+            if slot in plan:
+                event, identity = plan[slot]
+            else:
+                event, identity = self._other_event(rng, present, [i for _, i in plan.values()], wanted.pop())
+            touched.append(identity)
             if event == "remove":
                 present.remove(identity)
-                sentences.append(describe.removed(" ".join(identity)))
             else:
                 present.append(identity)
-                sentences.append(describe.added(" ".join(identity)))
-            touched.append(identity)
-        assert (target in present) == (answer == "Yes") and (twin in present) != (target in present)
-        others = [i for i in dict.fromkeys(initial + touched) if i not in (target, twin)]
-        chosen = [target, *rng.sample(others, min(examples, len(others)))]
+            text = (
+                describe.removed(" ".join(identity))
+                if event == "remove"
+                else describe.added(" ".join(identity))
+            )
+            longer.append((slot, text))
+        name = " ".join(asked)
+        question = f"Is there a {name} in the canvas?"
+        final = {"shorter": (asked in initial) != (int(k) % 2 == 1), "longer": asked in present}
+        suffixes = {
+            "shorter": " ".join(text for slot, text in longer if slot != last),
+            "longer": " ".join(text for _, text in longer),
+        }
+        order = ["shorter", "longer"] if rng.random() < 0.5 else ["longer", "shorter"]
+        members = [
+            Member(
+                question,
+                "Yes" if final[which] else "No",
+                () if i == 0 else ("events",),
+                suffix=suffixes[which],
+                facts={"events_of_asked": int(k) + (which == "longer")},
+            )
+            for i, which in enumerate(order[: 2 if twins else 1])
+        ]
+        tracked = [identity for _, identity in plan.values()]  # the asked shape and the decoys
+        others = [i for i in dict.fromkeys(initial + touched) if i not in tracked]
+        chosen = rng.sample(others, min(examples, len(others)))
         pairs = [
             (f"Is there a {' '.join(i)} in the canvas?", "Yes" if i in present else "No") for i in chosen
         ]
-        facts = {"final": [" ".join(i) for i in present], "twin": " ".join(twin)}
-        return Questions(pairs, list(ANSWERS), suffix=" ".join(sentences), facts=facts)
+        return Questions(members, list(ANSWERS), examples=pairs, suffix=suffixes[order[0]])
+
+    def _plan(
+        self,
+        rng: random.Random,
+        identity: tuple[str, str, str],
+        start: str,
+        length: int,
+        plan: dict[int, tuple[str, tuple[str, str, str]]],
+    ) -> dict[int, tuple[str, tuple[str, str, str]]]:
+        """Add ``length`` events of ``identity`` (starting ``on`` or ``off`` the canvas) to ``plan``
+        (slot -> (kind, identity)) and return it: its last event at a free slot drawn uniformly
+        (from the ``length``-th free one on), the others at random free slots before it; raise
+        Impossible when the slots run out."""
+        free = [slot for slot in range(self.events) if slot not in plan]
+        if length > len(free):
+            raise Impossible("too few events for the tracked shapes")
+        if length:
+            last = rng.randrange(length - 1, len(free))
+            chosen = [*sorted(rng.sample(free[:last], length - 1)), free[last]]
+            plan.update(zip(chosen, [(kind, identity) for kind in history(start, length)], strict=True))
+        return plan
 
     @staticmethod
     def _other_event(
-        rng: random.Random, present: list[tuple[str, str, str]], pair: tuple[tuple[str, str, str], ...]
+        rng: random.Random,
+        present: list[tuple[str, str, str]],
+        tracked: list[tuple[str, str, str]],
+        kind: str,
     ) -> tuple[str, tuple[str, str, str]]:
-        """Return an event on a shape other than the asked one and its twin, drawn without regard to
-        them: a removal (never of the last other shape) or an addition, with equal odds when both
-        are possible; raise Impossible when neither is."""
-        others = [i for i in present if i not in pair]
+        """Return an event of ``kind`` on a shape other than the tracked ones (the asked shape and
+        the decoys), drawn without regard to them: a removal (never of the last other shape) or an
+        addition, the other kind when ``kind`` is not possible; raise Impossible when neither is."""
+        others = [i for i in present if i not in tracked]
         removable = others if len(others) > 1 else []
-        absent = [i for i in IDENTITIES if i not in present and i not in pair]
-        if removable and (not absent or rng.random() < 0.5):
+        absent = [i for i in IDENTITIES if i not in present and i not in tracked]
+        if removable and (not absent or kind == "remove"):
             return "remove", rng.choice(removable)
         if absent:
             return "add", rng.choice(absent)

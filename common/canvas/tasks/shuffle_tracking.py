@@ -24,6 +24,12 @@ the skill itself). No two swaps cancel (the same two shapes swapped again with n
 either in between) unless the set's ``cancelling_swaps`` allows it. The answer is an identity:
 "Large Blue Square".
 
+Every item is asked as a contrast pair over the swaps: its twin has the same line-up, the same
+question and the same swaps but one (at a random place in the sequence), changed so that another
+shape ends at the asked position; both sequences have the item's agreement signature, so the
+balance above holds for every member. A rule that does not read that swap (ignoring the swaps,
+stopping early, skipping the last) reads the two alike and gets at most one of the two right.
+
 No same-canvas examples: a question about another position names a shape that is not the
 answer, so examples would narrow the answer by elimination (from N shapes to N - 2 with two
 examples); other-canvas examples carry no such hint.
@@ -38,7 +44,7 @@ from collections import Counter
 from common.canvas import describe
 from common.canvas.relations import vertical
 from common.canvas.shapes import Geometry, Shape, bounding_box, fits, margin, title
-from common.canvas.tasks.base import Impossible, Questions, Task
+from common.canvas.tasks.base import Impossible, Member, Questions, Task
 
 ORDINALS = [
     "first",
@@ -146,6 +152,14 @@ def mix_label(signature: tuple[int, int, int], index: int) -> str:
     return "-".join(map(str, signature)) + (f"#{index}" if index else "")
 
 
+def _final(n: int, swaps: list[tuple[int, int]]) -> list[int]:
+    """Return which starting position ends at each position after ``swaps``."""
+    order = list(range(n))
+    for i, j in swaps:
+        order[i], order[j] = order[j], order[i]
+    return order
+
+
 def rules_right(start: list[str], swaps: list[tuple[int, int]], position: int) -> list[str]:
     """Return the ``RULES`` whose answer is the shape at ``position`` after ``swaps`` (index pairs,
     the shape at the first index named first) from the line-up ``start``."""
@@ -178,9 +192,10 @@ class ShuffleTrackingTask(Task):
     owned_description = "shuffle"
     instruction = 'Answer with the shape\'s size, colour and kind, such as "Large Blue Square".'
     min_shapes = 3
-    swaps = 4  # at least; a column of N shapes gets max(swaps, N)
+    swaps = 6  # at least; a column of N shapes gets max(swaps, N)
     cancelling_swaps = False  # whether two swaps may cancel out (see the module docstring)
     no_same_canvas = "same-canvas examples would narrow the answer by elimination"
+    inputs = ("swaps",)
 
     swap_attempts = 20000  # random swap sequences tried per question
 
@@ -247,12 +262,13 @@ class ShuffleTrackingTask(Task):
         geometry: Geometry,
         selected: str | None = None,
         examples: int = 2,
+        twins: bool = True,
     ) -> Questions:
-        """Return the line-up and swaps and a question about the position of stratum ``selected``
-        (no examples: ``no_same_canvas``).
+        """Return the line-up and swaps, a question about the position of stratum ``selected`` and
+        its twin with one swap changed (no examples: ``no_same_canvas``).
 
         Raises Impossible when the shapes are not all vertically apart by the relation rule, or no
-        swaps were found with the stratum's agreements.
+        swaps (or no twin) were found with the stratum's agreements.
         """
         column = sorted(shapes, key=lambda s: (s.y, s.name))
         if any(vertical(a, b, geometry) != "Above" for a, b in itertools.pairwise(column)):
@@ -262,22 +278,81 @@ class ShuffleTrackingTask(Task):
         asked, label = self.pick_stratum(rng, n, selected).split("|")
         position = int(asked)
         wanted = tuple(int(a) for a in label.split("#")[0].split("-"))
-        swaps = self._swaps(rng, n, wanted)
-        order = list(start)
-        sentences = [describe.line_up(n, start)]
-        for i, j in swaps:
-            sentences.append(describe.swap(order[i], order[j]))
-            order[i], order[j] = order[j], order[i]
-        pairs = [(position_question(position, n), title(tuple(order[position].split())))]
+        sequences = [self._swaps(rng, n, wanted)]
+        if twins:
+            sequences.append(self._twin(rng, n, sequences[0], position, self._twin_agreements(n, label)))
+        question = position_question(position, n)
+        members = []
+        for i, swaps in enumerate(sequences):
+            order = list(start)
+            sentences = [describe.line_up(n, start)]
+            for a, b in swaps:
+                sentences.append(describe.swap(order[a], order[b]))
+                order[a], order[b] = order[b], order[a]
+            facts = {
+                "final_order": order,
+                "rules_right": rules_right(start, swaps, position),
+                "agreements": mix_label(agreements(n, swaps), 0),
+            }
+            members.append(
+                Member(
+                    question,
+                    title(tuple(order[position].split())),
+                    () if i == 0 else ("swaps",),
+                    description=" ".join(sentences),
+                    unseen=" ".join(sentences[1:]),
+                    facts=facts,
+                )
+            )
         vocabulary = [title(s.identity) for s in sorted(shapes, key=lambda s: s.identity)]
-        facts = {
-            "final_order": order,
-            "rules_right": rules_right(start, swaps, position),
-            "agreements": label,
-        }
-        return Questions(
-            pairs, vocabulary, description=" ".join(sentences), facts=facts, unseen=" ".join(sentences[1:])
-        )
+        item = members[0]
+        return Questions(members, vocabulary, description=item.description, unseen=item.unseen)
+
+    def _twin_agreements(self, n: int, label: str) -> list[tuple[int, ...]]:
+        """Return the agreements the twin of an item whose swaps have the signature ``label`` may
+        have, in the order to try: the next label's of the mix first (the last's: the first's), so
+        that over the set the twins' signatures follow the mix as the items' do, then the others."""
+        labels = self.strata(n)[1]
+        start = labels.index(label) + 1
+        ordered = [labels[(start + i) % len(labels)] for i in range(len(labels))]
+        return list(dict.fromkeys(tuple(int(a) for a in t.split("#")[0].split("-")) for t in ordered))
+
+    def _twin(
+        self,
+        rng: random.Random,
+        n: int,
+        swaps: list[tuple[int, int]],
+        position: int,
+        wanted: list[tuple[int, ...]],
+    ) -> list[tuple[int, int]]:
+        """Return ``swaps`` with one swap changed (the place and the new pair at random) so that
+        another shape ends at ``position``, with the agreements ``wanted`` (``_twin_agreements``),
+        its last swap moving the asked position exactly when the item's does (else a change of
+        the last swap, which must move it, would make twins end there more often) and no two
+        swaps cancelling unless allowed; raise Impossible when none does."""
+        ending = _final(n, swaps)[position]
+        options = [
+            (index, (i, j)) for index in range(len(swaps)) for i in range(n) for j in range(n) if i != j
+        ]
+        rng.shuffle(options)
+        found: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+        for index, pair in options:
+            if pair == swaps[index]:
+                continue
+            changed = [*swaps[:index], pair, *swaps[index + 1 :]]
+            if _final(n, changed)[position] == ending or (not self.cancelling_swaps and cancels(changed)):
+                continue
+            if (position in changed[-1]) != (position in swaps[-1]):  # as often as the items, no more
+                continue
+            signature = agreements(n, changed)
+            if signature == wanted[0]:
+                return changed
+            if signature in wanted:
+                found.setdefault(signature, changed)
+        for signature in wanted:
+            if signature in found:
+                return found[signature]
+        raise Impossible(f"no swap could be changed keeping the agreements of the mix {wanted}")
 
     def _swaps(self, rng: random.Random, n: int, wanted: tuple[int, ...]) -> list[tuple[int, int]]:
         """Return ``count(n)`` random swaps (none cancelling unless allowed) with the agreements
