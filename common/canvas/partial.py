@@ -159,6 +159,21 @@ def _majority_present(prompt: str) -> str | None:
     return "Yes" if 2 * sum(states.values()) > len(states) else "No"
 
 
+def _multi_event_majority(prompt: str) -> str | None:
+    """Existence tracking: the shapes named in three or more events tracked (the asked shape is
+    often one of them), Yes when most of them end on the canvas (which one is asked ignored; a tie
+    or none: not read)."""
+    states = final_states(prompt)
+    if states is None:
+        return None
+    named = Counter(name for name, _ in reading.events(reading.description(prompt)))
+    tracked = [name for name, count in named.items() if count >= 3]
+    present = sum(states[name] for name in tracked)
+    if not tracked or 2 * present == len(tracked):
+        return None
+    return "Yes" if 2 * present > len(tracked) else "No"
+
+
 def _unswapped_stays(prompt: str) -> str | None:
     """Shuffle tracking: the shape the line-up puts at the asked position stays there when no swap
     names it (other prompts: not read)."""
@@ -220,6 +235,12 @@ PARTIAL_SKILLS = [
         "existence_tracking",
         "every shape tracked; Yes when most of them end on the canvas (the asked one ignored)",
         _majority_present,
+    ),
+    PartialSkill(
+        "multi-event-majority",
+        "existence_tracking",
+        "the shapes named in three or more events tracked; Yes when most end on the canvas (none asked)",
+        _multi_event_majority,
     ),
     PartialSkill(
         "towards-centre",

@@ -14,10 +14,11 @@ How ``extract`` reads a response:
    thinking), a question the model goes on to ask itself ("Question: ..." after its answer, or
    the asked one again after an "Answer:"; a reply opening on another question answers none) and
    a new canvas it goes on to describe ("Now a new canvas. ..."), as base models do; a reply
-   opening with a comma goes on with the prompt's list of options and gives no answer. A reply that is an option itself is that option (most of the built-in
-   models' replies), without more reading. Markdown marks, list numbers and bullets are dropped,
-   contractions spelt out, and the text cut into sentences (at . ! ? ; and line breaks, not
-   inside "2.0"); asides in brackets are set apart ("3 (not 2)").
+   opening with a comma goes on with the prompt's list of options and gives no answer. A reply
+   that is an option itself is that option (most of the built-in models' replies), without more
+   reading. Markdown marks, list numbers and bullets are dropped, contractions spelt out, and the
+   text cut into sentences (at . ! ? ; and line breaks, not inside "2.0"); asides in brackets are
+   set apart ("3 (not 2)").
 2. Each sentence is read for an answer (``sentence.py``, by the kind of vocabulary). How firmly it
    gives it: an answer marker ("Answer:", "The answer is", "Final answer") or a retraction
    ("wait", "actually", "hmm", "on reflection", "I mean", "sorry", "correction", "let me

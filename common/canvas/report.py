@@ -311,7 +311,11 @@ def plot_accuracy(by_size: pd.DataFrame, chances: dict[str, pd.Series], path: Pa
         rows = table[table["task"] == task]
         for model in dict.fromkeys(rows["model"]):
             line = rows[rows["model"] == model].sort_values("num_shapes")
-            errors = [100 * (line["strict"] - line["lo"]), 100 * (line["hi"] - line["strict"])]
+            # an interval's end can miss the estimate by a rounding error at 0 or 100%
+            errors = [
+                100 * (line["strict"] - line["lo"]).clip(lower=0),
+                100 * (line["hi"] - line["strict"]).clip(lower=0),
+            ]
             colour = colours[model]
             ax.errorbar(
                 line["num_shapes"],

@@ -263,9 +263,12 @@ VIEWS: dict[str, list[View]] = {
             gated=False,
             why=(
                 "the asked shape's twin ends the other way while every other shape ends as it did, so a "
-                "rule that tracks every shape without knowing which is asked (how many end present, "
-                "additions against removals) keeps an edge of about one over twice the spread of the "
-                "others' count: small with the events the set tells, not nil, and no twin can close it"
+                "rule that tracks every shape without knowing which is asked keeps what the asked shape "
+                "adds to the count of shapes ending present (the partial skill multi-event-majority); "
+                "a twin asking about another shape over the same events would have to end "
+                "the other way, which ties that shape's end to the asked one's and leaks through the "
+                "events view instead. The edge falls only as one over the root of the number of shapes "
+                "told like the asked one: reported beside the gate, not in it"
             ),
         ),
     ],
