@@ -43,7 +43,9 @@ ENGINE_OK := $(VENV)/.engine-ok
 BROWSER_OK := $(VENV)/.browser-ok
 BENCH_OK := $(VENV)/.bench-ok
 EXPLORE_OK := $(VENV)/.explore-ok
-CODE_DIRS := common scripts tests $(wildcard bench)
+# (a copy of the model template, scripts/test_<name>_model.py, is the user's: pyproject.toml leaves it
+# out of ruff's checks; the template itself is named to be checked)
+CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
 RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py examples.py queries.py \
 	provenance.py analysis.py database.py scored.py jsonl.py paths.py)
