@@ -1,11 +1,12 @@
 """The report as Markdown and as one standalone HTML page, from saved sections (``common.report``).
 
 The page has one part per suite (``suite_parts``), whatever number of sets and models it holds:
-what the suite measures (said once, folded), the notes and any failed validity check, one
-headline table with a row per run and a column per set (``suite_table``: the suite's main
-measure with its interval, from each section's ``headline``), the suite's first figure with the
-runs that rest on few units named under it, then each set's whole section folded. A suite
-whose sections carry no headline is shown section by section as below.
+first any failed validity check (``checks_failed``: which check, which task, what to do), then
+what the suite measures (said once, folded), the notes, one headline table with a row per run
+and a column per set (``suite_table``: the suite's main measure with its interval, from each
+section's ``headline``), the suite's first figure with the runs that rest on few units named
+under it, then each set's whole section folded. A suite whose sections carry no headline is
+shown section by section as below.
 
 Both formats lay a section out the same way (``layout``); the provenance's long tables (models,
 inputs, configs) are folded under its first sentence. A section whose suite marks its
@@ -178,15 +179,22 @@ def _about_parts(about: str) -> tuple[str, str]:
 
 
 def _notes(sections: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """Return a suite's failed validity checks (each section's ``failed``, shown open) and its other
-    notes (folded), each said once and prefixed by its set when the suite has several sections."""
+    """Return a suite's failed validity checks (each section's ``failed`` and ``missed``: what opens
+    the suite) and its other notes (folded), each said once and prefixed by its set when the suite
+    has several sections."""
     failed: dict[str, None] = {}
     notes: dict[str, None] = {}
     for s in sections:
         where = f"{s['title'].split(':', 1)[1].strip()}: " if len(sections) > 1 and ":" in s["title"] else ""
-        failed.update({f"{where}{line}": None for line in s.get("failed") or []})
+        failed.update({f"{where}{line}": None for line in checks_failed(s)})
         notes.update({f"{where}{line}": None for line in s["notes"]})
     return list(failed), list(notes)
+
+
+def checks_failed(section: dict[str, Any]) -> list[str]:
+    """Return a section record's validity checks that failed: its gates (``failed``), then the
+    checks not met that did not stop its analysis (``missed``)."""
+    return [*(section.get("failed") or []), *(section.get("missed") or [])]
 
 
 # ---- Markdown ---------------------------------------------------------------------------------------
@@ -227,11 +235,11 @@ def _markdown_suite(part: SuitePart, figure_links: dict[str, str]) -> list[str]:
     if part.table is None:
         return [line for section in part.sections for line in _markdown_section(section, 2, figure_links)]
     first, rest = _about_parts(part.sections[0]["about"])
-    lines = [f"## {part.title}\n", first + "\n"]
+    failed, notes = _notes(part.sections)
+    lines = [f"## {part.title}\n", *[f"> **{html.escape(line, quote=False)}**\n" for line in failed]]
+    lines.append(first + "\n")
     if rest:
         lines += [f"<details><summary>{ABOUT_SUMMARY}</summary>\n", rest + "\n", "</details>\n"]
-    failed, notes = _notes(part.sections)
-    lines += [f"> **{html.escape(line, quote=False)}**\n" for line in failed]
     quotes = [f"> {note}\n" for note in notes]
     if len(notes) > OPEN_NOTES:
         quotes = [f"<details><summary>Notes ({len(notes)})</summary>\n", *quotes, "</details>\n"]
@@ -252,7 +260,9 @@ def _markdown_section(section: dict[str, Any], level: int, figure_links: dict[st
     measures, notes as quotes, then its ``layout`` (``figure_links`` maps a figure's path to its
     link; the path itself otherwise)."""
     hashes = "#" * level
-    parts = [f"{hashes} {section['title']}\n", section["about"].strip() + "\n"]
+    parts = [f"{hashes} {section['title']}\n"]
+    parts += [f"> **{html.escape(line, quote=False)}**\n" for line in checks_failed(section)]
+    parts.append(section["about"].strip() + "\n")
     parts += [f"> {note}\n" for note in section["notes"]]
     for block in layout(section):
         parts += _markdown_block(block, hashes + "#", figure_links)
@@ -357,7 +367,7 @@ def top_lines(sections: Sequence[dict[str, Any]], prov: dict[str, Any]) -> tuple
     replies cut at the token limit, the one line naming the runs that report no tokens) and the
     lines folded (every section's summary, as `make all` prints it: the suites' tables below
     show the same numbers)."""
-    shown = [line for s in sections for line in s.get("failed") or []] + token_budget_lines(prov)
+    shown = [line for s in sections for line in checks_failed(s)] + token_budget_lines(prov)
     shown += [line] if (line := no_token_runs(prov)) else []
     return shown, summary_lines(sections, per_section=99)
 
@@ -384,18 +394,18 @@ def _nav_links(parts: Sequence[SuitePart]) -> list[str]:
 
 
 def _html_suite(part: SuitePart) -> list[str]:
-    """Return the HTML of one suite (module docstring): heading, the first sentence of what it
-    measures and the rest folded, failed checks, notes, the headline table, the figure, then every
-    set's section folded whole. Without a headline table, its sections one by one."""
+    """Return the HTML of one suite (module docstring): heading, failed checks, the first sentence of
+    what it measures and the rest folded, notes, the headline table, the figure, then every set's
+    section folded whole. Without a headline table, its sections one by one."""
     if part.table is None:
         return [line for section in part.sections for line in _html_section(section)]
     esc = html.escape
     first, rest = _about_parts(part.sections[0]["about"])
-    body = [f'<h2 id="{_anchor(part)}">{esc(part.title)}</h2>', f"<p>{_inline_markdown(first)}</p>"]
+    failed, notes = _notes(part.sections)
+    body = [f'<h2 id="{_anchor(part)}">{esc(part.title)}</h2>', *map(_failed_html, failed)]
+    body.append(f"<p>{_inline_markdown(first)}</p>")
     if rest:
         body.append(f"<details><summary>{ABOUT_SUMMARY}</summary><p>{_inline_markdown(rest)}</p></details>")
-    failed, notes = _notes(part.sections)
-    body += [f'<blockquote class="failed">{esc(line)}</blockquote>' for line in failed]
     quotes = "".join(f"<blockquote>{esc(note)}</blockquote>" for note in notes)
     if notes:
         body.append(
@@ -422,12 +432,21 @@ def _html_suite(part: SuitePart) -> list[str]:
 
 
 def _html_section(section: dict[str, Any]) -> list[str]:
-    """Return the HTML of a section record: heading, what it measures, notes, then its ``layout``."""
+    """Return the HTML of a section record: heading, failed checks, what it measures, notes, then its
+    ``layout``."""
     esc = html.escape
-    body = [f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>']
+    body = [
+        f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>',
+        *map(_failed_html, checks_failed(section)),
+    ]
     body.append(f"<p>{_inline_markdown(section['about'])}</p>")
     body += [f"<blockquote>{esc(note)}</blockquote>" for note in section["notes"]]
     return body + [_html_block(block) for block in layout(section)]
+
+
+def _failed_html(line: str) -> str:
+    """Return a failed validity check as the page shows it, first under its suite's heading."""
+    return f'<blockquote class="failed"><strong>Failed check</strong>: {html.escape(line)}</blockquote>'
 
 
 def _html_block(block: Block) -> str:

@@ -3,12 +3,14 @@ sets, one figure, each set folded), cells on a handful of units said as such, no
 nothing (token budget), each run's own chance line, a check that fails named with what to do,
 and the explorer's long cells folded and escaped."""
 
+import html
+
 import pandas as pd
 
 from common import render, report
 from common.analysis import Section
 from common.canvas.analysis import chance_lines
-from common.canvas.report import check_lines
+from common.canvas.report import check_lines, shortcut_misses
 from common.explore import CUT, cell_html
 from common.provenance import no_token_runs, token_budget_table
 from tests.test_report import _section
@@ -121,8 +123,9 @@ def test_a_uniformly_guessing_run_gets_its_own_chance_line_where_it_differs():
     assert list(chance_lines(["random"], chances, chances)) == ["chance"]
 
 
-def test_a_check_that_is_not_met_names_the_check_the_task_and_what_to_do():
-    shortcuts = pd.DataFrame(
+def _shortcuts() -> pd.DataFrame:
+    """Two shortcut baselines' checks: the first off chance on its task, the second at chance."""
+    return pd.DataFrame(
         {
             "shortcut": ["shortcut-a", "shortcut-b"],
             "task": ["count", "transitivity"],
@@ -133,6 +136,10 @@ def test_a_check_that_is_not_met_names_the_check_the_task_and_what_to_do():
             "at_chance": [False, True],
         }
     )
+
+
+def test_a_check_that_is_not_met_names_the_check_the_task_and_what_to_do():
+    shortcuts = _shortcuts()
     audited = pd.DataFrame(
         {
             "task": ["count", "count"],
@@ -172,3 +179,34 @@ def test_a_section_without_a_headline_is_shown_whole_as_before(tmp_path):
     page = render.render_html([record], _prov())
     assert '<h2 id="toy-suite">Toy suite</h2>' in page and "<h3>Accuracy</h3>" in page
     assert "-set" not in page and "Cells resting on" not in page
+
+
+def test_a_failed_check_opens_its_suite_naming_the_check_the_task_and_what_to_do(tmp_path):
+    # planted: any suite's section may carry a gate that failed and a check not met (the suite's
+    # analysis writes each line: which check, which task, what to do); both open the suite
+    gate = "toy gate failed on task count: the learner scores 90% against chance 25%; fix the generator"
+    check = f"toy check 'shortcut at chance' not met on task {NASTY}: regenerate with another seed"
+    records = _suite_sections(tmp_path)
+    records[1] |= {"failed": [gate], "missed": [check]}
+    page = render.render_html(records, _prov())
+    top = page[page.index('<h2 id="toy-suite">') : page.index("Measures nothing at all.")]
+    assert top.count('<blockquote class="failed">') == 2 and "<details" not in top  # first, open
+    assert f"two: {gate}" in top and f"two: {html.escape(check)}" in top  # each line escaped
+    assert NASTY not in page
+    summary = page[page.index("<h2>Summary</h2>") : page.index("<details>")]
+    assert gate in summary and "shortcut at chance" in summary  # and at the top of the page
+    markdown = render.render_markdown(records, _prov(), {})
+    part = markdown[markdown.index("\n## Toy suite\n") :]
+    assert part.index(f"> **two: {gate}**") < part.index("Measures nothing at all.")
+    # a suite shown section by section opens each section with its failed checks too
+    whole = report.section_record(_section(tmp_path)) | {"missed": [check]}
+    shown = render.render_html([whole], _prov())
+    after = shown[shown.index('<h2 id="toy-suite">') :]
+    assert after.index('<blockquote class="failed">') < after.index("<p>Measures")
+
+
+def test_a_canvas_shortcut_off_chance_is_a_check_the_section_carries():
+    shortcuts = _shortcuts()
+    (line,) = shortcut_misses(shortcuts)
+    assert line.startswith("canvas check 'shortcut at chance' not met on task count: shortcut-a scores 31.0%")
+    assert shortcut_misses(shortcuts.iloc[1:]) == [] and shortcut_misses(shortcuts.iloc[:0]) == []

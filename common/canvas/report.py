@@ -152,6 +152,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         headline_tables=1,
         paired_table=PAIRED_TITLE,
         failed=failures(audited, ref.name),
+        missed=shortcut_misses(shortcuts),
         headline=headline_cells(models, ref.name),
     )
 
@@ -292,16 +293,7 @@ def check_lines(shortcuts: pd.DataFrame, audited: pd.DataFrame) -> list[str]:
     if not shortcuts.empty:
         tested, missed = _tested_and_missed(shortcuts)
         counts.append(f"shortcut baselines at chance: {len(tested) - len(missed)} of {len(tested)}")
-        for r in missed.itertuples():
-            lines.append(
-                f"canvas check 'shortcut at chance' not met on task {r.task}: {r.shortcut} scores "
-                f"{100 * r.score:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}] against chance "
-                f"{100 * r.chance:.1f}%. Each of the {len(tested)} shortcuts misses its 95% interval one "
-                "time in twenty by chance: "
-                "regenerate the set with another seed (its config's seed:); if the same shortcut misses "
-                f"again, the {r.task} generator leaks the answer (see the audit table and "
-                "common/canvas/tasks/)"
-            )
+        lines += shortcut_misses(shortcuts)
     gated, out = _tested_and_missed(audited[audited["gated"].astype(bool)])
     if not gated.empty:
         counts.append(f"audit views at chance (the gate): {len(gated) - len(out)} of {len(gated)}")
@@ -312,6 +304,23 @@ def check_lines(shortcuts: pd.DataFrame, audited: pd.DataFrame) -> list[str]:
                 "(common/canvas/tasks/), regenerate the set and rerun; do not report this task until then"
             )
     return (["canvas " + "; ".join(counts)] if counts else []) + lines
+
+
+def shortcut_misses(shortcuts: pd.DataFrame) -> list[str]:
+    """Return one line per shortcut baseline not at chance on its task (the section's ``missed``:
+    the report opens the suite with them): the check, the task, the score against chance, and
+    what to do (another seed first: each misses its 95% interval one time in twenty by chance)."""
+    tested, missed = _tested_and_missed(shortcuts) if not shortcuts.empty else (shortcuts, shortcuts)
+    return [
+        f"canvas check 'shortcut at chance' not met on task {r.task}: {r.shortcut} scores "
+        f"{100 * r.score:.1f}% [{100 * r.lo:.1f}, {100 * r.hi:.1f}] against chance "
+        f"{100 * r.chance:.1f}%. Each of the {len(tested)} shortcuts misses its 95% interval one "
+        "time in twenty by chance: "
+        "regenerate the set with another seed (its config's seed:); if the same shortcut misses "
+        f"again, the {r.task} generator leaks the answer (see the audit table and "
+        "common/canvas/tasks/)"
+        for r in missed.itertuples()
+    ]
 
 
 def _tested_and_missed(checks: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
