@@ -32,9 +32,13 @@ from typing import Any
 from common import paths
 from common.analysis import Section
 from common.provenance import (
+    BUDGET_ABOUT,
+    BUDGET_FILES,
+    BUDGET_TITLE,
     no_token_runs,
     provenance_line,
     provenance_tables,
+    token_budget_by_suite,
     token_budget_lines,
     token_budget_table,
 )
@@ -45,14 +49,6 @@ ABOUT_SUMMARY = "What it measures and how it is scored"
 SUMMARY_FOLDED = "Every set's summary, as make all prints it (the numbers of the suites' tables below)"
 SET_SUMMARY = "every table and figure, paired tests, examples"
 OPEN_NOTES = 2  # a suite's notes are shown open up to this many, else folded
-BUDGET_TITLE = "Token budget of the model runs"
-BUDGET_ABOUT = (
-    "How each model run's replies used `max_tokens`: a reply cut at the limit (finish_reason "
-    "`length`) while the model was still thinking has no answer and is scored wrong. A share above "
-    "a few percent means the budget was too small: raise it and rerun with `--retry-truncated`. "
-    "Reasoning tokens are the server's count, or the reasoning's share of the characters when it "
-    "reports none; answer tokens are the rest of the completion tokens."
-)
 
 
 @dataclass
@@ -222,8 +218,15 @@ def render_markdown(
     ]
     for part in suite_parts(sections):
         parts += _markdown_suite(part, figure_links)
-    if budget := token_budget_table(prov):
-        parts += [f"## {BUDGET_TITLE}\n", BUDGET_ABOUT + "\n", markdown_table(budget), ""]
+    if budget := token_budget_by_suite(prov):
+        parts += [
+            f"## {BUDGET_TITLE}\n",
+            BUDGET_ABOUT + "\n",
+            f"### {budget['title']}\n",
+            markdown_table(budget),
+            "",
+        ]
+        parts += _markdown_block(_budget_files(prov), "###", {})
     parts += ["## Provenance\n", provenance_line(prov), ""]
     for table_title, table in provenance_tables(prov):  # long lists: folded
         parts += _markdown_block(Block("table", {"title": table_title, **table}, True), "###", {})
@@ -339,17 +342,18 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
         + ".</p>",
         "<nav>"
         + "".join(_nav_links(parts))
-        + ('<a href="#token-budget">Token budget</a>' if token_budget_table(prov) else "")
+        + ('<a href="#token-budget">Token budget</a>' if token_budget_by_suite(prov) else "")
         + '<a href="#provenance">Provenance</a></nav>',
         "<h2>Summary</h2>" + _html_summary(*top_lines(sections, prov)),
     ]
     for part in parts:
         body += _html_suite(part)
-    if budget := token_budget_table(prov):
+    if budget := token_budget_by_suite(prov):
         body += [
             f'<h2 id="token-budget">{esc(BUDGET_TITLE)}</h2>',
             f"<p>{_inline_markdown(BUDGET_ABOUT)}</p>",
-            html_table(budget),
+            f"<h3>{esc(budget['title'])}</h3>{html_table(budget)}",
+            _html_block(_budget_files(prov)),
         ]
     body += ['<h2 id="provenance">Provenance</h2>', f"<p>{esc(provenance_line(prov))}</p>"]
     for table_title, table in provenance_tables(prov):  # long lists: folded
@@ -360,6 +364,12 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
         + "\n".join(body)
         + "\n</body></html>\n"
     )
+
+
+def _budget_files(prov: dict[str, Any]) -> Block:
+    """Return the token budget's table of every results file, folded under the table by suite."""
+    files = token_budget_table(prov) or {"columns": [], "rows": []}
+    return Block("table", {"title": BUDGET_FILES, **files, "untrusted": True}, True)
 
 
 def top_lines(sections: Sequence[dict[str, Any]], prov: dict[str, Any]) -> tuple[list[str], list[str]]:

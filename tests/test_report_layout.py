@@ -12,7 +12,7 @@ from common.analysis import Section
 from common.canvas.analysis import chance_lines
 from common.canvas.report import check_lines, shortcut_misses
 from common.explore import CUT, cell_html
-from common.provenance import no_token_runs, token_budget_table
+from common.provenance import no_token_runs, token_budget_by_suite, token_budget_table
 from tests.test_report import _section
 
 NASTY = "<script>alert(1)</script>"
@@ -107,9 +107,30 @@ def test_the_token_budget_shows_only_runs_that_report_tokens_and_names_the_other
         "No token counts reported (a model file, or a server that counts none): file-model (2 results files)."
     )
     nothing = {"models": [model("file-model")]}
-    assert token_budget_table(nothing) is None
+    assert token_budget_table(nothing) is None and token_budget_by_suite(nothing) is None
     page = render.render_html([], _prov() | nothing)
     assert "Token budget of the model runs" not in page and "file-model (1 results file)" in page
+
+
+def test_the_token_budget_is_one_table_of_models_by_suite_however_many_files():
+    def model(name: str, suite: str, limit: int, **use: int) -> dict:
+        counts = {"replies": 30, "cut": 0, "reasoning_tokens": 0, "answer_tokens": 60} | use
+        settings = {"name": name, "max_tokens": limit}
+        found = {"suite": suite, "results": f"{name}.jsonl", "settings": settings, "use": counts}
+        return found | {"runs": 1, "tokens": 0, "cost_usd": 0}
+
+    files = [model(f"server{i}", suite, 16) for i in range(5) for suite in ("a", "a", "a", "b")]
+    files += [model("thinker", "b", 512, cut=3, reasoning_tokens=3000), model("thinker", "b", 1024)]
+    files += [model("<b>x</b>", "c", 8)]
+    table = token_budget_by_suite({"models": files})
+    assert table["columns"] == ["model", "a", "b", "c"] and len(table["rows"]) == 7  # of 23 files
+    assert table["rows"][0] == ["server0", "0.0% of 90 at 16; 2.0", "0.0% of 30 at 16; 2.0", "-"]
+    assert table["rows"][5] == ["thinker", "-", "5.0% of 60 at 512/1024; 50 + 2.0", "-"]
+    page = render.render_html([], _prov() | {"models": files})
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    budget = page[page.index('<h2 id="token-budget">') : page.index('<h2 id="provenance">')]
+    shown, folded = budget.split("<details>")  # each file's row folded
+    assert shown.count("<tr>") == 1 + 7 and folded.count("<tr>") == 1 + len(files)
 
 
 def test_a_uniformly_guessing_run_gets_its_own_chance_line_where_it_differs():
