@@ -389,7 +389,8 @@ db: | $(ENV_OK)
 explore: $(EXPLORE_OK) | $(ENV_OK)
 	$(PYTHON) scripts/score_results.py --database $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
 	    $(if $(filter-out results/results.sqlite,$(EXPLORE_DB)),--metadata-only)
-	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
+	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB)))/runs, every run" \
+	  "(the start; Ctrl-C stops it)"
 	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
 	    --plugins-dir common/explore_plugins \
 	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \

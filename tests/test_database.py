@@ -287,12 +287,39 @@ def test_failures_by_group_sum_to_the_report_s_accuracy_by_task_and_size(db, sec
         assert (listed["failures"] == found["failures"].sum()).all() and (found["counted"] != "").all()
 
 
+def test_the_runs_query_counts_each_run_and_its_failures_show_why(db):
+    runs = queries.run_query(db, "runs")
+    assert sorted(runs["run_id"]) == [i for (i,) in db.execute("SELECT run_id FROM runs ORDER BY 1")]
+    for run in runs.itertuples():  # each count as the run's own queries give it
+        groups = queries.run_query(db, "failures_by_group", run=str(run.run_id))
+        listed = queries.run_query(db, "failures", run=str(run.run_id))
+        assert run.failures == groups["failures"].sum() == (listed["failures"].iloc[0] if len(listed) else 0)
+        answers = db.execute("SELECT count(*) FROM answers WHERE run_id = ?", (run.run_id,)).fetchone()[0]
+        scored = groups["answers"].sum()
+        assert run.answers == answers and run.correct_pct == round(100 * (1 - run.failures / scored), 1)
+    c = runs.query("model == 'C' and `set` == 'worldsense/test_set'").iloc[0]
+    assert (c["prompting"], c["refused"], c["truncated"], c["counted"]) == (
+        "basic",
+        1,
+        1,
+        "trial (report: tuple)",
+    )
+    # a failure says why: the server's message (a refusal), the scorer's findings (a blocks plan)
+    failures = queries.run_query(db, "failures", run=str(c["run_id"]))
+    assert failures.query("Key == 103")[["refused", "error"]].values.tolist() == [
+        ["context_length_exceeded", "too long"]
+    ]
+    blocks = db.execute("SELECT run_id FROM run_rows WHERE suite = 'blocks' ORDER BY run_id").fetchall()
+    details = [d for (run,) in blocks for d in queries.run_query(db, "failures", run=str(run))["detail"]]
+    assert details and all(json.loads(d) for d in details)
+
+
 def test_the_flagged_answers_are_the_token_budget_s_cut_replies_and_the_refusals(db):
     files = [Path(f) for (f,) in db.execute("SELECT results_file FROM runs").fetchall()]
     cut = sum(token_use(read_results(f))["cut"] for f in files)
     refused = sum(bool(r.get("refused")) for f in files for r in read_results(f))
     flagged = queries.run_query(db, "truncated_or_refused")
-    assert (flagged["replies_cut"].iloc[0], flagged["refused_answers"].iloc[0]) == (cut, refused) == (1, 2)
+    assert (flagged["all_cut"].iloc[0], flagged["all_refused"].iloc[0]) == (cut, refused) == (1, 2)
 
 
 # ---- the report's examples -----------------------------------------------------------------------

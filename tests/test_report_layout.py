@@ -191,6 +191,10 @@ def test_the_explorer_folds_long_text_with_every_character_escaped():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" + "x" * CUT in shown  # the whole text, one click away
     prompt = cell_html("y" * CUT + "the question?", "prompt")  # a prompt: its end, the question, shown
     assert "<summary" in prompt and "the question?</summary>" in prompt
+    # a run's failures (the runs query: a row with a run_id) open with a click; nothing else links
+    assert cell_html(1234, "failures", {"run_id": 7}) == '<a href="failures?run=7">1,234 failures</a>'
+    assert cell_html(0, "failures", {"run_id": 7}) is None and cell_html(3, "failures", {"run": 7}) is None
+    assert cell_html(3, "answers", {"run_id": 7}) is None
 
 
 def test_a_section_without_a_headline_is_shown_whole_as_before(tmp_path):
