@@ -4,11 +4,14 @@ a new problem set per suite from a copied config, reaching the report; and the t
 under a new name with only its answer function edited, which `make all MODEL=<the copy>` runs
 on every suite, its rows in every section of the report. Then more of what the README
 describes (a copied model config, a built-in's 5 answers beside the released WorldSense
-results, `make forget`), after which `make test` passes in that copy: its lint leaves the copied
+results, `make forget`, a set's config deleted and another set forgotten: both leave the report
+and the database), after which `make test` passes in that copy: its lint leaves the copied
 model file out, and its tests never check the user's results or configs. Slow: two full `make all`
 runs and the fast tests."""
 
 import re
+import sqlite3
+from contextlib import closing
 
 import pytest
 
@@ -62,5 +65,19 @@ def test_the_four_uses_on_a_fresh_copy(tmp_path):
         assert made.returncode == 0, (command, made.stderr[-2000:])
     five = repo / "data/worldsense/test_set/results/basic___oracle___results.jsonl"
     assert five.read_text().count("\n") == 5
+
+    # a set taken out: its config deleted (the next make all drops it), or make forget SET=...
+    (repo / "configs/canvas/mine.yaml").unlink()
+    for command in ("make all", "make forget SET=blocks/mine"):
+        made = run(repo, command)
+        assert made.returncode == 0, (command, made.stderr[-2000:])
+    report = (repo / "results/report.md").read_text()
+    assert (
+        "Canvas: mine" not in report and "Blocks world: mine" not in report and "Canvas: standard" in report
+    )
+    with closing(sqlite3.connect(repo / "results/results.sqlite")) as conn:
+        sets = {f"{suite}/{name}" for suite, name in conn.execute("SELECT suite, set_name FROM sets")}
+    assert {"canvas/standard", "blocks/scaling"} <= sets and not {"canvas/mine", "blocks/mine"} & sets
+    assert list((repo / "results/forgotten").glob("*/configs/blocks/mine.yaml"))  # nothing lost
     fast = run(repo, "make test", timeout=3600)  # lint (the copied model file left out) and the fast tests
     assert fast.returncode == 0, (fast.stdout[-5000:], fast.stderr[-2000:])
