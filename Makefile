@@ -361,7 +361,7 @@ results/report.html results/report.md &: $(SECTIONS) $(RENDER_CODE) $(SECTIONS_L
 ## Install what the browser check of the report needs: Debian's chromium + chromium-driver, selenium.
 browser: $(BROWSER_OK)
 
-## In a repo copy: make all, a model file and a new set per suite added (README), the report in headless Chromium.
+## In a repo copy: make all, a model file, five server models (a stub) and a new set per suite added; the report in Chromium.
 check-report: $(BROWSER_OK) $(TEST_DATA)
 	$(PYTHON) -m pytest -m integration -q -s tests/test_report_browser.py
 

@@ -182,7 +182,7 @@ def token_budget_by_suite(prov: dict[str, Any]) -> dict[str, Any] | None:
         "Replies cut at max_tokens (the share, of how many, at which limit); tokens per reply (reasoning "
         "+ answer): a row per model, a column per suite"
     )
-    return {"title": title, "columns": ["model", *suites], "rows": rows, "untrusted": True, "headline": True}
+    return {"title": title, "columns": ["model", *suites], "rows": rows, "untrusted": True}
 
 
 def no_token_runs(prov: dict[str, Any]) -> str | None:

@@ -129,6 +129,7 @@ def test_the_token_budget_is_one_table_of_models_by_suite_however_many_files():
     page = render.render_html([], _prov() | {"models": files})
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     budget = page[page.index('<h2 id="token-budget">') : page.index('<h2 id="provenance">')]
+    assert 'class="headline"' not in budget  # a suite's headline table is a suite's alone
     shown, folded = budget.split("<details>")  # each file's row folded
     assert shown.count("<tr>") == 1 + 7 and folded.count("<tr>") == 1 + len(files)
 
