@@ -112,7 +112,7 @@ $(error LIMIT=$(LIMIT): LIMIT takes a whole number of 1 or more, the most items 
 endif
 ifneq ($(forgetting),)
 ifneq ($(and $(SUITES),$(filter-out $(addsuffix /%,$(SUITES)),$(SET))),)
-$(error SET=$(SET): make forget takes sets as <suite>/<set>, several separated by spaces (e.g. SET=canvas/mine; the suites: $(SUITES)))
+$(error SET=$(SET): make forget takes sets as <suite>/<set>, several separated by spaces (the suites: $(SUITES)))
 endif
 else
 ifneq ($(or $(foreach w,$(SET),$(if $(findstring =,$(w)),,$(w))),$(filter =%,$(SET))),)
