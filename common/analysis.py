@@ -49,6 +49,10 @@ class Section:
     paired_table: str | None = None  # the title of the table of paired tests (examples go under it)
     failed: list[str] = field(default_factory=list)  # validity gates that failed: the analysis exits 1
     checks: list[str] = field(default_factory=list)  # what its validity checks ran on (the suite's top)
+    # validity checks not met that do not stop the analysis (one that misses now and then by chance,
+    # as a shortcut baseline outside its 95% interval); each line, as each of ``failed``, names the
+    # check, the task and what to do; the report opens the suite with both
+    missed: list[str] = field(default_factory=list)
     # the set's cells of its suite's headline table (``common.report.headline``): the main measure
     # of each run, with its interval and the units it rests on; None: the suite shows none
     headline: dict[str, Any] | None = None

@@ -480,6 +480,29 @@ def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 
 
+def delete_set(conn: sqlite3.Connection, suite: str, set_name: str) -> bool:
+    """Delete the set ``suite``/``set_name`` with its items, its runs and all they hold, the texts
+    and pictures no other row uses, and choose the suite's paired tests again; return whether the
+    set was there (``common.forget``: a set forgotten, or whose config is gone)."""
+    row = conn.execute(
+        "SELECT set_id FROM sets WHERE suite = ? AND set_name = ?", (suite, set_name)
+    ).fetchone()
+    if row is None:
+        return False
+    texts = TextRefs()
+    with _transaction(conn):
+        for (run_id,) in conn.execute("SELECT run_id FROM runs WHERE set_id = ?", row).fetchall():
+            texts.dropped.update(_run_texts(conn, run_id))
+            _delete_run(conn, run_id)
+        prompts = conn.execute("SELECT prompt FROM items WHERE set_id = ? AND prompt IS NOT NULL", row)
+        texts.dropped.update(text for (text,) in prompts)
+        for table in ("items", "pairs", "sets"):
+            conn.execute(f"DELETE FROM {table} WHERE set_id = ?", row)
+        _write_pairs(conn, suites.get(suite))
+        _delete_unused(conn, texts, images=True)
+    return True
+
+
 def _write_pairs(conn: sqlite3.Connection, suite: Suite) -> None:
     """Replace the suite's paired tests by those it chooses for its runs (``Suite.pairs``, given
     every run of the suite, with its set's name, and their units): a pair may join two sets."""

@@ -2,8 +2,9 @@
 
 ``provenance`` gathers it from the saved sections (``common.report``) and the tree;
 ``provenance_line`` and ``provenance_tables`` give it as a sentence and flat tables, which the
-report renders as Markdown and HTML; ``token_budget_table`` and ``token_budget_lines`` show at
-the top of the report how the models' replies used their token budget. Model settings come
+report renders as Markdown and HTML; ``token_budget_lines`` (at the top of the report),
+``token_budget_by_suite`` (a row per model, a column per suite) and ``token_budget_table`` (a row
+per results file, folded) show how the models' replies used their token budget. Model settings come
 from the run metadata beside each results file and never hold a key (the metadata records only
 the variable's name).
 """
@@ -19,6 +20,16 @@ from common.jsonl import sha256_file
 from common.results import read_results, token_use
 
 MAX_CHANGED = 20  # changed files named in the provenance line; the rest counted
+# the token budget's part of the report: its heading, what it says, the title of its folded table
+BUDGET_TITLE = "Token budget of the model runs"
+BUDGET_FILES = "Each results file: max_tokens, replies, the share cut, tokens per reply"
+BUDGET_ABOUT = (
+    "How each model run's replies used `max_tokens`: a reply cut at the limit (finish_reason "
+    "`length`) while the model was still thinking has no answer and is scored wrong. A share above "
+    "a few percent means the budget was too small: raise it and rerun with `--retry-truncated`. "
+    "Reasoning tokens are the server's count, or the reasoning's share of the characters when it "
+    "reports none; answer tokens are the rest of the completion tokens."
+)
 
 
 def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -139,6 +150,39 @@ def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:
     columns = ["suite", "model", "results file", "max_tokens", "replies", "cut at the limit"]
     columns += ["reasoning tokens per reply", "answer tokens per reply"]
     return {"columns": columns, "rows": rows} if rows else None
+
+
+def token_budget_by_suite(prov: dict[str, Any]) -> dict[str, Any] | None:
+    """Return the token budget as the suites' headline tables are laid out: a row per model whose
+    replies report tokens or were cut, a column per suite, each cell the share of its replies cut
+    at the token limit (of how many, at which ``max_tokens``) and the mean reasoning + answer
+    tokens per reply over the model's results files in that suite; "-" where it has none. The
+    report shows it open, its files (``token_budget_table``) folded; None when no run has a row."""
+    cells: dict[str, dict[str, list[Any]]] = {}
+    for m in prov["models"]:
+        use = m.get("use")
+        if not _reports_tokens(use):
+            continue
+        cell = cells.setdefault(m["settings"].get("name", "?"), {}).setdefault(m["suite"], [0, 0, 0, 0, {}])
+        for i, key in enumerate(("replies", "cut", "reasoning_tokens", "answer_tokens")):
+            cell[i] += use[key]
+        cell[4][str(m["settings"].get("max_tokens", "none"))] = None
+    if not cells:
+        return None
+    suites = list(dict.fromkeys(m["suite"] for m in prov["models"] if _reports_tokens(m.get("use"))))
+
+    def text(replies: int, cut: int, reasoning: int, answer: int, limits: dict[str, None]) -> str:
+        tokens = (
+            f"{reasoning / replies:.0f} + {answer / replies:.1f}" if reasoning else f"{answer / replies:.1f}"
+        )
+        return f"{cut / replies:.1%} of {replies:,} at {'/'.join(limits)}; {tokens}"
+
+    rows = [[name, *(text(*by[s]) if s in by else "-" for s in suites)] for name, by in cells.items()]
+    title = (
+        "Replies cut at max_tokens (the share, of how many, at which limit); tokens per reply (reasoning "
+        "+ answer): a row per model, a column per suite"
+    )
+    return {"title": title, "columns": ["model", *suites], "rows": rows, "untrusted": True}
 
 
 def no_token_runs(prov: dict[str, Any]) -> str | None:

@@ -6,8 +6,10 @@ queries of the explorer (``make explore``: Datasette) and the examples of the re
   each run side by side: the losing run's first answer that is wrong under the rule (preferring
   one the other run got right) and the winning run's answer to the same item and turn. Every
   row carries the counts (``discordant``, ``a_better``, ``b_better``);
+- ``runs``: every run with its counts and the share right, one aggregate over the answers (where
+  the explorer starts: each run's failures one click away);
 - ``failures_by_group`` and ``failures`` (``:run``): a run's wrong answers by task, size and
-  variant, and one by one;
+  variant, and one by one, each with why it failed (``error``, ``detail``) and the reply;
 - ``truncated_or_refused``: every answer cut at the token limit or refused by the server;
 - ``paired_tests``: the report's paired tests recounted, with the run ids to pass on;
 - and each suite's own (``Suite.queries``, in its report module): its headline recomputed from
@@ -135,6 +137,21 @@ LEFT JOIN texts ya ON ya.text_id = a.reply LEFT JOIN texts yb ON yb.text_id = b.
 ORDER BY p.better, p.unit"""
 
 
+RUNS = f"""
+SELECT r.run_id, r.model, r.prompting || coalesce(', ' || r.method, '') AS prompting,
+  s.suite || '/' || s.set_name || coalesce(', view ' || r.view, '')
+    || coalesce(', ' || nullif(r.modality, 'text'), '') AS "set",
+  coalesce(a.answers, 0) AS answers, coalesce(a.failures, 0) AS failures, coalesce(a.refused, 0) AS refused,
+  coalesce(a.truncated, 0) AS truncated, a.correct_pct, {COUNTED.format(suite="s.suite")} AS counted
+FROM runs r JOIN sets s USING (set_id)
+LEFT JOIN (  -- every answer read once, in the table's order (no index: a run's rows lie together)
+  SELECT run_id, count(*) AS answers, sum(scored AND correct = 0) AS failures,
+    sum(refused IS NOT NULL) AS refused, sum(truncated > 0) AS truncated,
+    round(100.0 * avg(CASE WHEN scored THEN correct END), 1) AS correct_pct
+  FROM answers NOT INDEXED GROUP BY run_id
+) a USING (run_id)
+ORDER BY s.suite, s.set_name, r.model, r.run_id"""
+
 FAILURES_BY_GROUP = f"""
 SELECT a.run_id AS run, (SELECT {run_name("r", "s")} FROM runs r JOIN sets s USING (set_id)
   WHERE r.run_id = a.run_id) AS run_name, i.task, i.size, i.variant,
@@ -154,9 +171,8 @@ WITH wrong AS (  -- keys only: the page is picked before any text is read
   WHERE a.run_id = CAST(:run AS INTEGER) AND a.scored AND a.correct = 0
   {_paged("i.unit, a.Key, a.turn")}
 )
-SELECT w.unit, a.Key, a.turn, i.task, i.size, i.variant,
-  coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold, a.answer,
-  y.text AS reply, a.refused, a.truncated,
+SELECT w.unit, a.Key, a.turn, i.task, i.size, i.variant, coalesce(a.expected, i.gold) AS gold, a.answer,
+  a.error, a.detail, y.text AS reply, coalesce(q.text, p.text) AS prompt, a.refused, a.truncated,
   (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND {SHOWN_PICTURES.format(r="r0")}) AS picture,
   (SELECT {run_name("r", "s")} FROM runs r JOIN sets s USING (set_id) WHERE r.run_id = a.run_id) AS run_name,
   w.failures
@@ -167,11 +183,10 @@ LEFT JOIN texts y ON y.text_id = a.reply
 ORDER BY w.unit, a.Key, a.turn"""
 
 TRUNCATED_OR_REFUSED = f"""
-SELECT count(*) OVER () AS answers_flagged, sum(a.truncated) OVER () AS replies_cut,
-  sum(a.refused IS NOT NULL) OVER () AS refused_answers, s.suite, a.run_id, {run_name("r", "s")} AS run_name,
-  a.Key, a.turn,
-  a.truncated, a.finish_reason, a.refused, a.error, a.completion_tokens, a.reasoning_tokens,
-  y.text AS reply
+SELECT count(*) OVER () AS flagged, sum(a.truncated) OVER () AS all_cut,
+  sum(a.refused IS NOT NULL) OVER () AS all_refused, s.suite, a.run_id, {run_name("r", "s")} AS run_name,
+  a.Key, a.turn, a.truncated, a.finish_reason, a.refused, a.error,
+  a.completion_tokens || coalesce(' (' || a.reasoning_tokens || ' reasoning)', '') AS tokens, y.text AS reply
 FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id) LEFT JOIN texts y ON y.text_id = a.reply
 WHERE a.truncated > 0 OR a.refused IS NOT NULL
 {_paged("a.run_id, a.Key, a.turn")}"""
@@ -210,6 +225,18 @@ ORDER BY i.unit, a.Key, a.run_id"""
 # name -> (title, description, SQL): the explorer's canned queries
 PAGED = f"{PAGE} rows a page: give page (blank: 1) for the next ones; a long text opens on a click."
 QUERIES: dict[str, tuple[str, str, str]] = {
+    "runs": (
+        "Every run: start here",
+        (
+            "A row per run (a results file): its model, prompting (blocks: and method), set (and "
+            "view, modality), its answers (counted: a trial, a problem of a view, a turn), how many "
+            "are wrong (failures: a click lists them, each with its reason and reply), refused by "
+            "the server or cut at the token limit, and the share right (correct_pct, per answer: "
+            "the report's tables count units, so a rate here can differ). run_id is what the other "
+            "queries take as run."
+        ),
+        RUNS,
+    ),
     "disagreements": (
         "Items two runs disagree on",
         (
@@ -244,7 +271,12 @@ QUERIES: dict[str, tuple[str, str, str]] = {
     ),
     "failures": (
         "A run's failures",
-        f"Every wrong scored answer (a trial, a problem of a view, a turn) of one run, by unit. {PAGED}",
+        (
+            "Every wrong scored answer (a trial, a problem of a view, a turn) of one run (run: its "
+            "run_id, see runs), by unit: the gold answer, the answer read, why it failed (error: the "
+            "server's or the scorer's message; detail: what the suite's scorer found, e.g. a plan's "
+            f"first error), the reply, the prompt. {PAGED}"
+        ),
         FAILURES,
     ),
     "pictured_answers": (
@@ -260,7 +292,9 @@ QUERIES: dict[str, tuple[str, str, str]] = {
         "Truncated or refused answers",
         (
             "Answers (trials, problems of a view, turns) with a reply cut at the token limit "
-            f"(finish_reason length) or refused by the server; the counts are of every one. {PAGED}"
+            "(finish_reason length) or refused by the server, with the server's error and the "
+            "completion's tokens (reasoning ones among them); flagged, all_cut and all_refused count "
+            f"every one. {PAGED}"
         ),
         TRUNCATED_OR_REFUSED,
     ),
@@ -285,8 +319,9 @@ def run_query(conn: sqlite3.Connection, name: str, **params: Any) -> pd.DataFram
 
 
 def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> dict[str, Any]:
-    """Return Datasette's metadata for the results database: its title, the canned queries, and
-    in the description of the disagreements query the first paired test's run ids as an example."""
+    """Return Datasette's metadata for the results database: its title, a link to the runs query
+    (where the explorer starts) on its first page and the database's, the canned queries, and in
+    the description of the disagreements query the first paired test's run ids as an example."""
     first = conn.execute("SELECT run_a, run_b, rule, a, b FROM paired LIMIT 1").fetchone()
     queries = {
         name: {"title": title, "description": about, "sql": sql.strip(), "hide_sql": True}
@@ -296,10 +331,15 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
         queries["disagreements"]["description"] += (
             f" Example: run_a={first[0]}, run_b={first[1]}, rule={first[2]} ({first[3]} vs {first[4]})."
         )
+    start = (
+        f'<a href="/{database}/runs">Start from the runs</a>: every run with its counts, a click from its '
+        "failures, each with why it failed and the reply. Derived from the JSON-lines results files "
+        "(the source of truth): docs/database.md."
+    )
     return {
         "title": "Grounded reasoning benchmarks: every answer",
-        "description": "Derived from the JSON-lines results files (the source of truth): docs/database.md.",
-        "databases": {database: {"queries": queries}},
+        "description_html": start,
+        "databases": {database: {"description_html": start, "queries": queries}},
     }
 
 

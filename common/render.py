@@ -1,11 +1,12 @@
 """The report as Markdown and as one standalone HTML page, from saved sections (``common.report``).
 
 The page has one part per suite (``suite_parts``), whatever number of sets and models it holds:
-what the suite measures (said once, folded), the notes and any failed validity check, one
-headline table with a row per run and a column per set (``suite_table``: the suite's main
-measure with its interval, from each section's ``headline``), the suite's first figure with the
-runs that rest on few units named under it, then each set's whole section folded. A suite
-whose sections carry no headline is shown section by section as below.
+first any failed validity check (``checks_failed``: which check, which task, what to do), then
+what the suite measures (said once, folded), the notes, one headline table with a row per run
+and a column per set (``suite_table``: the suite's main measure with its interval, from each
+section's ``headline``), the suite's first figure with the runs that rest on few units named
+under it, then each set's whole section folded. A suite whose sections carry no headline is
+shown section by section as below.
 
 Both formats lay a section out the same way (``layout``); the provenance's long tables (models,
 inputs, configs) are folded under its first sentence. A section whose suite marks its
@@ -31,9 +32,13 @@ from typing import Any
 from common import paths
 from common.analysis import Section
 from common.provenance import (
+    BUDGET_ABOUT,
+    BUDGET_FILES,
+    BUDGET_TITLE,
     no_token_runs,
     provenance_line,
     provenance_tables,
+    token_budget_by_suite,
     token_budget_lines,
     token_budget_table,
 )
@@ -44,14 +49,6 @@ ABOUT_SUMMARY = "What it measures and how it is scored"
 SUMMARY_FOLDED = "Every set's summary, as make all prints it (the numbers of the suites' tables below)"
 SET_SUMMARY = "every table and figure, paired tests, examples"
 OPEN_NOTES = 2  # a suite's notes are shown open up to this many, else folded
-BUDGET_TITLE = "Token budget of the model runs"
-BUDGET_ABOUT = (
-    "How each model run's replies used `max_tokens`: a reply cut at the limit (finish_reason "
-    "`length`) while the model was still thinking has no answer and is scored wrong. A share above "
-    "a few percent means the budget was too small: raise it and rerun with `--retry-truncated`. "
-    "Reasoning tokens are the server's count, or the reasoning's share of the characters when it "
-    "reports none; answer tokens are the rest of the completion tokens."
-)
 
 
 @dataclass
@@ -189,15 +186,22 @@ def _checks(sections: Sequence[dict[str, Any]]) -> list[str]:
 
 
 def _notes(sections: Sequence[dict[str, Any]]) -> tuple[list[str], list[str]]:
-    """Return a suite's failed validity checks (each section's ``failed``, shown open) and its other
-    notes (folded), each said once and prefixed by its set when the suite has several sections."""
+    """Return a suite's failed validity checks (each section's ``failed`` and ``missed``: what opens
+    the suite) and its other notes (folded), each said once and prefixed by its set when the suite
+    has several sections."""
     failed: dict[str, None] = {}
     notes: dict[str, None] = {}
     for s in sections:
         where = f"{s['title'].split(':', 1)[1].strip()}: " if len(sections) > 1 and ":" in s["title"] else ""
-        failed.update({f"{where}{line}": None for line in s.get("failed") or []})
+        failed.update({f"{where}{line}": None for line in checks_failed(s)})
         notes.update({f"{where}{line}": None for line in s["notes"]})
     return list(failed), list(notes)
+
+
+def checks_failed(section: dict[str, Any]) -> list[str]:
+    """Return a section record's validity checks that failed: its gates (``failed``), then the
+    checks not met that did not stop its analysis (``missed``)."""
+    return [*(section.get("failed") or []), *(section.get("missed") or [])]
 
 
 # ---- Markdown ---------------------------------------------------------------------------------------
@@ -225,8 +229,15 @@ def render_markdown(
     ]
     for part in suite_parts(sections):
         parts += _markdown_suite(part, figure_links)
-    if budget := token_budget_table(prov):
-        parts += [f"## {BUDGET_TITLE}\n", BUDGET_ABOUT + "\n", markdown_table(budget), ""]
+    if budget := token_budget_by_suite(prov):
+        parts += [
+            f"## {BUDGET_TITLE}\n",
+            BUDGET_ABOUT + "\n",
+            f"### {budget['title']}\n",
+            markdown_table(budget),
+            "",
+        ]
+        parts += _markdown_block(_budget_files(prov), "###", {})
     parts += ["## Provenance\n", provenance_line(prov), ""]
     for table_title, table in provenance_tables(prov):  # long lists: folded
         parts += _markdown_block(Block("table", {"title": table_title, **table}, True), "###", {})
@@ -238,12 +249,12 @@ def _markdown_suite(part: SuitePart, figure_links: dict[str, str]) -> list[str]:
     if part.table is None:
         return [line for section in part.sections for line in _markdown_section(section, 2, figure_links)]
     first, rest = _about_parts(part.sections[0]["about"])
-    lines = [f"## {part.title}\n", first + "\n"]
+    failed, notes = _notes(part.sections)
+    lines = [f"## {part.title}\n", *[f"> **{html.escape(line, quote=False)}**\n" for line in failed]]
+    lines.append(first + "\n")
     if rest:
         lines += [f"<details><summary>{ABOUT_SUMMARY}</summary>\n", rest + "\n", "</details>\n"]
     lines += [f"*{html.escape(line, quote=False)}*\n" for line in _checks(part.sections)]
-    failed, notes = _notes(part.sections)
-    lines += [f"> **{html.escape(line, quote=False)}**\n" for line in failed]
     quotes = [f"> {note}\n" for note in notes]
     if len(notes) > OPEN_NOTES:
         quotes = [f"<details><summary>Notes ({len(notes)})</summary>\n", *quotes, "</details>\n"]
@@ -264,7 +275,9 @@ def _markdown_section(section: dict[str, Any], level: int, figure_links: dict[st
     measures, notes as quotes, then its ``layout`` (``figure_links`` maps a figure's path to its
     link; the path itself otherwise)."""
     hashes = "#" * level
-    parts = [f"{hashes} {section['title']}\n", section["about"].strip() + "\n"]
+    parts = [f"{hashes} {section['title']}\n"]
+    parts += [f"> **{html.escape(line, quote=False)}**\n" for line in checks_failed(section)]
+    parts.append(section["about"].strip() + "\n")
     parts += [f"> {note}\n" for note in section["notes"]]
     for block in layout(section):
         parts += _markdown_block(block, hashes + "#", figure_links)
@@ -341,17 +354,18 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
         + ".</p>",
         "<nav>"
         + "".join(_nav_links(parts))
-        + ('<a href="#token-budget">Token budget</a>' if token_budget_table(prov) else "")
+        + ('<a href="#token-budget">Token budget</a>' if token_budget_by_suite(prov) else "")
         + '<a href="#provenance">Provenance</a></nav>',
         "<h2>Summary</h2>" + _html_summary(*top_lines(sections, prov)),
     ]
     for part in parts:
         body += _html_suite(part)
-    if budget := token_budget_table(prov):
+    if budget := token_budget_by_suite(prov):
         body += [
             f'<h2 id="token-budget">{esc(BUDGET_TITLE)}</h2>',
             f"<p>{_inline_markdown(BUDGET_ABOUT)}</p>",
-            html_table(budget),
+            f"<h3>{esc(budget['title'])}</h3>{html_table(budget)}",
+            _html_block(_budget_files(prov)),
         ]
     body += ['<h2 id="provenance">Provenance</h2>', f"<p>{esc(provenance_line(prov))}</p>"]
     for table_title, table in provenance_tables(prov):  # long lists: folded
@@ -364,12 +378,18 @@ def render_html(sections: Sequence[dict[str, Any]], prov: dict[str, Any], title:
     )
 
 
+def _budget_files(prov: dict[str, Any]) -> Block:
+    """Return the token budget's table of every results file, folded under the table by suite."""
+    files = token_budget_table(prov) or {"columns": [], "rows": []}
+    return Block("table", {"title": BUDGET_FILES, **files, "untrusted": True}, True)
+
+
 def top_lines(sections: Sequence[dict[str, Any]], prov: dict[str, Any]) -> tuple[list[str], list[str]]:
     """Return the summary at the top of the report: the lines shown (validity checks that failed,
     replies cut at the token limit, the one line naming the runs that report no tokens) and the
     lines folded (every section's summary, as `make all` prints it: the suites' tables below
     show the same numbers)."""
-    shown = [line for s in sections for line in s.get("failed") or []] + token_budget_lines(prov)
+    shown = [line for s in sections for line in checks_failed(s)] + token_budget_lines(prov)
     shown += [line] if (line := no_token_runs(prov)) else []
     return shown, summary_lines(sections, per_section=99)
 
@@ -396,19 +416,19 @@ def _nav_links(parts: Sequence[SuitePart]) -> list[str]:
 
 
 def _html_suite(part: SuitePart) -> list[str]:
-    """Return the HTML of one suite (module docstring): heading, the first sentence of what it
-    measures and the rest folded, failed checks, notes, the headline table, the figure, then every
-    set's section folded whole. Without a headline table, its sections one by one."""
+    """Return the HTML of one suite (module docstring): heading, failed checks, the first sentence of
+    what it measures and the rest folded, notes, the headline table, the figure, then every set's
+    section folded whole. Without a headline table, its sections one by one."""
     if part.table is None:
         return [line for section in part.sections for line in _html_section(section)]
     esc = html.escape
     first, rest = _about_parts(part.sections[0]["about"])
-    body = [f'<h2 id="{_anchor(part)}">{esc(part.title)}</h2>', f"<p>{_inline_markdown(first)}</p>"]
+    failed, notes = _notes(part.sections)
+    body = [f'<h2 id="{_anchor(part)}">{esc(part.title)}</h2>', *map(_failed_html, failed)]
+    body.append(f"<p>{_inline_markdown(first)}</p>")
     if rest:
         body.append(f"<details><summary>{ABOUT_SUMMARY}</summary><p>{_inline_markdown(rest)}</p></details>")
     body += [f'<p class="checks">{esc(line)}</p>' for line in _checks(part.sections)]
-    failed, notes = _notes(part.sections)
-    body += [f'<blockquote class="failed">{esc(line)}</blockquote>' for line in failed]
     quotes = "".join(f"<blockquote>{esc(note)}</blockquote>" for note in notes)
     if notes:
         body.append(
@@ -435,12 +455,21 @@ def _html_suite(part: SuitePart) -> list[str]:
 
 
 def _html_section(section: dict[str, Any]) -> list[str]:
-    """Return the HTML of a section record: heading, what it measures, notes, then its ``layout``."""
+    """Return the HTML of a section record: heading, failed checks, what it measures, notes, then its
+    ``layout``."""
     esc = html.escape
-    body = [f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>']
+    body = [
+        f'<h2 id="{_anchor(section)}">{esc(section["title"])}</h2>',
+        *map(_failed_html, checks_failed(section)),
+    ]
     body.append(f"<p>{_inline_markdown(section['about'])}</p>")
     body += [f"<blockquote>{esc(note)}</blockquote>" for note in section["notes"]]
     return body + [_html_block(block) for block in layout(section)]
+
+
+def _failed_html(line: str) -> str:
+    """Return a failed validity check as the page shows it, first under its suite's heading."""
+    return f'<blockquote class="failed"><strong>Failed check</strong>: {html.escape(line)}</blockquote>'
 
 
 def _html_block(block: Block) -> str:

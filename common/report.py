@@ -29,7 +29,8 @@ from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
 
-SCHEMA = 3  # version of the saved section format (2: headline_tables, paired_table; 3: headline, failed)
+# version of the saved section format (2: headline_tables, paired_table; 3: headline, failed; 4: missed)
+SCHEMA = 4
 WIDTH = 74  # of the banner and the rules, as in the WorldSense release's report
 RULE = "-" * WIDTH
 PAPER_TITLE = "Paper vs reproduced"
@@ -147,6 +148,7 @@ def section_record(section: Section) -> dict[str, Any]:
         "headline": section.headline,
         "failed": section.failed,
         "checks": section.checks,
+        "missed": section.missed,
     }
 
 

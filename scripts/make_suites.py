@@ -8,7 +8,14 @@ config does not say ``default: false``), the scripts that ask a model, and for e
 to a scorer rescoring only. Runs with the standard library alone (make reads it before .venv
 exists).
 
+With --builtins it prints instead, per suite, the built-in models a model step of that suite can
+run (``BUILTINS_<suite>``: a name every script of the suite answers, itself or through its
+counterpart, as blocks' translator answers ``oracle`` with ``oracle-facts``) and every name of
+its registry (``BUILTIN_NAMES_<suite>``), which the Makefile checks MODEL against; that needs
+.venv's python (it imports the suites' registries).
+
 $ python scripts/make_suites.py > .make/suites.mk   # make runs it with the system python3
+$ .venv/bin/python scripts/make_suites.py --builtins > .make/builtins.mk
 """
 
 import argparse
@@ -57,10 +64,34 @@ def lines(suite: Suite) -> list[str]:
     return out
 
 
+def builtins(suite: Suite) -> list[str]:
+    """Return the built-in models of ``suite`` that every one of its scripts answers: a model of no
+    task in particular, or one whose task's counterpart (``counterpart``) answers each other task
+    of the registry (blocks: plans and PDDL facts)."""
+    from common.models.resolve import counterpart  # needs .venv (the registries import numpy, ...)
+
+    registry = suite.part("baselines")
+    tasks = sorted({task for factory in registry.values() if (task := getattr(factory(0), "task", None))})
+
+    def answers(name: str, task: str) -> bool:
+        found = counterpart(name, registry, task)
+        return found in registry and getattr(registry[found](0), "task", None) in (None, task)
+
+    return [name for name in registry if all(answers(name, task) for task in tasks)]
+
+
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    ).parse_args(argv)
+    formatter = argparse.RawDescriptionHelpFormatter
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=formatter)
+    parser.add_argument(
+        "--builtins", action="store_true", help="print each suite's built-in models a model step runs"
+    )
+    if parser.parse_args(argv).builtins:
+        print("# written by scripts/make_suites.py --builtins: each suite's built-ins (its steps', all)")
+        for suite in suites.all_suites():
+            print(f"BUILTINS_{suite.name} := {' '.join(builtins(suite))}")
+            print(f"BUILTIN_NAMES_{suite.name} := {' '.join(suite.part('baselines'))}")
+        return 0
     print("# written by scripts/make_suites.py: the suites, their sets and each stage's code")
     print(f"SUITES := {' '.join(suites.names())}")
     for suite in suites.all_suites():

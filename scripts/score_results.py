@@ -6,9 +6,12 @@ content or its suite's scoring code changed since it was scored, scores it with 
 scorer and writes its rows into results/results.sqlite (schema: docs/database.md); with
 --metadata, the Datasette metadata of the explorer's canned queries too (make explore). The
 results files stay the source of truth; everything downstream (analyses, report, explorer)
-reads these rows.
+reads these rows. Scoring every set (no -t), or with --prune alone, it also deletes the sets
+that are no longer found (a set whose config was removed: common/forget.py), as the report drops
+them.
 
 $ python scripts/score_results.py
+$ python scripts/score_results.py --prune
 $ python scripts/score_results.py -t canvas/standard
 $ python scripts/score_results.py -t worldsense --database /tmp/worldsense.sqlite
 """
@@ -23,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import cli, database, paths, queries, suites
+from common import cli, database, forget, paths, queries, suites
 from common.jsonl import write_json
 
 log = logging.getLogger("score_results")
@@ -52,6 +55,11 @@ def main(argv: list[str] | None = None) -> int:
         help="also write Datasette's metadata with the canned queries here (make explore)",
     )
     parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="only delete the sets no longer found (their config removed), scoring nothing (the report step)",
+    )
+    parser.add_argument(
         "--metadata-only",
         action="store_true",
         help="write --metadata for the database as it is, scoring nothing (make explore EXPLORE_DB=...)",
@@ -71,6 +79,11 @@ def main(argv: list[str] | None = None) -> int:
             write_json(args.metadata, queries.datasette_metadata(conn))
         return 0
     with database.connection(path) as conn:
+        if args.prune or not args.testset:  # every set: the database holds the sets there are
+            for key in forget.prune(conn):
+                log.warning("%s: no set any more (its config is gone): its rows deleted from %s", key, path)
+        if args.prune:
+            return 0
         counts = database.update(conn, refs)
         if args.metadata:
             write_json(args.metadata, queries.datasette_metadata(conn))

@@ -24,6 +24,7 @@ once:
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -150,6 +151,27 @@ def _symlink_farm(source: Path, target: Path, pinned: frozenset[str] | None) -> 
                 (here / name).symlink_to(Path(directory) / name)
             elif pinned is None or (here / name).relative_to(target).as_posix() in pinned:
                 shutil.copy2(Path(directory) / name, here / name)
+
+
+# a model file as the README says to make one: the template copied, its answer's body replaced by a
+# rule of the user's own (here the first allowed answer, else the first word: no import of its own)
+FIRST_ANSWER = '''    options = item.get("expectedresp") or item.get("options")
+    if options:
+        return list(options)[0]
+    words = messages[-1]["content"].split()
+    return words[0] if words else ""'''
+
+
+def copied_model(repo: Path, name: str, body: str = FIRST_ANSWER) -> Path:
+    """Write ``repo/scripts/test_<name>_model.py``: the template with the body of its ``answer``
+    replaced by ``body`` (as the README tells a user to do); return its path."""
+    template = (repo / "scripts/test_random_model.py").read_text()
+    pattern = r'(    options = item.get\("expectedresp"\).*?return rng.choice\(words\) if words else ""\n)'
+    old = re.search(pattern, template, re.S)
+    assert old, "the template's answer() is not as tests/sandbox.py expects it"
+    path = repo / f"scripts/test_{name}_model.py"
+    path.write_text(template.replace(old.group(1), body + "\n"))
+    return path
 
 
 def run(repo: Path, command: str, timeout: float = 900) -> subprocess.CompletedProcess:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from common import analysis, database, examples, queries, render, report, suites
+from common import analysis, database, examples, forget, queries, render, report, suites
 from common.canvas.scoring import response_text
 from common.jsonl import sha256_file, write_jsonl
 from common.paths import ROOT
@@ -21,6 +21,7 @@ from common.results import read_results, token_use
 from common.suite import SetRef
 from tests.already_said_that.fixtures import write_set
 from tests.conftest import run_script
+from tests.sandbox import shipped
 from tests.worldsense.fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
 
@@ -286,12 +287,39 @@ def test_failures_by_group_sum_to_the_report_s_accuracy_by_task_and_size(db, sec
         assert (listed["failures"] == found["failures"].sum()).all() and (found["counted"] != "").all()
 
 
+def test_the_runs_query_counts_each_run_and_its_failures_show_why(db):
+    runs = queries.run_query(db, "runs")
+    assert sorted(runs["run_id"]) == [i for (i,) in db.execute("SELECT run_id FROM runs ORDER BY 1")]
+    for run in runs.itertuples():  # each count as the run's own queries give it
+        groups = queries.run_query(db, "failures_by_group", run=str(run.run_id))
+        listed = queries.run_query(db, "failures", run=str(run.run_id))
+        assert run.failures == groups["failures"].sum() == (listed["failures"].iloc[0] if len(listed) else 0)
+        answers = db.execute("SELECT count(*) FROM answers WHERE run_id = ?", (run.run_id,)).fetchone()[0]
+        scored = groups["answers"].sum()
+        assert run.answers == answers and run.correct_pct == round(100 * (1 - run.failures / scored), 1)
+    c = runs.query("model == 'C' and `set` == 'worldsense/test_set'").iloc[0]
+    assert (c["prompting"], c["refused"], c["truncated"], c["counted"]) == (
+        "basic",
+        1,
+        1,
+        "trial (report: tuple)",
+    )
+    # a failure says why: the server's message (a refusal), the scorer's findings (a blocks plan)
+    failures = queries.run_query(db, "failures", run=str(c["run_id"]))
+    assert failures.query("Key == 103")[["refused", "error"]].values.tolist() == [
+        ["context_length_exceeded", "too long"]
+    ]
+    blocks = db.execute("SELECT run_id FROM run_rows WHERE suite = 'blocks' ORDER BY run_id").fetchall()
+    details = [d for (run,) in blocks for d in queries.run_query(db, "failures", run=str(run))["detail"]]
+    assert details and all(json.loads(d) for d in details)
+
+
 def test_the_flagged_answers_are_the_token_budget_s_cut_replies_and_the_refusals(db):
     files = [Path(f) for (f,) in db.execute("SELECT results_file FROM runs").fetchall()]
     cut = sum(token_use(read_results(f))["cut"] for f in files)
     refused = sum(bool(r.get("refused")) for f in files for r in read_results(f))
     flagged = queries.run_query(db, "truncated_or_refused")
-    assert (flagged["replies_cut"].iloc[0], flagged["refused_answers"].iloc[0]) == (cut, refused) == (1, 2)
+    assert (flagged["all_cut"].iloc[0], flagged["all_refused"].iloc[0]) == (cut, refused) == (1, 2)
 
 
 # ---- the report's examples -----------------------------------------------------------------------
@@ -452,3 +480,38 @@ def test_the_documented_queries_run(db):
     assert len(blocks) == 3
     for sql in blocks:
         db.execute(sql).fetchall()
+
+
+def test_a_set_no_longer_found_leaves_the_database_with_all_it_held(db, tmp_path):
+    copy = tmp_path / "results.sqlite"
+    db.execute("VACUUM INTO ?", (str(copy),))
+    conn = database.connect(copy)
+    # the project's canvas and blocks sets have no config here; WorldSense's is released data and
+    # Already Said That's carry the names of shipped configs
+    shipped_sets = {s.name: [p.stem for p in shipped(s.config_dir())] for s in suites.all_suites()}
+    assert forget.removed_sets(conn, shipped_sets) == ["blocks/myset", "canvas/small"]
+    runs = (
+        "SELECT r.run_id, count(a.answer_id) FROM runs r JOIN sets s USING (set_id) "
+        "LEFT JOIN answers a USING (run_id) WHERE s.suite NOT IN ('blocks', 'canvas') GROUP BY r.run_id"
+    )
+    kept = conn.execute(runs).fetchall()
+    assert forget.prune(conn, forget.removed_sets(conn, shipped_sets)) == ["blocks/myset", "canvas/small"]
+    assert forget.removed_sets(conn, shipped_sets) == []
+    assert conn.execute("SELECT suite FROM sets ORDER BY set_id").fetchall() == [
+        ("worldsense",),
+        ("already_said_that",),
+        ("already_said_that",),
+    ]
+    assert conn.execute(runs).fetchall() == kept  # the other sets' runs and answers as they were
+    for table in ("items", "runs", "pairs"):  # nothing left that pointed at the sets
+        assert not conn.execute(
+            f"SELECT 1 FROM {table} WHERE set_id NOT IN (SELECT set_id FROM sets)"
+        ).fetchall()
+    unused = conn.execute(
+        "SELECT count(*) FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
+        "UNION SELECT question FROM answers WHERE question IS NOT NULL UNION SELECT reply FROM answers "
+        "WHERE reply IS NOT NULL UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
+    ).fetchone()[0]
+    assert unused == 0 and conn.execute("SELECT count(*) FROM images").fetchone()[0] == 0
+    assert not database.delete_set(conn, "canvas", "small")  # no more
+    conn.close()

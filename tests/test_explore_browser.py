@@ -1,8 +1,9 @@
 """The explorer as a person uses it: `make explore` serves the results database with Datasette, a
 headless Chromium runs the canned disagreements query on the first paired test the report
 prints, and the count it reads equals the report's, a page of PAGE units with both runs named,
-a long reply folded and opening whole on a click; every canned query's page fits a 1,280 px
-window; a screenshot is saved as results/explore_screenshot.png.
+a long reply folded and opening whole on a click; from the start page to a failure's reason in
+three clicks (the runs, a run's failures, its reason opened); every canned query's page fits a
+1,280 px window; a screenshot is saved as results/explore_screenshot.png.
 
 Run by `make test-all` and `make check-explore` (which install Datasette, selenium and Debian's
 chromium: `make explore`'s and `make browser`'s extras). The report and database checked are
@@ -23,6 +24,7 @@ import pytest
 
 from common import paths, queries
 from common.explore import CUT
+from common.jsonl import write_jsonl
 from common.queries import PAGE
 from tests.conftest import run_script
 from tests.timing import timeout, wait_for
@@ -32,6 +34,7 @@ pytestmark = pytest.mark.integration
 SCREENSHOT = paths.RESULTS / "explore_screenshot.png"
 PAIRED = "PAIRED"  # the WorldSense paired table's title starts so
 LONG = "<b>bold</b> " + "a very long explanation " * 20  # a reply's tail
+REASON = "<i>This model's maximum context length is 8 tokens</i>: you requested 4,096 tokens. " * 3
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +46,12 @@ def built(tmp_path_factory) -> tuple[Path, Path]:
     answers = {"A": answers_for(trials, [1, 1, 1, 0, 1, 1]), "B": answers_for(trials, [0, 1, 0, 0, 1, 0])}
     answers["B"] = [f"{resp} {LONG}" for resp in answers["B"]]  # long, with markup: folded, escaped
     write_testset(work / "data" / "worldsense" / "test_set", trials, answers)
+    # a third model whose first answer the server refused, saying why at length (with markup)
+    refused = {"Key": 100, "resp": "", "refused": "context_length_exceeded", "error": REASON}
+    wrong = [{"Key": 100 + i, "resp": r} for i, r in enumerate(answers_for(trials, [0] * 6)) if i]
+    write_jsonl(
+        work / "data" / "worldsense" / "test_set" / "results" / "basic___C___results.jsonl", [refused, *wrong]
+    )
     database = work / "results.sqlite"
     testset = str(work / "data" / "worldsense" / "test_set")
     steps = [
@@ -160,3 +169,28 @@ def test_every_canned_query_fits_the_window(browser, built, explorer):
         browser.get(f"{explorer}/results/{name}?{given}")
         assert "rows-and-columns" in browser.page_source or "returned no results" in browser.page_source, name
         assert _width(browser) <= 1280, f"{name} is {_width(browser)} px wide"
+
+
+def test_from_the_start_page_to_a_failure_s_reason_in_three_clicks(browser, explorer):
+    browser.set_window_size(1280, 1100)
+    browser.get(f"{explorer}/")  # the start page
+    browser.find_element("link text", "Start from the runs").click()  # 1: every run
+    rows = {
+        row.find_element("css selector", "td.col-model").text: row
+        for row in browser.find_elements("css selector", "table.rows-and-columns tbody tr")
+    }
+    assert set(rows) == {"A", "B", "C"}, set(rows)
+    cells = {c: rows["C"].find_element("css selector", f"td.col-{c}").text for c in ("prompting", "set")}
+    assert cells == {"prompting": "basic", "set": "worldsense/test_set"}
+    assert rows["C"].find_element("css selector", "td.col-correct_pct").text == "0.0"
+    rows["C"].find_element("css selector", "td.col-failures a").click()  # 2: its failures
+    assert "/results/failures?run=" in browser.current_url
+    first = browser.find_elements("css selector", "table.rows-and-columns tbody tr")[0]
+    reason = first.find_element("css selector", "td.col-error details")
+    assert not reason.get_property("open")
+    reason.find_element("tag name", "summary").click()  # 3: why it failed, whole
+    assert reason.get_property("open") and REASON.strip() in reason.text
+    assert not reason.find_elements("tag name", "i")  # escaped: the server's markup is text
+    assert first.find_element("css selector", "td.col-refused").text == "context_length_exceeded"
+    assert first.find_elements("css selector", "td.col-reply")  # and the reply beside it
+    assert _width(browser) <= 1280

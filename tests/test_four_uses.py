@@ -4,24 +4,21 @@ a new problem set per suite from a copied config, reaching the report; and the t
 under a new name with only its answer function edited, which `make all MODEL=<the copy>` runs
 on every suite, its rows in every section of the report. Then more of what the README
 describes (a copied model config, a built-in's 5 answers beside the released WorldSense
-results, `make forget`), after which the fast tests pass in that copy: they never check the
-user's results or configs. Slow: two full `make all` runs and the fast tests."""
+results, `make forget`, a set's config deleted and another set forgotten: both leave the report
+and the database), after which `make test` passes in that copy: its lint leaves the copied
+model file out, and its tests never check the user's results or configs. Slow: two full `make all`
+runs and the fast tests."""
 
 import re
+import sqlite3
+from contextlib import closing
 
 import pytest
 
-from tests.sandbox import make_sandbox, run
+from tests.sandbox import copied_model, make_sandbox, run
 from tests.test_make_sets import TINY_BLOCKS, documented_commands
 
 pytestmark = pytest.mark.slow
-
-# the template's random choice replaced by a rule: the first allowed answer, else the first word
-FIRST = '''    options = item.get("expectedresp") or item.get("options")
-    if options:
-        return list(options)[0]
-    words = messages[-1]["content"].split()
-    return words[0] if words else ""'''
 
 
 def test_the_four_uses_on_a_fresh_copy(tmp_path):
@@ -47,14 +44,8 @@ def test_the_four_uses_on_a_fresh_copy(tmp_path):
         made = run(repo, command)
         assert made.returncode == 0, (command, made.stderr[-2000:])
 
-    # the template copied, only its answer function edited
-    template = (repo / "scripts/test_random_model.py").read_text()
-    body = re.search(
-        r'(    options = item.get\("expectedresp"\).*?return rng.choice\(words\) if words else ""\n)',
-        template,
-        re.S,
-    )
-    (repo / "scripts/test_first_model.py").write_text(template.replace(body.group(1), FIRST + "\n"))
+    # the template copied, only its answer function edited (its import of text_of left unused)
+    copied_model(repo, "first")
     made = run(repo, "make all MODEL=scripts/test_first_model.py LIMIT=2")
     assert made.returncode == 0, made.stderr[-3000:]
 
@@ -74,6 +65,19 @@ def test_the_four_uses_on_a_fresh_copy(tmp_path):
         assert made.returncode == 0, (command, made.stderr[-2000:])
     five = repo / "data/worldsense/test_set/results/basic___oracle___results.jsonl"
     assert five.read_text().count("\n") == 5
-    fast_tests = '.venv/bin/python -m pytest -m "not slow and not integration" -q -p no:cacheprovider'
-    fast = run(repo, fast_tests, timeout=3600)
-    assert fast.returncode == 0, fast.stdout[-5000:]
+
+    # a set taken out: its config deleted (the next make all drops it), or make forget SET=...
+    (repo / "configs/canvas/mine.yaml").unlink()
+    for command in ("make all", "make forget SET=blocks/mine"):
+        made = run(repo, command)
+        assert made.returncode == 0, (command, made.stderr[-2000:])
+    report = (repo / "results/report.md").read_text()
+    assert (
+        "Canvas: mine" not in report and "Blocks world: mine" not in report and "Canvas: standard" in report
+    )
+    with closing(sqlite3.connect(repo / "results/results.sqlite")) as conn:
+        sets = {f"{suite}/{name}" for suite, name in conn.execute("SELECT suite, set_name FROM sets")}
+    assert {"canvas/standard", "blocks/scaling"} <= sets and not {"canvas/mine", "blocks/mine"} & sets
+    assert list((repo / "results/forgotten").glob("*/configs/blocks/mine.yaml"))  # nothing lost
+    fast = run(repo, "make test", timeout=3600)  # lint (the copied model file left out) and the fast tests
+    assert fast.returncode == 0, (fast.stdout[-5000:], fast.stderr[-2000:])

@@ -8,6 +8,7 @@ each step takes seconds; the model is a config pointing at a stub server in this
 import os
 import re
 import subprocess
+import threading
 import time
 from pathlib import Path
 
@@ -16,7 +17,8 @@ import yaml
 
 from common.models.stub_batch import BatchStore
 from common.models.stub_server import StubServer
-from tests.sandbox import make_sandbox, run
+from common.results import read_results
+from tests.sandbox import copied_model, make_sandbox, run
 from tests.timing import timeout, wait_for
 from tests.worldsense.fixtures import compl_tuple, tf_tuple
 from tests.worldsense.fixtures import write_testset as write_worldsense
@@ -24,9 +26,9 @@ from tests.worldsense.fixtures import write_testset as write_worldsense
 RESULTS = "data/worldsense/test_set/results/basic___stubby___results.jsonl"
 
 
-@pytest.fixture
-def sandbox(tmp_path) -> Path:
-    """A sandbox whose WorldSense test set holds six trials (its data stamp kept newer)."""
+def six_trials(tmp_path: Path) -> Path:
+    """Return a sandbox in ``tmp_path`` whose WorldSense test set holds six trials (its data stamp
+    kept newer)."""
     repo = make_sandbox(tmp_path)
     testset = repo / "data/worldsense/test_set"
     (testset / "trials.jsonl.bz2").unlink()
@@ -34,6 +36,12 @@ def sandbox(tmp_path) -> Path:
     stamp = repo / "data/worldsense/.fetched-core"
     stamp.touch()
     return repo
+
+
+@pytest.fixture
+def sandbox(tmp_path) -> Path:
+    """A sandbox whose WorldSense test set holds six trials."""
+    return six_trials(tmp_path)
 
 
 def configure(repo: Path, server: StubServer, **settings) -> None:
@@ -170,10 +178,127 @@ def test_forget_rebuilds_the_report_without_running_the_forgotten_model_again(sa
 
 def test_a_set_config_removed_is_no_set_any_more(sandbox):
     config = sandbox / "configs/canvas/extra.yaml"
-    config.write_text("seed: 3\n")
+    config.write_text("seed: 3\ndefault: false\n")
+    (sandbox / "results/canvas/extra").mkdir(parents=True)
+    (sandbox / "results/canvas/extra/report.txt").write_text("")  # built: `make canvas/extra`
     assert "canvas/extra" in run(sandbox, "make help").stdout
+    listed = sandbox / ".make/sections.list"
+    assert "results/sections/canvas/extra.json\n" in listed.read_text()
+    os.utime(listed, ns=(0, 0))
     config.unlink()
     after = run(sandbox, "make help")
     assert after.returncode == 0 and "canvas/extra" not in after.stdout, after.stderr[-2000:]
+    # the report is made of a list of sections that changed: it is rebuilt without the set, and the
+    # database (make's report step) forgets the set, though its results are still there
+    assert "extra" not in listed.read_text() and listed.stat().st_mtime_ns > 0
     dry = run(sandbox, "make -n all")
     assert dry.returncode == 0 and "extra" not in dry.stdout, dry.stderr[-2000:]
+    rule = re.search(r"^results/report.html:(.*)$", run(sandbox, "make -pn help").stdout, re.M)
+    assert ".make/sections.list" in rule.group(1).split()
+    assert "score_results.py --prune" in dry.stdout.split("build_report.py")[0]
+
+
+BAD_VARIABLES = {  # make command line -> what the one line must name
+    "all MODEL=oracle LIMIT=abc": "LIMIT=abc: LIMIT takes a whole number of 1 or more",
+    "all MODEL=oracle LIMIT=0": "LIMIT=0: LIMIT takes a whole number",
+    "all LIMIT=3": "LIMIT=3: LIMIT caps what MODEL is asked: name the model too",
+    "all MODEL=oracle SET=samples": "SET=samples: SET takes settings of MODEL's config as key=value words",
+    "all SET=samples=3": "SET=samples=3: SET sets what MODEL is asked: name the model too",
+    "all MODEL=nosuch": "MODEL=nosuch: no such model; MODEL takes built-in models",
+    "all MODEL=scripts/test_nosuch_model.py": "MODEL=scripts/test_nosuch_model.py: no such file",
+    "all MODEL=noop": "MODEL=noop: a built-in that answers only part of blocks",
+    "all MODEL=shortcut-count-most": "MODEL=shortcut-count-most: a built-in of canvas only",
+    "all 'MODEL=oracle configs/models/oracle.yaml'": "more than one model named oracle",
+    "forget SET=canvas": "SET=canvas: make forget takes sets as <suite>/<set>",
+}
+
+
+def test_a_bad_make_variable_gets_one_line_naming_it_and_what_it_takes(sandbox):
+    (sandbox / "configs/models/oracle.yaml").write_text("model: stub-model\n")  # named like a built-in
+    before = snapshot(sandbox)
+    for command, said in BAD_VARIABLES.items():
+        made = run(sandbox, f"make {command}")
+        assert made.returncode == 2 and made.stdout == "", (command, made.stdout)
+        (line,) = made.stderr.splitlines()  # one line: make's `Makefile:N: *** <ours>.  Stop.`
+        assert said in line and line.endswith("Stop."), (command, line)
+    assert snapshot(sandbox) == before  # nothing ran
+    # what is right passes: a suite's own built-in on its suite, every model of a list on every suite
+    plan = run(sandbox, "make -n canvas-model MODEL=shortcut-count-most LIMIT=1")
+    assert plan.returncode == 0 and "--model shortcut-count-most --limit 1" in plan.stdout, plan.stderr
+
+
+def test_several_models_plan_a_step_each_on_every_suite(sandbox):
+    models = "oracle scripts/test_random_model.py llamacpp"
+    plan = run(sandbox, f"make -n all MODEL='{models}' LIMIT=2 SET=samples=2")
+    assert plan.returncode == 0 and "warning" not in plan.stderr, plan.stderr
+    for suite in ("worldsense", "blocks", "canvas", "already_said_that"):
+        for model in models.split():
+            steps = [line for line in plan.stdout.splitlines() if f"-t {suite}/$set --model {model} " in line]
+            assert len(steps) == 1, (suite, model)  # one step of its own (make -j runs them side by side)
+            assert f"--model {model} --limit 2 --set samples=2 " in steps[0]
+
+
+def _meeting_servers(names: tuple[str, ...], patience: float) -> list[StubServer]:
+    """One stub server per name; each answers its first request only once every other has had one
+    (or after ``patience`` s): the runs meet only when they ask at the same time."""
+    asked = {name: threading.Event() for name in names}
+
+    def answer_of(name: str):
+        def answer(prompt: str) -> str:
+            asked[name].set()
+            for other in asked.values():
+                other.wait(patience)
+            return "TRUE"
+
+        return answer
+
+    return [StubServer(answer=answer_of(name)) for name in names]
+
+
+def test_several_models_run_side_by_side_and_write_what_one_at_a_time_writes(sandbox, tmp_path):
+    alone = six_trials(tmp_path / "alone")  # the same six trials, each model run in turn
+    models = "stub_a stub_b scripts/test_first_model.py oracle"
+    servers = _meeting_servers(("stub_a", "stub_b"), patience=timeout(120))
+    for server in servers:
+        server.start()
+    try:
+        for repo in (sandbox, alone):
+            copied_model(repo, "first")
+            for name, server in zip(("stub_a", "stub_b"), servers, strict=True):
+                config = {
+                    "base_url": server.url,
+                    "model": "stub-model",
+                    "temperature": 0,
+                    "timeout_s": [10, 900],
+                }
+                (repo / f"configs/models/{name}.yaml").write_text(yaml.safe_dump(config))
+        start = time.monotonic()
+        together = run(sandbox, f"make -j4 worldsense-model MODEL='{models}' LIMIT=4")
+        assert together.returncode == 0, together.stderr[-3000:]
+        assert time.monotonic() - start < timeout(120) / 2  # the two servers' runs met: side by side
+        for model in models.split():
+            made = step(alone, f"MODEL={model} LIMIT=4")  # its model step alone: no analysis
+            assert made.returncode == 0, made.stderr[-3000:]
+    finally:
+        for server in servers:
+            server.stop()
+    results = "data/worldsense/test_set/results"
+    names = [f"basic___{name}___results.jsonl" for name in ("stub_a", "stub_b", "first", "oracle")]
+    for name in names:
+        assert (sandbox / results / name).is_file(), name
+        assert _records(sandbox / results / name) == _records(alone / results / name), name
+
+    # make forget takes the same list (its report step, which would build every suite here, left out)
+    plan = run(sandbox, f"make -n forget MODEL='{models}'")
+    assert plan.returncode == 0 and f"forget_model.py {models}\n" in plan.stdout, plan.stderr[-2000:]
+    forgot = run(sandbox, f".venv/bin/python scripts/forget_model.py {models}")
+    assert forgot.returncode == 0, forgot.stderr[-3000:]
+    assert not any((sandbox / results / name).exists() for name in names)
+    assert (sandbox / results / "basic___random___results.jsonl").is_file()  # the others' stay
+
+
+def _records(path: Path) -> list[dict]:
+    """Return a results file's records by Key and draw (a run asking several items at once writes
+    them as they come), without what differs between two runs of the same requests (the time)."""
+    records = [{k: v for k, v in r.items() if k != "latency_s"} for r in read_results(path, all_draws=True)]
+    return sorted(records, key=lambda r: (r["Key"], r.get("draw", 0)))

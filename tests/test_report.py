@@ -188,13 +188,17 @@ def test_the_token_budget_of_model_runs_shows_what_was_cut_at_the_top_and_its_ta
     prov = provenance(sections)
     page = render.render_html(sections, prov)
     markdown = render.render_markdown(sections, prov, {})
-    # 4 replies, 1 cut; 94 reasoning and 30 answer tokens
+    # 4 replies, 1 cut; 94 reasoning and 30 answer tokens: a row per model, a column per suite, open
+    assert (
+        "| model | toy |\n|---|---|\n| &lt;script&gt;m&lt;/script&gt; | 25.0% of 4 at 64; 24 + 7.5 |"
+        in markdown
+    )
     row = (
-        "| toy | <script>m</script> | "
+        "| toy | &lt;script&gt;m&lt;/script&gt; | "
         + prov["models"][0]["results"]
         + " | 64 | 4 | 25.0% (1) | 23.5 | 7.5 |"
     )
-    assert row in markdown
+    assert row in markdown.split("<summary>Each results file")[1]  # each file's, folded
     assert "<script>m</script>: 1 of 4 replies cut at max_tokens=64 (toy 1/4)" in markdown
     assert "--retry-truncated" in markdown
     # the replies cut are said at the top; the table of every run with tokens after the suites

@@ -3,14 +3,16 @@ sets, one figure, each set folded), cells on a handful of units said as such, no
 nothing (token budget), each run's own chance line, a check that fails named with what to do,
 and the explorer's long cells folded and escaped."""
 
+import html
+
 import pandas as pd
 
 from common import render, report
 from common.analysis import Section
 from common.canvas.analysis import chance_lines
-from common.canvas.report import check_lines
+from common.canvas.report import check_lines, shortcut_misses
 from common.explore import CUT, cell_html
-from common.provenance import no_token_runs, token_budget_table
+from common.provenance import no_token_runs, token_budget_by_suite, token_budget_table
 from tests.test_report import _section
 
 NASTY = "<script>alert(1)</script>"
@@ -105,9 +107,31 @@ def test_the_token_budget_shows_only_runs_that_report_tokens_and_names_the_other
         "No token counts reported (a model file, or a server that counts none): file-model (2 results files)."
     )
     nothing = {"models": [model("file-model")]}
-    assert token_budget_table(nothing) is None
+    assert token_budget_table(nothing) is None and token_budget_by_suite(nothing) is None
     page = render.render_html([], _prov() | nothing)
     assert "Token budget of the model runs" not in page and "file-model (1 results file)" in page
+
+
+def test_the_token_budget_is_one_table_of_models_by_suite_however_many_files():
+    def model(name: str, suite: str, limit: int, **use: int) -> dict:
+        counts = {"replies": 30, "cut": 0, "reasoning_tokens": 0, "answer_tokens": 60} | use
+        settings = {"name": name, "max_tokens": limit}
+        found = {"suite": suite, "results": f"{name}.jsonl", "settings": settings, "use": counts}
+        return found | {"runs": 1, "tokens": 0, "cost_usd": 0}
+
+    files = [model(f"server{i}", suite, 16) for i in range(5) for suite in ("a", "a", "a", "b")]
+    files += [model("thinker", "b", 512, cut=3, reasoning_tokens=3000), model("thinker", "b", 1024)]
+    files += [model("<b>x</b>", "c", 8)]
+    table = token_budget_by_suite({"models": files})
+    assert table["columns"] == ["model", "a", "b", "c"] and len(table["rows"]) == 7  # of 23 files
+    assert table["rows"][0] == ["server0", "0.0% of 90 at 16; 2.0", "0.0% of 30 at 16; 2.0", "-"]
+    assert table["rows"][5] == ["thinker", "-", "5.0% of 60 at 512/1024; 50 + 2.0", "-"]
+    page = render.render_html([], _prov() | {"models": files})
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    budget = page[page.index('<h2 id="token-budget">') : page.index('<h2 id="provenance">')]
+    assert 'class="headline"' not in budget  # a suite's headline table is a suite's alone
+    shown, folded = budget.split("<details>")  # each file's row folded
+    assert shown.count("<tr>") == 1 + 7 and folded.count("<tr>") == 1 + len(files)
 
 
 def test_a_uniformly_guessing_run_gets_its_own_chance_line_where_it_differs():
@@ -121,8 +145,9 @@ def test_a_uniformly_guessing_run_gets_its_own_chance_line_where_it_differs():
     assert list(chance_lines(["random"], chances, chances)) == ["chance"]
 
 
-def test_a_check_that_is_not_met_names_the_check_the_task_and_what_to_do():
-    shortcuts = pd.DataFrame(
+def _shortcuts() -> pd.DataFrame:
+    """Two shortcut baselines' checks: the first off chance on its task, the second at chance."""
+    return pd.DataFrame(
         {
             "shortcut": ["shortcut-a", "shortcut-b"],
             "task": ["count", "transitivity"],
@@ -133,6 +158,10 @@ def test_a_check_that_is_not_met_names_the_check_the_task_and_what_to_do():
             "at_chance": [False, True],
         }
     )
+
+
+def test_a_check_that_is_not_met_names_the_check_the_task_and_what_to_do():
+    shortcuts = _shortcuts()
     audited = pd.DataFrame(
         {
             "task": ["count", "count"],
@@ -163,6 +192,10 @@ def test_the_explorer_folds_long_text_with_every_character_escaped():
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" + "x" * CUT in shown  # the whole text, one click away
     prompt = cell_html("y" * CUT + "the question?", "prompt")  # a prompt: its end, the question, shown
     assert "<summary" in prompt and "the question?</summary>" in prompt
+    # a run's failures (the runs query: a row with a run_id) open with a click; nothing else links
+    assert cell_html(1234, "failures", {"run_id": 7}) == '<a href="failures?run=7">1,234 failures</a>'
+    assert cell_html(0, "failures", {"run_id": 7}) is None and cell_html(3, "failures", {"run": 7}) is None
+    assert cell_html(3, "answers", {"run_id": 7}) is None
 
 
 def test_a_section_without_a_headline_is_shown_whole_as_before(tmp_path):
@@ -172,3 +205,34 @@ def test_a_section_without_a_headline_is_shown_whole_as_before(tmp_path):
     page = render.render_html([record], _prov())
     assert '<h2 id="toy-suite">Toy suite</h2>' in page and "<h3>Accuracy</h3>" in page
     assert "-set" not in page and "Cells resting on" not in page
+
+
+def test_a_failed_check_opens_its_suite_naming_the_check_the_task_and_what_to_do(tmp_path):
+    # planted: any suite's section may carry a gate that failed and a check not met (the suite's
+    # analysis writes each line: which check, which task, what to do); both open the suite
+    gate = "toy gate failed on task count: the learner scores 90% against chance 25%; fix the generator"
+    check = f"toy check 'shortcut at chance' not met on task {NASTY}: regenerate with another seed"
+    records = _suite_sections(tmp_path)
+    records[1] |= {"failed": [gate], "missed": [check]}
+    page = render.render_html(records, _prov())
+    top = page[page.index('<h2 id="toy-suite">') : page.index("Measures nothing at all.")]
+    assert top.count('<blockquote class="failed">') == 2 and "<details" not in top  # first, open
+    assert f"two: {gate}" in top and f"two: {html.escape(check)}" in top  # each line escaped
+    assert NASTY not in page
+    summary = page[page.index("<h2>Summary</h2>") : page.index("<details>")]
+    assert gate in summary and "shortcut at chance" in summary  # and at the top of the page
+    markdown = render.render_markdown(records, _prov(), {})
+    part = markdown[markdown.index("\n## Toy suite\n") :]
+    assert part.index(f"> **two: {gate}**") < part.index("Measures nothing at all.")
+    # a suite shown section by section opens each section with its failed checks too
+    whole = report.section_record(_section(tmp_path)) | {"missed": [check]}
+    shown = render.render_html([whole], _prov())
+    after = shown[shown.index('<h2 id="toy-suite">') :]
+    assert after.index('<blockquote class="failed">') < after.index("<p>Measures")
+
+
+def test_a_canvas_shortcut_off_chance_is_a_check_the_section_carries():
+    shortcuts = _shortcuts()
+    (line,) = shortcut_misses(shortcuts)
+    assert line.startswith("canvas check 'shortcut at chance' not met on task count: shortcut-a scores 31.0%")
+    assert shortcut_misses(shortcuts.iloc[1:]) == [] and shortcut_misses(shortcuts.iloc[:0]) == []

@@ -12,7 +12,7 @@ import pytest
 from common.jsonl import write_jsonl
 from common.paths import ROOT
 from tests.conftest import run_script, write_unreachable_source
-from tests.sandbox import shipped
+from tests.sandbox import copied_model, make_sandbox, run, shipped
 from tests.test_cli_help import check_help_defaults
 from tests.timing import timeout
 
@@ -249,3 +249,15 @@ def test_make_clean_keeps_model_results_and_the_response_cache(tmp_path):
     assert done.returncode == 0, done.stderr
     assert [name for name in kept if not (repo / name).exists()] == []
     assert [name for name in removed if (repo / name).exists()] == []
+
+
+def test_a_copied_model_file_is_left_out_of_the_lint_and_the_template_is_not(tmp_path):
+    repo = make_sandbox(tmp_path)
+    copied = copied_model(repo, "mine")  # its answer() replaced: the template's text_of import unused
+    copied.write_text(copied.read_text() + "import os\n")  # and whatever else the user writes
+    lint = run(repo, "make lint")
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    template = repo / "scripts/test_random_model.py"
+    template.write_text(template.read_text() + "import os\n")
+    lint = run(repo, "make lint")
+    assert lint.returncode != 0 and "scripts/test_random_model.py" in lint.stdout, lint.stdout

@@ -4,6 +4,8 @@ turn log lines, and said so); the answers to unchanged items stay; nothing is de
 import bz2
 import json
 
+import pytest
+
 from common import paths
 from common.results import read_results
 from common.stale import fingerprint, set_aside_stale
@@ -117,3 +119,46 @@ def test_forget_moves_one_models_runs_out_of_every_suite_and_drops_what_showed_t
     assert (tmp_path / "results/report.html").is_file()  # the report stays until make rebuilds it
     assert (tmp_path / "results/canvas/standard/basic___other___results.jsonl").is_file()
     assert forget.forget_model("mine") == []  # nothing left
+
+
+def test_forget_set_moves_its_config_data_and_results_out_and_drops_what_was_made_of_them(
+    tmp_path, monkeypatch
+):
+    from common import forget, paths
+    from common.errors import UserError
+
+    for name, value in (("ROOT", tmp_path), ("RESULTS", tmp_path / "results"), ("DATA", tmp_path / "data")):
+        monkeypatch.setattr(paths, name, value)
+    monkeypatch.setattr(paths, "CONFIGS", tmp_path / "configs")
+    monkeypatch.setattr(forget, "FORGOTTEN", tmp_path / "results" / "forgotten")
+    kept = [
+        "configs/canvas/mine.yaml",
+        "data/canvas/mine/trials.jsonl",
+        "results/canvas/mine/basic___oracle___results.jsonl",
+        "results/canvas/mine/report.txt",
+    ]
+    made = ["results/sections/canvas/mine.json", "results/figures/canvas/mine/canvas_accuracy.png"]
+    others = ["configs/canvas/standard.yaml", "results/canvas/standard/basic___oracle___results.jsonl"]
+    for name in kept + made + others:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    moves = forget.forget_set("canvas/mine")
+    moved = {str(s.relative_to(tmp_path)): t for s, t in moves}
+    assert sorted(k for k, t in moved.items() if t) == [
+        "configs/canvas/mine.yaml",
+        "data/canvas/mine",
+        "results/canvas/mine",
+    ]
+    assert sorted(k for k, t in moved.items() if t is None) == [
+        "results/figures/canvas/mine",
+        "results/sections/canvas/mine.json",
+    ]
+    for name in kept:  # every file kept, under its own path
+        assert len(list((tmp_path / "results" / "forgotten").glob(f"*/{name}"))) == 1, name
+    assert not any((tmp_path / name).exists() for name in kept + made)
+    assert all((tmp_path / name).is_file() for name in others)
+    assert forget.forget_set("canvas/mine") == []  # nothing left
+    with pytest.raises(UserError, match="released data of worldsense"):
+        forget.forget_set("worldsense/test_set")
+    with pytest.raises(UserError, match="unknown suite"):
+        forget.forget_set("nosuch/mine")

@@ -35,7 +35,7 @@ def estimate(
     system_chars = len(wording.system)
     preamble = len(wording.transcript([])) if prompting == "hhh" else 0
     reasoning = max_tokens * CHARS_PER_TOKEN if prompting == "cot" else 0
-    samples = data.samples[:limit] if limit is not None else data.samples
+    samples = data.limited(limit)
     seeds = int(data.config.get("seeds") or 1)  # the set's protocol: each seed plays its conversations
     played = [(sample, draw) for draw in range(seeds) for sample in samples if data.plays(sample, draw)]
     requests = input_chars = output_chars = longest = 0

@@ -268,6 +268,16 @@ class SetData:
             self._chosen[draw] = frozenset(random.Random(self.first_seed + draw).sample(ids, play))
         return int(sample["sample"]) in self._chosen[draw]
 
+    def limited(self, limit: int | None) -> list[dict[str, Any]]:
+        """Return the samples a run asked for ``limit`` conversations plays: the first ``limit``;
+        where each seed plays its own pick (``play``), the first ``limit`` that every one of the
+        set's ``seeds`` plays, so that each comes with all its draws (whole items, as ``--limit``
+        gives on any set) and a run's repeated-samples statistics have every seed."""
+        if limit is None:
+            return self.samples
+        seeds = range(int(self.config.get("seeds") or 1))
+        return [s for s in self.samples if all(self.plays(s, draw) for draw in seeds)][:limit]
+
     def conversation(self, sample: dict[str, Any], draw: int = 0) -> Conversation:
         """Return a fresh Conversation for ``sample`` under the set's options and seed; the
         ``draw``-th seed of a run playing several (``seeds``) is ``first_seed`` + draw."""

@@ -101,8 +101,17 @@ def check_wording(results: Path, wording: str) -> None:
 
 
 def items(data: SetData, limit: int | None = None) -> list[dict[str, Any]]:
-    """Return the runner's items: one per sample (the first ``limit``), Key = sample id."""
-    samples = data.samples[:limit] if limit is not None else data.samples
+    """Return the runner's items: one per sample (the first ``limit``, ``SetData.limited``: on a
+    set whose seeds each play their own pick, those every seed plays, as a warning says), Key =
+    sample id."""
+    samples = data.limited(limit)
+    if limit is not None and data.config.get("play") is not None:
+        log.warning(
+            "--limit %d on %s, whose %s seeds each play %s of its %s conversations: the first %d that "
+            "every seed plays (samples %s), each played by all its seeds",
+            limit, data.name, data.config.get("seeds") or 1, data.config["play"], len(data.samples),
+            len(samples), ", ".join(str(s["sample"]) for s in samples),
+        )  # fmt: skip
     return [
         {"Key": sample["sample"], "sample": sample["sample"], "words": sample["words"]} for sample in samples
     ]

@@ -107,10 +107,11 @@ def scored_frame(scored: Scored) -> tuple[pd.DataFrame, list[str]]:
     return pd.concat(frames, ignore_index=True), notes
 
 
-def interval(rows: pd.DataFrame, field: str = "strict") -> tuple[float, float, float]:
-    """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item."""
+def interval(rows: pd.DataFrame, field: str = "strict", confidence: float = 0.95) -> tuple[float, float, float]:
+    """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item,
+    at ``confidence``."""
     per_item = rows.groupby("item", sort=True)[field].agg(["sum", "count"])
-    return clustered_wilson_interval(per_item["sum"].tolist(), per_item["count"].tolist())
+    return clustered_wilson_interval(per_item["sum"].tolist(), per_item["count"].tolist(), confidence)
 
 
 def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
@@ -144,18 +145,25 @@ def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
     """Return, for each shortcut model in the results, its strict score on its own task with the
     clustered 95% interval, the share of those trials its rule reads (``reads``; the others it
     answers at random), the task's chance rate (mean over the trials of ``baselines.chance``) and
-    whether the interval holds chance (None for a rule that reads none of them: its score is the
-    ``random`` built-in's)."""
+    whether the interval holds chance, one-sided (None for a rule that reads none of them: its
+    score is the ``random`` built-in's). The intervals of the shortcuts that read the set are held
+    together (Bonferroni: 1 - 0.05 / k each), so a set whose every shortcut is at chance passes
+    95% of the time; with a 95% interval each, a clean set of 20 would miss one most of the time."""
     rates = trial_chance(trials)
-    rows = []
+    texts = trials.set_index("Key")["text"]
+    found = []
     for shortcut in SHORTCUTS:
         rows_of = scored[(scored["model"] == shortcut.name) & (scored["task"] == shortcut.task)]
         if rows_of.empty:
             continue
-        p, lo, hi = interval(rows_of)
+        shown = texts.loc[rows_of["Key"]]
+        reads = sum(shortcut.rule(str(text)) is not None for text in shown) / len(shown)
+        found.append((shortcut, rows_of, reads))
+    level = 1 - 0.05 / max(sum(reads > 0 for _, _, reads in found), 1)
+    rows = []
+    for shortcut, rows_of, reads in found:
+        p, lo, hi = interval(rows_of, confidence=level)
         rate = float(rates.loc[rows_of["Key"]].mean())
-        texts = trials.set_index("Key").loc[rows_of["Key"], "text"]
-        reads = sum(shortcut.rule(str(text)) is not None for text in texts) / len(texts)
         rows.append(
             {
                 "shortcut": shortcut.name,

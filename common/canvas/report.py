@@ -41,6 +41,7 @@ from common.canvas.validity import (
     RULES_TITLE,
     audit_display,
     check_lines,
+    shortcut_misses,
     power_display,
     rules_display,
     shortcut_display,
@@ -178,6 +179,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         checks=validity_lines(audited, meta, power, int(trials["tuple_ID"].nunique()), len(trials))
         if meta
         else [],
+        missed=shortcut_misses(shortcuts),
         headline=headline_cells(models, ref.name),
     )
 

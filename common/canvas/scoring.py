@@ -241,7 +241,10 @@ def run_order(runs: pd.DataFrame) -> pd.DataFrame:
     """Return ``runs`` (rows of the database's ``runs``) in the report's order: the built-in models
     first (their run metadata says ``builtin``), each group by results file, a run's modalities
     together (text, image, text+image)."""
-    builtin = [bool(json.loads(s or "{}").get("builtin")) for s in runs["settings"]]
+    # a run without metadata (settings NULL: NaN beside other runs' text) is no built-in
+    builtin = [
+        bool(json.loads(s).get("builtin")) if isinstance(s, str) and s else False for s in runs["settings"]
+    ]
     modality = runs["modality"] if "modality" in runs else pd.Series(TEXT, index=runs.index)
     file = [str(f).replace(f"-{m}___", "___", 1) for f, m in zip(runs["results_file"], modality, strict=True)]
     rank = [MODALITIES.index(m) if m in MODALITIES else 0 for m in modality]

@@ -1,5 +1,6 @@
 """Datasette plugin of the explorer (``make explore`` passes ``--plugins-dir common/explore_plugins``):
-long text cells folded with the full text one click away (``common.explore.cell_html``)."""
+long text cells folded with the full text one click away, a run's failures count a link to them
+(``common.explore.cell_html``)."""
 
 import sys
 from pathlib import Path
@@ -13,9 +14,12 @@ from common.explore import CSS, cell_html
 
 
 @hookimpl
-def render_cell(value, column):
-    """Return a long text cell as a folded, escaped ``<details>``; None leaves a cell to Datasette."""
-    shown = cell_html(value, column)
+def render_cell(row, value, column):
+    """Return a long text cell as a folded, escaped ``<details>``, a count as a link to what it
+    counts; None leaves a cell to Datasette."""
+    shown = cell_html(
+        value, column, dict(zip(row.keys(), row, strict=True)) if hasattr(row, "keys") else None
+    )
     return Markup(shown) if shown is not None else None  # cell_html escaped every character
 
 

@@ -3,6 +3,7 @@
 import importlib.util
 import itertools
 import json
+import logging
 import math
 import os
 import re
@@ -807,3 +808,32 @@ def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(t
     records, turns = played["batch"]
     assert live_requests == len(turns) and server.batches.lines_answered == len(turns)  # each turn once
     assert len(server.batches.batches) == max(r["asked"] for r in records)  # one batch per turn
+
+
+def test_a_limit_on_a_set_whose_seeds_each_play_their_own_pick_gives_whole_items_and_says_so(
+    tmp_path, caplog
+):
+    # the original's protocol: each of 3 seeds plays 10 of the 20 conversations, its own 10; a
+    # limit of 3 plays the first 3 every seed plays, each with its 3 draws (not 3 samples of which
+    # some seeds play none)
+    set_dir = write_set(
+        tmp_path / "sets" / "which_is_heavier", "which_is_heavier", samples=20, play=10, seeds=3
+    )
+    data = load_set(set_dir)
+    chosen = data.limited(3)
+    assert len(chosen) == 3 and all(data.plays(s, draw) for s in chosen for draw in range(3))
+    assert chosen != data.samples[:3]  # the first three are not each played by every seed
+    with caplog.at_level(logging.WARNING):
+        play(tmp_path, "which_is_heavier", "random", 20, "--limit", "3")
+    records = read_results(
+        run_paths("which_is_heavier", "random", tmp_path / "results")["results"], all_draws=True
+    )
+    assert sorted((r["Key"], r.get("draw", 0)) for r in records) == [
+        (s["sample"], draw) for s in chosen for draw in range(3)
+    ]
+    said = [r.getMessage() for r in caplog.records if "--limit 3" in r.getMessage()]
+    samples = ", ".join(str(s["sample"]) for s in chosen)
+    assert (
+        said
+        and f"the first 3 that every seed plays (samples {samples}), each played by all its seeds" in said[0]
+    )

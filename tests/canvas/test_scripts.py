@@ -249,3 +249,31 @@ def test_a_batch_run_writes_the_records_of_a_live_run(tmp_path, small_set):
         rounds = len(server.batches.batches)
     rows = {name: comparable(*find_results_files(tmp_path / name / "small")) for name in ("live", "batch")}
     assert rows["batch"] == rows["live"] and rounds == 2  # the question, then the re-prompts
+
+
+def test_a_shortcut_planted_off_chance_opens_the_canvas_part_of_the_report(tmp_path, small_set):
+    # the defect the check looks for, planted: a shortcut baseline that answers every trial right
+    out = tmp_path / "results"
+    done = run_script(
+        "scripts/ask_model.py", "-t", str(small_set), "--model", "oracle", "--results-dir", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    answers = out / small_set.name / "basic___oracle___results.jsonl"
+    (answers.parent / "basic___shortcut-shuffle-initial___results.jsonl").write_text(answers.read_text())
+    section, database = tmp_path / "canvas.json", tmp_path / "results.sqlite"
+    done = run_script(
+        "scripts/analyse_results.py", "-t", str(small_set), "--results-dir", str(out), "--quiet",
+        "--database", str(database), "--section", str(section), "--figures", str(tmp_path / "figures"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr  # a check not met is no gate: the analysis goes on
+    said = "canvas check 'shortcut at chance' not met on task shuffle_tracking: shortcut-shuffle-initial"
+    assert said in done.stderr  # make shows it as it runs
+    page = tmp_path / "report.html"
+    done = run_script(
+        "scripts/build_report.py", str(section), "--database", str(database),
+        "--html", str(page), "--markdown", str(tmp_path / "report.md"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    top = html[html.index('<h2 id="canvas">') :].split("<p>", 1)[0]  # the suite's part, before its text
+    assert said in top.replace("&#x27;", "'") and "another seed" in top
