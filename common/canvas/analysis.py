@@ -107,7 +107,9 @@ def scored_frame(scored: Scored) -> tuple[pd.DataFrame, list[str]]:
     return pd.concat(frames, ignore_index=True), notes
 
 
-def interval(rows: pd.DataFrame, field: str = "strict", confidence: float = 0.95) -> tuple[float, float, float]:
+def interval(
+    rows: pd.DataFrame, field: str = "strict", confidence: float = 0.95
+) -> tuple[float, float, float]:
     """Return ``(p, lo, hi)`` of ``field`` over ``rows`` (refused ones score 0), clustered by item,
     at ``confidence``."""
     per_item = rows.groupby("item", sort=True)[field].agg(["sum", "count"])

@@ -41,10 +41,10 @@ from common.canvas.validity import (
     RULES_TITLE,
     audit_display,
     check_lines,
-    shortcut_misses,
     power_display,
     rules_display,
     shortcut_display,
+    shortcut_misses,
     validity_lines,
 )
 from common.errors import DataError
