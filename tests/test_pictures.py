@@ -60,8 +60,11 @@ def solve_from_picture(trial: dict, shapes: list) -> str:
         full = answer(by_name[m[2]], by_name[m[1]], GEOMETRY)
         if trial["task"] != "transitivity":
             return full
-        sideways = re.search(r"\b[Ll]eft of|\b[Rr]ight of", description)  # the chain's axis, from its words
-        return next(word for word in full.split() if (word in ("Left", "Right")) == bool(sideways))
+        # the two lie on one line of the frame: the answer is along that line, the axis on which
+        # their centres differ most
+        subject, reference = by_name[m[1]], by_name[m[2]]
+        sideways = abs(subject.x - reference.x) > abs(subject.y - reference.y)
+        return next(word for word in full.split() if (word in ("Left", "Right")) == sideways)
     if m := re.fullmatch(r"What shape is (\S+) from the (top|bottom)\?", question):
         order = [shape.name for shape in sorted(shapes, key=lambda shape: shape.y)]  # the column, bottom up
         for a, b in SWAP.findall(description):

@@ -68,7 +68,7 @@ def test_the_shared_layer_names_no_suite():
 # scripts that belong to one suite (they ask or build only that suite's sets)
 ONE_SUITE = {
     "already_said_that.py", "lm_plan.py", "codex_translate.py", "reproduce_blocks.py", "generate_prompts.py",
-    "fetch_already_said_that_original.py", "setup_wordnet.py", "draw_canvas.py",
+    "fetch_already_said_that_original.py", "setup_wordnet.py", "draw_canvas.py", "audit_canvas.py",
 }  # fmt: skip
 
 
