@@ -162,7 +162,7 @@ model_config = $(wildcard configs/models/$(1).yaml $(filter %.yaml %.yml %.py,$(
 define MODEL_VARIABLES
 MODEL_KEY.$(1) := $$(shell { printf '%s\n' '$(1)' '$$(LIMIT)' '$$(SET)'; cat $$(call model_config,$(1)) /dev/null; } \
 	| sha256sum | cut -c1-12)
-MODEL_TAG.$(1) := $$(basename $$(notdir $(1)))$$(if $$(LIMIT),.limit$$(LIMIT))-$$(MODEL_KEY.$(1))
+MODEL_TAG.$(1) := $$(patsubst %.yaml,%,$$(patsubst %.yml,%,$$(patsubst %.py,%,$$(notdir $(1)))))$$(if $$(LIMIT),.limit$$(LIMIT))-$$(MODEL_KEY.$(1))
 MODEL_ARGS.$(1) := $$(strip --model $(1) $$(if $$(LIMIT),--limit $$(LIMIT)) $$(addprefix --set ,$$(SET)) \
 	$$(if $$(BATCH)$$(WAIT),--batch) $$(if $$(WAIT),--wait))
 MODEL_NEEDS.$(1) := $$(if $$(call model_config,$(1)),$$(if $$(shell grep -l -E '^engine: *llama' $$(call model_config,$(1)) /dev/null),$$(ENGINE_OK) $$(MODELS_OK)))

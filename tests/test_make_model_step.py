@@ -236,6 +236,10 @@ def test_several_models_plan_a_step_each_on_every_suite(sandbox):
             steps = [line for line in plan.stdout.splitlines() if f"-t {suite}/$set --model {model} " in line]
             assert len(steps) == 1, (suite, model)  # one step of its own (make -j runs them side by side)
             assert f"--model {model} --limit 2 --set samples=2 " in steps[0]
+    # a step's stamp bears the model's whole name, dots and all (not "openai-gpt-3")
+    plan = run(sandbox, "make -n all MODEL='openai-gpt-3.5-turbo-0125 configs/models/vllm.yaml' LIMIT=2")
+    assert "results/runs/canvas/openai-gpt-3.5-turbo-0125.limit2-" in plan.stdout
+    assert "results/runs/canvas/vllm.limit2-" in plan.stdout
 
 
 def _meeting_servers(names: tuple[str, ...], patience: float) -> list[StubServer]:
