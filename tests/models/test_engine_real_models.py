@@ -103,7 +103,23 @@ def test_the_readme_real_model_line_runs_every_suite_into_the_report(installed, 
     for suite in ("worldsense", "blocks", "canvas", "already_said_that"):
         cells = json.dumps([table["rows"] for s in found if s["suite"] == suite for table in s["tables"]])
         assert "smollm2-135m" in cells, f"{suite}: no row of the model"
-    results = {p.name for p in (repo / "results").rglob("*___smollm2-135m___results.jsonl")}
-    results |= {p.name for p in (repo / "data").rglob("*___smollm2-135m___results.jsonl")}
-    for prompting in ("basic", "cot", "direct", "paper"):
-        assert any(name.startswith(f"{prompting}___") for name in results), (prompting, sorted(results))
+    found = sorted(
+        path.relative_to(repo).as_posix()
+        for folder in ("results", "data")
+        for path in (repo / folder).rglob("*___smollm2-135m___results.jsonl")
+    )
+    # direct and chain of thought in the question-answer suites and in Already Said That; blocks'
+    # plans (nl) and PDDL for the planner (pddl), sent as chat turns to a chat model
+    for suite, promptings in {
+        "worldsense": ("basic", "cot"),
+        "canvas": ("basic", "cot"),
+        "already_said_that": ("direct", "cot"),
+    }.items():
+        for prompting in promptings:
+            assert any(f"/{suite}/" in f"/{p}" and f"/{prompting}___" in p for p in found), (
+                suite,
+                prompting,
+                found,
+            )
+    for method in ("nl", "pddl"):
+        assert any(f"/{method}___" in p and "/paper-turns___" in p for p in found), (method, found)
