@@ -111,6 +111,22 @@ def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
     return tqdm(iterable, **kwargs)
 
 
+def run_suite_scripts(ref: Any, argv: list[str]) -> int:
+    """Run every script that asks a model on the set ``ref`` (its suite's ``run_scripts``), each
+    in a process of its own with ``-t <suite>/<set>`` and ``argv``; return the highest exit code.
+    How a copy of the model template answers a set whose items are not trials (blocks plans and
+    facts, Already Said That conversations): through its suite's own scripts."""
+    import subprocess
+
+    from common import suites
+
+    code = 0
+    for script in suites.get(ref.suite).run_scripts:
+        command = [sys.executable, str(paths.ROOT / script), "-t", ref.key, *argv]
+        code = max(code, subprocess.run(command, check=False).returncode)
+    return code
+
+
 def add_set_option(parser: argparse.ArgumentParser, default: str | None = None, help: str = "") -> None:
     """Add ``-t/--testset SET``, the one way every script names a set: a set name, ``<suite>/<set>``,
     or a path (``common.suites.resolve_set``); required when there is no ``default``."""

@@ -22,7 +22,7 @@ from common.canvas.shapes import Geometry, shape_from_dict
 from common.config import Source, build
 from common.errors import DataError
 from common.jsonl import iter_jsonl
-from common.worldsense.data import trials_path
+from common.trials.data import trials_path
 
 log = logging.getLogger("draw_canvas")
 

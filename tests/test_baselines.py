@@ -33,7 +33,7 @@ def test_baselines_asks_the_default_builtins_of_the_task():
     from common.blocks.baselines import BASELINES as BLOCKS
     from common.canvas.baselines import BASELINES as CANVAS
     from common.canvas.shortcuts import SHORTCUTS
-    from common.worldsense.baselines import BASELINES as WORLDSENSE
+    from common.trials.baselines import BASELINES as WORLDSENSE
 
     assert baseline_names(WORLDSENSE) == ["random", "oracle"]
     assert baseline_names(CANVAS) == ["random", "oracle", *(s.name for s in SHORTCUTS)]

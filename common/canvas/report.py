@@ -52,7 +52,7 @@ from common.figures import pyplot, run_colours, save_png
 from common.report import headline, headline_cell, interval_text, paired_cells
 from common.scored import Scored
 from common.suite import SetRef
-from common.worldsense.data import trials_path
+from common.trials.data import trials_path
 
 ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
 square/circle/triangle). **Relation rule**: B is right of A when B's centre x exceeds A's by more

@@ -24,7 +24,7 @@ from common.pictures.modality import MODALITIES, TEXT, record_modality
 from common.results import find_results_files, parse_results_filename, read_results
 from common.scored import ScoredRun, reply_columns
 from common.suite import SetRef
-from common.worldsense.data import first_trial, load_testset, trials_path
+from common.trials.data import first_trial, load_testset, trials_path
 
 
 def response_text(record: dict[str, Any]) -> str:

@@ -19,6 +19,7 @@ from common.figures import pyplot, run_colours, save_png
 from common.report import headline, headline_cell, interval_text, p_text, paired_cells, render_text
 from common.scored import Scored
 from common.suite import SetRef
+from common.trials.data import first_trial, trials_path
 from common.worldsense.analysis import (
     Analysis,
     analyse_results_df,
@@ -27,7 +28,6 @@ from common.worldsense.analysis import (
     pivot_pretty,
     results_frame,
 )
-from common.worldsense.data import first_trial, trials_path
 
 MODEL_ROWS = ["prompting", "modelname"]
 PAIRED_TITLE = (

@@ -17,8 +17,9 @@ from common.jsonl import sha256_file
 from common.results import draw_of, find_results_files, note_read, parse_results_filename, read_results
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
-from common.worldsense import extract
-from common.worldsense.data import REQUIRED_FIELDS, load_testset, trials_path
+from common.trials import extract
+from common.trials.data import load_testset, trials_path
+from common.worldsense.data import REQUIRED_FIELDS
 
 log = logging.getLogger(__name__)
 

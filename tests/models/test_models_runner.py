@@ -11,7 +11,7 @@ from common.models.base import Counters, ModelError
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.results import metadata_path, read_results
-from common.worldsense.baselines import OracleAnswer
+from common.trials.baselines import OracleAnswer
 from tests.timing import timeout
 
 

@@ -11,7 +11,7 @@ from common import analysis, cli, paths
 from common.errors import DataError
 from common.jsonl import read_jsonl, write_jsonl
 from common.results import READ_LOG
-from common.worldsense.data import load_testset
+from common.trials.data import load_testset
 from common.worldsense.scoring import read_answers
 from tests.worldsense.fixtures import answers_for, compl_tuple, tf_tuple, write_testset
 
