@@ -31,5 +31,5 @@ SUITE = Suite(
     section="common.canvas.report:section",
     queries="common.canvas.report:QUERIES",
     item_texts=True,
-    extra={"audit": "common.canvas.audit:write_audit"},
+    extra={"audit": "common.canvas.audit:write_audit", "power": "common.canvas.power:write_power"},
 )
