@@ -1,10 +1,7 @@
 """The Already Said That section of the analysis: metrics tables, survival curves, log-rank and paired tests.
 
-``detect(path)`` recognises a results directory of the suite (results/already_said_that/<set>,
-or its parent holding several sets) or a set directory (data/already_said_that/<set>, whose
-results are then read from results/already_said_that/<set>). ``section`` reads every run found
-(results file + turn log) and assembles what common/already_said_that/analysis.py computes, in
-the tables of ``tables.py`` and the survival plots.
+``section`` assembles what common/already_said_that/analysis.py computes from the sets' scored
+rows, in the tables of ``tables.py`` and the survival plots.
 """
 
 import json

@@ -21,18 +21,18 @@ from typing import Any
 
 from common import cli, paths
 from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
-from common.blocks.items import load_items, problems_path, view_order
-from common.blocks.items import set_modalities as items_modalities
-from common.blocks.nlplan import STOP_MARKER
-from common.blocks.problems import load_problems
-from common.blocks.prompts import PARTS
-from common.blocks.scoring import (
+from common.blocks.grade import (
     problem_facts,
     score_plan,
     score_rounds,
     score_translation,
     translation_outcome,
 )
+from common.blocks.items import load_items, problems_path, view_order
+from common.blocks.items import set_modalities as items_modalities
+from common.blocks.nlplan import STOP_MARKER
+from common.blocks.problems import load_problems
+from common.blocks.prompts import PARTS
 from common.errors import DataError, UserError
 from common.models.base import Message, Model, Reply, RequestRefused, request_totals
 from common.models.images import attach_images

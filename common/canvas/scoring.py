@@ -106,7 +106,7 @@ RULE = "strict"  # the units' rule (the paired tests'): the share of an item's v
 TRIAL_FIELDS = ("item", "task", "description", "fewshot", "num_shapes", "goldresp", "expectedresp")
 
 
-def is_canvas_set(testset: str | Path) -> bool:
+def detect(testset: str | Path) -> bool:
     """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
     canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
     manifest the generator writes beside them."""
