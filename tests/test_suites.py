@@ -153,7 +153,9 @@ def test_a_new_suite_is_one_package_and_one_line(tmp_path):
     blocks = code_blocks(page)
     assert set(blocks) == {
         "common/parity/__init__.py",
-        "common/parity/suite.py",
+        "common/parity/generate.py",
+        "common/parity/scoring.py",
+        "common/parity/report.py",
         "common/suites.py",
         "configs/parity/mini.yaml",
     }

@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import binomtest
 
 from common import analysis as analysis_entry
+from common import scoring
 from common.already_said_that import analysis
 from common.already_said_that import run as run_module
 from common.already_said_that.generate import load_set
@@ -409,7 +410,7 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert [ref.key for ref in analysis_entry.resolve(tmp_path / "results" / "distractorless")] == [
         "already_said_that/distractorless"
     ]
-    section = analysis_entry.analyse(str(tmp_path / "results"), figures_dir=tmp_path / "figures")
+    section = scoring.score_and_analyse(str(tmp_path / "results"), figures_dir=tmp_path / "figures")
     titles = " ".join(title for title, _ in section.tables)
     for needed in ("Metrics", "alive", "question", "violations", "log-rank", "main-task turns"):
         assert needed in titles

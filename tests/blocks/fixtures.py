@@ -133,8 +133,9 @@ def scored_file(data: Path, results_root: Path, file: Path):
 def set_section(data: Path, results_root: Path, database: Path, **options):
     """Return the blocks section of the set at ``data`` (results under ``results_root/<set>``),
     its results files scored into the results database ``database`` first."""
-    from common import analysis
+    from common import analysis, scoring
     from common.blocks import SUITE
 
     ref = SUITE.ref(data.name, data=data, results_root=results_root)
+    scoring.score([ref], database)
     return analysis.analyse([ref], db=database, **options)
