@@ -1,14 +1,15 @@
 """Only the score stage writes the results database: an analysis reads it as scored, and says
-how to score a set that is not there yet."""
+how to score a set that is not there yet; the provenance reads what it recorded of each run."""
 
 import hashlib
 
 import pytest
 
-from common import analysis, scoring
+from common import analysis, database, paths, scoring
 from common.errors import UserError
-from common.jsonl import write_jsonl
-from common.results import results_filename
+from common.jsonl import write_json, write_jsonl
+from common.provenance import provenance
+from common.results import metadata_path, results_filename
 from tests.worldsense.fixtures import answers_for, tf_tuple, write_testset
 
 
@@ -30,3 +31,35 @@ def test_an_analysis_reads_the_database_as_the_score_stage_left_it(tmp_path):
 
     _, scored = scoring.score_and_load(refs, db=db)  # what analyse_results.py does by hand
     assert sorted(scored.runs["model"]) == ["alpha", "beta"]
+
+
+def test_the_provenance_reads_settings_and_token_use_as_the_database_recorded_them(tmp_path):
+    trials = tf_tuple("t1", "Infer.normal", 3)
+    testset = write_testset(tmp_path / "ts", trials, {})
+    results = testset / "results" / results_filename("basic", "m")
+    write_jsonl(
+        results,
+        [
+            {
+                "Key": 100,
+                "resp": "TRUE",
+                "finish_reason": ["stop"],
+                "completion_tokens": 40,
+                "reasoning_tokens": 30,
+            },
+            {"Key": 101, "resp": "", "finish_reason": ["length", "stop"], "completion_tokens": 64},
+        ],
+    )
+    settings = {"name": "m", "base_url": "http://127.0.0.1:9/v1", "model": "m", "max_tokens": 64}
+    write_json(
+        metadata_path(results), {"runs": [{"model": settings, "prompt_tokens": 5, "completion_tokens": 104}]}
+    )
+    db = tmp_path / "results.sqlite"
+    refs = analysis.resolve(str(testset), suite="worldsense")
+    scoring.score(refs, db)
+    results.write_text("")  # the provenance reads no results file: the database has what it needs
+    section = {"suite": "worldsense", "inputs": [{"path": paths.shown(results)}]}
+    with database.connection(db, readonly=True) as conn:
+        (model,) = provenance([section], conn)["models"]
+    assert model["settings"] == settings and (model["runs"], model["tokens"]) == (1, 109)
+    assert model["use"] == {"replies": 3, "cut": 1, "reasoning_tokens": 30, "answer_tokens": 74}

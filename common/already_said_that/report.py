@@ -53,7 +53,8 @@ MODELS_TITLE = (
 def runs_of(scored: Scored) -> list[dict[str, Any]]:
     """Return every run of the scored rows as the tables read them: dicts with set, variant,
     pairing, first_seed (the seed of its first draw, from the pairing; None if unknown), model
-    (its name in the tables), results (the file), seeds (one row per conversation of every draw,
+    (its name in the tables), results (the file), settings (the model's, as the database recorded
+    them; None without run metadata), seeds (one row per conversation of every draw,
     ``analysis.conversation_frame``: a run of a set played with several seeds plays each seed's
     conversations as a draw), frame (those of the first draw) and turns (one row per turn asked
     in the first draw: its question type, whether it was right, whether it was refused), in the
@@ -77,6 +78,8 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
                 "model": run.model if run.prompting == PROMPTING else f"{run.model} ({run.prompting})",
                 "first_seed": _first_seed(run.attributes.get("pairing", "")),
                 "results": paths.ROOT / run.results_file,
+                # the model's settings of its last run, as the database recorded them (None: none)
+                "settings": json.loads(run.settings) if isinstance(run.settings, str) else None,
                 "seeds": seeds,
                 "frame": seeds[seeds["draw"] == 0].reset_index(drop=True),
                 "turns": pd.DataFrame(
