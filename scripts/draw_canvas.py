@@ -17,7 +17,7 @@ from pathlib import Path
 
 from common import cli, suites
 from common.canvas.draw import draw_canvas
-from common.canvas.generate import SetConfig
+from common.canvas.setconfig import SetConfig
 from common.canvas.shapes import Geometry, shape_from_dict
 from common.config import Source, build
 from common.errors import DataError

@@ -6,7 +6,7 @@ twins vary, such as the transitivity reference or the asked shape's own events, 
 two learners (``learners``: a logit and boosted trees on the generic features of ``features``)
 are fitted on ``FIT`` fresh trials and the better one is tested once on ``TEST`` others: fresh
 items drawn as the set draws them, one random member of each item's tuple in one random variant
-(``generate.fresh_trials``), so the test trials are independent and the interval is a plain
+(``build.fresh_trials``), so the test trials are independent and the interval is a plain
 Wilson interval a few points wide. Its accuracy is compared with the view's chance rate. The gate
 holds the views of all the config's tasks together: no interval at 1 - 0.05 / k may lie above
 chance (Bonferroni), so a generator whose every view is at chance passes 95% of the time. A view
@@ -41,7 +41,8 @@ import pandas as pd
 
 from common import codedeps, paths
 from common.canvas import features, learners, rules, views
-from common.canvas.generate import SetConfig, fresh_trials, load_config
+from common.canvas.build import fresh_trials
+from common.canvas.setconfig import SetConfig, load_config
 from common.canvas.shortcuts import chance
 from common.canvas.tasks import Task
 from common.errors import DataError
@@ -106,7 +107,7 @@ def generator_settings(cfg: SetConfig) -> dict[str, Any]:
 
 def fresh(cfg: SetConfig, task: str | Task, count: int, role: str) -> pd.DataFrame:
     """Return ``count`` fresh trials of ``task`` (a name, or a task: a planted leak) by
-    ``generate.fresh_trials``, seeded by ``role`` ("fit", "test"), never by the set's seed."""
+    ``build.fresh_trials``, seeded by ``role`` ("fit", "test"), never by the set's seed."""
     trials = pd.DataFrame(fresh_trials(cfg, task, count, f"audit:{role}"))
     return trials.assign(item=trials["tuple_ID"]) if not trials.empty else trials
 

@@ -28,8 +28,8 @@ from pathlib import Path
 import pandas as pd
 
 from common.canvas import audit, describe, reading, views
-from common.canvas.generate import SetConfig
 from common.canvas.partial import line_place, words_anywhere
+from common.canvas.setconfig import SetConfig
 from common.canvas.shapes import IDENTITIES, Shape, title
 from common.canvas.shortcuts import chance, shuffle_initial
 from common.canvas.tasks import attributes as attr

@@ -15,7 +15,7 @@ from PIL import Image
 
 from common import analysis, database, examples, render, suites
 from common.canvas import picture
-from common.canvas.generate import load_config
+from common.canvas.setconfig import load_config
 from common.canvas.shown import trial_canvases
 from common.models.stub_server import StubServer
 from common.trials.data import load_testset
