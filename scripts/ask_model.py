@@ -38,9 +38,9 @@ import sys
 from common import cli, suites
 from common.errors import UserError
 from common.models import exit_code, models_of, run_items
-from common.models.client import modalities_to_ask
 from common.models.estimate import estimate_run, estimate_text
 from common.models.resolve import promptings_of
+from common.models.vision import modalities_to_ask
 from common.pictures.modality import MODALITIES, TEXT, label
 from common.results import results_filename
 from common.trials.protocol import prompted

@@ -303,8 +303,8 @@ def ask(
     (``results_path``), and return the runner's summaries; with ``--dry-run`` print what each
     would cost instead (``common.models.estimate``) and ask nothing."""
     from common.models import run_items
-    from common.models.client import modalities_to_ask
     from common.models.estimate import estimate_run, estimate_text
+    from common.models.vision import modalities_to_ask
 
     summaries = []
     feedback = label_extras.get("feedback", 0)
