@@ -814,11 +814,11 @@ def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(t
 def test_a_limit_on_a_set_whose_seeds_each_play_their_own_pick_gives_whole_items_and_says_so(
     tmp_path, caplog
 ):
-    # the original's protocol: each of 3 seeds plays 10 of the 20 conversations, its own 10; a
-    # limit of 3 plays the first 3 every seed plays, each with its 3 draws (not 3 samples of which
-    # some seeds play none)
+    # the original's protocol: each of 3 seeds (1-3, as its runs) plays 10 of the 20 conversations,
+    # its own 10; a limit of 3 plays the first 3 every seed plays (4 do here), each with its 3 draws
+    # (not 3 samples of which some seeds play none)
     set_dir = write_set(
-        tmp_path / "sets" / "which_is_heavier", "which_is_heavier", samples=20, play=10, seeds=3
+        tmp_path / "sets" / "which_is_heavier", "which_is_heavier", samples=20, play=10, seeds=3, first_seed=1
     )
     data = load_set(set_dir)
     chosen = data.limited(3)
