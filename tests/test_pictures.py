@@ -60,6 +60,8 @@ def solve_from_picture(trial: dict, shapes: list) -> str:
         full = answer(by_name[m[2]], by_name[m[1]], GEOMETRY)
         if trial["task"] != "transitivity":
             return full
+        if len(full.split()) == 1:  # the asked shapes on one row or column of the frame: that side
+            return full
         sideways = re.search(r"\b[Ll]eft of|\b[Rr]ight of", description)  # the chain's axis, from its words
         return next(word for word in full.split() if (word in ("Left", "Right")) == bool(sideways))
     if m := re.fullmatch(r"What shape is (\S+) from the (top|bottom)\?", question):
