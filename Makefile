@@ -49,7 +49,7 @@ EXPLORE_OK := $(VENV)/.explore-ok
 CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
 RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py examples.py queries.py \
-	provenance.py analysis.py database.py scored.py jsonl.py paths.py)
+	provenance.py run_records.py analysis.py database.py scored.py jsonl.py paths.py)
 
 # The suites, their sets, default sets and each stage's code (.make/suites.mk, written by
 # scripts/make_suites.py from common/suites.py, the one list of suites, and the import graph).

@@ -2,10 +2,9 @@
 
 ``scripts/analyse_results.py`` and the report (``results/report.html`` / ``.md``) both go
 through ``analyse``: it names the sets (``common.suites.resolve_set``: ``-t`` means the same in
-every script), brings their rows in the results database up to date (``database.update``: only
-results files that changed are read and scored, so within ``make all``, where the scoring step
-ran before, nothing is read again), reads the scored rows (``database.read``) and hands them to
-the suite's ``section(refs, scored, figures_dir, **options)``: tables with 95% intervals,
+every script), reads their scored rows from the results database (``database.read``, the file
+opened read-only: only the score stage, ``common.scoring``, writes it) and hands them to the
+suite's ``section(refs, scored, figures_dir, **options)``: tables with 95% intervals,
 figures written under ``figures_dir`` (none when it is None), summary lines. Options a suite
 does not know are ignored, so one command line serves every suite.
 
@@ -89,11 +88,17 @@ def load(
 ):
     """Return ``(refs, scored)``: the sets ``spec`` names (``resolve``, their results under
     ``results_root`` when given; or SetRefs of one suite) and their scored rows from the results
-    database ``db`` (default: ``database.default_path()``), brought up to date first (only results
-    files that changed are read)."""
+    database ``db`` (default: ``database.default_path()``), as the score stage left it (the
+    database is only read here: ``common.scoring.score`` scores what changed). Raises UserError
+    when there is no database yet."""
     refs = spec if isinstance(spec, list) else resolve(spec, suite, results_root)
-    with database.connection(db) as conn:
-        database.update(conn, refs)
+    path = Path(db) if db else database.default_path()
+    if not path.is_file():
+        raise UserError(
+            f"no results database {path}: score the sets first (`scripts/score_results.py -t "
+            f"{refs[0].key}`, or make)"
+        )
+    with database.connection(path, readonly=True) as conn:
         scored = database.read(conn, refs, texts=suites.get(refs[0].suite).item_texts)
     return refs, scored
 
@@ -113,7 +118,8 @@ def analyse(
     db: str | Path | None = None,
     **options: Any,
 ) -> Section:
-    """Return the Section of the sets ``spec`` names (``load``, then ``section``)."""
+    """Return the Section of the sets ``spec`` names as scored in the database ``db`` (``load``,
+    then ``section``)."""
     refs, scored = load(spec, suite, db)
     return section(refs, scored, figures_dir, **options)
 

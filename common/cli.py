@@ -1,5 +1,6 @@
 """Small helpers every script uses: the parser and logging set-up, the user-error-to-exit-code-2
-wrapper, progress bars, and the one set of options of every script that asks a model."""
+wrapper, progress bars (``common.progress``), and the one set of options of every script that asks
+a model."""
 
 import argparse
 import logging
@@ -9,13 +10,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from tqdm import tqdm
-
 from common import paths
 from common.errors import UserError
+from common.progress import progress  # noqa: F401 (the scripts' progress bars: cli.progress)
 
 LOGLEVELS = ["DEBUG", "INFO", "WARNING", "ERROR"]
-PROGRESS_DELAY_S = 2.0  # a progress bar shows only for steps that take longer than this
 
 log = logging.getLogger(__name__)
 
@@ -99,16 +98,20 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
-def progress(iterable: Iterable[Any], **kwargs: Any) -> tqdm:
-    """Return a tqdm progress bar over ``iterable``, on stderr.
+def run_suite_scripts(ref: Any, argv: list[str]) -> int:
+    """Run every script that asks a model on the set ``ref`` (its suite's ``run_scripts``), each
+    in a process of its own with ``-t <suite>/<set>`` and ``argv``; return the highest exit code.
+    How a copy of the model template answers a set whose items are not trials (blocks plans and
+    facts, Already Said That conversations): through its suite's own scripts."""
+    import subprocess
 
-    On a terminal it refreshes ten times a second; in a log file (not a TTY) at most every
-    30 s, so long runs leave a readable trace instead of thousands of carriage returns. A bar
-    appears only after PROGRESS_DELAY_S, so steps that finish sooner print nothing.
-    """
-    kwargs.setdefault("mininterval", 0.1 if sys.stderr.isatty() else 30)
-    kwargs.setdefault("delay", PROGRESS_DELAY_S)
-    return tqdm(iterable, **kwargs)
+    from common import suites
+
+    code = 0
+    for script in suites.get(ref.suite).run_scripts:
+        command = [sys.executable, str(paths.ROOT / script), "-t", ref.key, *argv]
+        code = max(code, subprocess.run(command, check=False).returncode)
+    return code
 
 
 def add_set_option(parser: argparse.ArgumentParser, default: str | None = None, help: str = "") -> None:

@@ -4,18 +4,22 @@
 ``provenance_line`` and ``provenance_tables`` give it as a sentence and flat tables, which the
 report renders as Markdown and HTML; ``token_budget_lines`` (at the top of the report),
 ``token_budget_by_suite`` (a row per model, a column per suite) and ``token_budget_table`` (a row
-per results file, folded) show how the models' replies used their token budget. Model settings come
-from the run metadata beside each results file and never hold a key (the metadata records only
-the variable's name).
+per results file, folded) show how the models' replies used their token budget. A run's model
+settings and its replies' token use come from the results database (``common.run_records``: the
+score stage recorded them, so no results file is read again); its number of runs, tokens and cost
+from the run metadata beside its results file (what the runner accounted, which the database does
+not keep). Settings never hold a key (the metadata records only the variable's name).
 """
 
 import datetime
 import json
+import sqlite3
 import subprocess
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from common import paths
+from common import paths, run_records
 from common.jsonl import sha256_file
 from common.results import read_results, token_use
 
@@ -32,10 +36,14 @@ BUDGET_ABOUT = (
 )
 
 
-def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def provenance(sections: Sequence[dict[str, Any]], conn: sqlite3.Connection | None = None) -> dict[str, Any]:
     """Return where the report comes from: date, commit (and whether the tree had changes), the
     configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
-    section, and the models that wrote its results files (settings from their run metadata)."""
+    section, and the models that wrote its results files (settings and token use as the results
+    database ``conn`` recorded them; a file it does not hold, a section saved from files never
+    scored, from its run metadata and records)."""
+    files = [e["path"] for s in sections for e in s["inputs"] if e["path"].endswith("___results.jsonl")]
+    recorded = run_records.recorded_runs(conn, files) if conn is not None else {}
     commit, changed = git_state()
     configs = sorted(p for p in paths.CONFIGS.rglob("*.yaml") if p.is_file())
     pinned = sorted(paths.CONFIGS.glob("data/*.sha256"))
@@ -57,7 +65,7 @@ def provenance(sections: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "inputs": [
             {**entry, "suite": section["suite"]} for section in sections for entry in section["inputs"]
         ],
-        "models": [model for section in sections for model in _models(section)],
+        "models": [model for section in sections for model in _models(section, recorded)],
     }
 
 
@@ -88,10 +96,11 @@ def git_state() -> tuple[str, list[str] | None]:
     return commit, [line[3:] for line in status.splitlines() if line.strip()]
 
 
-def _models(section: dict[str, Any]) -> list[dict[str, Any]]:
+def _models(section: dict[str, Any], recorded: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Return one entry per results file among the section's inputs: the file, the model's
-    settings of its last run (as recorded: never a key), runs, tokens, cost; ``no_metadata``
-    settings and zeros when the file has no run metadata."""
+    settings of its last run (as recorded: never a key) and its replies' token use (from
+    ``recorded``, the database's record of the file, when it has one), runs, tokens, cost;
+    ``no_metadata`` settings and zeros when the file has no run metadata."""
     models = []
     for entry in section["inputs"]:
         if not entry["path"].endswith("___results.jsonl"):
@@ -106,7 +115,8 @@ def _models(section: dict[str, Any]) -> list[dict[str, Any]]:
                 {**found, "runs": 0, "settings": {"no_metadata": True}, "tokens": 0, "cost_usd": 0.0}
             )
             continue
-        settings = dict(runs[-1].get("model") or {})
+        known = recorded.get(entry["path"])
+        settings = dict(known["settings"] or {}) if known else dict(runs[-1].get("model") or {})
         tokens = sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in runs)
         models.append(
             {
@@ -115,10 +125,15 @@ def _models(section: dict[str, Any]) -> list[dict[str, Any]]:
                 "settings": {k: v for k, v in settings.items() if v is not None},  # never a key: see models
                 "tokens": tokens,
                 "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
-                **({} if settings.get("builtin") else {"use": token_use(read_results(results))}),
+                **({} if settings.get("builtin") else {"use": known["use"] if known else _use(results)}),
             }
         )
     return models
+
+
+def _use(results: Path) -> dict[str, int]:
+    """Return the token use of a results file the database does not hold, read from its records."""
+    return token_use(read_results(results))
 
 
 def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:

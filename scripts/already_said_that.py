@@ -132,7 +132,7 @@ def play(model: Model, data: SetData, results: Path, args: argparse.Namespace) -
         )
     log.info("%s", summary.describe(files["results"]))
     price = model.settings().get("price_per_1k_tokens")
-    log.info("%s", run.write_summary(files, data, model.name, summary, price))
+    log.info("%s", cost.write_summary(files, data, model.name, summary, price))
     return summary
 
 

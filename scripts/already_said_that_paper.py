@@ -23,7 +23,7 @@ import logging
 import sys
 from pathlib import Path
 
-from common import analysis, cli, paths
+from common import cli, paths, scoring
 from common.already_said_that import SUITE, paper, report
 from common.errors import UserError
 from common.jsonl import write_text
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             f"no run on any of the sets {', '.join(paper.PAPER_SETS)} yet: make asat-paper "
             "MODEL=<config> plays a model there (make all plays the built-in baselines)"
         )
-    refs, scored = analysis.load(refs, db=args.database)
+    refs, scored = scoring.score_and_load(refs, db=args.database)
     rows = paper.paper_rows(paper.seed_numbers(report.runs_of(scored)))
     if rows.empty:
         raise UserError(

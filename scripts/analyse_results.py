@@ -3,8 +3,9 @@
 -t names the set as every script does (``worldsense/test_set``, ``canvas/standard``, a set name
 that only one suite has, or a path); a suite's name analyses all its sets that have results
 together (Already Said That's report section does). The set's results files are scored into the
-results database first, each once per content and scorer (common/database.py), and the section
-is computed from those scored rows by the suite's report module (common/<suite>/report.py, its
+results database first (the score stage, common/scoring.py: each file once per content and
+scorer, so after make's scoring step nothing is read again), and the section is computed from
+those scored rows, read from the database by the suite's report module (common/<suite>/report.py, its
 numbers from common/<suite>/analysis.py). WorldSense: the release's three tables (average
 accuracy, accuracy per problem, bias per problem) and the answers per model; each tuple of
 dependent trials counts once, problem sizes and problems weigh equally; partial results files
@@ -38,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import analysis, cli, render, report, suites
+from common import analysis, cli, render, report, scoring, suites
 from common.jsonl import write_text
 
 log = logging.getLogger("analyse_results")
@@ -112,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
         options = {"by": args.by, "require_complete": args.require_complete}
-        refs, scored = analysis.load(args.testset, args.suite, args.database, args.results_dir)
+        refs, scored = scoring.score_and_load(args.testset, args.suite, args.database, args.results_dir)
         section = analysis.section(refs, scored, figures_dir, **options)
         if args.plot and section.figures:
             args.plot.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,7 @@ not. Answers are appended to <prompting>___<modelname>___results.jsonl as they c
 (re-running resumes), in the test set's results/ for WorldSense (the release's layout) and in
 results/canvas/<set>/ for a canvas set; each run is summarised in <...>___results.meta.json.
 The question text is sent as is, or with --prompting cot followed by a request to reason step by
-step first (common/worldsense/run.py: COT_PROMPT); any other --prompting only labels the results
+step first (common/trials/protocol.py: COT_PROMPT); any other --prompting only labels the results
 file. Without --prompting, a model config's `promptings` for the suite are asked in turn (the
 shipped engine configs: basic and cot), else basic. A trial the server
 refuses for itself (too long for the model's context, a content filter) is recorded as refused
@@ -38,12 +38,12 @@ import sys
 from common import cli, suites
 from common.errors import UserError
 from common.models import exit_code, models_of, run_items
-from common.models.client import modalities_to_ask
 from common.models.estimate import estimate_run, estimate_text
 from common.models.resolve import promptings_of
+from common.models.vision import modalities_to_ask
 from common.pictures.modality import MODALITIES, TEXT, label
 from common.results import results_filename
-from common.worldsense.run import prompted
+from common.trials.protocol import prompted
 
 log = logging.getLogger("ask_model")
 SCRIPT = "scripts/ask_model.py"

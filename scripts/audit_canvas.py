@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from common import cli, paths, suites
-from common.canvas import audit
+from common.canvas import audit, power
 from common.errors import UserError
 
 log = logging.getLogger("audit_canvas")
@@ -41,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
     if args.power:
         out = args.out or paths.DATA / "canvas" / "power.json"
-        table = audit.write_power(out, paths.CACHE / "canvas", args.ship)
+        table = power.write_power(out, paths.CACHE / "canvas", args.ship)
         log.info(
             "planted leaks caught: %d of %d -> %s", int(table["caught"].sum()), len(table), paths.shown(out)
         )

@@ -46,8 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     sections = [report.load_section(path) for path in args.sections]
-    prov = provenance(sections)
     with database.connection(args.database, readonly=True) as conn:
+        prov = provenance(sections, conn)
         sections = [examples.attach(section, conn) for section in sections]
     links = report.figure_copies(sections, args.markdown.resolve().parent)
     write_text(args.markdown, render.render_markdown(sections, prov, links))

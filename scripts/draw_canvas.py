@@ -17,12 +17,12 @@ from pathlib import Path
 
 from common import cli, suites
 from common.canvas.draw import draw_canvas
-from common.canvas.generate import SetConfig
+from common.canvas.setconfig import SetConfig
 from common.canvas.shapes import Geometry, shape_from_dict
 from common.config import Source, build
 from common.errors import DataError
 from common.jsonl import iter_jsonl
-from common.worldsense.data import trials_path
+from common.trials.data import trials_path
 
 log = logging.getLogger("draw_canvas")
 

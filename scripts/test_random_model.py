@@ -9,8 +9,9 @@ $ python scripts/lm_plan.py -t cogsci_problems --model scripts/test_random_model
 
 and ``make all MODEL=scripts/test_<name>_model.py LIMIT=N`` runs it on every suite's default sets.
 
-Run as a script, it answers any set of any suite (-t as every script takes it). A set of
-trials (WorldSense, canvas) it answers directly, as the WorldSense release's template does:
+Run as a script, it answers any set of any suite (-t as every script takes it). A set in the
+trial format (common/trials: WorldSense, canvas) it answers directly, as the WorldSense release's
+template does:
 results go to <prompting>___<model>___results.jsonl in the set's results directory, one flushed
 line per trial; re-running resumes where an interrupted run stopped. Any other set it answers
 through its suite's own scripts (blocks: lm_plan.py and codex_translate.py; Already Said That:
@@ -33,10 +34,9 @@ from pathlib import Path
 from typing import Any
 
 from common import cli, suites
-from common.models.builtin import run_on_set
 from common.models.images import text_of
 from common.results import ResultsWriter, results_filename
-from common.worldsense.data import load_testset, trials_path
+from common.trials.data import is_trial_set, load_testset
 
 log = logging.getLogger("test_random_model")
 MODELNAME = Path(__file__).stem.removeprefix("test_").removesuffix("_model")  # test_random_model.py: random
@@ -72,12 +72,11 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     ref = suites.resolve_set(args.testset)
-    if "scripts/ask_model.py" not in suites.get(ref.suite).run_scripts:  # not plain trials
-        return run_on_set(__file__, args.testset, ["--seed", str(args.seed), *rest])
+    if not is_trial_set(suites.require_built(ref).data):  # blocks plans, conversations: its suite's scripts
+        return cli.run_suite_scripts(ref, ["--model", __file__, "--seed", str(args.seed), *rest])
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     out_path = ref.results / results_filename(args.prompting, args.modelname)
-    trials_path(ref.data)  # a missing set is named before anything is written
     written = 0
     with ResultsWriter(out_path) as results:  # first: a second run on this file is refused at once
         trials = load_testset(ref.data)

@@ -2,12 +2,12 @@
 generic layer, the scripts and the Makefile alike; the models layer names no suite."""
 
 import ast
-import importlib
 import subprocess
 import sys
 
 import pytest
 
+from common import suites
 from common.models.builtin import BuiltinModel, baseline_names
 from common.paths import ROOT
 
@@ -15,8 +15,8 @@ SUITES = ("worldsense", "blocks", "canvas", "already_said_that")
 
 
 @pytest.mark.parametrize("suite", SUITES)
-def test_each_suite_exports_one_registry_of_builtin_models(suite):
-    registry = importlib.import_module(f"common.{suite}.baselines").BASELINES
+def test_each_suite_declares_one_registry_of_builtin_models(suite):
+    registry = suites.get(suite).part("baselines")  # WorldSense's is the trials layer's
     assert registry
     for name, factory in registry.items():
         model = factory(3)
@@ -33,9 +33,9 @@ def test_baselines_asks_the_default_builtins_of_the_task():
     from common.blocks.baselines import BASELINES as BLOCKS
     from common.canvas.baselines import BASELINES as CANVAS
     from common.canvas.shortcuts import SHORTCUTS
-    from common.worldsense.baselines import BASELINES as WORLDSENSE
+    from common.trials.baselines import BASELINES as TRIALS
 
-    assert baseline_names(WORLDSENSE) == ["random", "oracle"]
+    assert baseline_names(TRIALS) == ["random", "oracle"]
     assert baseline_names(CANVAS) == ["random", "oracle", *(s.name for s in SHORTCUTS)]
     assert baseline_names(BLOCKS, "nl") == ["noop", "random", "oracle"]
     assert baseline_names(BLOCKS, "pddl") == ["rules"]  # oracle-facts and random-facts: by name only

@@ -24,9 +24,9 @@ from common.blocks.generate import make_problems as blocks_set
 from common.blocks.planner import optimal_length
 from common.canvas import picture as canvas_picture
 from common.canvas import pixel_baseline
-from common.canvas.generate import generate_set as canvas_set
-from common.canvas.generate import load_config
+from common.canvas.build import generate_set as canvas_set
 from common.canvas.relations import answer
+from common.canvas.setconfig import load_config
 from common.canvas.shapes import circumradius, shape_from_dict
 from common.paths import CONFIGS, ROOT
 from common.pictures import glyphs, modality
@@ -200,7 +200,8 @@ DRAW_BOTH = """
 import hashlib, sys
 from common.blocks.generate import make_problems, load_spec
 from common.blocks.picture import draw_picture as blocks
-from common.canvas.generate import generate_set as canvases, load_config
+from common.canvas.build import generate_set as canvases
+from common.canvas.setconfig import load_config
 from common.canvas.picture import draw_picture as canvas
 from common.canvas.shapes import circumradius, shape_from_dict
 from common.paths import CONFIGS

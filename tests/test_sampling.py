@@ -20,7 +20,7 @@ from common.models.resolve import resolve_model
 from common.models.stub_server import StubServer
 from common.results import read_results
 from common.stats import mean_interval, pairwise_exact_tests, pass_at_k
-from common.worldsense.baselines import BASELINES
+from common.trials.baselines import BASELINES
 from tests.models.model_helpers import make_config, make_items, run_items
 from tests.worldsense.fixtures import answers_for, tf_tuple, write_testset
 from tests.worldsense.fixtures import section as worldsense_section

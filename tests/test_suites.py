@@ -10,8 +10,9 @@ import sys
 import pytest
 
 from common import codedeps, paths, suites
-from common.errors import UserError
-from common.suite import STAGES
+from common.errors import ConfigError, UserError
+from common.suite import PARTS as CONVENTIONS
+from common.suite import STAGES, Suite
 from tests import sandbox
 
 PARTS = ("protocol", "baselines", "fingerprint", "results_files", "items", "score", "section", "detect")
@@ -29,6 +30,34 @@ def test_every_suite_names_its_parts_and_they_exist(suite):
     # the package's __init__ imports nothing of the suite: each stage's closure is its own code
     init = codedeps.closure([f"common.{suite.name}"])
     assert [p.name for p in init if p.parent == package and p.name != "__init__.py"] == []
+
+
+@pytest.mark.parametrize("suite", suites.all_suites(), ids=lambda s: s.name)
+def test_each_part_is_in_the_same_module_of_every_suite(suite):
+    """A reply scorer, a section, a protocol: each in its one room in every suite (``suite.PARTS``),
+    unless the part is the shared layer's (WorldSense's random and oracle: the trials layer's)."""
+    for part, (conventional, _) in CONVENTIONS.items():
+        reference = getattr(suite, part)
+        if reference.startswith(f"common.{suite.name}."):
+            assert reference == f"common.{suite.name}.{conventional}", part
+        else:
+            assert not reference or not reference.startswith(tuple(f"common.{n}." for n in suites.names()))
+
+
+def test_a_misspelt_part_fails_when_the_suite_is_declared():
+    declared = {"name": "canvas", "title": "Canvas", "unit": "item", "headline": "strict"}
+    with pytest.raises(
+        ConfigError, match=r"^suite canvas: score='common.canvas.scoring:score_fil': .*no score_fil"
+    ):
+        Suite(**declared, score="common.canvas.scoring:score_fil")
+    with pytest.raises(ConfigError, match=r"^suite canvas: pairs='common.canvas.scorin:pairs': no module"):
+        Suite(**declared, pairs="common.canvas.scorin:pairs")
+    with pytest.raises(ConfigError, match=r"^suite canvas: audit='common.canvas.audit:write_audits'"):
+        Suite(**declared, extra={"audit": "common.canvas.audit:write_audits"})
+    with pytest.raises(ConfigError, match=r"^suite nosuch: protocol: no module common.nosuch.run"):
+        Suite(name="nosuch", title="No such", unit="item", headline="right")
+    assert Suite(**declared, pairs=None).pairs == ""  # a part the suite has not
+    assert Suite(**declared).score == "common.canvas.scoring:score_file"  # the convention
 
 
 def _literals(path) -> list[str]:
@@ -124,7 +153,9 @@ def test_a_new_suite_is_one_package_and_one_line(tmp_path):
     blocks = code_blocks(page)
     assert set(blocks) == {
         "common/parity/__init__.py",
-        "common/parity/suite.py",
+        "common/parity/generate.py",
+        "common/parity/scoring.py",
+        "common/parity/report.py",
         "common/suites.py",
         "configs/parity/mini.yaml",
     }

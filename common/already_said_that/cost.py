@@ -1,5 +1,6 @@
-"""What an Already Said That run needs before it starts: its most expensive cost (``--dry-run``)
-and the reply length its gold answers need (the warning about a config's ``max_tokens``).
+"""What an Already Said That run costs: before it starts, its most expensive cost (``--dry-run``)
+and the reply length its gold answers need (the warning about a config's ``max_tokens``); after
+it, its summary (``write_summary``: what it played, its real token usage and cost).
 
 Token counts are characters divided by a fixed ratio (no tokenizer is installed): 4 for the cost
 estimate (English text; a real tokenizer differs by some 10-30%), 3 for the reply length, on the
@@ -7,13 +8,17 @@ safe side for lists of words and commas.
 """
 
 import math
+from pathlib import Path
 from typing import Any
 
+from common import paths
 from common.already_said_that.generate import SetData
 from common.already_said_that.prompting import DECODING
 from common.already_said_that.prompts import normalise
-from common.already_said_that.wording import wording_of
+from common.already_said_that.wording import wording_name, wording_of
+from common.jsonl import write_json
 from common.models.config import cost_usd
+from common.results import parse_results_filename
 
 CHARS_PER_TOKEN = 4  # the --dry-run estimate
 REPLY_CHARS_PER_TOKEN = 3  # the reply length a gold answer needs (fewer characters per token: safe side)
@@ -116,4 +121,47 @@ def max_tokens_warning(data: SetData, max_tokens: int | None) -> str | None:
         f"max_tokens {max_tokens} is below what the longest correct reply of {data.name} needs "
         f"(~{needed} tokens for {reply!r}, {len(reply)} characters): replies cut short are judged "
         f"wrong. Raise it, e.g. --set max_tokens={DECODING['max_tokens']} (the original's)"
+    )
+
+
+def write_summary(
+    files: dict[str, Path],
+    data: SetData,
+    model_name: str,
+    summary: Any,
+    price: dict[str, float] | None,
+) -> str:
+    """Write the run's summary JSON (this run's status, conversations played, requests, real token
+    usage and cost when priced) and return a one-line account of it that names the analysis to run
+    for the metrics: the results file is not read again here (the scoring stage reads it, once).
+    Writes nothing while no conversation is recorded yet (a batch run waiting for its first batch)."""
+    if not files["results"].is_file():
+        return f"{data.name} / {model_name}: no conversation recorded yet ({summary.status})"
+    totals = summary.counts
+    write_json(
+        files["summary"],
+        {
+            "set": data.name,
+            "variant": data.config.get("variant"),
+            "wording": wording_name(data.config),
+            "model": model_name,
+            "prompting": parse_results_filename(files["results"])[0],
+            "results": paths.shown(files["results"]),
+            "this_run": {
+                "status": summary.status,
+                "conversations_played": summary.answered,
+                "refused": summary.refused,
+                "failed": summary.failed,
+                "elapsed_s": summary.elapsed_s,
+                **totals,
+                "cost_usd": cost_usd(
+                    price, totals["prompt_tokens"], totals["completion_tokens"], totals["cached_tokens"]
+                ),
+            },
+        },
+    )
+    return (
+        f"{data.name} / {model_name}: {summary.answered} conversations played, {summary.refused} refused "
+        f"({summary.status}); summary in {paths.shown(files['summary'])}; the metrics: "
+        f"scripts/analyse_results.py -t already_said_that/{data.name}"
     )

@@ -1,10 +1,7 @@
 """The Already Said That section of the analysis: metrics tables, survival curves, log-rank and paired tests.
 
-``detect(path)`` recognises a results directory of the suite (results/already_said_that/<set>,
-or its parent holding several sets) or a set directory (data/already_said_that/<set>, whose
-results are then read from results/already_said_that/<set>). ``section`` reads every run found
-(results file + turn log) and assembles what common/already_said_that/analysis.py computes, in
-the tables of ``tables.py`` and the survival plots.
+``section`` assembles what common/already_said_that/analysis.py computes from the sets' scored
+rows, in the tables of ``tables.py`` and the survival plots.
 """
 
 import json
@@ -56,7 +53,8 @@ MODELS_TITLE = (
 def runs_of(scored: Scored) -> list[dict[str, Any]]:
     """Return every run of the scored rows as the tables read them: dicts with set, variant,
     pairing, first_seed (the seed of its first draw, from the pairing; None if unknown), model
-    (its name in the tables), results (the file), seeds (one row per conversation of every draw,
+    (its name in the tables), results (the file), settings (the model's, as the database recorded
+    them; None without run metadata), seeds (one row per conversation of every draw,
     ``analysis.conversation_frame``: a run of a set played with several seeds plays each seed's
     conversations as a draw), frame (those of the first draw) and turns (one row per turn asked
     in the first draw: its question type, whether it was right, whether it was refused), in the
@@ -80,6 +78,8 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
                 "model": run.model if run.prompting == PROMPTING else f"{run.model} ({run.prompting})",
                 "first_seed": _first_seed(run.attributes.get("pairing", "")),
                 "results": paths.ROOT / run.results_file,
+                # the model's settings of its last run, as the database recorded them (None: none)
+                "settings": json.loads(run.settings) if isinstance(run.settings, str) else None,
                 "seeds": seeds,
                 "frame": seeds[seeds["draw"] == 0].reset_index(drop=True),
                 "turns": pd.DataFrame(

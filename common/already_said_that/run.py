@@ -17,8 +17,8 @@ it, a violation (``analysis.seed_metrics``). A content filter (a request refused
 ``content_filter`` or ``invalid_prompt``, or a reply withheld with finish_reason
 ``content_filter``) stops the run instead (``FilteredStop``), as the original's OpenAI solver
 raised on it, unless the runner is told to play on (``filtered="violation"``: the error is the
-reply, as the original's Gemini and Together solvers made it). ``write_summary`` sums a run up
-after (``cost.py`` prices one before it starts).
+reply, as the original's Gemini and Together solvers made it). ``cost.py`` prices a run before it
+starts and sums it up after.
 """
 
 import functools
@@ -35,10 +35,9 @@ from common.already_said_that.prompts import Conversation, Outcome, Turn
 from common.already_said_that.wording import DEFAULT as DEFAULT_WORDING
 from common.already_said_that.wording import Wording, wording_name, wording_of
 from common.errors import DataError, UserError
-from common.jsonl import cut_torn_tail, dumps, write_json
+from common.jsonl import cut_torn_tail, dumps
 from common.models.base import Message, Model, ModelError, Reply, RequestRefused, reasoning_fields
-from common.models.config import cost_usd
-from common.results import draw_of, parse_results_filename, read_results, record_id, results_filename
+from common.results import draw_of, read_results, record_id, results_filename
 
 log = logging.getLogger(__name__)
 SUITE = "already_said_that"
@@ -377,46 +376,3 @@ def read_turns(
         if (keys is None or key in keys) and (all_draws or not draw)
         for line in block
     ]
-
-
-def write_summary(
-    files: dict[str, Path],
-    data: SetData,
-    model_name: str,
-    summary: Any,
-    price: dict[str, float] | None,
-) -> str:
-    """Write the run's summary JSON (this run's status, conversations played, requests, real token
-    usage and cost when priced) and return a one-line account of it that names the analysis to run
-    for the metrics: the results file is not read again here (the scoring stage reads it, once).
-    Writes nothing while no conversation is recorded yet (a batch run waiting for its first batch)."""
-    if not files["results"].is_file():
-        return f"{data.name} / {model_name}: no conversation recorded yet ({summary.status})"
-    totals = summary.counts
-    write_json(
-        files["summary"],
-        {
-            "set": data.name,
-            "variant": data.config.get("variant"),
-            "wording": wording_name(data.config),
-            "model": model_name,
-            "prompting": parse_results_filename(files["results"])[0],
-            "results": paths.shown(files["results"]),
-            "this_run": {
-                "status": summary.status,
-                "conversations_played": summary.answered,
-                "refused": summary.refused,
-                "failed": summary.failed,
-                "elapsed_s": summary.elapsed_s,
-                **totals,
-                "cost_usd": cost_usd(
-                    price, totals["prompt_tokens"], totals["completion_tokens"], totals["cached_tokens"]
-                ),
-            },
-        },
-    )
-    return (
-        f"{data.name} / {model_name}: {summary.answered} conversations played, {summary.refused} refused "
-        f"({summary.status}); summary in {paths.shown(files['summary'])}; the metrics: "
-        f"scripts/analyse_results.py -t already_said_that/{data.name}"
-    )

@@ -55,7 +55,7 @@ CONVERSATION_FIELDS = (
 )  # fmt: skip
 
 
-def is_asat_set(path: Path) -> bool:
+def detect(path: Path) -> bool:
     """Return whether ``path`` is an Already Said That set directory (a manifest pinning
     ``samples.jsonl``) or a directory of its runs (a results file with its turn log beside it)."""
     try:

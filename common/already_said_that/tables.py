@@ -7,7 +7,6 @@ formatting happens here. The tables of the metrics over seeds are ``paper.py``'s
 """
 
 import itertools
-import json
 import math
 from typing import Any
 
@@ -16,7 +15,6 @@ import pandas as pd
 from common.already_said_that import analysis
 from common.already_said_that.paper import seed_name
 from common.report import interval_text, p_text, paired_cells
-from common.results import metadata_path
 from common.stats import share_interval
 
 CUT_WARN = 0.02  # a run with more of its replies cut at the token limit says so (summary, notes)
@@ -268,18 +266,9 @@ def cut_lines(runs: list[dict[str, Any]]) -> list[str]:
     for run in runs:
         replies, cut = int(run["frame"]["replies"].sum()), int(run["frame"]["cut"].sum())
         if replies and cut / replies > CUT_WARN:
-            limit = _max_tokens(run["results"])
+            limit = "?" if run.get("settings") is None else run["settings"].get("max_tokens")
             lines.append(
                 f"{run['model']} on {run['set']}: {cut:,} of {replies:,} replies ({cut / replies:.1%}) "
                 f"cut at the token limit (max_tokens={limit}): raise it and rerun with --retry-truncated"
             )
     return lines
-
-
-def _max_tokens(results: Any) -> str:
-    """Return the max_tokens of a results file's last run, from its metadata ("?" if unknown)."""
-    try:
-        runs = json.loads(metadata_path(results).read_text(encoding="utf-8"))["runs"]
-        return str(runs[-1]["model"].get("max_tokens"))
-    except (OSError, ValueError, KeyError, IndexError, TypeError, AttributeError):
-        return "?"

@@ -3,7 +3,7 @@
 The rooms every suite has: ``generate`` (problem sets and their prompts from a config),
 ``prompts`` (few-shot prompts), ``items`` (a set's items: its prompts' problems and views),
 ``baselines`` (``BASELINES``: planners and translators), ``run`` (the items asked through the
-shared runner), ``scoring`` (plans and facts checked on the true problem), ``answers`` (the score
+shared runner), ``grade`` (plans and facts checked on the true problem), ``scoring`` (the score
 stage: each results file scored once into the results database), ``analysis`` and ``report``
 (from the scored rows). Beside them the world itself (``state``, ``boards``, ``problems``,
 ``planner``, ``fullgoal``, ``consistency``, ``check``, ``nlplan``, ``pddl``, ``translate``,
@@ -22,15 +22,4 @@ SUITE = Suite(
     rules=("strict", *("init_precision", "init_recall", "goal_precision", "goal_recall")),
     run_scripts=("scripts/lm_plan.py", "scripts/codex_translate.py"),
     record_fields=("id", "view"),
-    detect="common.blocks.items:is_blocks_set",
-    protocol="common.blocks.run",
-    baselines="common.blocks.baselines:BASELINES",
-    generate="common.blocks.generate:generate",
-    fingerprint="common.blocks.answers:data_fingerprint",
-    results_files="common.blocks.answers:results_files",
-    items="common.blocks.answers:items_frame",
-    score="common.blocks.answers:score_file",
-    pairs="common.blocks.answers:pairs",
-    section="common.blocks.report:section",
-    queries="common.blocks.report:QUERIES",
 )

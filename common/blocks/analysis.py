@@ -3,7 +3,7 @@
 A set's results are one directory per method and view (``nl___<view>``: the model plans;
 ``pddl___<view>``: the model translates, our planner plans) of results files
 ``<prompting>___<modelname>___results.jsonl``; a *run* is one (method, prompting, model). Each
-file is scored once into the results database (``common.blocks.answers``); ``results_frame``
+file is scored once into the results database (``common.blocks.scoring``); ``results_frame``
 turns a set's scored rows into one row per run and problem, and the other functions are pure
 functions of that frame:
 

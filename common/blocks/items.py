@@ -27,13 +27,6 @@ EXACT_LENGTH_UP_TO = 10  # items; larger problems get no optimal length unless t
 RELEASED = "released"  # the set of the paper's prompts for the release's problems
 
 
-def is_blocks_set(path: str | Path) -> bool:
-    """Return whether ``path`` is a blocks set's data directory: it holds prompts files
-    (``prompts/<prompting>___<nl|pddl>___<view>.jsonl``) or a generated ``problems/manifest.json``."""
-    path = Path(path)
-    return bool(prompts_files(path)) or (path / "problems" / "manifest.json").is_file()
-
-
 def prompts_files(data_dir: str | Path) -> list[Path]:
     """Return the prompts files of a set's data directory, sorted by name."""
     found = sorted(Path(data_dir).glob(f"prompts/*{SEPARATOR}*{SEPARATOR}*.jsonl"))

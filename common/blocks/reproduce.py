@@ -15,9 +15,9 @@ from typing import Any
 import pandas as pd
 
 from common.blocks.check import check_plan
+from common.blocks.grade import score_record
 from common.blocks.problems import View, load_problems
 from common.blocks.release import RELEASE, VIEWS, load_records, planner_steps, problems_dir
-from common.blocks.scoring import score_record
 from common.errors import DataError
 from common.report import p_text
 from common.stats import PAIRED_COLUMNS, pairwise_exact_tests, wilson_interval

@@ -21,18 +21,18 @@ from typing import Any
 
 from common import cli, paths
 from common.blocks.conversation import follow_up, opening, prompting_label, uses_chat
-from common.blocks.items import load_items, problems_path, view_order
-from common.blocks.items import set_modalities as items_modalities
-from common.blocks.nlplan import STOP_MARKER
-from common.blocks.problems import load_problems
-from common.blocks.prompts import PARTS
-from common.blocks.scoring import (
+from common.blocks.grade import (
     problem_facts,
     score_plan,
     score_rounds,
     score_translation,
     translation_outcome,
 )
+from common.blocks.items import load_items, problems_path, view_order
+from common.blocks.items import set_modalities as items_modalities
+from common.blocks.nlplan import STOP_MARKER
+from common.blocks.problems import load_problems
+from common.blocks.prompts import PARTS
 from common.errors import DataError, UserError
 from common.models.base import Message, Model, Reply, RequestRefused, request_totals
 from common.models.images import attach_images
@@ -303,8 +303,8 @@ def ask(
     (``results_path``), and return the runner's summaries; with ``--dry-run`` print what each
     would cost instead (``common.models.estimate``) and ask nothing."""
     from common.models import run_items
-    from common.models.client import modalities_to_ask
     from common.models.estimate import estimate_run, estimate_text
+    from common.models.vision import modalities_to_ask
 
     summaries = []
     feedback = label_extras.get("feedback", 0)

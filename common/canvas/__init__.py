@@ -1,8 +1,9 @@
-"""The canvas suite: questions about shapes on a 2-D canvas, in the WorldSense trial format.
+"""The canvas suite: questions about shapes on a 2-D canvas, in the trial format
+(``common.trials``).
 
 The rooms every suite has: ``generate`` (a trial set from its config), ``tasks/`` (what is
 asked), ``baselines`` (``BASELINES``: random, oracle, the shortcuts of ``shortcuts``), ``run``
-(the WorldSense protocol on canvas sets), ``scoring`` (the strict reader), ``analysis``,
+(the trials protocol with the strict reader), ``scoring`` (the strict reader), ``analysis``,
 ``report``. Beside them the geometry and text: ``shapes``, ``relations``, ``describe``,
 ``reading``, ``draw``. The suite's page is docs/canvas.md; its conventions are in this
 package's README.md.
@@ -18,17 +19,6 @@ SUITE = Suite(
     rules=("contains",),
     run_scripts=("scripts/ask_model.py",),
     record_fields=("resp",),
-    detect="common.canvas.scoring:is_canvas_set",
-    protocol="common.canvas.run",
-    baselines="common.canvas.baselines:BASELINES",
-    generate="common.canvas.generate:generate",
-    fingerprint="common.canvas.scoring:data_fingerprint",
-    results_files="common.canvas.scoring:results_files",
-    items="common.canvas.scoring:items_frame",
-    score="common.canvas.scoring:score_file",
-    pairs="common.canvas.scoring:pairs",
-    section="common.canvas.report:section",
-    queries="common.canvas.report:QUERIES",
     item_texts=True,
-    extra={"audit": "common.canvas.audit:write_audit"},
+    extra={"audit": "common.canvas.audit:write_audit", "power": "common.canvas.power:write_power"},
 )

@@ -27,7 +27,7 @@ from common.canvas.shortcuts import SHORTCUTS, chance
 from common.errors import DataError, UserError
 from common.scored import Scored
 from common.stats import clustered_wilson_interval, pairwise_exact_tests
-from common.worldsense.data import load_testset
+from common.trials.data import load_testset
 
 TASK_ORDER = ["existence", "count", "coordinate", "transitivity", "existence_tracking", "shuffle_tracking"]
 SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}

@@ -6,7 +6,7 @@ twins vary, such as the transitivity reference or the asked shape's own events, 
 two learners (``learners``: a logit and boosted trees on the generic features of ``features``)
 are fitted on ``FIT`` fresh trials and the better one is tested once on ``TEST`` others: fresh
 items drawn as the set draws them, one random member of each item's tuple in one random variant
-(``generate.fresh_trials``), so the test trials are independent and the interval is a plain
+(``build.fresh_trials``), so the test trials are independent and the interval is a plain
 Wilson interval a few points wide. Its accuracy is compared with the view's chance rate. The gate
 holds the views of all the config's tasks together: no interval at 1 - 0.05 / k may lie above
 chance (Bonferroni), so a generator whose every view is at chance passes 95% of the time. A view
@@ -22,10 +22,10 @@ which the prompt first names it (``features.gold_class``): an identity means not
 the generator's settings (``audited``: the config less its seed, its number of items, its
 modalities, description types and few-shot styles: the audit draws its own items in every
 variant) and the code it imports (``common.codedeps``): a set that only changes those shares the
-audit of the one it copied, and a change to the generator audits it again. ``write_power`` does
-the same for the planted leaks (``power``). The audits of the default sets and the power table
-are recorded with the code in ``common/canvas/audited/`` (``make canvas-audits``; a test checks
-that the record matches the code), so a fresh clone reads them instead of spending minutes; any
+audit of the one it copied, and a change to the generator audits it again. ``power.write_power``
+does the same for the planted leaks. The audits of the default sets and the power table are
+recorded with the code in ``common/canvas/audited/`` (``make canvas-audits``; a test checks that
+the record matches the code), so a fresh clone reads them instead of spending minutes; any
 other set's audit is computed once and cached under ``.cache/canvas/``.
 """
 
@@ -41,7 +41,8 @@ import pandas as pd
 
 from common import codedeps, paths
 from common.canvas import features, learners, rules, views
-from common.canvas.generate import SetConfig, fresh_trials, load_config
+from common.canvas.build import fresh_trials
+from common.canvas.setconfig import SetConfig, load_config
 from common.canvas.shortcuts import chance
 from common.canvas.tasks import Task
 from common.errors import DataError
@@ -106,7 +107,7 @@ def generator_settings(cfg: SetConfig) -> dict[str, Any]:
 
 def fresh(cfg: SetConfig, task: str | Task, count: int, role: str) -> pd.DataFrame:
     """Return ``count`` fresh trials of ``task`` (a name, or a task: a planted leak) by
-    ``generate.fresh_trials``, seeded by ``role`` ("fit", "test"), never by the set's seed."""
+    ``build.fresh_trials``, seeded by ``role`` ("fit", "test"), never by the set's seed."""
     trials = pd.DataFrame(fresh_trials(cfg, task, count, f"audit:{role}"))
     return trials.assign(item=trials["tuple_ID"]) if not trials.empty else trials
 
@@ -191,17 +192,23 @@ def gate_level(cfg: SetConfig) -> float:
     return 1 - (1 - FAMILY) / max(gated, 1)
 
 
-def cache_key(cfg: SetConfig) -> str:
-    """Return the key of a config's audit: its generator settings, the audit's sizes, the code the
-    audit imports and the learners' library version."""
+def cache_key(cfg: SetConfig, module: str = "common.canvas.audit") -> str:
+    """Return the key of a config's audit (or, with ``module`` ``common.canvas.power``, of its power
+    table): its generator settings, the audit's sizes, the code ``module`` imports and the
+    learners' library version."""
     import sklearn
 
-    code = codedeps.behaviour_fingerprint(codedeps.closure(["common.canvas.audit"]))
+    code = codedeps.behaviour_fingerprint(codedeps.closure([module]))
     text = json.dumps([generator_settings(cfg), FIT, TEST, code, sklearn.__version__], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
-def _stored(name: str, cache: Path | None) -> Path | None:
+def power_name() -> str:
+    """Return the file name of the power table's record for the current code (``power.write_power``)."""
+    return f"power-{cache_key(SetConfig(), 'common.canvas.power')}.json"
+
+
+def stored_at(name: str, cache: Path | None) -> Path | None:
     """Return where a cached audit or power table ``name`` is: in the record shipped with the code
     (``SHIPPED``) when it is there, else under ``cache`` (None without a cache)."""
     shipped = SHIPPED / name
@@ -217,9 +224,9 @@ def write_audit(config: Path, out: Path, cache: Path | None = None, ship: bool =
     recorded in ``SHIPPED`` (``make canvas-audits``). Return the views."""
     cfg = load_config(config)
     name = f"audit-{cache_key(cfg)}.json"
-    stored = _stored(name, cache)
-    if stored and stored.is_file():
-        document = json.loads(stored.read_text())
+    record = stored_at(name, cache)
+    if record and record.is_file():
+        document = json.loads(record.read_text())
     else:
         table, scored = audit(cfg)
         document = {
@@ -230,8 +237,8 @@ def write_audit(config: Path, out: Path, cache: Path | None = None, ship: bool =
             "views": json.loads(table.to_json(orient="records")),
             "rules": json.loads(scored.to_json(orient="records")),
         }
-        if stored:
-            write_json(stored, document)
+        if record:
+            write_json(record, document)
     if ship:
         write_json(SHIPPED / name, document)
     write_json(out, document)
@@ -250,34 +257,12 @@ def read_audit(path: Path) -> tuple[pd.DataFrame, pd.DataFrame, dict[str, Any]]:
     return table, pd.DataFrame(document.pop("rules")), document
 
 
-def write_power(out: Path, cache: Path | None = None, ship: bool = False) -> pd.DataFrame:
-    """Write the power table of the default generator (``power.power_table``) to ``out``,
-    computed unless the shipped record or ``cache`` holds it for this code (with ``ship`` also
-    recorded in ``SHIPPED``); return it."""
-    from common.canvas import power
-
-    cfg = SetConfig()
-    name = f"power-{cache_key(cfg)}.json"
-    stored = _stored(name, cache)
-    if stored and stored.is_file():
-        document = json.loads(stored.read_text())
-    else:
-        leaks = json.loads(power.power_table(cfg).to_json(orient="records"))
-        document = {"fit": FIT, "test": TEST, "level": gate_level(cfg), "leaks": leaks}
-        if stored:
-            write_json(stored, document)
-    if ship:
-        write_json(SHIPPED / name, document)
-    write_json(out, document)
-    return pd.DataFrame(document["leaks"], columns=POWER_COLUMNS)
-
-
 def shipped_names(configs: list[Path]) -> list[str]:
     """Return the names of the records ``SHIPPED`` must hold for the current code: the audit of
     each set config of ``configs`` and the power table (a test checks they are there, so a change
     to the generator or the audit lands with its audit run again)."""
     names = {f"audit-{cache_key(load_config(path))}.json" for path in configs}
-    return sorted(names | {f"power-{cache_key(SetConfig())}.json"})
+    return sorted(names | {power_name()})
 
 
 def read_power(path: Path) -> tuple[pd.DataFrame, dict[str, Any]]:

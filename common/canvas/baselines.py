@@ -1,6 +1,6 @@
 """The canvas built-in models (``BASELINES``): random, oracle, and one per shortcut rule.
 
-``random`` and ``oracle`` are the question-answer suites' (``common/worldsense/baselines.py``).
+``random`` and ``oracle`` are every trial set's (``common/trials/baselines.py``).
 Each shortcut of ``shortcuts.py`` answers by its rule where the rule reads the prompt (its
 task), and as ``random`` elsewhere; its score on its task, next to the task's chance rate, is
 what ``report`` shows (a shortcut above chance is a flaw of the set).
@@ -13,8 +13,8 @@ from common.canvas.shortcuts import SHORTCUTS, Shortcut
 from common.models.base import Message, ModelError, Reply
 from common.models.builtin import BuiltinModel
 from common.pictures.modality import TEXT
-from common.worldsense.baselines import BASELINES as QA_BASELINES
-from common.worldsense.baselines import RandomAnswer
+from common.trials.baselines import BASELINES as TRIAL_BASELINES
+from common.trials.baselines import RandomAnswer
 
 
 class ShortcutModel(BuiltinModel):
@@ -53,8 +53,8 @@ class ShortcutModel(BuiltinModel):
         }
 
 
-# The canvas built-ins: the question-answer suites' random and oracle, then every shortcut.
+# The canvas built-ins: the trial sets' random and oracle, then every shortcut.
 BASELINES = {
-    **QA_BASELINES,
+    **TRIAL_BASELINES,
     **{shortcut.name: functools.partial(ShortcutModel, shortcut) for shortcut in SHORTCUTS},
 }

@@ -18,16 +18,18 @@ the answer is No.
 """
 
 import dataclasses
+import json
 import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import pandas as pd
 
 from common.canvas import audit, describe, reading, views
-from common.canvas.generate import SetConfig
 from common.canvas.partial import line_place, words_anywhere
+from common.canvas.setconfig import SetConfig
 from common.canvas.shapes import IDENTITIES, Shape, title
 from common.canvas.shortcuts import chance, shuffle_initial
 from common.canvas.tasks import attributes as attr
@@ -36,6 +38,7 @@ from common.canvas.tasks.existence import ExistenceTask
 from common.canvas.tasks.existence_tracking import ExistenceTrackingTask, history
 from common.canvas.tasks.shuffle_tracking import ShuffleTrackingTask, random_swaps
 from common.canvas.tasks.transitivity import TransitivityTask
+from common.jsonl import write_json
 
 STRENGTHS = (0.25,)  # the share of items carrying a leak in the power table (the tests: all of them)
 
@@ -334,3 +337,23 @@ def power_table(cfg: SetConfig, strengths: tuple[float, ...] = STRENGTHS) -> pd.
     return pd.DataFrame(
         [check(leak, s, cfg, gate) for leak in LEAKS for s in strengths if leak.task in cfg.tasks]
     )
+
+
+def write_power(out: Path, cache: Path | None = None, ship: bool = False) -> pd.DataFrame:
+    """Write the power table of the default generator (``power_table``) to ``out``,
+    computed unless the shipped record or ``cache`` holds it for this code (with ``ship`` also
+    recorded in ``SHIPPED``); return it."""
+    cfg = SetConfig()
+    name = audit.power_name()
+    record = audit.stored_at(name, cache)
+    if record and record.is_file():
+        document = json.loads(record.read_text())
+    else:
+        leaks = json.loads(power_table(cfg).to_json(orient="records"))
+        document = {"fit": audit.FIT, "test": audit.TEST, "level": audit.gate_level(cfg), "leaks": leaks}
+        if record:
+            write_json(record, document)
+    if ship:
+        write_json(audit.SHIPPED / name, document)
+    write_json(out, document)
+    return pd.DataFrame(document["leaks"], columns=audit.POWER_COLUMNS)

@@ -52,7 +52,7 @@ from common.figures import pyplot, run_colours, save_png
 from common.report import headline, headline_cell, interval_text, paired_cells
 from common.scored import Scored
 from common.suite import SetRef
-from common.worldsense.data import trials_path
+from common.trials.data import trials_path
 
 ABOUT = """Questions about shapes on a 64 x 64 canvas (24 identities: small/large, red/blue/yellow/green,
 square/circle/triangle). **Relation rule**: B is right of A when B's centre x exceeds A's by more
@@ -89,8 +89,9 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     per task and per number of shapes with clustered 95% intervals (models other than the
     shortcuts), the shortcut table, the audit (the set's gate: ``failed`` lists the views that
     beat chance) and the partial skills, exact paired tests, summary lines, and with
-    ``figures_dir`` the figure ``canvas_accuracy.png``. The audit is cached in .cache/canvas
-    (keyed by the trials, the config and its code)."""
+    ``figures_dir`` the figure ``canvas_accuracy.png``. The audit and the gate's power are stages
+    of their own (``data/canvas/<set>/audit.json``, ``data/canvas/power.json``: scripts/audit_canvas.py);
+    the section only reads them."""
     (ref,) = refs
     if scored.runs.empty:
         raise DataError(

@@ -12,7 +12,7 @@ ANALYSIS_NEEDS_canvas = data/canvas/$(1)/audit.json $(CANVAS_POWER)
 data/canvas/%/audit.json: configs/canvas/%.yaml scripts/audit_canvas.py $(CODE_audit_canvas) | $(ENV_OK)
 	$(PYTHON) scripts/audit_canvas.py -t canvas/$*
 
-$(CANVAS_POWER): scripts/audit_canvas.py $(CODE_audit_canvas) | $(ENV_OK)
+$(CANVAS_POWER): scripts/audit_canvas.py $(CODE_power_canvas) | $(ENV_OK)
 	$(PYTHON) scripts/audit_canvas.py --power
 
 ## Audit the default canvas sets and the gate's power again and record them with the code (after a change to the generator).

@@ -1,8 +1,8 @@
-"""Asking a model canvas trials: the WorldSense protocol on the canvas trial sets.
+"""Asking a model canvas trials: the trials protocol on the canvas trial sets.
 
-The sets are in the WorldSense trial format (``common/canvas/generate.py``), so the items and
-the answering protocol are WorldSense's (``common/worldsense/run.py``: ask, re-prompt once with
-the options when no answer is read), with one difference: the answer is read by the strict
+The sets are in the trial format (``common/trials/data.py``; written by ``generate.py``), so the
+items and the answering protocol are the shared layer's (``common/trials/protocol.py``: ask,
+re-prompt once with the options when no answer is read), with the answer read by the strict
 reader of ``reader.py``, the one that scores the raw replies afterwards, so a reply the score
 would credit is never re-prompted, and ``resp`` is the answer the score reads. Results of every
 model, built-in or not, go to ``results/canvas/<set>/`` (the set directory under data/ is
@@ -20,26 +20,25 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from common import paths
 from common.canvas import reading
 from common.canvas.reader import extract
 from common.errors import DataError
 from common.models.base import Model
 from common.pictures.modality import TEXT, modalities_of, record_fields
 from common.pictures.store import marked_names
-from common.worldsense import run as worldsense_run
-from common.worldsense.data import load_testset
+from common.trials import protocol
+from common.trials.data import load_testset
 
-__all__ = ["answer", "items", "modalities", "results_dir"]
+__all__ = ["answer", "items", "modalities"]
 
 
 def answer(model: Model, item: dict[str, Any], reprompts: int = 1) -> dict[str, Any]:
-    """Return the results record of asking ``model`` about ``item``: the WorldSense protocol
-    (``worldsense.run.answer``) with the strict reader (``reader.extract``) deciding whether a
+    """Return the results record of asking ``model`` about ``item``: the trials protocol
+    (``trials.protocol.answer``) with the strict reader (``reader.extract``) deciding whether a
     reply gives an answer or is re-prompted (with the question the prompt asks, as the score reads
     it). Changes nothing."""
     question = asked(str(item.get("text", "")))
-    record = worldsense_run.answer(
+    record = protocol.answer(
         model, item, reprompts, reader=lambda reply, options: extract(reply, options, question)
     )
     return {**record, **record_fields(item.get("modality", TEXT), item.get("images", []))}
@@ -55,18 +54,18 @@ def modalities(testset: str | Path) -> list[str]:
 
 def items(testset: str | Path, limit: int | None = None, modality: str = TEXT) -> Iterator[dict[str, Any]]:
     """Yield the first ``limit`` trials of a canvas set as the runner's items in ``modality``:
-    WorldSense's (``worldsense.run.items``) for text; in a picture modality each with ``sent``
+    the trials' (``trials.protocol.items``) for text; in a picture modality each with ``sent``
     (its prompt there), ``modality``, ``images`` (the pictures its prompt shows) and
     ``image_dir``. Raises DataError when the set has no prompts in ``modality``."""
     if modality == TEXT:
-        yield from worldsense_run.items(testset, limit)
+        yield from protocol.items(testset, limit)
         return
     trials = load_testset(testset)
     if "modalities" not in trials.columns:
         raise DataError(
             f"{testset}: no {modality!r} prompts: add it to the set config's `modality`, generate again"
         )
-    for trial in trials[[*worldsense_run.ASKED_FIELDS, "modalities"]].head(limit).to_dict("records"):
+    for trial in trials[[*protocol.ASKED_FIELDS, "modalities"]].head(limit).to_dict("records"):
         sent = (trial.pop("modalities") or {}).get(modality)
         if sent is None:
             raise DataError(
@@ -88,9 +87,3 @@ def asked(prompt: str) -> str | None:
         return reading.question(prompt)
     except ValueError:
         return None
-
-
-def results_dir(testset: str | Path, root: Path | None = None) -> Path:
-    """Return where answers to the canvas set ``testset`` go: ``<root>/<set name>/``, by default
-    ``results/canvas/<set name>/``."""
-    return (root or paths.RESULTS / "canvas") / Path(testset).resolve().name

@@ -24,7 +24,7 @@ from common.pictures.modality import MODALITIES, TEXT, record_modality
 from common.results import find_results_files, parse_results_filename, read_results
 from common.scored import ScoredRun, reply_columns
 from common.suite import SetRef
-from common.worldsense.data import first_trial, load_testset, trials_path
+from common.trials.data import first_trial, load_testset, trials_path
 
 
 def response_text(record: dict[str, Any]) -> str:
@@ -106,7 +106,7 @@ RULE = "strict"  # the units' rule (the paired tests'): the share of an item's v
 TRIAL_FIELDS = ("item", "task", "description", "fewshot", "num_shapes", "goldresp", "expectedresp")
 
 
-def is_canvas_set(testset: str | Path) -> bool:
+def detect(testset: str | Path) -> bool:
     """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
     canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
     manifest the generator writes beside them."""

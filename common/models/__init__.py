@@ -3,7 +3,8 @@
 ``resolve_model(name_or_config, builtins=<suite>.baselines.BASELINES)`` returns a Model
 (``complete(messages, item) -> Reply``); ``run_items`` asks it every item of a set with the
 suite's protocol (``common/<suite>/run.py: answer``) and appends the records to a results file.
-Modules: config (settings), client (HTTP, retries, timeouts), endpoints (several replicas),
+Modules: config (settings), client (HTTP, retries, timeouts) with payload (a request's body),
+vision (which modalities a model is asked in), endpoints (several replicas),
 limiter (the concurrency that adapts to 429s), cache (SQLite), independence (a sampled reply
 belongs to its item: two items never share one), builtin (the base of every
 suite's built-in models), resolve (names and configs to models), runner (resume) with pool

@@ -29,7 +29,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from common import cli, paths
+from common import paths
 from common.errors import UserError
 from common.models.base import ModelError, Reply, RequestFailed, RequestRefused
 from common.models.batch_api import FINAL, BatchAPI, requests_done
@@ -45,6 +45,7 @@ from common.models.batch_files import (
     write_input,
 )
 from common.models.responses import cache_entry, reply_from_cache, worth_caching
+from common.progress import progress
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +264,7 @@ class BatchJob:
         if not self.options.wait or batch["status"] in FINAL:
             return batch
         total = batch.get("request_counts", {}).get("total") or len(self.state["pending"]["requests"])
-        bar = cli.progress(None, total=total, desc=f"batch {batch_id}", unit="request")
+        bar = progress(None, total=total, desc=f"batch {batch_id}", unit="request")
         try:
             while batch["status"] not in FINAL:
                 time.sleep(self.model.config.batch_poll_s)

@@ -104,24 +104,6 @@ class ScriptModel(BuiltinModel):
         return {**super().settings(), "builtin": False, "script": paths.shown(self.path)}
 
 
-def run_on_set(path: str | Path, spec: str, argv: list[str]) -> int:
-    """Ask the model file ``path`` every item of the set ``spec`` (``-t``) of a suite whose items are
-    not plain trials (blocks plans and facts, Already Said That conversations), through that
-    suite's own scripts (``Suite.run_scripts``, each as if run with ``--model path`` and
-    ``argv``); return the highest exit code. How a copy of the template runs on any set."""
-    from common import suites
-
-    ref = suites.resolve_set(spec)
-    code = 0
-    for script in suites.get(ref.suite).run_scripts:
-        module = paths.ROOT / script
-        loaded = importlib.util.spec_from_file_location(f"script_{module.stem}", module)
-        runner = importlib.util.module_from_spec(loaded)
-        loaded.loader.exec_module(runner)
-        code = max(code, runner.main(["-t", ref.key, "--model", str(path), *argv]))
-    return code
-
-
 def script_model_name(path: Path) -> str:
     """Return the model name of a model file: ``test_<name>_model.py`` gives ``<name>``."""
     return path.stem.removeprefix("test_").removesuffix("_model")

@@ -35,7 +35,6 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Sequence
 from typing import Any
 
 import requests
@@ -55,8 +54,8 @@ from common.models.cache import ResponseCache, canonical_json, key_of_canonical
 from common.models.config import ModelConfig
 from common.models.endpoints import Endpoint, Endpoints, check_server
 from common.models.engine import Engine, identity
-from common.models.images import has_images, with_detail
 from common.models.limiter import AdaptiveLimiter
+from common.models.payload import request_body
 from common.models.responses import (
     BAD_URL,
     cache_entry,
@@ -72,7 +71,6 @@ from common.models.responses import (
     server_message,
     worth_caching,
 )
-from common.pictures.modality import shows_pictures
 
 log = logging.getLogger(__name__)
 
@@ -149,43 +147,9 @@ class HTTPModel:
     def payload(
         self, messages: list[Message], draw: int = 0, item_identity: str | None = None
     ) -> dict[str, Any]:
-        """Return the JSON body for ``messages``: chat messages, or one prompt for the completions API.
-
-        Settings that are None are not sent (the server's default applies); the token limit goes
-        under the name ``token_limit_param`` says; ``extra_body`` is merged last, as given. The
-        ``draw``-th answer to an item (repeated sampling) is asked with ``seed + draw``; with an
-        ``item_identity`` (the model samples) the seed is the item's own
-        (``independence.item_seed``). Pictures (content parts, ``images.attach_images``) get the
-        config's ``image_detail``; raises ModelError naming the field to set when the config says
-        the model takes none (``vision``) or the completions API is used (a prompt string cannot
-        carry a picture).
-        """
-        config = self.config
-        body: dict[str, Any] = {"model": config.model}
-        if has_images(messages):
-            check_takes_images(self)
-        if config.api == "chat":
-            body["messages"] = with_detail(messages, config.image_detail)
-        elif has_images(messages):
-            raise ModelError(
-                f"{self.url}: a picture cannot go to the completions API (a prompt is text): "
-                f"set api: chat in the model config {config.name!r}"
-            )
-        else:
-            body["prompt"] = "\n\n".join(message["content"] for message in messages)
-        if config.temperature is not None:
-            body["temperature"] = config.temperature
-        if config.max_tokens is not None:
-            body[config.token_limit_param] = config.max_tokens
-        for name in ("stop", "seed", "top_p", "reasoning_effort"):
-            if getattr(config, name) is not None:
-                body[name] = getattr(config, name)
-        if draw and config.seed is not None:
-            body["seed"] = config.seed + draw
-        if item_identity is not None and config.seed is not None:
-            body["seed"] = independence.item_seed(config.seed + draw, item_identity)
-        body.update(config.extra_body or {})
-        return body
+        """Return the JSON body for ``messages`` (``payload.request_body``: chat messages or a
+        completions prompt, the settings the config sets, the seed of the draw or the item)."""
+        return request_body(self, messages, draw, item_identity)
 
     def complete(self, messages: list[Message], item: dict[str, Any] | None = None) -> Reply:
         """Return the model's reply, from the cache when this exact request was answered before
@@ -423,47 +387,3 @@ class HTTPModel:
             with self._lock:
                 self._sessions.append(session)
         return session
-
-
-def takes_images(model: Any) -> bool:
-    """Return whether ``model`` may be asked with pictures: an HTTP model whose config says
-    ``vision: true``; a built-in (it reads the scene, or the picture, itself); a model file that
-    says ``VISION = True``."""
-    return bool(getattr(model, "vision", True))
-
-
-def _model_name(model: Any) -> str:
-    """Return the name a message gives a model: its config's name, else its own."""
-    return getattr(getattr(model, "config", None), "name", getattr(model, "name", "?"))
-
-
-def modalities_to_ask(model: Any, modalities: Sequence[str], asked_for: Sequence[str] = ()) -> list[str]:
-    """Return the modalities of ``modalities`` to ask ``model``: all of them when the user named
-    them (``asked_for``, ``--modality``: a text-only model is then refused, ``check_takes_images``),
-    else those it can take, so that ``make all MODEL=x`` asks a text-only model the text of a
-    set that also shows pictures (and says what it left out) instead of stopping there."""
-    if asked_for or takes_images(model):
-        return list(modalities)
-    kept = [m for m in modalities if not shows_pictures(m)]
-    left = [m for m in modalities if shows_pictures(m)]
-    if left:
-        name = _model_name(model)
-        log.warning(
-            "%s takes no pictures (vision: true in a model config, VISION = True in a model file): "
-            "not asked in %s",
-            name,
-            ", ".join(left),
-        )
-    return kept
-
-
-def check_takes_images(model: Any) -> None:
-    """Raise ModelError naming the config field to set when ``model`` takes no pictures
-    (``takes_images``): before any request, so a text-only model never sees an image set."""
-    if not takes_images(model):
-        name = _model_name(model)
-        raise ModelError(
-            f"model {name!r} is text-only by its config (vision: false, the default) and this set shows "
-            "pictures: if the model takes images, set vision: true in its config (or --set vision=true); "
-            "else ask it the set's text modality (docs/models.md, vision models)"
-        )

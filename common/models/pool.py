@@ -14,7 +14,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from common import cli
 from common.models.base import (
     Counters,
     Deferred,
@@ -25,6 +24,7 @@ from common.models.base import (
     ServerUnreachable,
 )
 from common.models.summary import RunSummary
+from common.progress import progress
 from common.results import ResultsWriter
 
 log = logging.getLogger("common.models.runner")
@@ -80,9 +80,7 @@ def run_pool(
     item: a queue to this thread and back cost a thread switch per request.
     """
     pool = _Pool(todo, summary, counters, max(2 * model.concurrency, FAILED_IN_A_ROW))
-    bar = cli.progress(
-        None, total=len(todo), desc=f"ask {model.name}", unit="item", disable=not show_progress
-    )
+    bar = progress(None, total=len(todo), desc=f"ask {model.name}", unit="item", disable=not show_progress)
     job = functools.partial(pool.work, model=model, answer=answer, writer=writer)
     workers = [
         threading.Thread(target=job, name=f"ask-{n}") for n in range(min(model.concurrency, len(todo)))

@@ -30,10 +30,10 @@ from typing import Any
 from common import paths
 from common.models.base import Counters, Model
 from common.models.batch import BatchJob, BatchOptions
-from common.models.client import check_takes_images
 from common.models.metadata import RunMetadata
 from common.models.pool import refused_record, run_pool
 from common.models.summary import RunSummary
+from common.models.vision import check_takes_images
 from common.results import ResultsWriter
 
 log = logging.getLogger(__name__)
@@ -69,7 +69,7 @@ def run_items(
     batch still out are counted in ``deferred``. ``include(item, draw)`` says which items a
     draw asks (default: all; Already Said That's original protocol plays 250 of its 500 samples
     per seed). An item with ``images`` (the names of the pictures its requests show) is refused,
-    before any request, to a model whose config says it takes none (``client.check_takes_images``),
+    before any request, to a model whose config says it takes none (``vision.check_takes_images``),
     and the first of such items is asked alone, then the rest (a server that turns pictures away
     stops the run at its first request).
     ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items``

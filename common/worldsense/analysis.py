@@ -218,12 +218,13 @@ def analyse_results_in_testset_dir(
     testset_dir: str | Path, by: Sequence[str] = ("problemname",), require_complete: bool = False
 ) -> Analysis:
     """Return the ``Analysis`` of every results file in ``<testset_dir>/results`` (the release's
-    entry point): the set's answers scored into the results database (``common.analysis.load``:
-    only what changed), then ``analyse_results_df`` of their ``results_frame``. Raises
-    FileNotFoundError for a missing directory, DataError when there is no answer to analyse."""
-    from common import analysis  # the shared entry point (names the sets, reads the database)
+    entry point): the set's answers scored into the results database (the score stage,
+    ``common.scoring.score_and_load``: only what changed), read back, then ``analyse_results_df``
+    of their ``results_frame``. Raises FileNotFoundError for a missing directory, DataError when
+    there is no answer to analyse."""
+    from common import scoring  # the shared entry point (names the sets, scores, reads the database)
 
-    _, scored = analysis.load(str(testset_dir), suite="worldsense")
+    _, scored = scoring.score_and_load(str(testset_dir), suite="worldsense")
     if scored.runs.empty:
         raise DataError(
             f"{testset_dir}/results: no <prompting>___<modelname>___results.jsonl file to analyse"

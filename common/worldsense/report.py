@@ -19,6 +19,7 @@ from common.figures import pyplot, run_colours, save_png
 from common.report import headline, headline_cell, interval_text, p_text, paired_cells, render_text
 from common.scored import Scored
 from common.suite import SetRef
+from common.trials.data import trials_path
 from common.worldsense.analysis import (
     Analysis,
     analyse_results_df,
@@ -27,7 +28,6 @@ from common.worldsense.analysis import (
     pivot_pretty,
     results_frame,
 )
-from common.worldsense.data import first_trial, trials_path
 
 MODEL_ROWS = ["prompting", "modelname"]
 PAIRED_TITLE = (
@@ -44,16 +44,6 @@ ABOUT = """WorldSense (Benchekroun et al. 2023) tests grounded reasoning about s
 the answers swapped, so the tuple is the unit of statistics and chance is 50% on every problem;
 problem sizes and problems are weighted equally; intervals are 1.96 standard errors. **Bias**
 is the leaning towards the affirmative answer (+1 always, -1 never)."""
-
-
-def detect(path: Path) -> bool:
-    """Return whether ``path`` is a WorldSense test set: a trials file whose trials are not a
-    canvas set's (the canvas sets share the trial format; their trials carry ``task`` and ``item``)."""
-    try:
-        trial = first_trial(path) if trials_path(path) else None
-    except FileNotFoundError:
-        return False
-    return trial is None or not ("task" in trial and "item" in trial)  # an empty file: loading names it
 
 
 def section(

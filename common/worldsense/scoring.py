@@ -17,8 +17,9 @@ from common.jsonl import sha256_file
 from common.results import draw_of, find_results_files, note_read, parse_results_filename, read_results
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
-from common.worldsense import extract
-from common.worldsense.data import REQUIRED_FIELDS, load_testset, trials_path
+from common.trials import extract
+from common.trials.data import first_trial, load_testset, trials_path
+from common.worldsense.data import REQUIRED_FIELDS
 
 log = logging.getLogger(__name__)
 
@@ -138,6 +139,16 @@ def _n_options(df: pd.DataFrame) -> np.ndarray:
 # release's rule), the tuple its unit (its score the weighted accuracy of ``compute_acc_table``).
 RULE = "correct"  # the units' rule: the tuple's weighted accuracy of ``correct``
 ITEM_FIELDS = {"tuple_ID": "unit", "problemname": "task", "problemsize": "size", "skin": "variant"}
+
+
+def detect(path: Path) -> bool:
+    """Return whether ``path`` is a WorldSense test set: a trials file whose trials are not a
+    canvas set's (the canvas sets share the trial format; their trials carry ``task`` and ``item``)."""
+    try:
+        trial = first_trial(path) if trials_path(path) else None
+    except FileNotFoundError:
+        return False
+    return trial is None or not ("task" in trial and "item" in trial)  # an empty file: loading names it
 
 
 def data_fingerprint(ref: SetRef) -> str:

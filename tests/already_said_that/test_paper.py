@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from common import analysis as suites
+from common import analysis, scoring
 from common import suites as registry
 from common.already_said_that import paper
 from common.already_said_that.report import runs_of
@@ -41,8 +41,8 @@ def refs_of(sets, results, names=tuple(VARIANTS)):
 
 def test_the_section_draws_the_originals_plots_from_its_sets(played, tmp_path):
     sets, results = played
-    refs, scored = suites.load(refs_of(sets, results))
-    section = suites.section(refs, scored, tmp_path / "figures")
+    refs, scored = scoring.score_and_load(refs_of(sets, results))
+    section = analysis.section(refs, scored, tmp_path / "figures")
     [figure] = [path for _, path in section.figures if path.name == "already_said_that_paper.png"]
     assert figure.stat().st_size > 10_000
     numbers = section.data["seeds"]
@@ -60,8 +60,8 @@ def test_no_plot_where_no_run_played_the_originals_sets(tmp_path):
         tmp_path / "sets" / "mine", "which_is_heavier", samples=30, seeds=3, first_seed=1, play=10
     )
     assert run(tmp_path, data, "random") == 0
-    refs, scored = suites.load(refs_of(tmp_path / "sets", tmp_path / "results", ("mine",)))
-    section = suites.section(refs, scored, tmp_path / "figures")
+    refs, scored = scoring.score_and_load(refs_of(tmp_path / "sets", tmp_path / "results", ("mine",)))
+    section = analysis.section(refs, scored, tmp_path / "figures")
     assert not any(path.name == "already_said_that_paper.png" for _, path in section.figures)
     assert len(section.data["seeds"]) == len(paper.SEED_METRICS)  # the seeds table is there all the same
 

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
-from common import analysis as suites
 from common import report as common_report
+from common import scoring
 from common.already_said_that import analysis, generate, original, paper, report
 from common.already_said_that.generate import load_set, load_set_config
 from common.already_said_that.run import read_turns, run_paths
@@ -133,7 +133,7 @@ def test_every_metric_gets_the_mean_over_seeds_and_both_standard_errors(tmp_path
         tmp_path / "sets" / "protocol", "which_is_heavier", samples=60, seeds=3, first_seed=1, play=40
     )
     assert run(tmp_path, protocol, "random") == 0  # a run of the set's protocol: one draw per seed
-    section = suites.analyse(tmp_path / "results")
+    section = scoring.score_and_analyse(tmp_path / "results")
     metrics = dict(section.tables)[next(t for t, _ in section.tables if t.startswith("Metrics"))]
     assert list(metrics.loc[("protocol", "random")].index) == ["1", "2", "3"]  # a row per seed
     assert set(metrics["wording"]) == {"suite"} and set(metrics["conversations"]) == {40}
@@ -164,7 +164,7 @@ def test_replies_cut_at_the_token_limit_are_said_in_the_section_and_the_token_bu
     files = run_paths("heavier", "stub", tmp_path / "results", "cot")
     turns = read_turns(files["turns"])
     assert {tuple(t["finish_reason"]) for t in turns} == {("length", "length")}  # reasoning and reply
-    section = suites.analyse(tmp_path / "results")
+    section = scoring.score_and_analyse(tmp_path / "results")
     cut = [line for line in section.summary if "cut at the token limit" in line]
     assert (
         len(cut) == 1
@@ -186,7 +186,7 @@ def test_a_run_with_few_replies_cut_says_nothing(tmp_path):
     set_dir = write_set(tmp_path / "sets" / "heavier", "which_is_heavier", samples=4, turns=10)
     with StubServer(answer=lambda prompt: "[answer: no]") as server:
         assert run(tmp_path, set_dir, stub_config(tmp_path, server, max_tokens=8), "--no-cache") == 0
-    section = suites.analyse(tmp_path / "results")
+    section = scoring.score_and_analyse(tmp_path / "results")
     assert not any("cut at the token limit" in line for line in section.summary + section.notes)
 
 
@@ -205,6 +205,6 @@ def test_wrong_golds_kept_are_named_in_the_section(tmp_path):
         if t.get("wrong_gold")
     ]
     assert turns and {t["question_id"] for t in turns} == {pool[0]["id"]}
-    section = suites.analyse(tmp_path / "results")
+    section = scoring.score_and_analyse(tmp_path / "results")
     note = next(n for n in section.notes if "wrong gold" in n)
     assert f"asked {len(turns)} times" in note and pool[0]["id"] in note

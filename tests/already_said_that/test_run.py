@@ -15,6 +15,7 @@ import pytest
 from scipy.stats import binomtest
 
 from common import analysis as analysis_entry
+from common import scoring
 from common.already_said_that import analysis
 from common.already_said_that import run as run_module
 from common.already_said_that.generate import load_set
@@ -409,7 +410,7 @@ def test_report_section_tables_figures_summary(tmp_path):
     assert [ref.key for ref in analysis_entry.resolve(tmp_path / "results" / "distractorless")] == [
         "already_said_that/distractorless"
     ]
-    section = analysis_entry.analyse(str(tmp_path / "results"), figures_dir=tmp_path / "figures")
+    section = scoring.score_and_analyse(str(tmp_path / "results"), figures_dir=tmp_path / "figures")
     titles = " ".join(title for title, _ in section.tables)
     for needed in ("Metrics", "alive", "question", "violations", "log-rank", "main-task turns"):
         assert needed in titles
@@ -813,11 +814,11 @@ def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(t
 def test_a_limit_on_a_set_whose_seeds_each_play_their_own_pick_gives_whole_items_and_says_so(
     tmp_path, caplog
 ):
-    # the original's protocol: each of 3 seeds plays 14 of the 20 conversations, its own 14; a
-    # limit of 3 plays the first 3 every seed plays, each with its 3 draws (not 3 samples of which
-    # some seeds play none)
+    # the original's protocol: each of 3 seeds (1-3, as its runs) plays 10 of the 20 conversations,
+    # its own 10; a limit of 3 plays the first 3 every seed plays (4 do here), each with its 3 draws
+    # (not 3 samples of which some seeds play none)
     set_dir = write_set(
-        tmp_path / "sets" / "which_is_heavier", "which_is_heavier", samples=20, play=14, seeds=3
+        tmp_path / "sets" / "which_is_heavier", "which_is_heavier", samples=20, play=10, seeds=3, first_seed=1
     )
     data = load_set(set_dir)
     chosen = data.limited(3)

@@ -124,17 +124,18 @@ def _write(path: Path, records: list[dict], prompts: Path, data: Path, labels: d
 def scored_file(data: Path, results_root: Path, file: Path):
     """Return the results file ``file`` of the set at ``data`` (its results under
     ``results_root/<set>``) scored by the score stage, as the results database scores it."""
-    from common.blocks import SUITE, answers
+    from common.blocks import SUITE, scoring
 
     ref = SUITE.ref(data.name, data=data, results_root=results_root)
-    return answers.score_file(ref, file, answers.items_frame(ref))
+    return scoring.score_file(ref, file, scoring.items_frame(ref))
 
 
 def set_section(data: Path, results_root: Path, database: Path, **options):
     """Return the blocks section of the set at ``data`` (results under ``results_root/<set>``),
     its results files scored into the results database ``database`` first."""
-    from common import analysis
+    from common import analysis, scoring
     from common.blocks import SUITE
 
     ref = SUITE.ref(data.name, data=data, results_root=results_root)
+    scoring.score([ref], database)
     return analysis.analyse([ref], db=database, **options)

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from common import cli
-from common.blocks import scoring
+from common.blocks import grade
 from common.blocks.conversation import FACTS_SYSTEM, PLAN_SYSTEM, follow_up, planning_turns, translation_turns
 from common.blocks.items import load_items
 from common.blocks.planner import optimal_plan
@@ -491,7 +491,7 @@ def test_refused_requests_are_failures_counted_in_their_own_column(capsys, caplo
     # a file from before refused rows carried the problem's facts gets them when re-scored
     bare = [{k: v for k, v in r.items() if k not in ("optimal_length", "goal_held_initially")} for r in rows]
     items = load_items(nl, hand_set / "problems", "nl")[:3]
-    rescored = [scoring.score_record(item, record, "nl") for item, record in zip(items, bare, strict=True)]
+    rescored = [grade.score_record(item, record, "nl") for item, record in zip(items, bare, strict=True)]
     assert [(r["optimal_length"], r["goal_held_initially"], r["lenient"]) for r in rescored] == [
         (2, False, False)
     ] * 3
@@ -666,14 +666,13 @@ def test_a_chat_answer_is_read_as_written_a_completion_after_the_prompts_paren()
         "texts": translation_prompts([], view),
     }
     init = "(ontable a)\n(on b a)\n(clear b)\n(ontable c)\n(clear c)\n"
-    chatty = scoring.score_translation(item, {"init": "Sure: " + init, "goal": "(on b c)"}, chat=True)
+    chatty = grade.score_translation(item, {"init": "Sure: " + init, "goal": "(on b c)"}, chat=True)
     assert chatty["error"] == "initial facts: syntax: line 1, column 1: 'Sure:' outside parentheses"
     assert chatty["init_recall"] == 1.0  # the facts are there all the same
-    as_completion = scoring.score_translation(item, {"init": "Sure: " + init, "goal": "on b c)"})
+    as_completion = grade.score_translation(item, {"init": "Sure: " + init, "goal": "on b c)"})
     assert as_completion["error"] == "initial facts: syntax: line 1, column 8: nested '(' inside an atom"
     both = [
-        scoring.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat)
-        for chat in (True, False)
+        grade.score_translation(item, {"init": init, "goal": "(on b c)"}, chat=chat) for chat in (True, False)
     ]
     assert all(score["lenient"] for score in both)  # an own "(" is never doubled
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from common import analysis, database, paths, suites
+from common import analysis, database, paths, scoring, suites
 from common.blocks import SUITE
 from common.blocks.paper import paper_comparison, paper_table, published
 from common.blocks.reproduce import rescore, summary
@@ -84,6 +84,7 @@ def results_set(tmp_path):
 
 def analyse(ref, tmp_path: Path, **options) -> analysis.Section:
     """Return the section of ``ref``, its files scored into a database of ``tmp_path``."""
+    scoring.score([ref], tmp_path / "results.sqlite")
     return analysis.analyse([ref], db=tmp_path / "results.sqlite", **options)
 
 

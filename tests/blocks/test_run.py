@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from common import paths
-from common.blocks import run, scoring
+from common.blocks import grade, run
 from common.blocks.baselines import BASELINES
 from common.blocks.generate import load_spec, make_problems
 from common.blocks.items import load_items, prompt_key
@@ -63,20 +63,18 @@ def tiny_item(**texts: str) -> dict:
 
 def test_a_plan_is_cut_at_the_stop_marker_and_judged_by_both_rules():
     item = tiny_item(plan="...")
-    good = scoring.score_plan(item, "Move the b onto the c.\n\nInitially:\nThe a is on the table.\n")
+    good = grade.score_plan(item, "Move the b onto the c.\n\nInitially:\nThe a is on the table.\n")
     assert good["resp"] == "Move the b onto the c." and good["lenient"] and good["strict"]
     assert good["optimality_gap"] == 0 and good["error"] is None
-    chatty = scoring.score_plan(
-        item, "Sure! Here is the plan:\nmove the B onto the C\nMove the a onto the b."
-    )
+    chatty = grade.score_plan(item, "Sure! Here is the plan:\nmove the B onto the C\nMove the a onto the b.")
     assert chatty["lenient"] and not chatty["strict"]  # the paper skips the chatter; strict does not
     assert chatty["parse_rate"] == pytest.approx(2 / 3) and chatty["valid_prefix"] == 0
     assert chatty["first_error"].startswith("step 1: unparseable")
     assert chatty["plan"] == ["Move the b onto the c.", "Move the a onto the b."]
     assert chatty["applied"] == 2 and chatty["optimality_gap"] == 1  # a onto b was not needed
-    prose = scoring.score_plan(item, "I cannot help with that.")
+    prose = grade.score_plan(item, "I cannot help with that.")
     assert not prose["lenient"] and prose["error"] == "no line is a move of this problem's items"
-    assert scoring.score_plan(item, "")["error"] is None  # an empty plan is an answer, just a wrong one
+    assert grade.score_plan(item, "")["error"] is None  # an empty plan is an answer, just a wrong one
 
 
 def test_translation_scores_keep_accuracy_apart_from_success():
@@ -84,21 +82,21 @@ def test_translation_scores_keep_accuracy_apart_from_success():
     texts = translation_prompts([], view)
     item = {**tiny_item(**texts), "problem": view}
     init = "ontable a)\n(on b a)\n(clear b)\n(ontable c)\n(clear c)\n;next"
-    perfect = scoring.score_translation(item, {"init": init, "goal": "on b c)\n"})
+    perfect = grade.score_translation(item, {"init": init, "goal": "on b c)\n"})
     assert perfect["lenient"] and perfect["strict"] and perfect["plan"] == ["Move the b onto the c."]
     assert (perfect["init_precision"], perfect["init_recall"]) == (1.0, 1.0)
     assert perfect["objects_from_true_problem"] and perfect["error"] is None
     # a goal fact swapped: a plan for the wrong goal, which fails on the true problem
-    wrong = scoring.score_translation(item, {"init": init, "goal": "on c b)\n"})
+    wrong = grade.score_translation(item, {"init": init, "goal": "on c b)\n"})
     assert not wrong["lenient"] and wrong["plan"] == ["Move the c onto the b."]
     assert (wrong["goal_precision"], wrong["goal_recall"]) == (0.0, 0.0)
     assert wrong["reason"] == "goal does not hold at the end"
     # half the initial facts missing: the state cannot be read, so no plan (reason recorded)
-    broken = scoring.score_translation(item, {"init": "ontable a)\n(on b a)\n", "goal": "on b c)\n"})
+    broken = grade.score_translation(item, {"init": "ontable a)\n(on b a)\n", "goal": "on b c)\n"})
     assert broken["plan"] is None and broken["error"].startswith("initial facts:")
     assert (broken["init_precision"], broken["init_recall"]) == (1.0, 0.4)  # right, but 2 of 5
     assert broken["goal_recall"] == 1.0  # the goal was read and scored all the same
-    described = scoring.score_translation(item, {"init": init, "goal": "on b c)\n"}, objects="described")
+    described = grade.score_translation(item, {"init": init, "goal": "on b c)\n"}, objects="described")
     assert described["lenient"] and not described["objects_from_true_problem"]
 
 

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from common.canvas import audit, features, learners, power, views
-from common.canvas.generate import SetConfig, fresh_trials, generate_set, summary
+from common.canvas.build import fresh_trials, generate_set
+from common.canvas.generate import summary
+from common.canvas.setconfig import SetConfig
 
 
 @pytest.fixture(scope="module")

@@ -4,7 +4,8 @@ model, and the generator keeps each at its task's chance rate on every prefix of
 import pytest
 
 from common.canvas.baselines import BASELINES
-from common.canvas.generate import SetConfig, fresh_trials, generate_set
+from common.canvas.build import fresh_trials, generate_set
+from common.canvas.setconfig import SetConfig
 from common.canvas.shortcuts import SHORTCUTS, chance
 from common.canvas.tasks import TASKS
 from common.models import resolve_model

@@ -5,7 +5,9 @@ from collections import Counter
 
 import pytest
 
-from common.canvas.generate import SetConfig, content_key, generate_set, load_config, schedule, summary
+from common.canvas.build import content_key, generate_set, schedule
+from common.canvas.generate import summary
+from common.canvas.setconfig import SetConfig, load_config
 from common.canvas.tasks import TASKS
 from common.errors import ConfigError
 from common.paths import CONFIGS

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from common.canvas import power, surface
-from common.canvas.generate import SetConfig, fresh_trials, load_config
+from common.canvas.build import fresh_trials
+from common.canvas.setconfig import SetConfig, load_config
 from common.paths import CONFIGS
 
 TRIALS = 10_000

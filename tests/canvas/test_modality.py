@@ -15,10 +15,10 @@ from PIL import Image
 
 from common import analysis, database, examples, render, suites
 from common.canvas import picture
-from common.canvas.generate import load_config
+from common.canvas.setconfig import load_config
 from common.canvas.shown import trial_canvases
 from common.models.stub_server import StubServer
-from common.worldsense.data import load_testset
+from common.trials.data import load_testset
 from tests.conftest import assert_text_only_model_refused, first_request_images, run_script
 
 CONFIG = (

@@ -12,7 +12,8 @@ import re
 
 import pytest
 
-from common.canvas.generate import generate_set, load_config
+from common.canvas.build import generate_set
+from common.canvas.setconfig import load_config
 from common.paths import CONFIGS
 
 SHAPE = r"(?:small|large) (?:red|blue|yellow|green) (?:square|circle|triangle)"

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from common.canvas.generate import SetConfig, generate_set
+from common.canvas.build import generate_set
+from common.canvas.setconfig import SetConfig
 
 RADIUS = {"small": 1.0, "large": 4.0}
 SIDE = {"small": 2.0, "large": 4.0}

@@ -13,8 +13,9 @@ from collections import defaultdict
 import pytest
 
 from common.canvas import views
-from common.canvas.generate import SetConfig, generate_set
+from common.canvas.build import generate_set
 from common.canvas.partial import PARTIAL_SKILLS
+from common.canvas.setconfig import SetConfig
 from common.canvas.shortcuts import SHORTCUTS
 from common.canvas.tasks import TASKS
 

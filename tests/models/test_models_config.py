@@ -12,7 +12,7 @@ from common.models import resolve_model
 from common.models.client import HTTPModel
 from common.models.config import ModelConfig, load_model_config
 from common.models.resolve import MODEL_CONFIGS, promptings_of
-from common.worldsense.baselines import BASELINES, OracleAnswer, RandomAnswer
+from common.trials.baselines import BASELINES, OracleAnswer, RandomAnswer
 from tests.sandbox import shipped
 
 

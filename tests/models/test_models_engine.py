@@ -18,8 +18,8 @@ from engine_server import llama_server
 from common.jsonl import write_jsonl
 from common.paths import DATA, ROOT
 from common.results import read_results
-from common.worldsense.data import load_testset
-from common.worldsense.run import extract_answer
+from common.trials.data import load_testset
+from common.worldsense.reader import extract_answer
 from tests.timing import timeout
 
 pytestmark = pytest.mark.integration

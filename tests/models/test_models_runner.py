@@ -6,12 +6,12 @@ import time
 import pytest
 from model_helpers import SENTINEL_KEY, make_config, make_items, run_items
 
-from common import cli
+import common.progress
 from common.models.base import Counters, ModelError
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
 from common.results import metadata_path, read_results
-from common.worldsense.baselines import OracleAnswer
+from common.trials.baselines import OracleAnswer
 from tests.timing import timeout
 
 
@@ -88,7 +88,7 @@ def test_records_carry_diagnostics(server, tmp_path):
 
 
 def test_progress_bar_shows_retries_errors_and_tokens(server, tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(cli, "PROGRESS_DELAY_S", 0)  # shown at once (by default only after 2 s)
+    monkeypatch.setattr(common.progress, "PROGRESS_DELAY_S", 0)  # shown at once (by default only after 2 s)
     counters = Counters()
     model = HTTPModel(make_config(server, concurrency=1), counters=counters)
     server.script("500")

@@ -15,7 +15,7 @@ from common.models.resolve import MODEL_CONFIGS
 from common.models.responses import split_reasoning
 from common.models.stub_server import THOUGHT, StubServer
 from common.results import read_results, token_use
-from common.worldsense.run import CUT_WHILE_THINKING
+from common.trials.protocol import CUT_WHILE_THINKING
 
 ASK = [{"role": "user", "content": "Is it so? Answer TRUE or FALSE."}]
 SHOWN = ("reasoning_content", "reasoning", "inline")  # where servers put the thinking they return

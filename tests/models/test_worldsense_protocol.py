@@ -4,7 +4,9 @@ import pytest
 from model_helpers import make_config, make_items
 
 from common.models.client import HTTPModel
-from common.worldsense.run import answer, extract_answer, reprompt_text
+from common.trials.protocol import reprompt_text
+from common.worldsense.reader import extract_answer
+from common.worldsense.run import answer
 
 OPTIONS = ["TRUE", "FALSE", "POSSIBLE", "IMPOSSIBLE"]
 

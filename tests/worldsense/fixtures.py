@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from common import analysis
+from common import analysis, scoring
 from common.jsonl import write_jsonl
 from common.results import results_filename
 from common.worldsense.analysis import results_frame
@@ -70,10 +70,19 @@ def answers_for(trials: list[dict], tuple_acc: list[int]) -> list[str]:
 
 def results_df(testset: Path, fields: tuple[str, ...] = ()):
     """Return the release's joined results table of a test set, from its scored rows."""
-    _, scored = analysis.load(str(testset), suite="worldsense")
+    _, scored = analysis.load(scored_sets(testset))
     return results_frame(scored, fields)
 
 
 def section(testset: Path, **options):
-    """Return the WorldSense section of a test set (``common.analysis.analyse``)."""
-    return analysis.analyse(str(testset), suite="worldsense", **options)
+    """Return the WorldSense section of a test set (``common.analysis.analyse``), its results
+    scored first."""
+    return analysis.analyse(scored_sets(testset), **options)
+
+
+def scored_sets(testset: Path) -> list:
+    """Return the sets ``testset`` names, their results scored into the database (the score
+    stage: the analysis only reads it)."""
+    refs = analysis.resolve(str(testset), suite="worldsense")
+    scoring.score(refs)
+    return refs

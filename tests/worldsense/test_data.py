@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from common import analysis, cli, paths
+from common import cli, paths
 from common.errors import DataError
 from common.jsonl import read_jsonl, write_jsonl
 from common.results import READ_LOG
-from common.worldsense.data import load_testset
+from common.trials.data import load_testset
 from common.worldsense.scoring import read_answers
-from tests.worldsense.fixtures import answers_for, compl_tuple, tf_tuple, write_testset
+from tests.worldsense.fixtures import answers_for, compl_tuple, section, tf_tuple, write_testset
 
 
 def _script():
@@ -60,17 +60,17 @@ def test_each_results_file_is_read_once_then_only_when_it_changes(testset, tmp_p
     reads nothing; a file that changes is read again, the others not."""
     log = tmp_path / "reads.log"
     monkeypatch.setenv(READ_LOG, str(log))
-    first = analysis.analyse(str(testset), suite="worldsense")
+    first = section(testset)
     assert sorted(line.split("\t")[0].rsplit("/", 1)[1] for line in log.read_text().splitlines()) == [
         "basic___GPT4___results.jsonl",
         "basic___random___results.jsonl",
     ]
     log.unlink()
-    again = analysis.analyse(str(testset), suite="worldsense")
+    again = section(testset)
     assert not log.exists() and again.tables[0][1].equals(first.tables[0][1])
     random = testset / "results" / "basic___random___results.jsonl"
     random.write_text(random.read_text().replace('"resp":"3"', '"resp":"1"', 1))
-    changed = analysis.analyse(str(testset), suite="worldsense")
+    changed = section(testset)
     assert [line.split("\t")[0].rsplit("/", 1)[1] for line in log.read_text().splitlines()] == [random.name]
     assert not changed.tables[1][1].equals(first.tables[1][1])  # random's accuracy moved
 

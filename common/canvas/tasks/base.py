@@ -49,7 +49,7 @@ class Questions:
     description: str | None = None  # a task-owned description, replacing the shared ones
     suffix: str = ""  # sentences appended to a shared description (events)
     # the end of a task-owned description that a picture of the canvas cannot show (the relation
-    # rule, the swaps): kept in words beside the picture (``common.canvas.generate``, modalities)
+    # rule, the swaps): kept in words beside the picture (``common.canvas.build``, modalities)
     unseen: str = ""
     facts: dict[str, object] = field(default_factory=dict)  # shared facts (every member's)
     stratum: str = ""  # the balancing labels of the item (``Task.strata``), for the manifest

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from common.worldsense import bzip2
+from common.trials import bzip2
 
 
 @pytest.fixture

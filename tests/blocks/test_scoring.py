@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from common import database
-from common.blocks import SUITE, answers
+from common.blocks import SUITE, scoring
 from common.blocks.items import load_items, prompt_key
 from common.blocks.runs import AS_RECORDED, directory_parts
 from common.jsonl import sha256_file
@@ -186,13 +186,13 @@ def test_a_file_without_its_prompts_is_taken_as_recorded_and_said_so(db):
 
 def test_the_fingerprint_follows_the_prompts_and_the_files_are_found_in_order(blocks_tiny, tmp_path):
     _, ref = blocks_tiny
-    files = answers.results_files(ref)
+    files = scoring.results_files(ref)
     assert [f"{f.parent.name}/{f.name}" for f in files] == sorted(f"{f.parent.name}/{f.name}" for f in files)
     assert len(files) == 11 and all(f.name.endswith("___results.jsonl") for f in files)
     copy = SUITE.ref("tiny", data=tmp_path / "tiny", results_root=tmp_path)
     shutil.copytree(ref.data, copy.data)
-    before = answers.data_fingerprint(copy)
-    assert before == answers.data_fingerprint(ref)
+    before = scoring.data_fingerprint(copy)
+    assert before == scoring.data_fingerprint(ref)
     prompts = copy.data / "prompts" / "paper___nl___c1.jsonl"
     prompts.write_text(prompts.read_text().replace("Move", "Put", 1))
-    assert answers.data_fingerprint(copy) != before
+    assert scoring.data_fingerprint(copy) != before

@@ -1,7 +1,7 @@
-"""The built-in models of the question-answer suites: ``random`` and ``oracle``.
+"""The built-in models of every trial set: ``random`` and ``oracle``.
 
-Both read the trial (``expectedresp``, ``goldresp``), so they work on any set in the trial
-format: WorldSense's, and the canvas sets (whose registry extends this one).
+Both read the trial (``expectedresp``, ``goldresp``), so they answer any set in the trial format
+(``common.trials.data``): WorldSense's, and the canvas sets (whose registry extends this one).
 """
 
 from typing import Any
