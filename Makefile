@@ -48,7 +48,7 @@ EXPLORE_OK := $(VENV)/.explore-ok
 # out of ruff's checks; the template itself is named to be checked)
 CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
-RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py layout.py html_page.py examples.py \
+RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py layout.py html_page.py leaderboard.py examples.py \
 	queries.py provenance.py analysis.py database.py dbfile.py dbstore.py dbread.py scored.py jsonl.py paths.py)
 
 # The suites, their sets, default sets and each stage's code (.make/suites.mk, written by

@@ -2,8 +2,9 @@
 
 ``attach`` adds to a saved section's record, from ``results/results.sqlite`` (``common.database``):
 
-- under each exact paired test between two of the section's runs, a few units of each discordant
-  cell (where a did better, where b did) with one answer of each run side by side: the
+- under each exact paired test between two of the section's runs that the report prints, a
+  few units of each discordant cell (where a did better, where b did) with one answer of each
+  run side by side: the
   ``disagreements`` query of the explorer (``common.queries``), first by unit;
 - a few failures of each of its runs (the ``failures`` query, first by unit).
 
@@ -76,11 +77,14 @@ def _cell_table(rows: pd.DataFrame, title: str, a: str, b: str) -> dict[str, Any
     return {"title": title, "columns": columns, "rows": body, "untrusted": True, **pictures(rows)}
 
 
-def pair_blocks(conn: sqlite3.Connection, files: list[str], per_cell: int = 3) -> list[dict[str, Any]]:
-    """Return one block of examples per paired test between runs of ``files``: its summary (the
-    runs, the rule, how many units favour each) and a table per non-empty discordant cell."""
+def pair_blocks(
+    conn: sqlite3.Connection, files: list[str], per_cell: int = 3, shown: list[list[str]] | None = None
+) -> list[dict[str, Any]]:
+    """Return one block of examples per paired test between runs of ``files`` (with ``shown``:
+    per test the report prints, ``queries.pair_examples``): its summary (the runs, the rule, how
+    many units favour each) and a table per non-empty discordant cell."""
     blocks = []
-    for test in queries.pair_examples(conn, files, per_cell):
+    for test in queries.pair_examples(conn, files, per_cell, shown):
         a, b, rows = test["a"], test["b"], test["rows"]
         where = f", view {test['view']}" if test.get("view") else ""
         summary = (
@@ -129,11 +133,15 @@ def failure_block(conn: sqlite3.Connection, files: list[str], per_run: int = 2) 
 
 def attach(section: dict[str, Any], conn: sqlite3.Connection) -> dict[str, Any]:
     """Return the section record with ``examples`` from the database (its runs are the results
-    files among its inputs); the record itself is not modified."""
+    files among its inputs; paired tests: those it prints, ``shown_pairs``, else all); the record
+    itself is not modified."""
     files = [
         entry["path"] for entry in section.get("inputs", []) if entry["path"].endswith("___results.jsonl")
     ]
-    examples: dict[str, Any] = {"pairs": pair_blocks(conn, files) if section.get("paired_table") else []}
+    shown = section.get("shown_pairs")  # the tests the report prints (``common.leaderboard``)
+    examples: dict[str, Any] = {
+        "pairs": pair_blocks(conn, files, shown=shown) if section.get("paired_table") else []
+    }
     if failures := failure_block(conn, files):
         examples["failures"] = failures
     return {**section, "examples": examples}

@@ -134,6 +134,8 @@ def _html_suite(part: SuitePart) -> list[str]:
             else f"<details><summary>Notes ({len(notes)})</summary>{quotes}</details>"
         )
     body.append(f"<h3>{esc(part.table['title'])}</h3>{html_table(part.table)}")
+    if part.rest:
+        body.append(_html_block(Block("table", part.rest, True)))
     if part.figure:
         body.append(
             _html_block(Block("figure", part.figure, False)).replace(

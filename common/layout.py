@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from common import leaderboard
 from common.provenance import (
     BUDGET_FILES,
     no_token_runs,
@@ -87,6 +88,7 @@ class SuitePart:
     title: str  # "Canvas", "Blocks world": the sections' titles before ":"
     sections: list[dict[str, Any]]
     table: dict[str, Any] | None  # the headline table (``suite_table``); None: sections shown whole
+    rest: dict[str, Any] | None  # its other runs, folded under it (``common.leaderboard``), or None
     figure: dict[str, Any] | None  # the suite's first figure
     few: str  # the runs resting on few units (under the figure), or ""
 
@@ -99,12 +101,13 @@ def suite_parts(sections: Sequence[dict[str, Any]]) -> list[SuitePart]:
     parts = []
     for group in groups.values():
         figures = [f for s in group for f in s["figures"]]
-        table = suite_table(group)
+        table, rest = suite_tables(group)
         parts.append(
             SuitePart(
                 title=group[0]["title"].split(":")[0],
                 sections=group,
                 table=table,
+                rest=rest,
                 figure=figures[0] if figures and table else None,
                 few=few_line(group) if table else "",
             )
@@ -113,9 +116,10 @@ def suite_parts(sections: Sequence[dict[str, Any]]) -> list[SuitePart]:
 
 
 def suite_table(sections: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
-    """Return a suite's headline table from its sections' ``headline`` cells: a row per run (in
-    first-appearance order), a column per set, "-" where a run has no results on a set; titled
-    with the measure. None when no section has a headline."""
+    """Return a suite's headline table from its sections' ``headline`` cells: a row per run,
+    sorted by the measure (``leaderboard.sort_rows``: the first set's value, best first), a
+    column per set, "-" where a run has no results on a set; titled with the measure. None when
+    no section has a headline."""
     heads = [s["headline"] for s in sections if s.get("headline")]
     if not heads:
         return None
@@ -125,9 +129,28 @@ def suite_table(sections: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
         for run, set_name, cell, _ in head["cells"]:
             runs.setdefault(run, {})[set_name] = cell
             sets[set_name] = None
-    rows = [[run, *(cells.get(name, "-") for name in sets)] for run, cells in runs.items()]
-    title = f"{heads[0]['measure']}: a row per run, a column per set"
+    rows = leaderboard.sort_rows(
+        [[run, *(cells.get(name, "-") for name in sets)] for run, cells in runs.items()]
+    )
+    title = f"{heads[0]['measure']}: a row per run, best first, a column per set"
     return {"title": title, "columns": ["run", *sets], "rows": rows, "untrusted": True, "headline": True}
+
+
+def suite_tables(
+    sections: Sequence[dict[str, Any]],
+) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """Return a suite's headline table (``suite_table``) as shown open, and the table of its other
+    runs, folded under it (``leaderboard.split_rows``: the best runs and the baselines open), or
+    None when every run is open."""
+    table = suite_table(sections)
+    if table is None:
+        return None, None
+    shown, rest = leaderboard.split_rows(table["rows"], leaderboard.baseline_names(sections[0]["suite"]))
+    if not rest:
+        return table, None
+    best = leaderboard.OPEN_RUNS
+    title = f"The other {len(rest)} runs, best first (open above: the best {best} and the baselines)"
+    return {**table, "rows": shown}, {**table, "title": title, "rows": rest}
 
 
 def few_line(sections: Sequence[dict[str, Any]]) -> str:

@@ -98,6 +98,8 @@ def _markdown_suite(part: SuitePart, figure_links: dict[str, str]) -> list[str]:
     if len(notes) > OPEN_NOTES:
         quotes = [f"<details><summary>Notes ({len(notes)})</summary>\n", *quotes, "</details>\n"]
     lines += [*quotes, f"### {part.table['title']}\n", markdown_table(part.table), ""]
+    if part.rest:
+        lines += _markdown_block(Block("table", part.rest, True), "###", figure_links)
     if part.figure:
         lines += _markdown_block(Block("figure", part.figure, False), "###", figure_links)
     lines += [f"*{html.escape(part.few, quote=False)}*\n"] if part.few else []
