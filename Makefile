@@ -404,7 +404,7 @@ bench-models: $(ENV_OK)
 # results/results.sqlite: every item and answer of every results file of every suite, scored once
 # by each suite's own code; each set's scoring step (above) keeps its rows up to date, `make db`
 # every set found (not only the default ones). `make explore` serves it with Datasette.
-.PHONY: check-explore bench-db bench-reader bench-make-all bench-explore
+.PHONY: check-explore bench-db bench-reader bench-make-all bench-explore bench-scale
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
@@ -438,6 +438,10 @@ bench-make-all: | $(ENV_OK)
 ## Time every canned query's explorer page as Datasette serves it (EXPLORE_ANCHOR=<old checkout> side by side).
 bench-explore: $(EXPLORE_OK) | $(ENV_OK)
 	$(PYTHON) bench/bench_explore.py --database $(EXPLORE_DB) $(if $(EXPLORE_ANCHOR),--anchor $(EXPLORE_ANCHOR))
+
+## Time every stage against the number of runs: N content-distinct models per suite in a sandbox copy (SCALE_SIZES="10 30 100").
+bench-scale: results/report.html | $(ENV_OK)
+	$(PYTHON) bench/bench_scale.py --sizes $(or $(SCALE_SIZES),10 30 100)
 
 ## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
 check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html
