@@ -15,11 +15,11 @@ queries of the explorer (``make explore``: Datasette) and the examples of the re
 - and each suite's own (``Suite.queries``, in its report module): its headline recomputed from
   the rows.
 
-``datasette_metadata`` writes them for Datasette; ``pair_examples`` and ``failure_examples``
-give the report its few examples (first by unit, so the same every time).
+``datasette_metadata`` writes them for Datasette; ``common.examples`` draws the report's few
+examples with the ``disagreements`` and ``failures`` queries (first by unit, so the same every
+time).
 """
 
-import json
 import re
 import sqlite3
 from typing import Any
@@ -342,75 +342,3 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
         "description_html": start,
         "databases": {database: {"description_html": start, "queries": queries}},
     }
-
-
-def pair_examples(
-    conn: sqlite3.Connection, files: list[str], per_cell: int = 3, shown: list[list[str]] | None = None
-) -> list[dict[str, Any]]:
-    """Return the examples behind the paired tests between runs of ``files`` (results files as
-    ``paths.shown`` names them): per test, its labels and counts and the first ``per_cell`` units
-    of each discordant cell (the ``disagreements`` query's rows, as a DataFrame). With ``shown``
-    (``common.leaderboard.choose_pairs``: per test printed, its view if any, then its two runs'
-    labels) only those tests, else every test of the runs. The counts of every test come from one
-    query (``_pair_counts``); the examples, one query per test returned."""
-    marks = ", ".join("?" * len(files))
-    tests = pd.read_sql_query(
-        f"SELECT p.pair_id, p.run_a, p.run_b, p.rule, ra.label AS a, rb.label AS b, ra.view FROM pairs p "
-        f"JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b "
-        f"WHERE ra.results_file IN ({marks}) AND rb.results_file IN ({marks}) ORDER BY p.pair_id",
-        conn,
-        params=[*files, *files],
-    ).to_dict("records")
-    if shown is not None:
-        wanted = {(tuple(s[:-2]), frozenset(s[-2:])) for s in shown}
-        tests = [t for t in tests if (_group(t, wanted), frozenset((t["a"], t["b"]))) in wanted]
-    counts = _pair_counts(conn, [int(t["pair_id"]) for t in tests])
-    found = []
-    for test in tests:
-        params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
-        rows = pd.read_sql_query(disagreements_sql(per_cell=True), conn, params=params)
-        found.append({**test, **counts[int(test["pair_id"])], "rows": rows})
-    return found
-
-
-def _group(test: dict[str, Any], wanted: set[tuple[tuple[str, ...], frozenset[str]]]) -> tuple[str, ...]:
-    """Return the group a test belongs to as ``shown`` names groups: its view when the groups
-    have one, else none."""
-    with_view = any(group for group, _ in wanted)
-    return (test["view"],) if with_view and test.get("view") else ()
-
-
-def _pair_counts(conn: sqlite3.Connection, pair_ids: list[int]) -> dict[int, dict[str, int]]:
-    """Return ``n``, ``a_better``, ``b_better`` of each paired test ``pair_ids``, counted from
-    ``units`` in one query (every test at once, not one query per test)."""
-    if not pair_ids:
-        return {}
-    rows = conn.execute(
-        "SELECT p.pair_id, count(*), coalesce(sum(x.score > y.score AND NOT y.censored), 0), "
-        "coalesce(sum(y.score > x.score AND NOT x.censored), 0) FROM pairs p "
-        "JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule "
-        "JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit "
-        "WHERE p.pair_id IN (SELECT value FROM json_each(?)) GROUP BY p.pair_id",
-        (json.dumps(pair_ids),),
-    ).fetchall()
-    found = {pair_id: {"n": 0, "a_better": 0, "b_better": 0} for pair_id in pair_ids}
-    found.update({pair_id: {"n": n, "a_better": a, "b_better": b} for pair_id, n, a, b in rows})
-    return found
-
-
-def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 3) -> pd.DataFrame:
-    """Return the first ``per_run`` failures (``failures`` query, first by unit) of every run of
-    ``files``, with the run's label, in run order."""
-    marks = ", ".join("?" * len(files))
-    runs = conn.execute(
-        f"SELECT run_id, label FROM runs WHERE results_file IN ({marks}) ORDER BY run_id", files
-    )
-    frames = [_failures(conn, run_id, per_run).assign(run=label) for run_id, label in runs.fetchall()]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
-    """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
-    return pd.read_sql_query(
-        f"SELECT * FROM ({FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id, "page": ""}
-    )

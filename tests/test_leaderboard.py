@@ -91,3 +91,32 @@ def test_a_headline_is_sorted_best_first_and_folds_past_the_best_runs_keeping_th
     assert len(part.rest["rows"]) == 2 + 31 - leaderboard.OPEN_RUNS  # its two runs and the 31 added
     markdown = render.render_markdown(records, _prov(), {})
     assert f"<details><summary>The other {len(part.rest['rows'])} runs, best first" in markdown
+
+
+def test_examples_of_a_table_the_rule_cannot_read_follow_the_rule_on_the_database_s_units():
+    import sqlite3
+
+    from common import examples
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE units (run_id INTEGER, unit TEXT, rule TEXT, score REAL)")
+    runs = list(range(1, 13))  # 12 runs of one set: run 12 best, run 1 ("random") the baseline
+    conn.executemany("INSERT INTO units VALUES (?, 'u', 'r', ?)", [(r, r / 100) for r in runs])
+    label = {r: "random (s)" if r == 1 else f"m{r} (s)" for r in runs}
+    tests = [
+        {
+            "pair_id": i,
+            "set_id": 1,
+            "view": float("nan"),
+            "rule": "r",
+            "run_a": a,
+            "run_b": b,
+            "a": label[a],
+            "b": label[b],
+        }
+        for i, (a, b) in enumerate(itertools.combinations(runs, 2))
+    ]
+    kept = examples._rule_tests(conn, tests, frozenset({"random"}))
+    pairs = {frozenset((t["run_a"], t["run_b"])) for t in kept}
+    assert pairs == {frozenset((r, r - 1)) for r in runs[1:]} | {frozenset((r, 1)) for r in runs[1:]}
+    assert examples._rule_tests(conn, tests[:6], frozenset()) == tests[:6]  # 4 runs: every pair
