@@ -208,6 +208,14 @@ def _write_items(
     return set_id
 
 
+# a run's counts, as the explorer's ``runs`` query shows them (``common.queries``), counted once
+RUN_COUNTS = """
+INSERT INTO run_counts
+SELECT run_id, count(*), sum(scored AND correct = 0), sum(refused IS NOT NULL), sum(truncated > 0),
+  round(100.0 * avg(CASE WHEN scored THEN correct END), 1)
+FROM answers WHERE run_id = ? GROUP BY run_id"""
+
+
 def _write_run(
     conn: sqlite3.Connection,
     suite: Suite,
@@ -221,7 +229,8 @@ def _write_run(
     texts: TextRefs,
 ) -> None:
     """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
-    answers, scores and units (the texts they refer to noted in ``texts.ids``)."""
+    answers (and their counts, ``run_counts``), scores and units (the texts they refer to noted
+    in ``texts.ids``)."""
     meta = run_metadata(file)
     values = {
         "set_id": set_id,
@@ -269,6 +278,7 @@ def _write_run(
     insert(
         conn, "answers", ["answer_id", "run_id", *ANSWER_COLUMNS], frame.assign(answer_id=ids, run_id=run_id)
     )
+    conn.execute(RUN_COUNTS, (run_id,))
     rules = [rule for rule in suite.rules if rule in answers.columns]
     if rules:
         long = pd.DataFrame(
@@ -299,7 +309,7 @@ def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
-    for table in ("answers", "units", "runs"):
+    for table in ("answers", "units", "run_counts", "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 

@@ -144,7 +144,7 @@ def attach(section: dict[str, Any], conn: sqlite3.Connection) -> dict[str, Any]:
         entry["path"] for entry in section.get("inputs", []) if entry["path"].endswith("___results.jsonl")
     ]
     shown = section.get("shown_pairs")  # the tests the report prints (``common.leaderboard``)
-    baselines = leaderboard.baseline_names(section["suite"])
+    baselines = leaderboard.baseline_names(section.get("suite", ""))
     pairs = pair_blocks(conn, files, 3, shown, baselines) if section.get("paired_table") else []
     examples: dict[str, Any] = {"pairs": pairs}
     if failures := failure_block(conn, files):

@@ -125,7 +125,7 @@ def choose_pairs(section: dict[str, Any]) -> dict[str, Any]:
     for row in table["rows"]:
         runs = groups.setdefault(tuple(row[:a]), [])
         runs += [run for run in (row[a], row[b]) if run not in runs]
-    ranking, names = _ranking(section), baseline_names(section["suite"])
+    ranking, names = _ranking(section), baseline_names(section.get("suite", ""))
     chosen = {group: rule_pairs(_ranked(runs, ranking), names) for group, runs in groups.items()}
     rows = [row for row in table["rows"] if frozenset((row[a], row[b])) in chosen[tuple(row[:a])]]
     largest = max((len(runs) for runs in groups.values()), default=0)

@@ -145,12 +145,7 @@ SELECT r.run_id, r.model, r.prompting || coalesce(', ' || r.method, '') AS promp
   coalesce(a.answers, 0) AS answers, coalesce(a.failures, 0) AS failures, coalesce(a.refused, 0) AS refused,
   coalesce(a.truncated, 0) AS truncated, a.correct_pct, {COUNTED.format(suite="s.suite")} AS counted
 FROM runs r JOIN sets s USING (set_id)
-LEFT JOIN (  -- every answer read once, in the table's order (no index: a run's rows lie together)
-  SELECT run_id, count(*) AS answers, sum(scored AND correct = 0) AS failures,
-    sum(refused IS NOT NULL) AS refused, sum(truncated > 0) AS truncated,
-    round(100.0 * avg(CASE WHEN scored THEN correct END), 1) AS correct_pct
-  FROM answers NOT INDEXED GROUP BY run_id
-) a USING (run_id)
+LEFT JOIN run_counts a USING (run_id)  -- counted when the run was scored: no answer is read here
 ORDER BY s.suite, s.set_name, r.model, r.run_id"""
 
 FAILURES_BY_GROUP = f"""
