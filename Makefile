@@ -48,8 +48,9 @@ EXPLORE_OK := $(VENV)/.explore-ok
 # out of ruff's checks; the template itself is named to be checked)
 CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
-RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py examples.py queries.py \
-	provenance.py run_records.py analysis.py database.py scored.py jsonl.py paths.py)
+RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py layout.py html_page.py leaderboard.py \
+	examples.py queries.py provenance.py run_records.py analysis.py database.py dbfile.py dbstore.py dbread.py \
+	scored.py jsonl.py paths.py)
 
 # The suites, their sets, default sets and each stage's code (.make/suites.mk, written by
 # scripts/make_suites.py from common/suites.py, the one list of suites, and the import graph).
@@ -404,7 +405,7 @@ bench-models: $(ENV_OK)
 # results/results.sqlite: every item and answer of every results file of every suite, scored once
 # by each suite's own code; each set's scoring step (above) keeps its rows up to date, `make db`
 # every set found (not only the default ones). `make explore` serves it with Datasette.
-.PHONY: check-explore bench-db bench-reader bench-make-all bench-explore
+.PHONY: check-explore bench-db bench-reader bench-make-all bench-explore bench-scale
 EXPLORE_DB ?= results/results.sqlite
 EXPLORE_PORT ?= 8001
 
@@ -438,6 +439,10 @@ bench-make-all: | $(ENV_OK)
 ## Time every canned query's explorer page as Datasette serves it (EXPLORE_ANCHOR=<old checkout> side by side).
 bench-explore: $(EXPLORE_OK) | $(ENV_OK)
 	$(PYTHON) bench/bench_explore.py --database $(EXPLORE_DB) $(if $(EXPLORE_ANCHOR),--anchor $(EXPLORE_ANCHOR))
+
+## Time every stage against the number of runs: N content-distinct models per suite in a sandbox copy (SCALE_SIZES="10 30 100").
+bench-scale: results/report.html | $(ENV_OK)
+	$(PYTHON) bench/bench_scale.py --sizes $(or $(SCALE_SIZES),10 30 100)
 
 ## Open the explorer in headless Chromium: a canned disagreements query gives the count the report prints.
 check-explore: $(BROWSER_OK) $(EXPLORE_OK) results/report.html

@@ -2,8 +2,9 @@
 
 ``attach`` adds to a saved section's record, from ``results/results.sqlite`` (``common.database``):
 
-- under each exact paired test between two of the section's runs, a few units of each discordant
-  cell (where a did better, where b did) with one answer of each run side by side: the
+- under each exact paired test between two of the section's runs that the report prints, a
+  few units of each discordant cell (where a did better, where b did) with one answer of each
+  run side by side: the
   ``disagreements`` query of the explorer (``common.queries``), first by unit;
 - a few failures of each of its runs (the ``failures`` query, first by unit).
 
@@ -15,13 +16,14 @@ as ``\\xNN``, so that a reply can neither break a table nor hide text. An item s
 """
 
 import base64
+import json
 import re
 import sqlite3
 from typing import Any
 
 import pandas as pd
 
-from common import queries
+from common import leaderboard, queries
 
 PROMPT_CHARS = 400  # of a prompt's end (the question comes last; a WorldSense prompt whole)
 REPLY_CHARS = 160  # of a reply's start
@@ -76,11 +78,18 @@ def _cell_table(rows: pd.DataFrame, title: str, a: str, b: str) -> dict[str, Any
     return {"title": title, "columns": columns, "rows": body, "untrusted": True, **pictures(rows)}
 
 
-def pair_blocks(conn: sqlite3.Connection, files: list[str], per_cell: int = 3) -> list[dict[str, Any]]:
-    """Return one block of examples per paired test between runs of ``files``: its summary (the
+def pair_blocks(
+    conn: sqlite3.Connection,
+    files: list[str],
+    per_cell: int = 3,
+    shown: list[list[str]] | None = None,
+    baselines: frozenset[str] = frozenset(),
+) -> list[dict[str, Any]]:
+    """Return one block of examples per paired test between runs of ``files`` that the report
+    prints (``shown``, else the rule's tests; ``baselines``: ``pair_examples``): its summary (the
     runs, the rule, how many units favour each) and a table per non-empty discordant cell."""
     blocks = []
-    for test in queries.pair_examples(conn, files, per_cell):
+    for test in pair_examples(conn, files, per_cell, shown, baselines):
         a, b, rows = test["a"], test["b"], test["rows"]
         where = f", view {test['view']}" if test.get("view") else ""
         summary = (
@@ -105,7 +114,7 @@ def _none_table() -> dict[str, Any]:
 def failure_block(conn: sqlite3.Connection, files: list[str], per_run: int = 2) -> dict[str, Any] | None:
     """Return the block of the first ``per_run`` failures of each run of ``files``, or None when
     no run failed."""
-    found = queries.failure_examples(conn, files, per_run)
+    found = failure_examples(conn, files, per_run)
     if found.empty:
         return None
     columns = ["run", "unit", "item (Key, turn)", "prompt (end)", "gold", "answer"]
@@ -129,11 +138,130 @@ def failure_block(conn: sqlite3.Connection, files: list[str], per_run: int = 2) 
 
 def attach(section: dict[str, Any], conn: sqlite3.Connection) -> dict[str, Any]:
     """Return the section record with ``examples`` from the database (its runs are the results
-    files among its inputs); the record itself is not modified."""
+    files among its inputs; paired tests: those it prints, ``shown_pairs``, else the rule's); the record
+    itself is not modified."""
     files = [
         entry["path"] for entry in section.get("inputs", []) if entry["path"].endswith("___results.jsonl")
     ]
-    examples: dict[str, Any] = {"pairs": pair_blocks(conn, files) if section.get("paired_table") else []}
+    shown = section.get("shown_pairs")  # the tests the report prints (``common.leaderboard``)
+    baselines = leaderboard.baseline_names(section.get("suite", ""))
+    pairs = pair_blocks(conn, files, 3, shown, baselines) if section.get("paired_table") else []
+    examples: dict[str, Any] = {"pairs": pairs}
     if failures := failure_block(conn, files):
         examples["failures"] = failures
     return {**section, "examples": examples}
+
+
+# ---- the rows behind the examples, from the database ----------------------------------------------
+def pair_examples(
+    conn: sqlite3.Connection,
+    files: list[str],
+    per_cell: int = 3,
+    shown: list[list[str]] | None = None,
+    baselines: frozenset[str] = frozenset(),
+) -> list[dict[str, Any]]:
+    """Return the examples behind the paired tests between runs of ``files`` (results files as
+    ``paths.shown`` names them): per test, its labels and counts and the first ``per_cell`` units
+    of each discordant cell (the ``disagreements`` query's rows, as a DataFrame). With ``shown``
+    (``common.leaderboard.choose_pairs``: per test printed, its view if any, then its two runs'
+    labels) only those tests, else the tests of ``leaderboard.rule_pairs`` in each group of runs
+    (a set, view and rule; runs ranked by their mean unit score, ``baselines`` the suite's
+    built-in models): every test of a group of up to 8 runs. The counts of every test come from
+    one query (``_pair_counts``); the examples, one query per test returned."""
+    marks = ", ".join("?" * len(files))
+    tests = pd.read_sql_query(
+        "SELECT p.pair_id, p.set_id, p.run_a, p.run_b, p.rule, ra.label AS a, rb.label AS b, ra.view "
+        "FROM pairs p JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b "
+        f"WHERE ra.results_file IN ({marks}) AND rb.results_file IN ({marks}) ORDER BY p.pair_id",
+        conn,
+        params=[*files, *files],
+    ).to_dict("records")
+    if shown is not None:
+        wanted = {(tuple(s[:-2]), frozenset(s[-2:])) for s in shown}
+        tests = [t for t in tests if (_group(t, wanted), frozenset((t["a"], t["b"]))) in wanted]
+    else:
+        tests = _rule_tests(conn, tests, baselines)
+    counts = _pair_counts(conn, [int(t["pair_id"]) for t in tests])
+    found = []
+    for test in tests:
+        params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
+        rows = pd.read_sql_query(queries.disagreements_sql(per_cell=True), conn, params=params)
+        found.append({**test, **counts[int(test["pair_id"])], "rows": rows})
+    return found
+
+
+def _group(test: dict[str, Any], wanted: set[tuple[tuple[str, ...], frozenset[str]]]) -> tuple[str, ...]:
+    """Return the group a test belongs to as ``shown`` names groups: its view when the groups
+    have one, else none."""
+    with_view = any(group for group, _ in wanted)
+    return (test["view"],) if with_view and test.get("view") else ()
+
+
+def _rule_tests(
+    conn: sqlite3.Connection, tests: list[dict[str, Any]], baselines: frozenset[str]
+) -> list[dict[str, Any]]:
+    """Return the ``tests`` of ``leaderboard.rule_pairs`` in each group of runs (set, view, rule),
+    the runs ranked by their mean unit score under the rule (one query for all), in their order."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for test in tests:
+        view = test["view"] if isinstance(test["view"], str) else None  # NULL: None or NaN
+        groups.setdefault((test["set_id"], view, test["rule"]), []).append(test)
+    if all(
+        len({r for t in g for r in (t["run_a"], t["run_b"])}) <= leaderboard.ALL_PAIRS_UP_TO
+        for g in groups.values()
+    ):
+        return tests
+    runs = sorted({int(r) for t in tests for r in (t["run_a"], t["run_b"])})
+    means = {
+        (run, rule): mean
+        for run, rule, mean in conn.execute(
+            "SELECT run_id, rule, avg(score) FROM units WHERE run_id IN (SELECT value FROM json_each(?)) "
+            "GROUP BY run_id, rule",
+            (json.dumps(runs),),
+        )
+    }
+    kept: set[int] = set()
+    for (_, _, rule), group in groups.items():
+        label = {t[f"run_{s}"]: t[s] for t in group for s in "ab"}
+        ranked = sorted(
+            label, key=lambda run: (means.get((run, rule)) is None, -(means.get((run, rule)) or 0.0))
+        )
+        chosen = leaderboard.rule_pairs([label[run] for run in ranked], baselines)
+        kept |= {t["pair_id"] for t in group if frozenset((t["a"], t["b"])) in chosen}
+    return [t for t in tests if t["pair_id"] in kept]
+
+
+def _pair_counts(conn: sqlite3.Connection, pair_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Return ``n``, ``a_better``, ``b_better`` of each paired test ``pair_ids``, counted from
+    ``units`` in one query (every test at once, not one query per test)."""
+    if not pair_ids:
+        return {}
+    rows = conn.execute(
+        "SELECT p.pair_id, count(*), coalesce(sum(x.score > y.score AND NOT y.censored), 0), "
+        "coalesce(sum(y.score > x.score AND NOT x.censored), 0) FROM pairs p "
+        "JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule "
+        "JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit "
+        "WHERE p.pair_id IN (SELECT value FROM json_each(?)) GROUP BY p.pair_id",
+        (json.dumps(pair_ids),),
+    ).fetchall()
+    found = {pair_id: {"n": 0, "a_better": 0, "b_better": 0} for pair_id in pair_ids}
+    found.update({pair_id: {"n": n, "a_better": a, "b_better": b} for pair_id, n, a, b in rows})
+    return found
+
+
+def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 3) -> pd.DataFrame:
+    """Return the first ``per_run`` failures (``failures`` query, first by unit) of every run of
+    ``files``, with the run's label, in run order."""
+    marks = ", ".join("?" * len(files))
+    runs = conn.execute(
+        f"SELECT run_id, label FROM runs WHERE results_file IN ({marks}) ORDER BY run_id", files
+    )
+    frames = [_failures(conn, run_id, per_run).assign(run=label) for run_id, label in runs.fetchall()]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
+    """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
+    return pd.read_sql_query(
+        f"SELECT * FROM ({queries.FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id, "page": ""}
+    )

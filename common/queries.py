@@ -15,8 +15,9 @@ queries of the explorer (``make explore``: Datasette) and the examples of the re
 - and each suite's own (``Suite.queries``, in its report module): its headline recomputed from
   the rows.
 
-``datasette_metadata`` writes them for Datasette; ``pair_examples`` and ``failure_examples``
-give the report its few examples (first by unit, so the same every time).
+``datasette_metadata`` writes them for Datasette; ``common.examples`` draws the report's few
+examples with the ``disagreements`` and ``failures`` queries (first by unit, so the same every
+time).
 """
 
 import re
@@ -144,12 +145,7 @@ SELECT r.run_id, r.model, r.prompting || coalesce(', ' || r.method, '') AS promp
   coalesce(a.answers, 0) AS answers, coalesce(a.failures, 0) AS failures, coalesce(a.refused, 0) AS refused,
   coalesce(a.truncated, 0) AS truncated, a.correct_pct, {COUNTED.format(suite="s.suite")} AS counted
 FROM runs r JOIN sets s USING (set_id)
-LEFT JOIN (  -- every answer read once, in the table's order (no index: a run's rows lie together)
-  SELECT run_id, count(*) AS answers, sum(scored AND correct = 0) AS failures,
-    sum(refused IS NOT NULL) AS refused, sum(truncated > 0) AS truncated,
-    round(100.0 * avg(CASE WHEN scored THEN correct END), 1) AS correct_pct
-  FROM answers NOT INDEXED GROUP BY run_id
-) a USING (run_id)
+LEFT JOIN run_counts a USING (run_id)  -- counted when the run was scored: no answer is read here
 ORDER BY s.suite, s.set_name, r.model, r.run_id"""
 
 FAILURES_BY_GROUP = f"""
@@ -341,55 +337,3 @@ def datasette_metadata(conn: sqlite3.Connection, database: str = "results") -> d
         "description_html": start,
         "databases": {database: {"description_html": start, "queries": queries}},
     }
-
-
-def pair_examples(conn: sqlite3.Connection, files: list[str], per_cell: int = 3) -> list[dict[str, Any]]:
-    """Return the examples behind the paired tests between runs of ``files`` (results files as
-    ``paths.shown`` names them): per test, its labels and counts and the first ``per_cell`` units
-    of each discordant cell (the ``disagreements`` query's rows, as a DataFrame). Only the pairs
-    asked for are counted (not the whole ``paired`` view)."""
-    marks = ", ".join("?" * len(files))
-    tests = pd.read_sql_query(
-        f"SELECT p.pair_id, p.run_a, p.run_b, p.rule, ra.label AS a, rb.label AS b, ra.view FROM pairs p "
-        f"JOIN runs ra ON ra.run_id = p.run_a JOIN runs rb ON rb.run_id = p.run_b "
-        f"WHERE ra.results_file IN ({marks}) AND rb.results_file IN ({marks}) ORDER BY p.pair_id",
-        conn,
-        params=[*files, *files],
-    )
-    found = []
-    for test in tests.to_dict("records"):
-        params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
-        rows = pd.read_sql_query(disagreements_sql(per_cell=True), conn, params=params)
-        counts = _pair_counts(conn, test["run_a"], test["run_b"], test["rule"])
-        found.append({**test, **counts, "rows": rows})
-    return found
-
-
-def _pair_counts(conn: sqlite3.Connection, run_a: int, run_b: int, rule: str) -> dict[str, int]:
-    """Return ``n``, ``a_better``, ``b_better`` of one paired test, counted from ``units``."""
-    n, a_better, b_better = conn.execute(
-        "SELECT count(*), coalesce(sum(x.score > y.score AND NOT y.censored), 0), "
-        "coalesce(sum(y.score > x.score AND NOT x.censored), 0) FROM units x "
-        "JOIN units y ON y.run_id = ? AND y.rule = x.rule AND y.unit = x.unit "
-        "WHERE x.run_id = ? AND x.rule = ?",
-        (run_b, run_a, rule),
-    ).fetchone()
-    return {"n": n, "a_better": a_better, "b_better": b_better}
-
-
-def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 3) -> pd.DataFrame:
-    """Return the first ``per_run`` failures (``failures`` query, first by unit) of every run of
-    ``files``, with the run's label, in run order."""
-    marks = ", ".join("?" * len(files))
-    runs = conn.execute(
-        f"SELECT run_id, label FROM runs WHERE results_file IN ({marks}) ORDER BY run_id", files
-    )
-    frames = [_failures(conn, run_id, per_run).assign(run=label) for run_id, label in runs.fetchall()]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-
-
-def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
-    """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
-    return pd.read_sql_query(
-        f"SELECT * FROM ({FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id, "page": ""}
-    )

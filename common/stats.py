@@ -1,13 +1,24 @@
-"""Statistics shared by every suite; each section names its estimators in the docstrings."""
+"""Statistics shared by every suite; each section names its estimators in the docstrings. The paired
+tests live in ``common.paired`` and are re-exported here."""
 
-import itertools
 import math
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from common.paired import PAIR_CHUNK as PAIR_CHUNK
+from common.paired import PAIRED_COLUMNS as PAIRED_COLUMNS
+from common.paired import PairedMeans as PairedMeans
+from common.paired import PairedTest as PairedTest
+from common.paired import binomial_p as binomial_p
+from common.paired import pair_counts as pair_counts
+from common.paired import paired_exact_test as paired_exact_test
+from common.paired import paired_survival_test as paired_survival_test
+from common.paired import paired_t_test as paired_t_test
+from common.paired import pairwise_exact_tests as pairwise_exact_tests
+from common.paired import pairwise_t_tests as pairwise_t_tests
 
 
 # ---- proportions -----------------------------------------------------------------------------------
@@ -122,121 +133,6 @@ def pass_at_k(n: int, c: int, k: int) -> float:
     if n - c < k:
         return 1.0
     return 1.0 - math.comb(n - c, k) / math.comb(n, k)
-
-
-# ---- the paired exact test: two runs, paired by unit -------------------------------------------------
-PAIRED_COLUMNS = ["a", "b", "n", "a_better", "b_better", "p"]
-
-
-@dataclass(frozen=True)
-class PairedTest:
-    """The exact paired test of two runs: how many units favour each, and the two-sided p."""
-
-    a_better: int  # units where run a scored higher than run b
-    b_better: int  # units where run b scored higher than run a
-    p: float  # exact two-sided binomial p on those units; 1.0 when there are none
-
-
-def paired_exact_test(a: Sequence[float], b: Sequence[float]) -> PairedTest:
-    """Return the exact paired test of two runs scored on the same units (``a[i]`` and ``b[i]``
-    are unit i's scores).
-
-    A unit favours a when ``a[i] > b[i]``, b when ``b[i] > a[i]``; ties carry no information and
-    are left out. Under the null hypothesis (both runs equally good) each untied unit favours a
-    with probability 1/2, so p = scipy.stats.binomtest(a_better, a_better + b_better, 0.5),
-    two-sided: the probability of a split at most as likely as the one observed. With binary
-    outcomes (True = success) this is McNemar's exact test on the discordant pairs; with
-    per-unit scores (e.g. the share of a unit's variants answered right) it is the sign test.
-    **No untied unit gives p = 1.0**: the only possible split (0 against 0) has probability 1,
-    so nothing speaks against the null hypothesis (a number, not NaN, so tables sort and read
-    the same in every suite).
-    """
-    import scipy.stats
-
-    if len(a) != len(b):
-        raise ValueError(f"paired scores need equal lengths, got {len(a)} and {len(b)}")
-    a_better = sum(1 for x, y in zip(a, b, strict=True) if x > y)
-    b_better = sum(1 for x, y in zip(a, b, strict=True) if y > x)
-    if a_better + b_better == 0:
-        return PairedTest(0, 0, 1.0)
-    p = scipy.stats.binomtest(a_better, a_better + b_better, 0.5, alternative="two-sided").pvalue
-    return PairedTest(a_better, b_better, float(p))
-
-
-def paired_survival_test(
-    survived_a: Sequence[float],
-    failed_a: Sequence[bool],
-    survived_b: Sequence[float],
-    failed_b: Sequence[bool],
-) -> PairedTest:
-    """Return ``paired_exact_test`` of two runs' survival on the same units, as far as censoring
-    tells: ``survived_a[i]`` is how long unit i lasted in run a (the time it was last known
-    alive; when ``failed_a[i]`` it failed right after, else it was censored there), likewise b.
-
-    A unit favours a when b failed at a time a outlasted (b failed and ``survived_a[i] >
-    survived_b[i]``; a failed later or was censored after it), b likewise. Equal failure times
-    are ties; a censored run that stopped no later than the other failed leaves the unit
-    undecided. Unlike the log-rank test, which takes the runs as independent samples, this uses
-    the pairing (e.g. the same word schedule in both runs), so it stays valid when the runs of a
-    unit depend on each other.
-    """
-    lengths = {len(survived_a), len(failed_a), len(survived_b), len(failed_b)}
-    if len(lengths) != 1:
-        raise ValueError(f"paired survival needs four equal-length sequences, got lengths {sorted(lengths)}")
-    a_longer = [fb and ta > tb for ta, tb, fb in zip(survived_a, survived_b, failed_b, strict=True)]
-    b_longer = [fa and tb > ta for ta, tb, fa in zip(survived_a, survived_b, failed_a, strict=True)]
-    return paired_exact_test(a_longer, b_longer)
-
-
-def pairwise_exact_tests(scores: pd.DataFrame) -> pd.DataFrame:
-    """Return ``paired_exact_test`` between every two runs of ``scores`` (one row per unit, one
-    column per run, missing where a run has no score for the unit; booleans or numbers).
-
-    One row per pair (a, b) of columns, a before b in column order, on the units both scored:
-    ``a, b, n`` (those units), ``a_better, b_better, p``. Pairs sharing no unit are left out.
-    ``scores`` is not modified.
-    """
-    rows = []
-    for a, b in itertools.combinations(scores.columns, 2):
-        both = scores[[a, b]].dropna()
-        if both.empty:
-            continue
-        test = paired_exact_test(both[a].tolist(), both[b].tolist())
-        rows.append((a, b, len(both), test.a_better, test.b_better, test.p))
-    return pd.DataFrame(rows, columns=PAIRED_COLUMNS)
-
-
-@dataclass(frozen=True)
-class PairedMeans:
-    """A paired t-test of two runs' scores on the same units."""
-
-    mean_a: float  # mean score of run a
-    mean_b: float  # mean score of run b
-    diff: float  # mean of the per-unit differences a - b
-    low: float  # 95% confidence interval of diff
-    high: float
-    p: float  # two-sided p; NaN when every difference is the same (no spread to test)
-
-
-def paired_t_test(a: Sequence[float], b: Sequence[float]) -> PairedMeans:
-    """Return the paired t-test of the scores ``a`` and ``b`` of the same units (scipy.stats.ttest_rel):
-    the two means, the mean difference d = mean(a - b) with its 95% interval d +- t(0.975, n-1)
-    sd(a - b) / sqrt(n), and the two-sided p. When every difference is the same (standard
-    deviation under 1e-9) there is no test: the interval collapses to d and p is NaN (scipy would
-    warn of a catastrophic loss of precision). Needs at least two units."""
-    import scipy.stats
-
-    x, y = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if len(x) != len(y) or len(x) < 2:
-        raise ValueError(
-            f"a paired t-test needs two equal-length samples of 2 or more, got {len(x)} and {len(y)}"
-        )
-    diff = float((x - y).mean())
-    if (x - y).std(ddof=1) <= 1e-9:
-        return PairedMeans(float(x.mean()), float(y.mean()), diff, diff, diff, math.nan)
-    test = scipy.stats.ttest_rel(x, y)
-    low, high = test.confidence_interval(0.95)
-    return PairedMeans(float(x.mean()), float(y.mean()), diff, float(low), float(high), float(test.pvalue))
 
 
 # ---- grouped means with equal re-weighting (WorldSense) ----

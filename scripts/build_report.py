@@ -2,8 +2,9 @@
 
 Each section is the JSON that `scripts/analyse_results.py --section` wrote for one suite (its
 tables with 95% intervals, figures, the paper's numbers next to the reproduced ones). Each
-section also shows a few examples under its paired tests and a few failures of each run, from
-the results database (results/results.sqlite) whose scored rows the sections were computed from.
+section also shows a few examples under the paired tests it prints (with many runs, chosen by
+a rule its table states: common/leaderboard.py) and a few failures of each run, from the
+results database (results/results.sqlite) whose scored rows the sections were computed from.
 The HTML stands alone (images embedded, no network); the Markdown links the figures. Prints
 where the report is and one summary line per section.
 
@@ -22,7 +23,7 @@ import logging
 import sys
 from pathlib import Path
 
-from common import cli, database, examples, paths, render, report
+from common import cli, database, examples, leaderboard, paths, render, report
 from common.jsonl import write_text
 from common.provenance import provenance, token_budget_lines
 
@@ -45,7 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
 
-    sections = [report.load_section(path) for path in args.sections]
+    sections = [leaderboard.choose_pairs(report.load_section(path)) for path in args.sections]
     with database.connection(args.database, readonly=True) as conn:
         prov = provenance(sections, conn)
         sections = [examples.attach(section, conn) for section in sections]

@@ -57,6 +57,8 @@ EXCLUDED = {
     "MODEL=smollm2-135m": "a real model through every suite (20 minutes and the engine's build): "
     "tests/models/test_engine_real_models.py runs it end to end",
     "bench/bench_engine.py": "benchmark (a real model on the engine, several runs)",
+    "bench/bench_scale.py": "benchmark (a hundred model runs per suite scored, analysed and reported)",
+    "make bench-scale": "benchmark (as bench/bench_scale.py)",
 }
 # commands that need a model server at a config's local port: run with the stub server listening there
 # (common/models/stub_server.py, answering "TRUE" to everything: the commands run, the answers are nonsense)

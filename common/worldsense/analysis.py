@@ -317,19 +317,17 @@ def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
     same items", which the separate intervals of two models cannot give. Columns: the exact
     paired test of every suite (``stats.pairwise_exact_tests``: ``a, b, n`` tuples,
     ``a_better``/``b_better`` the tuples where that run's accuracy is higher, ``p``), then the
-    paired t-test (``stats.paired_t_test``): the mean accuracies ``acc_a``/``acc_b``, the mean
-    difference a - b ``diff`` with its 95% interval ``diff_low``/``diff_high`` and its two-sided
-    p ``t_p``. Runs are named "<model> (<prompting>)"; pairs sharing fewer than two tuples are
-    left out. Empty with fewer than two runs.
+    paired t-test (``stats.pairwise_t_tests``: ``stats.paired_t_test`` of every pair at once):
+    the mean accuracies ``acc_a``/``acc_b``, the mean difference a - b ``diff`` with its 95%
+    interval ``diff_low``/``diff_high`` and its two-sided p ``t_p``. Runs are named "<model>
+    (<prompting>)"; pairs sharing fewer than two tuples are left out. Empty with fewer than two
+    runs.
     """
     runs = list(dict.fromkeys(zip(tuples["prompting"], tuples["modelname"], strict=True)))
     wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
     wide = pd.DataFrame({f"{model} ({prompting})": wide[(prompting, model)] for prompting, model in runs})
     table = stats.pairwise_exact_tests(wide)
     table = table[table["n"] >= 2].reset_index(drop=True)
-    pairs = zip(table["a"], table["b"], strict=True)
-    ttests = [stats.paired_t_test(*wide[[a, b]].dropna().to_numpy().T) for a, b in pairs]
+    ttests = stats.pairwise_t_tests(wide, list(zip(table["a"], table["b"], strict=True)))
     fields = {"acc_a": "mean_a", "acc_b": "mean_b", "diff": "diff", "diff_low": "low", "diff_high": "high"}
-    return table.assign(
-        **{name: [getattr(t, f) for t in ttests] for name, f in {**fields, "t_p": "p"}.items()}
-    )
+    return table.assign(**{name: ttests[f].to_numpy() for name, f in {**fields, "t_p": "p"}.items()})
