@@ -34,9 +34,6 @@ def imports_of(files: list[Path]) -> set[str]:
 
 
 MAX_LINES = 420  # a module a maintainer can hold in mind; longer ones are split along their jobs
-# being split on the issue-46 branch (the database's and the report's rendering): drop each
-# from here when it is
-LONG_FOR_NOW = {"common/database.py", "common/render.py"}
 
 
 def test_no_module_is_longer_than_a_maintainer_can_hold_in_mind():
@@ -45,8 +42,7 @@ def test_no_module_is_longer_than_a_maintainer_can_hold_in_mind():
         for folder in ("common", "scripts")
         for p in sorted((paths.ROOT / folder).rglob("*.py"))
     }
-    assert {name: n for name, n in lengths.items() if n > MAX_LINES and name not in LONG_FOR_NOW} == {}
-    assert all(lengths.get(name, 0) > MAX_LINES for name in LONG_FOR_NOW), "split: drop it from LONG_FOR_NOW"
+    assert {name: n for name, n in lengths.items() if n > MAX_LINES} == {}
 
 
 def test_a_tests_folder_per_suite_and_for_the_models_layer():
