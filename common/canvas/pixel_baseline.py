@@ -18,7 +18,7 @@ sees beats without any leak). The check holds when the learner's 95% interval on
 examples, clustered by item (its members share a canvas), contains chance or lies below it.
 """
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,14 +71,19 @@ def questions(trials: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return list(first.values())
 
 
-def item_examples(trials: Iterable[dict[str, Any]], geometry: Geometry) -> dict[str, tuple[list, list, list]]:
+def item_examples(
+    trials: Iterable[dict[str, Any]], geometry: Geometry, draw: Callable[..., Image.Image] | None = None
+) -> dict[str, tuple[list, list, list]]:
     """Return per task ``(features, answers, items)``: one example per question (``questions``),
-    its picture drawn, with the item it belongs to (the cluster of its interval)."""
+    its picture drawn, with the item it belongs to (the cluster of its interval). ``draw(trial,
+    shapes, geometry)`` draws a trial's picture instead of ``draw_picture`` (a test's planted
+    defect)."""
     out: dict[str, tuple[list, list, list]] = {}
     for trial in questions(trials):
         shapes = [shape_from_dict(shape) for shape in trial["shapes"]]
+        image = draw(trial, shapes, geometry) if draw else draw_picture(shapes, geometry)
         found = out.setdefault(trial["task"], ([], [], []))
-        found[0].append(features(draw_picture(shapes, geometry)))
+        found[0].append(features(image))
         found[1].append(str(trial["goldresp"]))
         found[2].append(trial["item"])
     return out
