@@ -150,7 +150,7 @@ def suite_tables(
         return table, None
     best = leaderboard.OPEN_RUNS
     title = f"The other {len(rest)} runs, best first (open above: the best {best} and the baselines)"
-    return {**table, "rows": shown}, {**table, "title": title, "rows": rest}
+    return {**table, "rows": shown}, {**table, "title": title, "rows": rest, "headline": False}
 
 
 def few_line(sections: Sequence[dict[str, Any]]) -> str:

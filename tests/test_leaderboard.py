@@ -91,6 +91,9 @@ def test_a_headline_is_sorted_best_first_and_folds_past_the_best_runs_keeping_th
     assert len(part.rest["rows"]) == 2 + 31 - leaderboard.OPEN_RUNS  # its two runs and the 31 added
     markdown = render.render_markdown(records, _prov(), {})
     assert f"<details><summary>The other {len(part.rest['rows'])} runs, best first" in markdown
+    # one headline table per suite: the folded rest is not marked as one (the page's check counts them)
+    page = render.render_html(records, _prov())
+    assert page.count('<table class="headline">') == 1
 
 
 def test_examples_of_a_table_the_rule_cannot_read_follow_the_rule_on_the_database_s_units():
