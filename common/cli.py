@@ -98,19 +98,18 @@ def _describe(exc: Exception) -> str:
     return str(exc)
 
 
-def run_suite_scripts(ref: Any, argv: list[str]) -> int:
-    """Run every script that asks a model on the set ``ref`` (its suite's ``run_scripts``), each
-    in a process of its own with ``-t <suite>/<set>`` and ``argv``; return the highest exit code.
-    How a copy of the model template answers a set whose items are not trials (blocks plans and
-    facts, Already Said That conversations): through its suite's own scripts."""
-    import subprocess
-
-    from common import suites
-
+def run_entry_points(entries: list[Callable[[list[str] | None], int]], argv: list[str]) -> int:
+    """Return the highest exit code of running each of ``entries`` (a script's work: command-line
+    arguments in, exit code out) on ``argv``, one after the other in this process, each as its
+    script would run (``run_main``: a user error is exit code 2; a usage error's exit is its code,
+    and the next one still runs). How a suite's run entry point (``Suite.ask``) asks a set in every
+    way the suite asks (blocks: plans, then PDDL facts)."""
     code = 0
-    for script in suites.get(ref.suite).run_scripts:
-        command = [sys.executable, str(paths.ROOT / script), "-t", ref.key, *argv]
-        code = max(code, subprocess.run(command, check=False).returncode)
+    for entry in entries:
+        try:
+            code = max(code, run_main(entry, list(argv)))
+        except SystemExit as exc:  # argparse's usage error (exit 2) or --help (0)
+            code = max(code, exc.code if isinstance(exc.code, int) else 1)
     return code
 
 

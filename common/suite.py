@@ -11,6 +11,9 @@ module and attribute in the suite's package, whether a suite must have it):
   results subdirectory (``common.stale``);
 - ``protocol``: the module ``run``, with ``items(ref, limit)`` and ``answer(model, item, ...)``
   that the shared runner calls; ``baselines``: ``baselines.BASELINES``, the built-in models;
+  ``ask``: ``ask.ask_set(ref, argv) -> exit code``, the run entry point: runs the model and
+  options ``argv`` names (``--model M --seed N ...``) on the set ``ref``, in this process, in
+  every way the suite asks (what the suite's ``run_scripts`` do; the model template calls it);
 - the score stage, ``scoring``: ``data_fingerprint(ref)`` (changes when the set's data does),
   ``results_files(ref)``, ``items_frame(ref) -> DataFrame``, ``score_file(ref, file, items) ->
   ScoredRun``, ``pairs(runs, units) -> [(run a, run b, rule)]`` (the paired tests of a set's
@@ -48,6 +51,7 @@ PARTS = {
     "generate": ("generate:generate", False),  # none: the suite's sets are fetched
     "protocol": ("run", True),
     "baselines": ("baselines:BASELINES", True),
+    "ask": ("ask:ask_set", True),
     "fingerprint": ("scoring:data_fingerprint", True),
     "results_files": ("scoring:results_files", True),
     "items": ("scoring:items_frame", True),
@@ -95,6 +99,7 @@ class Suite:
     detect: Any = CONVENTION  # "module:function(path) -> bool": whether a directory is one of its sets
     protocol: Any = CONVENTION  # module with items(ref, limit) and answer(model, item, ...)
     baselines: Any = CONVENTION  # "module:BASELINES"
+    ask: Any = CONVENTION  # "module:ask_set(ref, argv) -> exit code": runs a model on one of its sets
     generate: Any = CONVENTION  # "module:generate"; None for a suite whose sets are fetched
     fingerprint: Any = CONVENTION  # "module:data_fingerprint(ref) -> str": changes with the set's data
     results_files: Any = CONVENTION  # "module:results_files(ref) -> [Path]": the set's results files
@@ -145,10 +150,11 @@ class Suite:
 
     def stage_modules(self, stage: str) -> list[str]:
         """Return the modules of ``stage`` (one of STAGES), whose import closure is that stage's
-        code: generation, asking (protocol and baselines), scoring (items, scorer, pairs), report."""
+        code: generation, asking (protocol, baselines and the run entry point), scoring (items,
+        scorer, pairs), report."""
         names = {
             "generate": [self.generate],
-            "run": [self.protocol, self.baselines],
+            "run": [self.protocol, self.baselines, self.ask],
             "score": [self.fingerprint, self.results_files, self.items, self.score, self.pairs],
             "report": [self.section],
         }[stage]

@@ -33,60 +33,15 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
-import contextlib
-import functools
-import logging
 import sys
 
-from common import cli, suites
-from common.blocks import run
-from common.blocks.baselines import BASELINES
-from common.models import exit_code, models_of
-
-log = logging.getLogger("codex_translate")
+from common import cli
+from common.blocks import ask
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.make_parser(__doc__)
-    cli.add_model_options(parser, testset=run.TESTSET_HELP, prompting="paper")
-    run.add_options(parser)
-    parser.add_argument(
-        "--objects",
-        choices=["true", "described"],
-        default="true",
-        help="objects given to the fact reader: the true problem's (the paper's protocol) "
-        "or those the English description names",
-    )
-    parser.add_argument(
-        "--feedback",
-        type=int,
-        default=0,
-        metavar="N",
-        help="return the fact reader's or planner's error to the model and ask again, "
-        "up to N rounds (results labelled <prompting>-feedback<N>)",
-    )
-    args = parser.parse_args(argv)
-    cli.setup_logging(args.loglevel)
-    cli.check_model_options(parser, args)
-    if args.feedback < 0:
-        parser.error("--feedback must be 0 or more")
-
-    ref = suites.require_built(
-        suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
-    )
-    files = run.prompt_files(ref.data, "pddl", args.prompting, args.view)
-    if args.objects == "true":
-        log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
-    answer = functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback)
-    modalities = run.set_modalities(ref.data, args.modality)
-    asked = run.load_run_items(files, args.problem_path, "pddl", args.limit, modalities)  # once for all
-    summaries = []
-    for model in models_of(args, BASELINES, task="pddl", overrides={"stop": run.STOPS["pddl"]}):
-        with contextlib.closing(model):
-            summaries += run.ask(
-                model, ref, asked, args, "pddl", answer, objects=args.objects, feedback=args.feedback
-            )
-    return exit_code(summaries, "problems")
+    """Return the exit code of translating the set's problems as ``argv`` says (``ask.translate``)."""
+    return ask.translate(argv, __doc__)
 
 
 if __name__ == "__main__":

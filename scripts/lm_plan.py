@@ -27,37 +27,15 @@ try:  # first: scripts/_project_env.py puts the project on sys.path and explains
 except ModuleNotFoundError:  # a copy of this script outside scripts/: the installed package serves
     pass
 
-import contextlib
-import logging
 import sys
 
-from common import cli, suites
-from common.blocks import run
-from common.blocks.baselines import BASELINES
-from common.models import exit_code, models_of
-
-log = logging.getLogger("lm_plan")
+from common import cli
+from common.blocks import ask
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = cli.make_parser(__doc__)
-    cli.add_model_options(parser, testset=run.TESTSET_HELP, prompting="paper")
-    run.add_options(parser)
-    args = parser.parse_args(argv)
-    cli.setup_logging(args.loglevel)
-    cli.check_model_options(parser, args)
-
-    ref = suites.require_built(
-        suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
-    )
-    files = run.prompt_files(ref.data, "nl", args.prompting, args.view)
-    modalities = run.set_modalities(ref.data, args.modality)
-    asked = run.load_run_items(files, args.problem_path, "nl", args.limit, modalities)  # once for all
-    summaries = []
-    for model in models_of(args, BASELINES, task="nl", overrides={"stop": run.STOPS["nl"]}):
-        with contextlib.closing(model):
-            summaries += run.ask(model, ref, asked, args, "nl", run.plan_record)
-    return exit_code(summaries, "problems")
+    """Return the exit code of planning the set's problems as ``argv`` says (``ask.plan``)."""
+    return ask.plan(argv, __doc__)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,9 @@ trial format (common/trials: WorldSense, canvas) it answers directly, as the Wor
 template does:
 results go to <prompting>___<model>___results.jsonl in the set's results directory, one flushed
 line per trial; re-running resumes where an interrupted run stopped. Any other set it answers
-through its suite's own scripts (blocks: lm_plan.py and codex_translate.py; Already Said That:
-already_said_that.py), with the options they take after the set.
+through its suite's run entry point (``Suite.ask``, in this process: blocks plans and PDDL facts
+as lm_plan.py and codex_translate.py ask them; Already Said That conversations as
+already_said_that.py plays them), with the options those scripts take after the set.
 
 $ python scripts/test_random_model.py -t worldsense/test_set
 $ python scripts/test_random_model.py -t worldsense/test_set --seed=3 --modelname=random3
@@ -72,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     cli.setup_logging(args.loglevel)
 
     ref = suites.resolve_set(args.testset)
-    if not is_trial_set(suites.require_built(ref).data):  # blocks plans, conversations: its suite's scripts
-        return cli.run_suite_scripts(ref, ["--model", __file__, "--seed", str(args.seed), *rest])
+    if not is_trial_set(suites.require_built(ref).data):  # blocks plans, conversations: its suite's way
+        return suites.get(ref.suite).part("ask")(ref, ["--model", __file__, "--seed", str(args.seed), *rest])
     if rest:
         parser.error(f"unrecognized arguments: {' '.join(rest)}")
     out_path = ref.results / results_filename(args.prompting, args.modelname)

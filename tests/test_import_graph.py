@@ -124,6 +124,14 @@ def test_no_suite_imports_another_and_the_shared_layer_imports_none(graph):
     assert "common.trials.protocol" in graph["common.canvas.run"]  # read: a function-level import too
     assert "common.suites" in graph["common.cli"]
     assert crossings(graph) == []
+    # common runs no script: a script's work it needs is a function of common (``Suite.ask``)
+    assert [
+        (m, t)
+        for m, targets in graph.items()
+        if m.startswith("common")
+        for t in targets
+        if t.startswith("scripts")
+    ] == []
 
 
 def test_no_module_imports_itself_round_a_circle(graph):

@@ -3,6 +3,7 @@ suite that is one package plus one line (the toy suite of docs/suites.md, built 
 
 import ast
 import importlib
+import importlib.util
 import re
 import subprocess
 import sys
@@ -46,6 +47,7 @@ def test_each_part_is_in_the_same_module_of_every_suite(suite):
 
 def test_a_misspelt_part_fails_when_the_suite_is_declared():
     declared = {"name": "canvas", "title": "Canvas", "unit": "item", "headline": "strict"}
+    declared["ask"] = "common.trials.ask:ask_set"  # canvas's declaration names the trials layer's
     with pytest.raises(
         ConfigError, match=r"^suite canvas: score='common.canvas.scoring:score_fil': .*no score_fil"
     ):
@@ -92,6 +94,30 @@ def test_the_shared_layer_names_no_suite():
     makefile = (paths.ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
     named = re.compile(r"(?:^|[\s/=:(])({})(?:/|\b)".format("|".join(names)))
     assert [line for line in makefile if not line.startswith("#") and named.search(line)] == []
+
+
+def test_the_template_asks_a_set_of_another_format_through_its_suite_in_this_process(
+    blocks_tiny, tmp_path, monkeypatch
+):
+    """The model template on a blocks set: the suite's run entry point (``Suite.ask``) plans and
+    translates with the template's model, in this process (starting Python fails here; git may
+    run), with the options given after the set."""
+    _, ref = blocks_tiny
+    popen = subprocess.Popen
+
+    def no_python(command, *args, **kwargs):
+        words = [command] if isinstance(command, str) else [str(word) for word in command]
+        assert not any(w == sys.executable or w.endswith(".py") for w in words), f"started {command}"
+        return popen(command, *args, **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", no_python)
+    spec = importlib.util.spec_from_file_location("template", paths.ROOT / "scripts" / "test_random_model.py")
+    template = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(template)
+    assert template.main(["-t", str(ref.data), "--limit", "1", "--results-dir", str(tmp_path)]) == 0
+    files = [p.relative_to(tmp_path / ref.name) for p in sorted(tmp_path.rglob("*___results.jsonl"))]
+    assert {f.parent.name.split("___")[0] for f in files} == {"nl", "pddl"}  # plans, then PDDL facts
+    assert {f.name for f in files} == {"paper___random___results.jsonl"}
 
 
 # scripts that belong to one suite (they ask or build only that suite's sets)

@@ -19,6 +19,7 @@ SUITE = Suite(
     rules=("contains",),
     run_scripts=("scripts/ask_model.py",),
     record_fields=("resp",),
+    ask="common.trials.ask:ask_set",  # the trials layer's: every trial asked with the suite's protocol
     item_texts=True,
     extra={"audit": "common.canvas.audit:write_audit", "power": "common.canvas.power:write_power"},
 )

@@ -16,6 +16,7 @@ SUITE = Suite(
     headline="the answer is in the gold answer's class",
     run_scripts=("scripts/ask_model.py",),
     record_fields=("resp",),
+    ask="common.trials.ask:ask_set",  # the trials layer's: every trial asked with the suite's protocol
     generate=None,  # its sets are fetched
     baselines="common.trials.baselines:BASELINES",  # the trials layer's random and oracle
     fetched_sets=("test_set",),
