@@ -180,7 +180,8 @@ def add_model_options(
         type=Path,
         default=None,
         metavar="DIR",
-        help="results go to DIR/<set>/ (default: results/<suite>/<set>/; WorldSense: <set>/results/)",
+        help="results go to DIR/<set>/ (default: results/<suite>/<set>/, or <set>/results/ for a suite "
+        "that keeps them beside its data)",
     )
     _add_batch_options(parser)
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the response cache")

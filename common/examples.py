@@ -88,7 +88,7 @@ def pair_blocks(
     """Return one block of examples per paired test between runs of ``files`` that the report
     prints (``shown``, else the rule's tests; ``baselines``: ``pair_examples``): its summary (the
     runs, the rule, how many units favour each) and a table per non-empty discordant cell."""
-    blocks = []
+    found = []
     for test in pair_examples(conn, files, per_cell, shown, baselines):
         a, b, rows = test["a"], test["b"], test["rows"]
         where = f", view {test['view']}" if test.get("view") else ""
@@ -102,8 +102,8 @@ def pair_blocks(
             if len(shown):
                 title = f"{cell} better: the first {len(shown)} of {count:,} units"
                 tables.append(_cell_table(shown, title, a, b))
-        blocks.append({"summary": summary, "tables": tables or [_none_table()]})
-    return blocks
+        found.append({"summary": summary, "tables": tables or [_none_table()]})
+    return found
 
 
 def _none_table() -> dict[str, Any]:

@@ -75,7 +75,7 @@ def forget_set(key: str, dry_run: bool = False, root: Path | None = None) -> lis
     suite_name, _, name = key.partition("/")
     suite = suites.get(suite_name)
     if not name or "/" in name:
-        raise UserError(f"{key!r}: name a set as <suite>/<set>, e.g. canvas/mine")
+        raise UserError(f"{key!r}: name a set as <suite>/<set> (suites: {', '.join(suites.names())})")
     if name in suite.fetched_sets:
         raise UserError(
             f"{key} is the released data of {suite_name}, not a set made from a config: nothing to forget "

@@ -62,22 +62,22 @@ def layout(section: dict[str, Any]) -> list[Block]:
     paper = [{"title": PAPER_TITLE, **section["paper"]}] if section["paper"] else []
     examples = section.get("examples") or {}
     if headline is None:
-        blocks = [Block("table", t, False) for t in [*paper, *tables]]
-        blocks += [Block("figure", f, False) for f in figures]
+        parts = [Block("table", t, False) for t in [*paper, *tables]]
+        parts += [Block("figure", f, False) for f in figures]
     else:
-        blocks = [Block("table", t, False) for t in tables[:headline]]
-        blocks += [Block("figure", f, False) for f in figures[:1]]
-        blocks += [Block("table", t, True) for t in [*paper, *tables[headline:]]]
-        blocks += [Block("figure", f, True) for f in figures[1:]]
+        parts = [Block("table", t, False) for t in tables[:headline]]
+        parts += [Block("figure", f, False) for f in figures[:1]]
+        parts += [Block("table", t, True) for t in [*paper, *tables[headline:]]]
+        parts += [Block("figure", f, True) for f in figures[1:]]
     at = next(
-        (i + 1 for i, b in enumerate(blocks) if b.content.get("title") == section.get("paired_table")), None
+        (i + 1 for i, b in enumerate(parts) if b.content.get("title") == section.get("paired_table")), None
     )
     pairs = examples.get("pairs", [])
     tests = "the paired test" if len(pairs) == 1 else f"the {len(pairs)} paired tests"
     summary = f"Examples behind {tests}: a few units where each run did better"
     group = [Block("examples", {"summary": summary, "tables": [], "children": pairs}, True)] if pairs else []
-    blocks = blocks[:at] + group + blocks[at:] if at is not None else blocks + group
-    return blocks + ([Block("examples", examples["failures"], True)] if examples.get("failures") else [])
+    parts = parts[:at] + group + parts[at:] if at is not None else parts + group
+    return parts + ([Block("examples", examples["failures"], True)] if examples.get("failures") else [])
 
 
 @dataclass

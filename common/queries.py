@@ -47,12 +47,29 @@ RUN_NAME = (
     " || coalesce(', view ' || {r}.view, '') || coalesce(', ' || nullif({r}.modality, 'text'), '')"
     " || ' [run ' || {r}.run_id || ']'"
 )
-# what an answer row of each suite is, beside the unit the report's statistics count
-COUNTED = (
-    "CASE {suite} WHEN 'worldsense' THEN 'trial (report: tuple)' WHEN 'canvas' THEN 'trial (report: item)' "
-    "WHEN 'blocks' THEN 'problem of a view' WHEN 'already_said_that' THEN 'turn (report: conversation)' "
-    "ELSE {suite} END"
-)
+
+
+def counted(suite: suites.Suite) -> str:
+    """Return what one answer row of ``suite`` is (``Suite.answer_row``, else its unit), with the
+    unit the report's statistics count when that is another (e.g. "trial (report: tuple)")."""
+    unit = suite.unit.split()[0]
+    row = suite.answer_row or unit
+    return row if row.split()[0] == unit else f"{row} (report: {unit})"
+
+
+def _counted_case() -> str:
+    """Return the SQL naming what an answer row of each suite is (``counted``), by the suite's name
+    (``{suite}``: the column holding it), from the suites' declarations."""
+    cases = " ".join(f"WHEN {_quoted(s.name)} THEN {_quoted(counted(s))}" for s in suites.all_suites())
+    return f"CASE {{suite}} {cases} ELSE {{suite}} END"
+
+
+def _quoted(text: str) -> str:
+    """Return ``text`` as an SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+COUNTED = _counted_case()  # what an answer row of each suite is, beside the unit the report counts
 
 
 def run_name(runs: str = "r", sets: str = "s") -> str:
@@ -218,28 +235,30 @@ LEFT JOIN texts y ON y.text_id = a.reply
 ORDER BY i.unit, a.Key, a.run_id"""
 
 
+# what the descriptions say a unit and an answer are in each suite, from the suites' declarations
+UNITS = "; ".join(f"{s.title}: {s.unit}" for s in suites.all_suites())
+ANSWERS = "; ".join(f"{s.title}: {counted(s).partition(' (')[0]}" for s in suites.all_suites())
 # name -> (title, description, SQL): the explorer's canned queries
 PAGED = f"{PAGE} rows a page: give page (blank: 1) for the next ones; a long text opens on a click."
 QUERIES: dict[str, tuple[str, str, str]] = {
     "runs": (
         "Every run: start here",
         (
-            "A row per run (a results file): its model, prompting (blocks: and method), set (and "
-            "view, modality), its answers (counted: a trial, a problem of a view, a turn), how many "
-            "are wrong (failures: a click lists them, each with its reason and reply), refused by "
-            "the server or cut at the token limit, and the share right (correct_pct, per answer: "
-            "the report's tables count units, so a rate here can differ). run_id is what the other "
-            "queries take as run."
+            "A row per run (a results file): its model, prompting (and method, where a suite has "
+            "them), set (and view, modality), its answers (counted: a trial, a problem of a view, a "
+            "turn), how many are wrong (failures: a click lists them, each with its reason and "
+            "reply), refused by the server or cut at the token limit, and the share right "
+            "(correct_pct, per answer: the report's tables count units, so a rate here can differ). "
+            "run_id is what the other queries take as run."
         ),
         RUNS,
     ),
     "disagreements": (
         "Items two runs disagree on",
         (
-            "Unit: the report's (a WorldSense tuple, a canvas item, a blocks problem of a view, an "
-            "Already Said That conversation). The units where run_a and run_b differ: the discordant "
+            f"Unit: the report's ({UNITS}). The units where run_a and run_b differ: the discordant "
             "pairs of the report's exact paired test, a's wins first. Give two run ids (see "
-            "paired_tests) and a rule (blank: the suite's first; blocks: lenient or strict). Each row: "
+            "paired_tests) and a rule (blank: the suite's first; paired_tests names each test's). Each row: "
             "the item, its gold answer, then each run's answer and reply side by side; the runs are "
             f"named in the runs column; every row carries the counts. {PAGED}"
         ),
@@ -257,9 +276,8 @@ QUERIES: dict[str, tuple[str, str, str]] = {
     "failures_by_group": (
         "A run's failures by task, size and variant",
         (
-            "Counted per answer (counted: a WorldSense or canvas trial, a blocks problem of a view, "
-            "an Already Said That turn), not per unit as the report's tables (WorldSense: tuples, "
-            "weighted; canvas: items), so a rate here can differ from the report's. Scored answers "
+            f"Counted per answer (counted: {ANSWERS}), not per unit as the report's tables ({UNITS}), "
+            "so a rate here can differ from the report's. Scored answers "
             "and wrong ones of one run (run: its id, see paired_tests or runs), by task, size "
             "(problem size, number of shapes, optimal plan length) and variant."
         ),

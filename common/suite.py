@@ -91,6 +91,7 @@ class Suite:
     title: str  # e.g. "Canvas"
     unit: str  # the unit of its statistics and paired tests, e.g. "item (its variants ...)"
     headline: str  # what an answer's ``correct`` means (its headline rule)
+    answer_row: str = ""  # what one answer is, when the unit holds several (e.g. "trial"); "": a unit
     rules: tuple[str, ...] = ()  # other rules and measures scored per answer (the ``scores`` table)
     run_scripts: tuple[str, ...] = ()  # scripts/ that ask a model (make runs each with --baselines)
     record_fields: tuple[str, ...] = ()  # fields every record of its results files has (what wrote a file)
@@ -112,6 +113,9 @@ class Suite:
     results_in_data: bool = False  # results beside the data (<data>/results/), as a release keeps them
     section_scope: str = "set"  # "set": a report section per set; "suite": one for all default sets
     item_texts: bool = False  # its analysis reads the items' prompts (database.read(..., texts=True))
+    # its analysis's own options: flag -> argparse keywords (analyse_results.py shows them under its
+    # title; its section gets each by name, e.g. ``by``)
+    analysis_options: dict[str, dict[str, Any]] = field(default_factory=dict)
     extra: dict[str, str] = field(default_factory=dict)  # other named parts ("module:attribute")
 
     def __post_init__(self) -> None:

@@ -34,7 +34,7 @@ def _missing_module_hint(kind, exc, tb) -> None:
     else:
         fix = (
             "the project's .venv lacks it: run `make env` (or the Make target that installs this "
-            "extra, e.g. `make bench-blocks` for pyperplan, `make test-engine` for llama_cpp)"
+            "extra, e.g. `make test-engine` for llama_cpp; `make help` lists them)"
         )
     print(f"error: no module named {exc.name!r}: {fix}", file=sys.stderr)
 

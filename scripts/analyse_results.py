@@ -90,15 +90,19 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="refuse (exit 2) when results are partial, instead of warning",
     )
-    group = parser.add_argument_group("WorldSense")
-    group.add_argument(
-        "--by",
-        nargs="+",
-        default=["problemname"],
-        metavar="FIELD",
-        help="trial fields to group accuracy and bias by (e.g. problemsize, skin)",
-    )
+    for suite in suites.all_suites():  # a group of options per suite whose analysis has its own
+        if suite.analysis_options:
+            group = parser.add_argument_group(suite.title)
+            for flag, keywords in suite.analysis_options.items():
+                group.add_argument(flag, **keywords)
     return parser
+
+
+def _suite_options(args: argparse.Namespace) -> dict[str, object]:
+    """Return the suites' own analysis options as given (or their defaults), by name: what
+    ``analysis.section`` passes on to a suite's section (each takes those it knows)."""
+    flags = [flag for suite in suites.all_suites() for flag in suite.analysis_options]
+    return {name: getattr(args, name) for name in (f.lstrip("-").replace("-", "_") for f in flags)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
-        options = {"by": args.by, "require_complete": args.require_complete}
+        options = {**_suite_options(args), "require_complete": args.require_complete}
         refs, scored = scoring.score_and_load(args.testset, args.suite, args.database, args.results_dir)
         section = analysis.section(refs, scored, figures_dir, **options)
         if args.plot and section.figures:

@@ -28,7 +28,7 @@ log = logging.getLogger("fetch_data")
 
 def main(argv: list[str] | None = None) -> int:
     parser = cli.make_parser(__doc__)
-    parser.add_argument("source", help="data source config, e.g. configs/data/worldsense.yaml")
+    parser.add_argument("source", help="data source config, e.g. configs/data/<source>.yaml")
     parser.add_argument("--group", nargs="*", default=[], help="groups to fetch (default: all)")
     parser.add_argument("--stamp", help="file to write when every file is verified")
     parser.add_argument("--retries", type=int, default=3, help="retries per download")
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
         "--skip-offline",
         action="store_true",
         help="when the host cannot be reached, warn, write the stamp saying so and exit 0 (for optional "
-        "data: make is done with it; removing the stamp, as `make data-worldsense-other` does, tries again)",
+        "data: make is done with it; removing the stamp, as the data's own make target does, tries again)",
     )
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
         mirror = " and DATA_MIRROR does not hold these files" if os.environ.get("DATA_MIRROR") else ""
         log.warning(
             "%s %s: skipped: %s cannot be reached%s (optional data); files verified so far "
-            "are kept; with network, `make data-worldsense-other` tries again",
+            "are kept; with network, the data's own make target (`make help` lists it) tries again",
             spec.name,
             " ".join(args.group) or "(all)",
             exc.host,

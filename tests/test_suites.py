@@ -4,9 +4,11 @@ suite that is one package plus one line (the toy suite of docs/suites.md, built 
 import ast
 import importlib
 import importlib.util
+import io
 import re
 import subprocess
 import sys
+import tokenize
 
 import pytest
 
@@ -62,38 +64,64 @@ def test_a_misspelt_part_fails_when_the_suite_is_declared():
     assert Suite(**declared).score == "common.canvas.scoring:score_file"  # the convention
 
 
-def _literals(path) -> list[str]:
-    """Return the string constants of a Python file's code (docstrings left out: examples there
-    name sets)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+def _code_words(path) -> list[str]:
+    """Return the words of a Python file's code: its identifiers and each word inside its string
+    constants, f-strings and SQL among them (docstrings and comments left out: examples there name
+    sets)."""
+    source = path.read_text(encoding="utf-8")
     docstrings = {
-        id(node.body[0].value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Module | ast.FunctionDef | ast.ClassDef)
+        node.body[0].value.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
         and node.body
         and isinstance(node.body[0], ast.Expr)
         and isinstance(node.body[0].value, ast.Constant)
     }
-    return [
-        node.value
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
-    ]
+    texts = (tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING))
+    words = []
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.NAME:
+            words.append(token.string)
+        elif token.type in texts and token.start[0] not in docstrings:
+            words += re.findall(r"\w+", token.string)
+    return words
+
+
+def suites_named_in(path) -> list[str]:
+    """Return the suites ``path``'s code names (``_code_words``, in any case: "WorldSense" is
+    worldsense), in order of first mention."""
+    names = set(suites.names())
+    return list(dict.fromkeys(word.lower() for word in _code_words(path) if word.lower() in names))
 
 
 def test_the_shared_layer_names_no_suite():
     """Only a suite's package, the list of suites, the scripts of one suite and the tests know a
-    suite by name: no string of the shared modules' code names one."""
+    suite by name: no word of the shared modules' code (an identifier, a word of a string: a path,
+    an SQL literal, a message) names one."""
     names = suites.names()
-    word = re.compile(r"(?:^|/)({})(?:/|$)".format("|".join(names)))  # a suite's name, or a path through it
     shared = [p for p in (paths.ROOT / "common").glob("*.py") if p.name != "suites.py"]
-    shared += sorted((paths.ROOT / "common" / "models").glob("*.py"))
+    for package in ("models", "trials", "pictures"):
+        shared += sorted((paths.ROOT / "common" / package).glob("*.py"))
     shared += [p for p in sorted((paths.ROOT / "scripts").glob("*.py")) if p.name not in ONE_SUITE]
-    found = {paths.shown(p): sorted({m for text in _literals(p) for m in word.findall(text)}) for p in shared}
+    found = {paths.shown(p): suites_named_in(p) for p in shared}
     assert {name: hits for name, hits in found.items() if hits} == {}
     makefile = (paths.ROOT / "Makefile").read_text(encoding="utf-8").splitlines()
     named = re.compile(r"(?:^|[\s/=:(])({})(?:/|\b)".format("|".join(names)))
     assert [line for line in makefile if not line.startswith("#") and named.search(line)] == []
+
+
+def test_the_check_finds_a_suite_named_in_code_as_well_as_in_strings(tmp_path):
+    """Planted: a suite's name in SQL, as an identifier, as a title and in an f-string; none in a
+    docstring, a comment, or a longer identifier."""
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        '''"""The canvas of worldsense: a docstring."""\n'''
+        "SQL = \"CASE s WHEN 'blocks' THEN 1 END\"  # already_said_that in a comment\n"
+        "def f(canvas, pair_blocks):\n"
+        '''    """WorldSense here is a docstring."""\n'''
+        """    return f"{canvas} WorldSense", pair_blocks\n"""
+    )
+    assert suites_named_in(planted) == ["blocks", "canvas", "worldsense"]
 
 
 def test_the_template_asks_a_set_of_another_format_through_its_suite_in_this_process(
@@ -122,7 +150,8 @@ def test_the_template_asks_a_set_of_another_format_through_its_suite_in_this_pro
 
 # scripts that belong to one suite (they ask or build only that suite's sets)
 ONE_SUITE = {
-    "already_said_that.py", "lm_plan.py", "codex_translate.py", "reproduce_blocks.py", "generate_prompts.py",
+    "already_said_that.py", "already_said_that_paper.py", "lm_plan.py", "codex_translate.py",
+    "reproduce_blocks.py", "generate_prompts.py",
     "fetch_already_said_that_original.py", "setup_wordnet.py", "draw_canvas.py", "audit_canvas.py",
 }  # fmt: skip
 

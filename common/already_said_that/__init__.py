@@ -20,6 +20,7 @@ SUITE = Suite(
     title="Already Said That",
     unit="conversation (a sample)",
     headline="the turn's answer is right (main task: ends it if not)",
+    answer_row="turn",
     rules=("main",),
     run_scripts=("scripts/already_said_that.py",),
     record_fields=("turns", "ended"),

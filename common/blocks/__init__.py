@@ -19,6 +19,7 @@ SUITE = Suite(
     title="Blocks world",
     unit="problem (of a view)",
     headline="lenient: the plan reaches the goal, bad lines skipped",
+    answer_row="problem of a view",
     rules=("strict", *("init_precision", "init_recall", "goal_precision", "goal_recall")),
     run_scripts=("scripts/lm_plan.py", "scripts/codex_translate.py"),
     record_fields=("id", "view"),

@@ -16,6 +16,7 @@ SUITE = Suite(
     title="Canvas",
     unit="item (its variants share a canvas and a question)",
     headline="strict: the one answer read is gold",
+    answer_row="trial",
     rules=("contains",),
     run_scripts=("scripts/ask_model.py",),
     record_fields=("resp",),

@@ -216,7 +216,7 @@ def _suite_sections(sections: Any, source: Source) -> dict[str, dict[str, Any]]:
     if not isinstance(sections, dict) or not all(isinstance(v, dict) for v in sections.values()):
         raise ConfigError(
             f"{source.where('suites')}: field 'suites': a mapping of suite names to settings, "
-            "e.g. suites: {already_said_that: {max_tokens: 512}}"
+            "e.g. suites: {<suite>: {max_tokens: 512}}"
         )
     for suite, settings in sections.items():
         for key in settings:

@@ -90,7 +90,7 @@ def data_url(path: Path) -> str:
     except FileNotFoundError:
         raise DataError(
             f"{path}: no such picture; the set's pictures are drawn with its prompts: generate the set "
-            "again (e.g. `make blocks/<set>`)"
+            "again (e.g. `make <suite>/<set>`)"
         ) from None
     if not data.startswith(PNG_SIGNATURE):
         raise DataError(f"{path}: not a PNG file")

@@ -14,6 +14,7 @@ SUITE = Suite(
     title="WorldSense",
     unit="tuple (trials sharing a description)",
     headline="the answer is in the gold answer's class",
+    answer_row="trial",
     run_scripts=("scripts/ask_model.py",),
     record_fields=("resp",),
     ask="common.trials.ask:ask_set",  # the trials layer's: every trial asked with the suite's protocol
@@ -21,4 +22,12 @@ SUITE = Suite(
     baselines="common.trials.baselines:BASELINES",  # the trials layer's random and oracle
     fetched_sets=("test_set",),
     results_in_data=True,
+    analysis_options={
+        "--by": {
+            "nargs": "+",
+            "default": ["problemname"],
+            "metavar": "FIELD",
+            "help": "trial fields to group accuracy and bias by (e.g. problemsize, skin)",
+        }
+    },
 )
