@@ -74,7 +74,7 @@ def resolve(spec: str | Path, suite: str | None = None, results_root: Path | Non
     path = Path(spec)
     if path.is_dir():  # a directory holding several sets' results (a run's --results-dir)
         for candidate in [suites.get(suite)] if suite else suites.all_suites():
-            children = [d for d in sorted(path.iterdir()) if d.is_dir() and candidate.claims(d)]
+            children = [d for d in sorted(path.iterdir()) if d.is_dir() and suites.claimant(d) is candidate]
             if children and not candidate.claims(path):
                 return [candidate.ref(d.name, results_root=path) for d in children]
     return [suites.resolve_set(spec, suite, results_root)]

@@ -111,6 +111,9 @@ class Suite:
     queries: Any = CONVENTION  # "module:QUERIES": the explorer's canned queries, {name: (title, about, SQL)}
     fetched_sets: tuple[str, ...] = ()  # sets that come from elsewhere (WorldSense's test sets)
     results_in_data: bool = False  # results beside the data (<data>/results/), as a release keeps them
+    # its detect recognises a format other suites' sets may share, not marks of its own (a set in
+    # the trial format): a directory that another suite also claims is that suite's
+    detect_shared: bool = False
     section_scope: str = "set"  # "set": a report section per set; "suite": one for all default sets
     item_texts: bool = False  # its analysis reads the items' prompts (database.read(..., texts=True))
     # its analysis's own options: flag -> argparse keywords (analyse_results.py shows them under its
@@ -207,7 +210,8 @@ class Suite:
         return [self.ref(name) for name in self.set_names()]
 
     def claims(self, path: Path) -> bool:
-        """Return whether ``path`` is a set directory of this suite (its ``detect``)."""
+        """Return whether ``path`` may be a set directory of this suite (its ``detect``; which suite's
+        it is, when several claim it: ``common.suites.claimant``)."""
         return bool(self.detect) and bool(self.part("detect")(path))
 
 

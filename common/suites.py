@@ -48,6 +48,16 @@ def names() -> list[str]:
     return [suite.name for suite in all_suites()]
 
 
+def claimant(path: Path) -> Suite | None:
+    """Return the suite whose set the directory ``path`` is: every suite is asked (``Suite.claims``);
+    of those that claim it, the first that recognises marks of its own, else the first whose detect
+    recognises a shared format (``Suite.detect_shared``: a trial set no suite claims as its own);
+    None when none claims it. No suite needs to know another's data."""
+    claims = [suite for suite in all_suites() if suite.claims(path)]
+    own = [suite for suite in claims if not suite.detect_shared]
+    return (own or claims or [None])[0]
+
+
 def writer_of(records: list[dict]) -> Suite | None:
     """Return the suite whose results records look like ``records``: of those whose fields
     (``Suite.record_fields``) the first record has, the one with the most; None for no records or
@@ -135,9 +145,9 @@ def _by_path(path: Path, candidates: list[Suite]) -> tuple[Suite, str, Path | No
             if any(resolved == place.resolve() for place in places):
                 return suite, ref.name, None
     if path.is_dir():
-        for suite in candidates:
-            if suite.claims(path):
-                return suite, resolved.name, resolved
+        owner = claimant(path)
+        if owner is not None and owner.name in {suite.name for suite in candidates}:
+            return owner, resolved.name, resolved
     if path.is_file() and path.suffix in (".yaml", ".yml"):  # a config kept elsewhere
         owners = [
             s for s in candidates if s.generated and (len(candidates) == 1 or s.name == path.parent.name)

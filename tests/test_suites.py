@@ -14,6 +14,7 @@ import pytest
 
 from common import codedeps, paths, suites
 from common.errors import ConfigError, UserError
+from common.jsonl import write_jsonl
 from common.suite import PARTS as CONVENTIONS
 from common.suite import STAGES, Suite
 from tests import sandbox
@@ -146,6 +147,33 @@ def test_the_template_asks_a_set_of_another_format_through_its_suite_in_this_pro
     files = [p.relative_to(tmp_path / ref.name) for p in sorted(tmp_path.rglob("*___results.jsonl"))]
     assert {f.parent.name.split("___")[0] for f in files} == {"nl", "pddl"}  # plans, then PDDL facts
     assert {f.name for f in files} == {"paper___random___results.jsonl"}
+
+
+def test_a_directory_is_the_set_of_the_suite_that_recognises_it_as_its_own(tmp_path, monkeypatch):
+    """Each suite's detect looks for its own evidence only: WorldSense's for the trial format (its
+    code names no other suite's fields), canvas's for its fields. A trial set with canvas's fields
+    is claimed by both; the resolver asks every suite and gives it to canvas, whose evidence is its
+    own; a plain trial set is WorldSense's; a directory no suite claims is no set."""
+    monkeypatch.chdir(tmp_path)
+    trial = {"Key": 1, "text": "Is it so?", "expectedresp": ["yes", "no"], "goldresp": "yes"}
+    trial |= {"tuple_ID": 1, "problemname": "p"}
+    write_jsonl(tmp_path / "plain" / "trials.jsonl", [trial])
+    write_jsonl(tmp_path / "shapes" / "trials.jsonl", [{**trial, "task": "existence", "item": 0}])
+    (tmp_path / "empty").mkdir()
+    worldsense, canvas = suites.get("worldsense"), suites.get("canvas")
+    assert worldsense.claims(tmp_path / "shapes") and canvas.claims(tmp_path / "shapes")
+    assert (
+        suites.claimant(tmp_path / "shapes") is canvas and suites.claimant(tmp_path / "plain") is worldsense
+    )
+    assert suites.claimant(tmp_path / "empty") is None
+    assert (
+        suites.resolve_set("shapes").suite == "canvas" and suites.resolve_set("plain").suite == "worldsense"
+    )
+    with pytest.raises(UserError, match="holds canvas data, not worldsense data"):
+        suites.resolve_set("shapes", suite="worldsense")
+    detect = (paths.ROOT / "common" / "worldsense" / "scoring.py").read_text(encoding="utf-8")
+    detect = detect[detect.index("def detect") : detect.index("def data_fingerprint")]
+    assert not re.search(r"\b(canvas|task|item)\b", detect.lower())
 
 
 # scripts that belong to one suite (they ask or build only that suite's sets)

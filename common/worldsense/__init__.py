@@ -22,6 +22,7 @@ SUITE = Suite(
     baselines="common.trials.baselines:BASELINES",  # the trials layer's random and oracle
     fetched_sets=("test_set",),
     results_in_data=True,
+    detect_shared=True,  # its detect recognises the trial format, which other suites' sets share
     analysis_options={
         "--by": {
             "nargs": "+",

@@ -18,7 +18,7 @@ from common.results import draw_of, find_results_files, note_read, parse_results
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
 from common.trials import extract
-from common.trials.data import first_trial, load_testset, trials_path
+from common.trials.data import is_trial_set, load_testset, trials_path
 from common.worldsense.data import REQUIRED_FIELDS
 
 log = logging.getLogger(__name__)
@@ -142,13 +142,11 @@ ITEM_FIELDS = {"tuple_ID": "unit", "problemname": "task", "problemsize": "size",
 
 
 def detect(path: Path) -> bool:
-    """Return whether ``path`` is a WorldSense test set: a trials file whose trials are not a
-    canvas set's (the canvas sets share the trial format; their trials carry ``task`` and ``item``)."""
-    try:
-        trial = first_trial(path) if trials_path(path) else None
-    except FileNotFoundError:
-        return False
-    return trial is None or not ("task" in trial and "item" in trial)  # an empty file: loading names it
+    """Return whether ``path`` holds a test set in the trial format, WorldSense's: a trials file
+    (loading names a field it lacks). Other suites' sets may share the format (the suite declares
+    ``detect_shared``): such a set is the suite's that claims it too, which the resolver finds by
+    asking every suite (``common.suites.claimant``)."""
+    return is_trial_set(path)
 
 
 def data_fingerprint(ref: SetRef) -> str:
