@@ -35,12 +35,11 @@ SHORTCUT_TASKS = {s.name: s for s in SHORTCUTS}
 
 def load_trials(path: Path) -> pd.DataFrame:
     """Return the trials of a canvas set; raise UserError when ``path`` is not one (its trials
-    lack the canvas fields ``task`` and ``item``, as a WorldSense set's do), saying which
-    analysis fits it."""
+    lack the canvas fields ``task`` and ``item``), saying which analysis fits it."""
     trials = load_testset(path)
     if any(field not in trials.columns for field in CANVAS_FIELDS):
         raise UserError(
-            f"{path}: not a canvas set (its trials lack the fields 'task' and 'item'); a WorldSense "
+            f"{path}: not a canvas set (its trials lack the fields 'task' and 'item'); another suite's "
             f"set is analysed with `scripts/analyse_results.py -t {path}`"
         )
     return trials

@@ -101,15 +101,16 @@ def _by_key(trials: pd.DataFrame) -> dict[Any, dict[str, Any]]:
 # ---- the scorer of the results database (``common.database``) ----------------------------------------
 # A canvas set's trials as items (the canvas item, whose variants share a canvas and a question, is
 # the unit), each results file scored once by ``score_rows``: ``correct`` is the strict reader's verdict.
-CANVAS_FIELDS = ("task", "item")  # in every canvas trial, in no WorldSense one
+CANVAS_FIELDS = ("task", "item")  # in every canvas trial: the evidence that a trial set is canvas's
 RULE = "strict"  # the units' rule (the paired tests'): the share of an item's variants right
 TRIAL_FIELDS = ("item", "task", "description", "fewshot", "num_shapes", "goldresp", "expectedresp")
 
 
 def detect(testset: str | Path) -> bool:
     """Return whether ``testset`` is a canvas set directory, by content: its trials carry the
-    canvas fields (``task``, ``item``; a WorldSense trial has neither), with or without the
-    manifest the generator writes beside them."""
+    canvas fields (``task``, ``item``), with or without the manifest the generator writes beside
+    them. Its own evidence only: a suite whose detect recognises the trial format claims the set
+    too, and the resolver gives it to canvas (``common.suites.claimant``)."""
     trial = first_trial(testset)
     return trial is not None and all(field in trial for field in CANVAS_FIELDS)
 
