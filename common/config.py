@@ -3,12 +3,14 @@
 ``load_yaml`` parses a file and remembers the line of every field. ``build`` turns a mapping
 into a dataclass of settings: unknown keys are rejected with the list of known ones, values
 are type-checked against the defaults, and every error points at ``file:line: field``.
-``parse_overrides`` reads ``--key=value`` overrides (values parsed as YAML scalars).
+``parse_overrides`` reads ``--key=value`` overrides (values parsed as YAML scalars);
+``load_checked`` is a set config loaded, checked, overridden and checked again.
 """
 
 import dataclasses
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,3 +186,26 @@ def apply_overrides(settings: Any, overrides: dict[str, Any]) -> Any:
     merged = {**dataclasses.asdict(settings), **overrides}
     # nested dataclasses come back as dicts from asdict and are rebuilt by ``build``
     return build(type(settings), merged, Source("<command line>"))
+
+
+def load_checked(
+    cls: type,
+    path: str | Path,
+    overrides: dict[str, Any] | None,
+    check: Callable[[Any, Source], None],
+    reshape: Callable[[Any, Source], Any] | None = None,
+) -> Any:
+    """Return the ``cls`` that the set config ``path`` builds (``load_set_yaml``, then ``build``;
+    ``reshape(data, source)`` first adapts the file's data when given), checked by ``check(settings,
+    source)``, then with ``overrides`` applied (``apply_overrides``) and checked again: a
+    ConfigError names file:line and field, or ``<command line>`` for an override. How every
+    generated suite loads its set's config."""
+    data, source = load_set_yaml(path)
+    if reshape is not None:
+        data = reshape(data, source)
+    settings = build(cls, data, source)
+    check(settings, source)
+    if overrides:
+        settings = apply_overrides(settings, overrides)
+        check(settings, Source("<command line>"))
+    return settings

@@ -5,7 +5,7 @@ from typing import Literal
 
 import pytest
 
-from common.config import apply_overrides, build, load_yaml, parse_overrides
+from common.config import apply_overrides, build, load_checked, load_yaml, parse_overrides
 from common.errors import ConfigError
 
 
@@ -115,3 +115,29 @@ def test_an_optional_section_left_out_stays_none_through_overrides(tmp_path):
     assert settings.limit is None
     assert apply_overrides(settings, {"name": "other"}).limit is None
     assert apply_overrides(settings, {"limit": {"temperature": 1}}).limit == Decoding(temperature=1)
+
+
+@dataclass
+class Sized:
+    n: int = 1  # at least 1
+
+
+def _check_sized(settings: Sized, source) -> None:
+    if settings.n < 1:
+        raise ConfigError(f"{source.where('n')}: field 'n': {settings.n} is too small")
+
+
+def test_a_set_config_is_checked_when_loaded_and_again_after_its_overrides(tmp_path):
+    path = tmp_path / "set.yaml"
+    path.write_text("default: true\nn: 2\n")
+    assert load_checked(Sized, path, None, _check_sized) == Sized(2)
+    assert load_checked(Sized, path, {"n": 3}, _check_sized) == Sized(3)
+    with pytest.raises(ConfigError, match=r"^<command line>: field 'n': 0 is too small"):
+        load_checked(Sized, path, {"n": 0}, _check_sized)
+    path.write_text("n: 0\n")
+    with pytest.raises(ConfigError, match=r"set\.yaml:1: field 'n': 0 is too small"):
+        load_checked(Sized, path, {"n": 3}, _check_sized)  # the file is checked before its overrides
+    path.write_text("- 4\n")
+    assert load_checked(
+        Sized, path, None, _check_sized, reshape=lambda data, source: {"n": data[0]}
+    ) == Sized(4)

@@ -80,16 +80,16 @@ class SetSpec:
 def load_spec(path: str | Path, overrides: dict[str, Any] | None = None) -> SetSpec:
     """Return the SetSpec of a spec file with ``overrides`` (field -> value) applied; raise
     ConfigError naming file:line and field (``<command line>`` for an override) if it is invalid."""
-    data, source = config.load_set_yaml(path)
+    return config.load_checked(SetSpec, path, overrides, _check, reshape=_problems_only)
+
+
+def _problems_only(data: Any, source: config.Source) -> Any:
+    """Return a spec file's data as a mapping: a bare list is its ``problems`` (their lines in
+    ``source`` renamed to match); a mapping as it is."""
     if isinstance(data, list):
-        data = {"problems": data}
         source.lines = {f"problems.{key}": line for key, line in source.lines.items()}
-    spec = config.build(SetSpec, data, source)
-    _check(spec, source)
-    if overrides:
-        spec = config.apply_overrides(spec, overrides)
-        _check(spec, config.Source("<command line>"))
-    return spec
+        return {"problems": data}
+    return data
 
 
 def _check(spec: SetSpec, source: config.Source) -> None:

@@ -42,13 +42,7 @@ class SetConfig:
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SetConfig:
     """Return the SetConfig of a YAML file with ``overrides`` applied; raise ConfigError naming
     file:line and field (or ``<command line>`` for an override) if anything is invalid."""
-    data, source = config.load_set_yaml(path)
-    cfg = config.build(SetConfig, data, source)
-    _check(cfg, source)
-    if overrides:
-        cfg = config.apply_overrides(cfg, overrides)
-        _check(cfg, config.Source("<command line>"))
-    return cfg
+    return config.load_checked(SetConfig, path, overrides, _check)
 
 
 def _check(cfg: SetConfig, source: config.Source) -> None:
