@@ -40,20 +40,24 @@ def translate(argv: list[str] | None = None, doc: str | None = None) -> int:
     parser, args = _parsed(argv, doc, _add_translate_options)
     if args.feedback < 0:
         parser.error("--feedback must be 0 or more")
-    if args.objects == "true":
-        log.info("objects come from the true problem (the paper's protocol, flagged in every row)")
+    note = "objects come from the true problem (the paper's protocol, flagged in every row)"
     answer = functools.partial(run.translation_record, objects=args.objects, feedback=args.feedback)
-    return _ask_each_model(args, "pddl", answer, objects=args.objects, feedback=args.feedback)
+    extras = {"objects": args.objects, "feedback": args.feedback}
+    return _ask_each_model(args, "pddl", answer, note if args.objects == "true" else "", **extras)
 
 
-def _ask_each_model(args: argparse.Namespace, task: str, answer: Callable[..., Any], **extras: Any) -> int:
+def _ask_each_model(
+    args: argparse.Namespace, task: str, answer: Callable[..., Any], note: str = "", **extras: Any
+) -> int:
     """Ask each model ``args`` names (``--model`` or ``--baselines``) the set's problems of ``task``
-    ("nl" plans, "pddl" facts) with the protocol ``answer`` (``run.ask``; ``extras`` label the runs);
-    return the exit code of their summaries."""
+    ("nl" plans, "pddl" facts) with the protocol ``answer`` (``run.ask``; ``extras`` label the runs),
+    logging ``note`` once the set and its prompts are found; return the exit code of their summaries."""
     ref = suites.require_built(
         suites.resolve_set(args.testset, suite="blocks", results_root=args.results_dir)
     )
     files = run.prompt_files(ref.data, task, args.prompting, args.view)
+    if note:
+        log.info("%s", note)
     modalities = run.set_modalities(ref.data, args.modality)
     asked = run.load_run_items(files, args.problem_path, task, args.limit, modalities)  # once for all
     summaries = []
