@@ -214,6 +214,10 @@ INSERT INTO run_counts
 SELECT run_id, count(*), sum(scored AND correct = 0), sum(refused IS NOT NULL), sum(truncated > 0),
   round(100.0 * avg(CASE WHEN scored THEN correct END), 1)
 FROM answers WHERE run_id = ? GROUP BY run_id"""
+# its units per rule, task and size, counted and summed once (``unit_groups``)
+UNIT_GROUPS = """
+INSERT INTO unit_groups
+SELECT run_id, rule, task, size, count(*), sum(score) FROM units WHERE run_id = ? GROUP BY rule, task, size"""
 
 
 def _write_run(
@@ -229,8 +233,8 @@ def _write_run(
     texts: TextRefs,
 ) -> None:
     """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
-    answers (and their counts, ``run_counts``), scores and units (the texts they refer to noted
-    in ``texts.ids``)."""
+    answers (and their counts, ``run_counts``), scores and units (and their sums by rule, task
+    and size, ``unit_groups``); the texts they refer to are noted in ``texts.ids``."""
     meta = run_metadata(file)
     values = {
         "set_id": set_id,
@@ -296,6 +300,7 @@ def _write_run(
             ["run_id", *UNIT_COLUMNS],
             run.units.reindex(columns=UNIT_COLUMNS).assign(run_id=run_id),
         )
+        conn.execute(UNIT_GROUPS, (run_id,))
 
 
 def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
@@ -305,11 +310,11 @@ def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
 
 
 def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
-    """Delete a run and its answers, scores, units and pairs (its texts: ``delete_unused``)."""
+    """Delete a run and its answers, scores, units (and their sums), pairs (texts: ``delete_unused``)."""
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
-    for table in ("answers", "units", "run_counts", "runs"):
+    for table in ("answers", "units", "run_counts", "unit_groups", "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 

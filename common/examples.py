@@ -261,7 +261,29 @@ def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 
 
 
 def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
-    """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
-    return pd.read_sql_query(
-        f"SELECT * FROM ({queries.FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id, "page": ""}
-    )
+    """Return the first ``limit`` failures of ``run_id`` by unit (the ``failures`` query's first
+    rows, with the columns the report shows), found by ``FIRST_FAILURES``."""
+    return pd.read_sql_query(FIRST_FAILURES, conn, params={"run": run_id, "limit": int(limit)})
+
+
+# the first :limit failures of run :run by unit, as the ``failures`` query orders them (unit, Key,
+# turn; a draw's order among draws as its): the set's items walked in unit order (index
+# ``items_unit``), each item's answers looked up (``answers_key``), stopped at :limit, so that a
+# run's every wrong answer is neither sorted nor counted (``queries.FAILURES`` counts them, for its
+# pages); every answer scored has its item (scoring writes the items its records describe)
+FIRST_FAILURES = f"""
+WITH wrong AS (
+  SELECT a.answer_id, i.unit FROM runs r0 JOIN items i ON i.set_id = r0.set_id
+  CROSS JOIN answers a ON a.run_id = r0.run_id AND a.Key = i.Key
+  WHERE r0.run_id = CAST(:run AS INTEGER) AND a.scored AND a.correct = 0
+  ORDER BY i.unit, i.Key, a.turn, a.draw LIMIT CAST(:limit AS INTEGER)
+)
+SELECT w.unit, a.Key, a.turn, coalesce(a.expected, i.gold) AS gold, a.answer, y.text AS reply,
+  coalesce(q.text, p.text) AS prompt,
+  (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND {queries.SHOWN_PICTURES.format(r="r0")})
+    AS picture
+FROM wrong w JOIN answers a ON a.answer_id = w.answer_id JOIN runs r0 ON r0.run_id = a.run_id
+JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
+LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts p ON p.text_id = i.prompt
+LEFT JOIN texts y ON y.text_id = a.reply
+ORDER BY w.unit, a.Key, a.turn, a.draw"""
