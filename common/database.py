@@ -208,11 +208,18 @@ def _write_items(
     return set_id
 
 
-# a run's counts, as the explorer's ``runs`` query shows them (``common.queries``), counted once
+# a run's counts, as the explorer's ``runs`` query shows them (``common.queries``), and what its
+# records spent, as the report's provenance shows it (``common.run_records``: each record's first
+# turn, every draw; a reply per finish reason), counted once
 RUN_COUNTS = """
 INSERT INTO run_counts
 SELECT run_id, count(*), sum(scored AND correct = 0), sum(refused IS NOT NULL), sum(truncated > 0),
-  round(100.0 * avg(CASE WHEN scored THEN correct END), 1)
+  round(100.0 * avg(CASE WHEN scored THEN correct END), 1),
+  coalesce(sum(CASE WHEN turn = 0 AND finish_reason IS NOT NULL
+    THEN length(finish_reason) - length(replace(finish_reason, ',', '')) + 1 END), 0),
+  coalesce(sum(CASE WHEN turn = 0 THEN truncated END), 0),
+  coalesce(sum(CASE WHEN turn = 0 THEN completion_tokens END), 0),
+  coalesce(sum(CASE WHEN turn = 0 THEN reasoning_tokens END), 0)
 FROM answers WHERE run_id = ? GROUP BY run_id"""
 # its units per rule, task and size, counted and summed once (``unit_groups``)
 UNIT_GROUPS = """

@@ -16,8 +16,9 @@ One schema serves every suite (docs/database.md describes each column):
   read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
   ``scores``: the value of each of the suite's other rules and measures (``Suite.rules``);
 - ``units``: the unit of each suite's statistics and paired tests, its score per run and rule;
-- ``run_counts``: each run's answers, failures, refused, truncated and share right, counted when
-  it is scored (the explorer's first page reads them, not every answer);
+- ``run_counts``: each run's answers, failures, refused, truncated and share right, and what its
+  records' first turns spent (replies, cut, tokens), counted when it is scored (the explorer's
+  first page and the report's provenance read them, not every answer);
 - ``unit_groups``: each run's units per rule, task and size, counted and summed when it is scored
   (a suite's canned query of its headline by task and size reads them, not every unit);
 - ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``.
@@ -93,7 +94,8 @@ CREATE TABLE units (
   PRIMARY KEY (run_id, rule, unit)) WITHOUT ROWID;
 CREATE TABLE run_counts (
   run_id INTEGER PRIMARY KEY REFERENCES runs (run_id), answers INTEGER NOT NULL, failures INTEGER,
-  refused INTEGER, truncated INTEGER, correct_pct REAL);
+  refused INTEGER, truncated INTEGER, correct_pct REAL, replies INTEGER NOT NULL, cut INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL);
 CREATE TABLE unit_groups (
   run_id INTEGER NOT NULL REFERENCES runs (run_id), rule TEXT NOT NULL, task TEXT, size INTEGER,
   units INTEGER NOT NULL, score_sum REAL NOT NULL);
