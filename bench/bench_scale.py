@@ -21,8 +21,16 @@ the growth exponent in N: the least-squares slope of log(CPU) on log(N) over the
 (1: linear, 2: quadratic). Also the database's bytes per answer at each N. Prints the machine's
 load before and after each size.
 
+--stages times only some stages (a stage not timed is brought up to date by `make all` when a
+later one needs it, untimed); --reps times each stage that many times, and the table (Markdown,
+as docs/benchmarks.md shows it) gives the median with the range, the exponents fitted on the
+medians. --keep keeps the sandbox; given a kept one, it is reused: this checkout's code is copied
+over it (the runs it has are kept, and more added as --sizes asks), so that an N = 100 sandbox,
+built once, measures a change of the code.
+
 $ DATA_MIRROR=../shared python bench/bench_scale.py --sizes 10 30 100
 $ python bench/bench_scale.py --sizes 5 10 --suites canvas blocks --keep /tmp/scale-sandbox
+$ python bench/bench_scale.py --sizes 100 --suites worldsense --stages report queries --reps 3 --keep /tmp/ws
 """
 
 try:  # first: bench/_project_env.py puts the project on sys.path and explains a missing .venv
@@ -34,14 +42,17 @@ import json
 import math
 import os
 import random
+import re
 import shutil
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from measure import load_line  # bench/measure.py
 
@@ -183,41 +194,89 @@ def stage_of(command: str) -> str | None:
     return None
 
 
-def measure(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
-    """Return each stage's [CPU s, wall s, peak MB] at the sandbox's current runs, and the
-    queries' too (each, and the slowest as "queries (slowest)"); leaves make's stamps up to date."""
-    found: dict[str, list[float]] = {}
+STAGES = ("scoring", "analysis", "report", "queries", "add")  # --stages: what is timed
+
+
+def _scoring(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
+    """Return each suite's scoring [CPU s, wall s, peak MB], into an empty database; the sets'
+    stamps are then made newer, so that their analyses and the report are out of date."""
+    found = {}
     for name in ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm"):
         (root / "results" / name).unlink(missing_ok=True)
     python = str(root / ".venv/bin/python")
     for suite in SUITES:  # every suite (the report and the queries read them all)
         found[f"scoring: {suite}"] = list(timed(f"{python} scripts/score_results.py -t {suite}", root, env))
-    later = time.time() + 1  # every set rescored: its analysis and the report are out of date
+    _outdate(root)
+    return found
+
+
+def _outdate(root: Path) -> None:
+    """Make every set's scoring stamp newer than its analysis: make takes them all as out of date."""
+    later = time.time() + 1
     for stamp in root.glob("results/*/*/.scored"):
         os.utime(stamp, (later, later))
+
+
+def _commands(root: Path, env: dict[str, str], prefix: str, *args: str) -> dict[str, list[float]]:
+    """Run the commands of `make -n <args>` whose stage (``stage_of``) starts with ``prefix``;
+    return per stage the sum of their CPU and wall seconds and their largest peak."""
     stages: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
-    analyses = [c for c in make_commands(root, env, "all") if (stage_of(c) or "").startswith("analysis")]
-    for command in analyses:
-        stage = stage_of(command)
-        cpu, wall, peak = timed(command, root, env)
-        total = stages[stage]
-        stages[stage] = [total[0] + cpu, total[1] + wall, max(total[2], peak)]
-    # the report as make runs it after a section changed (`make -n` alone would not show it)
-    section = next(root.glob("results/sections/**/*.json")).relative_to(root)
-    for command in make_commands(root, env, "-W", str(section), "results/report.html"):
-        if stage_of(command) == "report":
+    for command in make_commands(root, env, *args):
+        stage = stage_of(command) or ""
+        if stage.startswith(prefix):
             cpu, wall, peak = timed(command, root, env)
-            total = stages["report"]
-            stages["report"] = [total[0] + cpu, total[1] + wall, max(total[2], peak)]
-    found.update(stages)
-    subprocess.run(["make", "-t", "all"], cwd=root, env=env, capture_output=True, check=True)
-    cpu, wall, peak = timed(f"{python} -c '{QUERIES}' > .bench_queries.json", root, env)
+            total = stages[stage]
+            stages[stage] = [total[0] + cpu, total[1] + wall, max(total[2], peak)]
+    return dict(stages)
+
+
+def _analysis(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
+    """Return each suite's analyses, every set's (all out of date: ``_outdate``), timed."""
+    _outdate(root)
+    return _commands(root, env, "analysis", "all")
+
+
+def _report(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
+    """Return the report's cost as make runs it after a section changed (`make -n` alone would not
+    show it): `score_results.py --prune` and `build_report.py`."""
+    section = next(root.glob("results/sections/**/*.json")).relative_to(root)
+    return _commands(root, env, "report", "-W", str(section), "results/report.html")
+
+
+def _queries(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
+    """Return each canned query's [CPU s, wall s, peak MB of the process that ran them all], and
+    the slowest's (by wall) as "queries (slowest)"."""
+    python = str(root / ".venv/bin/python")
+    _, _, peak = timed(f"{python} -c '{QUERIES}' > .bench_queries.json", root, env)
     each = json.loads((root / ".bench_queries.json").read_text())
-    for name, (q_cpu, q_wall, _) in each.items():
-        found[f"query: {name}"] = [q_cpu, q_wall, peak]
+    found = {f"query: {name}": [cpu, wall, peak] for name, (cpu, wall, _) in each.items()}
     slowest = max(each.values(), key=lambda v: v[1])
     found["queries (slowest)"] = [slowest[0], slowest[1], peak]
     return found
+
+
+def measure(root: Path, env: dict[str, str], stages: list[str], reps: int) -> dict[str, list[list[float]]]:
+    """Return each stage's [CPU s, wall s, peak MB] of every repetition (``reps``) at the sandbox's
+    current runs, for the ``stages`` chosen (``STAGES`` but "add"). A stage not chosen is brought
+    up to date untimed when a chosen one needs it (`make all`, incremental); leaves make's stamps
+    up to date."""
+    found: dict[str, list[list[float]]] = defaultdict(list)
+
+    def run(stage: str, how: Any) -> None:
+        for _ in range(reps if stage in stages else 0):
+            for name, figures in how(root, env).items():
+                found[name].append(figures)
+
+    if "scoring" not in stages:  # the database and the sections as make leaves them, untimed
+        subprocess.run(["make", "all"], cwd=root, env=env, capture_output=True, check=True)
+    run("scoring", _scoring)
+    if "scoring" in stages and "analysis" not in stages:  # the sections of these runs, untimed
+        _commands(root, env, "analysis", "all")
+    run("analysis", _analysis)
+    run("report", _report)
+    subprocess.run(["make", "-t", "all"], cwd=root, env=env, capture_output=True, check=True)
+    run("queries", _queries)
+    return dict(found)
 
 
 def bytes_per_answer(root: Path) -> tuple[int, int, float]:
@@ -239,22 +298,57 @@ def exponent(sizes: list[int], values: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-def table(sizes: list[int], rows: dict[int, dict[str, list[float]]]) -> str:
-    """Return the Markdown table: per stage, CPU / wall / peak at each N and the exponents."""
+def _cell(figures: list[list[float]] | None) -> str:
+    """Return a table cell: the median CPU s (with min-max over the repetitions), median wall s
+    and the largest peak MB of a stage's repetitions ``figures``; "-" for none."""
+    if not figures:
+        return "-"
+    cpu, wall = [f[0] for f in figures], [f[1] for f in figures]
+    spread = f" ({min(cpu):.2f}-{max(cpu):.2f})" if len(figures) > 1 else ""
+    peak = max(f[2] for f in figures)
+    return f"{statistics.median(cpu):.2f}{spread} / {statistics.median(wall):.2f} / {peak:,.0f}"
+
+
+def table(sizes: list[int], rows: dict[int, dict[str, list[list[float]]]], reps: int) -> str:
+    """Return the Markdown table (as docs/benchmarks.md shows it): per stage, at each N the median
+    CPU s (min-max) / median wall s / peak MB of its repetitions, and the exponents in N fitted
+    on the medians (CPU, wall)."""
     stages = list(dict.fromkeys(name for n in sizes for name in rows[n]))
-    head = "| stage | " + " | ".join(f"N={n}: CPU s / wall s / peak MB" for n in sizes)
+    head = f"| stage ({reps} repetitions: median CPU s (min-max) / median wall s / peak MB) | "
+    head += " | ".join(f"N = {n}" for n in sizes)
     head += " | exponent (CPU) | exponent (wall) |\n|" + " --- |" * (len(sizes) + 3)
     lines = [head]
     for stage in stages:
         cells = [rows[n].get(stage) for n in sizes]
-        shown = [f"{c[0]:.2f} / {c[1]:.2f} / {c[2]:.0f}" if c else "-" for c in cells]
         have = [(n, c) for n, c in zip(sizes, cells, strict=True) if c]
         fit = [
-            f"{exponent([n for n, _ in have], [c[i] for _, c in have]):.2f}" if len(have) > 1 else "-"
+            f"{exponent([n for n, _ in have], [statistics.median(f[i] for f in c) for _, c in have]):.2f}"
+            if len(have) > 1
+            else "-"
             for i in (0, 1)
         ]
-        lines.append(f"| {stage} | " + " | ".join(shown) + f" | {fit[0]} | {fit[1]} |")
+        lines.append(f"| {stage} | " + " | ".join(_cell(c) for c in cells) + f" | {fit[0]} | {fit[1]} |")
     return "\n".join(lines)
+
+
+def added_runs(root: Path) -> int:
+    """Return how many runs a kept sandbox was given already (one past its highest ``-vNNN``)."""
+    files = [*root.glob(f"results/**/*{SUFFIX}"), *root.glob(f"data/worldsense/*/results/*{SUFFIX}")]
+    found = [int(m) for f in files for m in re.findall(r"-v(\d{3})" + SUFFIX + "$", f.name)]
+    return max(found, default=-1) + 1
+
+
+def sandbox(root: Path) -> int:
+    """Make the sandbox ``root``: a copy of this checkout, or when ``root`` is one already (a kept
+    one), this checkout's code copied over it (times kept: what did not change stays built); return
+    how many runs it was given already."""
+    if not root.exists():
+        copy_checkout(root)
+        return 0
+    for part in ("common", "scripts", "bench"):
+        shutil.copytree(paths.ROOT / part, root / part, dirs_exist_ok=True, copy_function=shutil.copy2)
+    shutil.copy2(paths.ROOT / "Makefile", root / "Makefile")
+    return added_runs(root)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -267,8 +361,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--share", type=float, default=0.15, help="share of a run's answers changed")
     parser.add_argument(
-        "--keep", type=Path, help="make the sandbox here and keep it (default: a temporary one)"
+        "--keep", type=Path, help="make the sandbox here and keep it, or reuse it (default: a temporary one)"
     )
+    parser.add_argument("--stages", nargs="+", default=list(STAGES), choices=STAGES, help="the stages timed")
+    parser.add_argument("--reps", type=int, default=1, help="repetitions of each stage timed (median shown)")
     args = parser.parse_args(argv)
     cli.setup_logging(args.loglevel)
     sizes = sorted(args.sizes)
@@ -278,31 +374,32 @@ def main(argv: list[str] | None = None) -> int:
     if env.get("DATA_MIRROR"):  # relative to this checkout, not to the sandbox
         env["DATA_MIRROR"] = str(Path(env["DATA_MIRROR"]).resolve())
     print(f"sandbox: {root} (a copy of {paths.ROOT} after make all)", flush=True)
-    copy_checkout(root)
+    added = sandbox(root)
     try:
         bases = base_runs(root, args.suites)
         print("base runs: " + "; ".join(f"{s}: {', '.join(m)}" for s, m in bases.items()), flush=True)
-        subprocess.run(["make", "-t", "all"], cwd=root, env=env, capture_output=True, check=True)
-        rows: dict[int, dict[str, list[float]]] = {}
-        added = 0
+        if not added:
+            subprocess.run(["make", "-t", "all"], cwd=root, env=env, capture_output=True, check=True)
+        rows: dict[int, dict[str, list[list[float]]]] = {}
         for n in sizes:
             while added < n:
                 for suite in args.suites:
                     add_model(added, bases[suite], args.share)
                 added += 1
-            print(load_line(), flush=True)
-            found = measure(root, env)
+            print(f"N={n} ({added} runs added)", load_line(), flush=True)
+            found = measure(root, env, args.stages, args.reps)
             size, answers, per = bytes_per_answer(root)
             print(
                 f"N={n}: database {size / 1e6:,.1f} MB, {answers:,} answers, {per:.1f} bytes per answer",
                 flush=True,
             )
-            for suite in args.suites:
-                add_model(added, bases[suite], args.share)
-            added += 1
-            found["add one model, make all"] = list(timed("make all", root, env))
+            for _ in range(args.reps if "add" in args.stages else 0):
+                for suite in args.suites:
+                    add_model(added, bases[suite], args.share)
+                added += 1
+                found.setdefault("add one model, make all", []).append(list(timed("make all", root, env)))
             rows[n] = found
-            print(table([m for m in sizes if m in rows], rows), flush=True)
+            print(table([m for m in sizes if m in rows], rows, args.reps), flush=True)
             print(load_line(), flush=True)
     finally:
         if not args.keep:

@@ -208,12 +208,23 @@ def _write_items(
     return set_id
 
 
-# a run's counts, as the explorer's ``runs`` query shows them (``common.queries``), counted once
+# a run's counts, as the explorer's ``runs`` query shows them (``common.queries``), and what its
+# records spent, as the report's provenance shows it (``common.run_records``: each record's first
+# turn, every draw; a reply per finish reason), counted once
 RUN_COUNTS = """
 INSERT INTO run_counts
 SELECT run_id, count(*), sum(scored AND correct = 0), sum(refused IS NOT NULL), sum(truncated > 0),
-  round(100.0 * avg(CASE WHEN scored THEN correct END), 1)
+  round(100.0 * avg(CASE WHEN scored THEN correct END), 1),
+  coalesce(sum(CASE WHEN turn = 0 AND finish_reason IS NOT NULL
+    THEN length(finish_reason) - length(replace(finish_reason, ',', '')) + 1 END), 0),
+  coalesce(sum(CASE WHEN turn = 0 THEN truncated END), 0),
+  coalesce(sum(CASE WHEN turn = 0 THEN completion_tokens END), 0),
+  coalesce(sum(CASE WHEN turn = 0 THEN reasoning_tokens END), 0)
 FROM answers WHERE run_id = ? GROUP BY run_id"""
+# its units per rule, task and size, counted and summed once (``unit_groups``)
+UNIT_GROUPS = """
+INSERT INTO unit_groups
+SELECT run_id, rule, task, size, count(*), sum(score) FROM units WHERE run_id = ? GROUP BY rule, task, size"""
 
 
 def _write_run(
@@ -229,8 +240,8 @@ def _write_run(
     texts: TextRefs,
 ) -> None:
     """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
-    answers (and their counts, ``run_counts``), scores and units (the texts they refer to noted
-    in ``texts.ids``)."""
+    answers (and their counts, ``run_counts``), scores and units (and their sums by rule, task
+    and size, ``unit_groups``); the texts they refer to are noted in ``texts.ids``."""
     meta = run_metadata(file)
     values = {
         "set_id": set_id,
@@ -296,6 +307,7 @@ def _write_run(
             ["run_id", *UNIT_COLUMNS],
             run.units.reindex(columns=UNIT_COLUMNS).assign(run_id=run_id),
         )
+        conn.execute(UNIT_GROUPS, (run_id,))
 
 
 def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
@@ -305,11 +317,11 @@ def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
 
 
 def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
-    """Delete a run and its answers, scores, units and pairs (its texts: ``delete_unused``)."""
+    """Delete a run and its answers, scores, units (and their sums), pairs (texts: ``delete_unused``)."""
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
-    for table in ("answers", "units", "run_counts", "runs"):
+    for table in ("answers", "units", "run_counts", "unit_groups", "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 

@@ -16,8 +16,11 @@ One schema serves every suite (docs/database.md describes each column):
   read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
   ``scores``: the value of each of the suite's other rules and measures (``Suite.rules``);
 - ``units``: the unit of each suite's statistics and paired tests, its score per run and rule;
-- ``run_counts``: each run's answers, failures, refused, truncated and share right, counted when
-  it is scored (the explorer's first page reads them, not every answer);
+- ``run_counts``: each run's answers, failures, refused, truncated and share right, and what its
+  records' first turns spent (replies, cut, tokens), counted when it is scored (the explorer's
+  first page and the report's provenance read them, not every answer);
+- ``unit_groups``: each run's units per rule, task and size, counted and summed when it is scored
+  (a suite's canned query of its headline by task and size reads them, not every unit);
 - ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``.
 """
 
@@ -31,7 +34,7 @@ from pathlib import Path
 
 from common import paths, suites
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
@@ -91,7 +94,12 @@ CREATE TABLE units (
   PRIMARY KEY (run_id, rule, unit)) WITHOUT ROWID;
 CREATE TABLE run_counts (
   run_id INTEGER PRIMARY KEY REFERENCES runs (run_id), answers INTEGER NOT NULL, failures INTEGER,
-  refused INTEGER, truncated INTEGER, correct_pct REAL);
+  refused INTEGER, truncated INTEGER, correct_pct REAL, replies INTEGER NOT NULL, cut INTEGER NOT NULL,
+  completion_tokens INTEGER NOT NULL, reasoning_tokens INTEGER NOT NULL);
+CREATE TABLE unit_groups (
+  run_id INTEGER NOT NULL REFERENCES runs (run_id), rule TEXT NOT NULL, task TEXT, size INTEGER,
+  units INTEGER NOT NULL, score_sum REAL NOT NULL);
+CREATE INDEX unit_groups_run ON unit_groups (run_id);
 CREATE TABLE pairs (
   pair_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   run_a INTEGER NOT NULL REFERENCES runs (run_id), run_b INTEGER NOT NULL REFERENCES runs (run_id),

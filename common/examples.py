@@ -21,6 +21,7 @@ import re
 import sqlite3
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from common import leaderboard, queries
@@ -167,7 +168,8 @@ def pair_examples(
     labels) only those tests, else the tests of ``leaderboard.rule_pairs`` in each group of runs
     (a set, view and rule; runs ranked by their mean unit score, ``baselines`` the suite's
     built-in models): every test of a group of up to 8 runs. The counts of every test come from
-    one query (``_pair_counts``); the examples, one query per test returned."""
+    its runs' units, each read once (``_pair_counts``); the examples, one query per test returned,
+    each of its cells stopped at its first units."""
     marks = ", ".join("?" * len(files))
     tests = pd.read_sql_query(
         "SELECT p.pair_id, p.set_id, p.run_a, p.run_b, p.rule, ra.label AS a, rb.label AS b, ra.view "
@@ -181,7 +183,7 @@ def pair_examples(
         tests = [t for t in tests if (_group(t, wanted), frozenset((t["a"], t["b"]))) in wanted]
     else:
         tests = _rule_tests(conn, tests, baselines)
-    counts = _pair_counts(conn, [int(t["pair_id"]) for t in tests])
+    counts = _pair_counts(conn, tests)
     found = []
     for test in tests:
         params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
@@ -231,21 +233,39 @@ def _rule_tests(
     return [t for t in tests if t["pair_id"] in kept]
 
 
-def _pair_counts(conn: sqlite3.Connection, pair_ids: list[int]) -> dict[int, dict[str, int]]:
-    """Return ``n``, ``a_better``, ``b_better`` of each paired test ``pair_ids``, counted from
-    ``units`` in one query (every test at once, not one query per test)."""
-    if not pair_ids:
-        return {}
-    rows = conn.execute(
-        "SELECT p.pair_id, count(*), coalesce(sum(x.score > y.score AND NOT y.censored), 0), "
-        "coalesce(sum(y.score > x.score AND NOT x.censored), 0) FROM pairs p "
-        "JOIN units x ON x.run_id = p.run_a AND x.rule = p.rule "
-        "JOIN units y ON y.run_id = p.run_b AND y.rule = p.rule AND y.unit = x.unit "
-        "WHERE p.pair_id IN (SELECT value FROM json_each(?)) GROUP BY p.pair_id",
-        (json.dumps(pair_ids),),
-    ).fetchall()
-    found = {pair_id: {"n": 0, "a_better": 0, "b_better": 0} for pair_id in pair_ids}
-    found.update({pair_id: {"n": n, "a_better": a, "b_better": b} for pair_id, n, a, b in rows})
+def _pair_counts(conn: sqlite3.Connection, tests: list[dict[str, Any]]) -> dict[int, dict[str, int]]:
+    """Return ``n``, ``a_better``, ``b_better`` of each paired test of ``tests`` (by ``pair_id``):
+    its two runs' shared units under its rule, those where a scored more and b was not censored,
+    and the reverse (the ``paired`` view's counts). Each run's units are read once per rule (a run
+    is in a few tests: one read each, not a join per test) and compared as arrays."""
+    lists: dict[tuple[str, ...], int] = {}  # each distinct list of units once (a set's runs share one)
+    scores: dict[tuple[int, str], tuple[int, np.ndarray, np.ndarray]] = {}
+    for run, rule in sorted({(int(t[f"run_{s}"]), t["rule"]) for t in tests for s in "ab"}):
+        rows = conn.execute(
+            "SELECT unit, score, censored FROM units WHERE run_id = ? AND rule = ? ORDER BY unit", (run, rule)
+        ).fetchall()
+        units = lists.setdefault(tuple(r[0] for r in rows), len(lists))
+        scores[run, rule] = (
+            units,
+            np.array([r[1] for r in rows], float),
+            np.array([r[2] for r in rows], bool),
+        )
+    named = {i: units for units, i in lists.items()}
+    found = {}
+    for test in tests:
+        (units_a, x, x_censored), (units_b, y, y_censored) = (
+            scores[int(test[f"run_{s}"]), test["rule"]] for s in "ab"
+        )
+        if units_a != units_b:  # other units: the shared ones, matched by name
+            at_b = {unit: i for i, unit in enumerate(named[units_b])}
+            shared = [(i, at_b[unit]) for i, unit in enumerate(named[units_a]) if unit in at_b]
+            in_a, in_b = [i for i, _ in shared], [j for _, j in shared]
+            x, x_censored, y, y_censored = x[in_a], x_censored[in_a], y[in_b], y_censored[in_b]
+        found[int(test["pair_id"])] = {
+            "n": len(x),
+            "a_better": int(((x > y) & ~y_censored).sum()),
+            "b_better": int(((y > x) & ~x_censored).sum()),
+        }
     return found
 
 
@@ -261,7 +281,29 @@ def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 
 
 
 def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:
-    """Return the first ``limit`` rows of the ``failures`` query for ``run_id``."""
-    return pd.read_sql_query(
-        f"SELECT * FROM ({queries.FAILURES}) LIMIT {int(limit)}", conn, params={"run": run_id, "page": ""}
-    )
+    """Return the first ``limit`` failures of ``run_id`` by unit (the ``failures`` query's first
+    rows, with the columns the report shows), found by ``FIRST_FAILURES``."""
+    return pd.read_sql_query(FIRST_FAILURES, conn, params={"run": run_id, "limit": int(limit)})
+
+
+# the first :limit failures of run :run by unit, as the ``failures`` query orders them (unit, Key,
+# turn; a draw's order among draws as its): the set's items walked in unit order (index
+# ``items_unit``), each item's answers looked up (``answers_key``), stopped at :limit, so that a
+# run's every wrong answer is neither sorted nor counted (``queries.FAILURES`` counts them, for its
+# pages); every answer scored has its item (scoring writes the items its records describe)
+FIRST_FAILURES = f"""
+WITH wrong AS (
+  SELECT a.answer_id, i.unit FROM runs r0 JOIN items i ON i.set_id = r0.set_id
+  CROSS JOIN answers a ON a.run_id = r0.run_id AND a.Key = i.Key
+  WHERE r0.run_id = CAST(:run AS INTEGER) AND a.scored AND a.correct = 0
+  ORDER BY i.unit, i.Key, a.turn, a.draw LIMIT CAST(:limit AS INTEGER)
+)
+SELECT w.unit, a.Key, a.turn, coalesce(a.expected, i.gold) AS gold, a.answer, y.text AS reply,
+  coalesce(q.text, p.text) AS prompt,
+  (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND {queries.SHOWN_PICTURES.format(r="r0")})
+    AS picture
+FROM wrong w JOIN answers a ON a.answer_id = w.answer_id JOIN runs r0 ON r0.run_id = a.run_id
+JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
+LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts p ON p.text_id = i.prompt
+LEFT JOIN texts y ON y.text_id = a.reply
+ORDER BY w.unit, a.Key, a.turn, a.draw"""

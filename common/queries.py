@@ -88,10 +88,13 @@ def _paged(order: str) -> str:
 def disagreements_sql(per_cell: bool = False) -> str:
     """Return the SQL of the ``disagreements`` query: a page (``:page``, PAGE units) of the
     discordant units, first by cell and unit, each with the item, the gold answer and the two
-    runs' answers side by side, the runs named (``RUN_NAME``); with ``per_cell`` instead the first
-    ``:per_cell`` units of each cell (a better, b better). The counts stay those of every unit. The
-    discordant units come from ``units`` alone (its key: run, rule, unit); the answers shown are
-    looked up by subqueries in the outer SELECT, run only for the rows fetched (a page)."""
+    runs' answers side by side, the runs named (``RUN_NAME``), every row with the counts of every
+    unit (``discordant``, ``a_better``, ``b_better``). With ``per_cell`` instead the first
+    ``:per_cell`` units of each cell (a better, b better), without the counts: each cell walks the
+    units in order and stops at :per_cell (the report's examples; their counts come from one query
+    for every test). The discordant units come from ``units`` alone (its key: run, rule, unit);
+    the answers shown are looked up by subqueries in the outer SELECT, run only for the rows
+    fetched (a page)."""
     rule = "(SELECT rule FROM settings)"
     loser_score, winner_score = RULE_SCORE.format(rule=rule, t="l"), RULE_SCORE.format(rule=rule, t="w")
     cells = (
@@ -108,19 +111,25 @@ def disagreements_sql(per_cell: bool = False) -> str:
       LEFT JOIN answers w ON w.run_id = c.winner AND w.Key = l.Key AND w.draw = 0 AND w.turn = l.turn
       WHERE i.set_id = c.set_id AND i.unit = c.unit AND l.scored AND {loser_score} = 0
       ORDER BY {winner_score} DESC NULLS LAST, l.Key, l.turn LIMIT 1)"""
+    # per cell: not materialized (each cell's LIMIT stops the walk), no counts
+    materialized = "NOT MATERIALIZED " if per_cell else ""
+    totals = (
+        "SELECT NULL AS discordant, NULL AS a_better, NULL AS b_better"
+        if per_cell
+        else "SELECT count(*) AS discordant, coalesce(sum(better = 'a'), 0) AS a_better, "
+        "coalesce(sum(better = 'b'), 0) AS b_better FROM discordant"
+    )
     return f"""
 WITH settings AS (
   SELECT CAST(:run_a AS INTEGER) AS run_a, CAST(:run_b AS INTEGER) AS run_b,
     coalesce(nullif(:rule, ''), (SELECT min(rule) FROM units WHERE run_id = CAST(:run_a AS INTEGER))) AS rule
-), discordant AS (
+), discordant AS {materialized}(
   SELECT x.unit, x.task, x.size, x.score AS score_a, y.score AS score_b,
     CASE WHEN x.score > y.score AND NOT y.censored THEN 'a' ELSE 'b' END AS better
-  FROM settings s JOIN units x ON x.run_id = s.run_a AND x.rule = s.rule
-  JOIN units y ON y.run_id = s.run_b AND y.rule = s.rule AND y.unit = x.unit
-  WHERE (x.score > y.score AND NOT y.censored) OR (y.score > x.score AND NOT x.censored)
-), totals AS (
-  SELECT count(*) AS discordant, coalesce(sum(better = 'a'), 0) AS a_better,
-    coalesce(sum(better = 'b'), 0) AS b_better FROM discordant
+  FROM units x JOIN units y ON y.run_id = CAST(:run_b AS INTEGER) AND y.rule = x.rule AND y.unit = x.unit
+  WHERE x.run_id = CAST(:run_a AS INTEGER) AND x.rule = (SELECT rule FROM settings)
+    AND ((x.score > y.score AND NOT y.censored) OR (y.score > x.score AND NOT x.censored))
+), totals AS ({totals}
 ), cells AS ({cells}
 ), shown AS (
   SELECT c.*, s.run_a, s.run_b, (SELECT set_id FROM runs WHERE run_id = s.run_a) AS set_id,

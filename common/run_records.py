@@ -1,6 +1,7 @@
 """What the results database records of each run, read for the report's provenance: the model's
 settings of its last run (``runs.settings``, from its run metadata when it was scored: never a
-key) and what its replies spent (``answers``), so nothing downstream reads a results file again.
+key) and what its replies spent (``run_counts``: summed from its answers when it was scored), so
+nothing downstream reads a results file, or every answer, again.
 
 A new read of the database kept beside ``common.database`` (which writes it and reads the scored
 rows of a set's analysis); like every reader it only selects.
@@ -15,13 +16,12 @@ from typing import Any
 
 # one row per results record: its first turn (a blocks record's feedback rounds and an Already Said
 # That conversation's turns repeat or split the record's tokens on later turns), every draw
+# (summed when the run was scored: ``run_counts``; a run without answers has none)
 _TOKEN_USE = """
-SELECT r.results_file, r.settings,
-  coalesce(sum(CASE WHEN a.finish_reason IS NULL THEN 0
-      ELSE length(a.finish_reason) - length(replace(a.finish_reason, ',', '')) + 1 END), 0),
-  coalesce(sum(a.truncated), 0), coalesce(sum(a.completion_tokens), 0), coalesce(sum(a.reasoning_tokens), 0)
-FROM runs r LEFT JOIN answers a ON a.run_id = r.run_id AND a.turn = 0
-WHERE r.results_file IN ({marks}) GROUP BY r.run_id
+SELECT r.results_file, r.settings, coalesce(c.replies, 0), coalesce(c.cut, 0),
+  coalesce(c.completion_tokens, 0), coalesce(c.reasoning_tokens, 0)
+FROM runs r LEFT JOIN run_counts c ON c.run_id = r.run_id
+WHERE r.results_file IN ({marks}) ORDER BY r.run_id
 """
 
 

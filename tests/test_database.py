@@ -360,6 +360,17 @@ def test_the_report_shows_examples_from_the_database_escaped(db, sections, tmp_p
     assert "<script>" not in markdown and "\x1b" not in markdown
 
 
+def test_the_report_s_failures_are_the_failures_query_s_first_rows(db):
+    # the report walks a run's items in unit order and stops (examples.FIRST_FAILURES); the
+    # explorer's query sorts and counts every wrong answer: the same first rows
+    columns = ["unit", "Key", "turn", "gold", "answer", "reply", "prompt", "picture"]
+    for (run_id,) in db.execute("SELECT run_id FROM runs ORDER BY run_id").fetchall():
+        listed = queries.run_query(db, "failures", run=str(run_id))
+        for limit in (1, 2, queries.PAGE):
+            found = examples._failures(db, run_id, limit)
+            assert found[columns].equals(listed[columns].head(limit).reset_index(drop=True))
+
+
 # ---- determinism, the script, the explorer's metadata ------------------------------------------------
 def _content(path: Path) -> dict[str, list]:
     """Every table's rows in a fixed order, the file's own stats left out: the database's content

@@ -337,8 +337,8 @@ def _in_display_order(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:
 
 # ---- the explorer's canned queries of this suite (``common.queries``, ``make explore``) -----------
 WORLDSENSE_AVERAGE = """
-WITH by_size AS (
-  SELECT run_id, task, size, avg(score) AS acc FROM units JOIN run_rows USING (run_id)
+WITH by_size AS (  -- the units' sums by task and size, summed when the run was scored
+  SELECT run_id, task, size, sum(score_sum) / sum(units) AS acc FROM unit_groups JOIN run_rows USING (run_id)
   WHERE suite = 'worldsense' GROUP BY run_id, task, size
 ), by_problem AS (SELECT run_id, task, avg(acc) AS acc FROM by_size GROUP BY run_id, task)
 SELECT r.run_id, r.model, r.prompting, round(100 * avg(acc), 1) AS accuracy_pct, count(*) AS problems
