@@ -5,7 +5,7 @@ An item is one test problem of a prompts file in one view: its prompt(s), and th
 view so that scoring and the built-in models see the true problem (``items.load_items``).
 ``plan_record`` and ``translation_record`` are the protocols the shared runner calls; a record
 keeps every raw completion, and its scores come from ``scoring.py``, a pure function of the item
-and those completions (so the score stage, ``answers.py``, scores it again without asking).
+and those completions (so the score stage, ``scoring.py``, scores it again without asking).
 The rest serves the two scripts: the set's prompts files and items in each modality the set
 has (``common.pictures.modality``: a picture modality's items show their problems as pictures,
 the same Keys), results paths (a picture modality's label ends ``-image`` or ``-text+image``), and
