@@ -50,7 +50,7 @@ CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
 # the score stage's shared writer: the database's schema and updates, what it records of each run
 # (a change to them, e.g. a new schema version, scores every set again)
 SCORE_CODE := scripts/score_results.py $(addprefix common/,database.py dbfile.py dbstore.py dbread.py \
-	run_identity.py models/config.py)
+	run_identity.py pricing.py)
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
 RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py layout.py html_page.py leaderboard.py \
 	examples.py queries.py provenance.py run_records.py analysis.py database.py dbfile.py dbstore.py dbread.py \

@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from common.models.config import cost_usd
+from common.pricing import cost_usd
 from common.results import RUN_FIELD, metadata_path
 
 NO_RUN = {"settings": None, "date": None, "git_commit": None, "labels": None, "run_count": 0, "tokens": 0}
