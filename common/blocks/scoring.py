@@ -48,6 +48,7 @@ ITEM_COLUMNS = [
 DETAIL_FIELDS = (  # a scored answer's diagnostics kept in its ``detail`` JSON (when not empty)
     "plan_length", "parse_rate", "valid_prefix", "optimality_gap", "first_error", "reason", "unread_facts",
     "rounds_used", "round_errors", "feedback_stopped",
+    "succeed",  # a released answer's own verdict (``release_runs``), which the paper's table shows
 )  # fmt: skip
 
 
