@@ -12,9 +12,10 @@ A record with a true ``refused`` field is an item the server refused to answer (
 the model's context, a content filter); readers count it apart from wrong or invalid answers.
 
 The first record each run writes carries that run's identity in a ``run`` field (``RUN_FIELD``:
-when it started, the project's commit, its labels such as prompting, model name, view or
-modality, and the model's settings, never a key), so that a file says itself which runs wrote
-it, whatever its name (``run_stamps`` reads them back). Files written before carry none.
+the project's commit, its labels such as prompting, model name, view or modality, and the
+model's settings, never a key; not the time, so that a run asked again writes the same bytes),
+so that a file says itself which runs wrote it, whatever its name (``run_stamps`` reads them
+back). Files written before carry none.
 """
 
 import errno

@@ -5,7 +5,7 @@ downstream (analyses, the report's provenance) reads a run metadata file or a re
 A results file written by the shared runner says itself which runs wrote it: the first record of
 each run carries its identity (``common.results.RUN_FIELD``: start, commit, labels, settings).
 ``recorded`` reads those records, and the token counts of the others, from the file's bytes:
-the runs (how many), the last run's settings, date and commit, its labels, and the tokens and
+the runs (how many), the last run's settings and commit, its labels, and the tokens and
 cost counted as the runner counts a run's (``common.models.metadata``: prompt and completion
 tokens of the records not answered from the cache, priced at each run's price, batches at the
 batch share). A file written before runs recorded themselves falls back to the run metadata beside
@@ -31,11 +31,15 @@ def recorded(results_file: str | Path) -> dict[str, Any]:
     run, ``labels`` (JSON: the last run's labels, e.g. prompting, model name, view, modality),
     ``run_count``, ``tokens`` (prompt + completion) and ``cost_usd`` (0 without a price; settings
     None for a run that records none: results released with a paper, ``blocks.release_runs``): from
-    the file's run records when it has them, else from its run metadata (labels None), else
-    ``NO_RUN`` (released results, a script that does not use the shared runner)."""
+    the file's run records when it has them (all but ``date``: a run record holds no time, so that
+    results files stay deterministic; the date is the run metadata's, when there is one), else from
+    its run metadata (labels None), else ``NO_RUN`` (released results, a script that does not use
+    the shared runner)."""
     data = Path(results_file).read_bytes()
     found = _from_records(data) if f'"{RUN_FIELD}"'.encode() in data else None
-    return found or _from_metadata(results_file)
+    if found is None:
+        return _from_metadata(results_file)
+    return {**found, "date": _from_metadata(results_file)["date"]}  # the time is not in the file
 
 
 def _from_records(data: bytes) -> dict[str, Any] | None:
@@ -62,11 +66,11 @@ def _from_records(data: bytes) -> dict[str, Any] | None:
         return None
     costs = [_cost(run) for run in runs]
     last = runs[-1]["run"]
-    labels = {k: v for k, v in last.items() if k not in ("started", "commit", "model")}
+    labels = {k: v for k, v in last.items() if k not in ("commit", "model")}
     tokens = sum(run["prompt_tokens"] + run["completion_tokens"] for run in [earlier, *runs])
     return {
         "settings": json.dumps(_no_keys(last["model"]), sort_keys=True) if "model" in last else None,
-        "date": last.get("started"),
+        "date": None,
         "git_commit": last.get("commit"),
         "labels": json.dumps(labels, sort_keys=True, default=str),
         "run_count": len(runs) + (1 if any(earlier.values()) else 0),  # an older run without a record

@@ -467,9 +467,8 @@ def test_no_key_reaches_the_database(tmp_path):
     new.write_text(json.dumps({"Key": 1, "resp": "a", RUN_FIELD: entry}) + "\n")
     for file in (old, new):
         found = run_identity.recorded(file)
-        assert (found["settings"], found["date"], found["git_commit"]) == (
+        assert (found["settings"], found["git_commit"]) == (
             '{"api_key_env": "K", "max_tokens": 8, "name": "A"}',
-            "2026-01-01T00:00:00Z",
             "abc",
         )
         assert "sk-1" not in json.dumps(found) and "t-1" not in json.dumps(found)

@@ -14,10 +14,10 @@ SECRET = "sk-never-in-the-database-93b1"
 PRICE = {"input": 1.0, "output": 2.0}  # dollars per 1,000 tokens
 
 
-def _run(started: str, **settings) -> dict:
+def _run(commit: str, **settings) -> dict:
     """Return the run record a run's first record carries (as ``RunMetadata.stamp`` makes it)."""
     model = {"name": "m", "base_url": "http://127.0.0.1:9/v1", "model": "m-1", **settings}
-    return {"started": started, "prompting": "basic", "modelname": "m", "commit": "c0ffee", "model": model}
+    return {"prompting": "basic", "modelname": "m", "commit": commit, "model": model}
 
 
 def _scored_runs(testset, db):
@@ -31,8 +31,8 @@ def _scored_runs(testset, db):
 def test_a_results_files_run_records_reach_the_runs_table(tmp_path):
     trials = tf_tuple("t1", "Infer.normal", 3) + tf_tuple("t2", "Infer.normal", 3)
     testset = write_testset(tmp_path / "ts", trials, {})
-    first = _run("2026-01-01T00:00:00Z", max_tokens=8, api_key_env="M_KEY", price_per_1k_tokens=PRICE)
-    second = _run("2026-01-02T00:00:00Z", max_tokens=16, api_key_env="M_KEY", price_per_1k_tokens=PRICE)
+    first = _run("c0ffee", max_tokens=8, api_key_env="M_KEY", price_per_1k_tokens=PRICE)
+    second = _run("decaf", max_tokens=16, api_key_env="M_KEY", price_per_1k_tokens=PRICE)
     second["model"]["api_key"] = SECRET  # a settings dict that holds a key never gives it away
     records = [
         {"Key": 100, "resp": "TRUE", "prompt_tokens": 10, "completion_tokens": 2, RUN_FIELD: first},
@@ -46,12 +46,8 @@ def test_a_results_files_run_records_reach_the_runs_table(tmp_path):
     settings = {k: v for k, v in second["model"].items() if k != "api_key"}
     assert json.loads(run["settings"]) == settings and "api_key_env" in run["settings"]
     assert json.loads(run["labels"]) == {"prompting": "basic", "modelname": "m"}
-    assert (run["date"], run["git_commit"], run["model"], run["prompting"]) == (
-        "2026-01-02T00:00:00Z",
-        "c0ffee",
-        "m",
-        "basic",
-    )
+    # the last run's commit; no time in a run record (results files stay deterministic), no metadata
+    assert (run["date"], run["git_commit"], run["model"], run["prompting"]) == (None, "decaf", "m", "basic")
     # two runs; the cached answer's tokens cost nothing: (20 in, 4 out) + (100 in, 20 out)
     assert (run["run_count"], run["tokens"]) == (2, 144)
     assert run["cost_usd"] == round((20 * 1.0 + 4 * 2.0) / 1000 + (100 * 1.0 + 20 * 2.0) / 1000, 6)
@@ -85,12 +81,17 @@ def test_a_file_without_run_records_scores_as_before_from_its_name_and_run_metad
     with database.connection(db, readonly=True) as conn:
         before = conn.execute(ANSWERS, (found["run_id"],)).fetchall()
     lines = old.read_text().splitlines()
-    lines[0] = json.dumps({**json.loads(lines[0]), RUN_FIELD: _run("2026-01-01T00:00:00Z")})
+    lines[0] = json.dumps({**json.loads(lines[0]), RUN_FIELD: _run("c0ffee")})
     old.write_text("\n".join(lines) + "\n")
     stamped = _scored_runs(testset, db)[old.name]
     with database.connection(db, readonly=True) as conn:
         assert conn.execute(ANSWERS, (stamped["run_id"],)).fetchall() == before
-    assert (stamped["run_count"], stamped["date"]) == (1, "2026-01-01T00:00:00Z")
+    # one run now, its commit from the file; the date, which no run record holds, from the metadata
+    assert (stamped["run_count"], stamped["git_commit"], stamped["date"]) == (
+        1,
+        "c0ffee",
+        "2025-05-05T00:00:00Z",
+    )
 
 
 ANSWERS = (
@@ -107,7 +108,7 @@ def test_the_provenance_reads_no_run_metadata_and_no_results_file(tmp_path):
         metadata_path(old), {"runs": [{"model": settings, "prompt_tokens": 5, "completion_tokens": 4}]}
     )
     new = testset / "results" / results_filename("basic", "m")
-    stamp = _run("2026-01-01T00:00:00Z", price_per_1k_tokens=PRICE)
+    stamp = _run("c0ffee", price_per_1k_tokens=PRICE)
     write_jsonl(
         new, [{"Key": 100, "resp": "TRUE", "prompt_tokens": 9, "completion_tokens": 1, RUN_FIELD: stamp}]
     )
