@@ -47,6 +47,10 @@ EXPLORE_OK := $(VENV)/.explore-ok
 # (a copy of the model template, scripts/test_<name>_model.py, is the user's: pyproject.toml leaves it
 # out of ruff's checks; the template itself is named to be checked)
 CODE_DIRS := common scripts tests $(wildcard bench) scripts/test_random_model.py
+# the score stage's shared writer: the database's schema and updates, what it records of each run
+# (a change to them, e.g. a new schema version, scores every set again)
+SCORE_CODE := scripts/score_results.py $(addprefix common/,database.py dbfile.py dbstore.py dbread.py \
+	run_identity.py pricing.py)
 # the shared layer of the report: the one renderer, the examples from the database, the provenance
 RENDER_CODE := scripts/build_report.py $(addprefix common/,report.py render.py layout.py html_page.py leaderboard.py \
 	examples.py queries.py provenance.py run_records.py analysis.py database.py dbfile.py dbstore.py dbread.py \
@@ -336,7 +340,7 @@ results/$(1)/$(2)/.baselines: $(call set_stamp,$(1),$(2)) $$(RUN_SCRIPTS_$(1)) $
 	touch $$@
 
 results/$(1)/$(2)/.scored: results/$(1)/$(2)/.baselines $(call set_stamp,$(1),$(2)) $$(call model_run,$(1)) \
-		$$(call results_of,$(1),$(2)) scripts/score_results.py $$(CODE_score_$(1))
+		$$(call results_of,$(1),$(2)) $$(SCORE_CODE) $$(CODE_score_$(1))
 	$$(PYTHON) scripts/score_results.py -t $(1)/$(2)
 	touch $$@
 

@@ -31,13 +31,12 @@ from typing import Any
 
 import pandas as pd
 
-from common import codedeps, paths, suites
+from common import codedeps, paths, run_identity, suites
 from common.dbfile import ANSWER_COLUMNS, ITEM_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS, UNIT_COLUMNS
 from common.dbfile import connect as connect
 from common.dbfile import connection as connection
 from common.dbfile import default_path as default_path
 from common.dbread import read as read
-from common.dbread import run_metadata as run_metadata
 from common.dbstore import TextRefs, delete_unused, image_ids, insert, text_ids
 from common.jsonl import sha256_file
 from common.scored import ScoredRun
@@ -239,10 +238,11 @@ def _write_run(
     checked: int,
     texts: TextRefs,
 ) -> None:
-    """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row,
-    answers (and their counts, ``run_counts``), scores and units (and their sums by rule, task
-    and size, ``unit_groups``); the texts they refer to are noted in ``texts.ids``."""
-    meta = run_metadata(file)
+    """Insert one scored results file (looked at at time ``checked``, ns): its ``runs`` row (with
+    what the file records of the runs that wrote it: ``run_identity.recorded``), answers (and
+    their counts, ``run_counts``), scores and units (and their sums by rule, task and size,
+    ``unit_groups``); the texts they refer to are noted in ``texts.ids``."""
+    meta = run_identity.recorded(file)
     values = {
         "set_id": set_id,
         "results_file": paths.shown(file),

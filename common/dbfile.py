@@ -11,7 +11,8 @@ One schema serves every suite (docs/database.md describes each column):
 - ``runs``: one row per results file: suite, set, model, prompting, the modality it was asked in
   (``text``, ``image``, ``text+image``: the same items, so runs pair across modalities), the run's
   name in the tables (``label``), the file's SHA-256 and the scorer's version it was scored with, the
-  model's settings (never a key);
+  model's settings (never a key), the run's labels, and how many runs wrote the file with the tokens
+  and cost they spent (``common.run_identity``: from the file's run records);
 - ``answers``: one row per (run, Key, draw, turn) scored: the reply, the reasoning, the answer
   read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
   ``scores``: the value of each of the suite's other rules and measures (``Suite.rules``);
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from common import paths, suites
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
@@ -42,7 +43,7 @@ BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (
 RUN_COLUMNS = [
     "run_id", "set_id", "results_file", "sha256", "bytes", "mtime_ns", "checked_ns", "scorer", "prompting",
     "model", "label", "method", "view", "modality", "attributes", "records", "notes", "settings", "date",
-    "git_commit",
+    "git_commit", "labels", "run_count", "tokens", "cost_usd",
 ]  # fmt: skip
 ITEM_COLUMNS = ["Key", "position", "unit", "task", "size", "variant", "prompt", "gold", "fields", "image"]
 THUMBNAIL_PX = 160  # the longer side of an image's thumbnail
@@ -76,7 +77,7 @@ CREATE TABLE runs (
   checked_ns INTEGER NOT NULL,
   scorer TEXT NOT NULL, prompting TEXT NOT NULL, model TEXT NOT NULL, label TEXT NOT NULL, method TEXT,
   view TEXT, modality TEXT, attributes TEXT, records INTEGER NOT NULL, notes TEXT, settings TEXT, date TEXT,
-  git_commit TEXT);
+  git_commit TEXT, labels TEXT, run_count INTEGER NOT NULL, tokens INTEGER NOT NULL, cost_usd REAL NOT NULL);
 CREATE TABLE answers (
   answer_id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs (run_id), Key INTEGER NOT NULL,
   draw INTEGER NOT NULL, turn INTEGER NOT NULL, question INTEGER REFERENCES texts (text_id), expected TEXT,
@@ -109,7 +110,7 @@ CREATE INDEX runs_set ON runs (set_id);
 CREATE INDEX pairs_set ON pairs (set_id);
 CREATE VIEW run_rows AS
   SELECT r.run_id, s.suite, s.set_name, r.label, r.model, r.prompting, r.method, r.view, r.modality,
-    r.records, r.results_file, r.settings, r.date, r.git_commit
+    r.records, r.results_file, r.settings, r.date, r.git_commit, r.labels, r.run_count, r.tokens, r.cost_usd
   FROM runs r JOIN sets s USING (set_id);
 CREATE VIEW answer_rows AS
   SELECT s.suite, s.set_name, r.model, r.prompting, r.label, r.view, r.modality, a.answer_id, a.run_id,

@@ -1,5 +1,5 @@
 """Reading the results database: the scored rows of sets as frames (``read``: the input of every
-analysis), and what a results file's run metadata says of its run (``run_metadata``).
+analysis).
 """
 
 from __future__ import annotations
@@ -7,15 +7,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from common import suites
 from common.dbfile import ANSWER_COLUMNS, TEXT_COLUMNS
-from common.results import metadata_path
 from common.scored import Scored
 from common.suite import SetRef
 
@@ -90,19 +87,3 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
         params=params,
     )
     return Scored(runs=runs, answers=answers, items=items, units=units, pairs=pairs)
-
-
-def run_metadata(results_file: str | Path) -> dict[str, Any]:
-    """Return what the run metadata beside a results file says of its last run: ``settings``
-    (JSON of the model's settings as recorded, never a key; None values left out), ``date`` (when
-    it started) and ``git_commit``; all None without metadata (released results, template scripts)."""
-    try:
-        last = json.loads(metadata_path(results_file).read_text(encoding="utf-8"))["runs"][-1]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):
-        return {"settings": None, "date": None, "git_commit": None}
-    settings = {k: v for k, v in (last.get("model") or {}).items() if v is not None}
-    return {
-        "settings": json.dumps(settings, sort_keys=True),
-        "date": last.get("started"),
-        "git_commit": last.get("commit"),
-    }

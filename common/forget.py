@@ -110,15 +110,20 @@ def _move(pairs: list[tuple[Path, Path | None]], dry_run: bool) -> list[tuple[Pa
 def removed_sets(conn: sqlite3.Connection, found: dict[str, list[str]] | None = None) -> list[str]:
     """Return the sets (``<suite>/<set>``) the database holds that are no longer found: a set of a
     suite whose sets come from configs, without its config (removed, or forgotten). A suite's
-    fetched sets stay (released data). ``found``: the set names of each suite (default: those of
-    ``Suite.set_names``)."""
+    fetched sets stay (released data), and so does a set made from fetched data, whose data
+    directory says so (``FETCHED``: e.g. a paper's released answers as runs of a set of their own).
+    ``found``: the set names of each suite (default: those of ``Suite.set_names``)."""
     gone = []
     for suite_name, name in conn.execute("SELECT suite, set_name FROM sets ORDER BY suite, set_name"):
         suite = suites.get(suite_name)
         names = found[suite_name] if found is not None else suite.set_names()
-        if suite.generated and name not in suite.fetched_sets and name not in names:
+        fetched = name in suite.fetched_sets or (suite.ref(name).data / FETCHED).is_file()
+        if suite.generated and not fetched and name not in names:
             gone.append(f"{suite_name}/{name}")
     return gone
+
+
+FETCHED = ".fetched"  # in a set's data directory: the set is made from fetched data, not a config
 
 
 def prune(conn: sqlite3.Connection, keys: list[str] | None = None) -> list[str]:

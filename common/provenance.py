@@ -5,23 +5,20 @@
 report renders as Markdown and HTML; ``token_budget_lines`` (at the top of the report),
 ``token_budget_by_suite`` (a row per model, a column per suite) and ``token_budget_table`` (a row
 per results file, folded) show how the models' replies used their token budget. A run's model
-settings and its replies' token use come from the results database (``common.run_records``: the
-score stage recorded them, so no results file is read again); its number of runs, tokens and cost
-from the run metadata beside its results file (what the runner accounted, which the database does
-not keep). Settings never hold a key (the metadata records only the variable's name).
+settings, its number of runs, their tokens and cost, and its replies' token use come from the
+results database (``common.run_records``: the score stage recorded them from the results file's run
+records, ``common.run_identity``), so no results file or run metadata is read again. Settings never
+hold a key (a run records only the variable's name).
 """
 
 import datetime
-import json
 import sqlite3
 import subprocess
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from common import paths, run_records
 from common.jsonl import sha256_file
-from common.results import read_results, token_use
 
 MAX_CHANGED = 20  # changed files named in the provenance line; the rest counted
 # the token budget's part of the report: its heading, what it says, the title of its folded table
@@ -39,9 +36,9 @@ BUDGET_ABOUT = (
 def provenance(sections: Sequence[dict[str, Any]], conn: sqlite3.Connection | None = None) -> dict[str, Any]:
     """Return where the report comes from: date, commit (and whether the tree had changes), the
     configs in configs/ and the pinned external data (with their SHA-256), the inputs of every
-    section, and the models that wrote its results files (settings and token use as the results
-    database ``conn`` recorded them; a file it does not hold, a section saved from files never
-    scored, from its run metadata and records)."""
+    section, and the models that wrote its results files (settings, runs, tokens, cost and token
+    use as the results database ``conn`` recorded them; ``no_metadata`` for a file it does not
+    hold)."""
     files = [e["path"] for s in sections for e in s["inputs"] if e["path"].endswith("___results.jsonl")]
     recorded = run_records.recorded_runs(conn, files) if conn is not None else {}
     commit, changed = git_state()
@@ -98,42 +95,33 @@ def git_state() -> tuple[str, list[str] | None]:
 
 def _models(section: dict[str, Any], recorded: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
     """Return one entry per results file among the section's inputs: the file, the model's
-    settings of its last run (as recorded: never a key) and its replies' token use (from
-    ``recorded``, the database's record of the file, when it has one), runs, tokens, cost;
-    ``no_metadata`` settings and zeros when the file has no run metadata."""
+    settings of its last run (never a key), the runs that wrote it, their tokens and cost, and its
+    replies' token use, all as the results database recorded them (``recorded``); ``no_metadata``
+    settings and zeros for a file whose runs recorded nothing (released results, a template
+    script) or that the database does not hold."""
     models = []
     for entry in section["inputs"]:
         if not entry["path"].endswith("___results.jsonl"):
             continue
-        results = paths.ROOT / entry["path"]
-        meta = results.with_name(results.name.removesuffix(".jsonl") + ".meta.json")
         found = {"suite": section["suite"], "results": entry["path"]}
-        try:
-            runs = json.loads(meta.read_text(encoding="utf-8"))["runs"]
-        except (OSError, ValueError, KeyError, TypeError):  # released with a paper, or a template script
+        known = recorded.get(entry["path"])
+        if not known or known["settings"] is None:  # released with a paper, or a template script
             models.append(
                 {**found, "runs": 0, "settings": {"no_metadata": True}, "tokens": 0, "cost_usd": 0.0}
             )
             continue
-        known = recorded.get(entry["path"])
-        settings = dict(known["settings"] or {}) if known else dict(runs[-1].get("model") or {})
-        tokens = sum(int(r.get("prompt_tokens") or 0) + int(r.get("completion_tokens") or 0) for r in runs)
+        settings = {k: v for k, v in known["settings"].items() if v is not None}  # never a key: see models
         models.append(
             {
                 **found,
-                "runs": len(runs),
-                "settings": {k: v for k, v in settings.items() if v is not None},  # never a key: see models
-                "tokens": tokens,
-                "cost_usd": round(sum(float(r.get("cost_usd") or 0) for r in runs), 6),
-                **({} if settings.get("builtin") else {"use": known["use"] if known else _use(results)}),
+                "runs": known["runs"],
+                "settings": settings,
+                "tokens": known["tokens"],
+                "cost_usd": known["cost_usd"],
+                **({} if settings.get("builtin") else {"use": known["use"]}),
             }
         )
     return models
-
-
-def _use(results: Path) -> dict[str, int]:
-    """Return the token use of a results file the database does not hold, read from its records."""
-    return token_use(read_results(results))
 
 
 def token_budget_table(prov: dict[str, Any]) -> dict[str, Any] | None:

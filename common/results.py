@@ -10,6 +10,12 @@ and a second writer is refused at once.
 
 A record with a true ``refused`` field is an item the server refused to answer (too long for
 the model's context, a content filter); readers count it apart from wrong or invalid answers.
+
+The first record each run writes carries that run's identity in a ``run`` field (``RUN_FIELD``:
+the project's commit, its labels such as prompting, model name, view or modality, and the
+model's settings, never a key; not the time, so that a run asked again writes the same bytes),
+so that a file says itself which runs wrote it, whatever its name (``run_stamps`` reads them
+back). Files written before carry none.
 """
 
 import errno
@@ -28,6 +34,7 @@ log = logging.getLogger(__name__)
 
 SEPARATOR = "___"
 SUFFIX = "___results.jsonl"
+RUN_FIELD = "run"  # the field of a run's first record that holds the run's identity and settings
 
 
 class LabelError(UserError, ValueError):
@@ -106,6 +113,13 @@ def note_read(path: str | Path, records: int) -> None:
 READ_LOG = "RESULTS_READ_LOG"
 
 
+def run_stamps(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Return the identities of the runs that wrote ``records`` (every draw, in file order): the
+    ``RUN_FIELD`` of each record that has one (a run's first record), oldest first; [] for a
+    file written before runs recorded themselves (released results, older runs)."""
+    return [record[RUN_FIELD] for record in records if isinstance(record.get(RUN_FIELD), dict)]
+
+
 def draw_of(record: dict[str, Any]) -> int:
     """Return which of a model's repeated answers to its item a record is: its ``draw`` (0 when
     absent: a run with one answer per item writes no draw field)."""
@@ -150,7 +164,8 @@ class ResultsWriter:
     are asked again: "refused" (refused by the server) and "truncated" (a reply cut at the
     token limit); the file is rewritten atomically and ``dropped`` says how many. ``append``
     writes one line and flushes it, unless its (Key, draw) is already there: none is written
-    twice. Use
+    twice. With ``run`` set (``stamp``), the first record this writer appends carries it as its
+    ``RUN_FIELD``: the identity of the run that wrote it. Use
     as a context manager or call ``close`` (which releases the lock). A file this writer
     created and never wrote to is removed on close (``removed`` True): a run that stopped
     before its first answer (a server that is down, an unknown model) leaves no empty results
@@ -163,6 +178,7 @@ class ResultsWriter:
         self.done: set[Any] = set()
         self.dropped = 0
         self.removed = False
+        self.run: dict[str, Any] | None = None  # the run's identity, on the first record it appends
         self._lock = threading.Lock()
         self._lock_handle = _acquire_lock(self.path)
         if fresh:
@@ -184,11 +200,12 @@ class ResultsWriter:
         is done."""
         if "Key" not in record:
             raise ValueError(f"results record has no 'Key': {record!r}")
-        line = dumps(record) + "\n"
         with self._lock:
             if record_id(record) in self.done:
                 return False
-            self._handle.write(line)
+            if self.run is not None:  # this run's first record: it says which run wrote it
+                record, self.run = {**record, RUN_FIELD: self.run}, None
+            self._handle.write(dumps(record) + "\n")
             self._handle.flush()
             self.done.add(record_id(record))
         return True

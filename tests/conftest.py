@@ -153,11 +153,15 @@ def blocks_tiny(tmp_path_factory) -> tuple[Path, SetRef]:
 
 
 def comparable(path: Path) -> list[dict]:
-    """Return the records of a results file (every draw) without the timing field ``latency_s``,
-    sorted by Key and draw: what a batch run and a live run of the same model must share."""
-    from common.results import read_results
+    """Return the records of a results file (every draw) without the timing field ``latency_s`` and
+    the run record (``run``: which run wrote it, when), sorted by Key and draw: what a batch run and
+    a live run of the same model must share."""
+    from common.results import RUN_FIELD, read_results
 
-    records = [{k: v for k, v in r.items() if k != "latency_s"} for r in read_results(path, all_draws=True)]
+    records = [
+        {k: v for k, v in r.items() if k not in ("latency_s", RUN_FIELD)}
+        for r in read_results(path, all_draws=True)
+    ]
     return sorted(records, key=lambda r: (str(r["Key"]), r.get("draw", 0)))
 
 

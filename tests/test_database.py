@@ -5,7 +5,6 @@ hash seed. Built from small sets of every suite written in a temporary directory
 
 import hashlib
 import json
-import os
 import re
 import sqlite3
 from pathlib import Path
@@ -13,11 +12,11 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from common import analysis, database, examples, forget, queries, render, report, suites
+from common import analysis, database, examples, forget, queries, render, report, run_identity, suites
 from common.canvas.scoring import response_text
 from common.jsonl import sha256_file, write_jsonl
 from common.paths import ROOT
-from common.results import read_results, token_use
+from common.results import RUN_FIELD, read_results, token_use
 from common.suite import SetRef
 from tests.already_said_that.fixtures import write_set
 from tests.conftest import run_script
@@ -466,23 +465,24 @@ def _unused_texts(conn: sqlite3.Connection) -> int:
     ).fetchone()[0]
 
 
-def test_no_key_reaches_the_database(project, tmp_path):
-    meta = {
-        "runs": [
-            {"started": "2026-01-01T00:00:00Z", "commit": "abc", "model": {"name": "A", "api_key_env": "K"}}
-        ]
-    }
-    file = project["worldsense"][0].results / "basic___A___results.meta.json"
-    file.write_text(json.dumps(meta))
-    try:
-        found = database.run_metadata(file.with_name("basic___A___results.jsonl"))
-    finally:
-        os.remove(file)
-    assert found == {
-        "settings": '{"api_key_env": "K", "name": "A"}',
-        "date": "2026-01-01T00:00:00Z",
-        "git_commit": "abc",
-    }
+def test_no_key_reaches_the_database(tmp_path):
+    """A run records the name of its key's variable, never a key: neither a results file's run
+    record nor the run metadata beside an older file gives a key to ``runs`` (a setting named as a
+    key would be is left out, should one ever be recorded)."""
+    settings = {"name": "A", "api_key_env": "K", "api_key": "sk-1", "access_token": "t-1", "max_tokens": 8}
+    entry = {"started": "2026-01-01T00:00:00Z", "commit": "abc", "model": settings}
+    old = tmp_path / "basic___A___results.jsonl"
+    old.write_text('{"Key": 1, "resp": "a"}\n')
+    (tmp_path / "basic___A___results.meta.json").write_text(json.dumps({"runs": [entry]}))
+    new = tmp_path / "basic___B___results.jsonl"
+    new.write_text(json.dumps({"Key": 1, "resp": "a", RUN_FIELD: entry}) + "\n")
+    for file in (old, new):
+        found = run_identity.recorded(file)
+        assert (found["settings"], found["git_commit"]) == (
+            '{"api_key_env": "K", "max_tokens": 8, "name": "A"}',
+            "abc",
+        )
+        assert "sk-1" not in json.dumps(found) and "t-1" not in json.dumps(found)
 
 
 def test_the_documented_queries_run(db):

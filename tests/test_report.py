@@ -6,11 +6,13 @@ import re
 import pandas as pd
 import pytest
 
-from common import render, report
+from common import dbfile, paths, render, report, run_identity
 from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
 from common.provenance import provenance
+from common.results import read_results
+from common.scored import reply_fields
 from tests.conftest import run_script
 from tests.worldsense.fixtures import answers_for, tf_tuple, write_testset
 
@@ -47,6 +49,39 @@ def _section(tmp_path, results=None) -> Section:
         notes=["1 trial refused by the server"],
         inputs=[results] if results else [],
     )
+
+
+def _recorded(tmp_path, results):
+    """Return a connection to a database that holds the toy suite's ``results`` file as the score
+    stage records a run (what the provenance reads): its ``runs`` row (``run_identity.recorded``)
+    and an answers row per record (its finish reasons and tokens)."""
+    conn = dbfile.connect(tmp_path / "recorded.sqlite")
+    set_id = conn.execute("INSERT INTO sets (suite, set_name, fingerprint) VALUES ('toy', 's', '')").lastrowid
+    found = run_identity.recorded(results)
+    columns = (
+        "set_id, results_file, sha256, bytes, mtime_ns, checked_ns, scorer, prompting, model, label, records"
+    )
+    run_id = conn.execute(
+        f"INSERT INTO runs ({columns}, settings, run_count, tokens, cost_usd) "
+        "VALUES (?, ?, '', 0, 0, 0, '', 'basic', 'm', 'm', 0, ?, ?, ?, ?)",
+        (
+            set_id,
+            paths.shown(results),
+            found["settings"],
+            found["run_count"],
+            found["tokens"],
+            found["cost_usd"],
+        ),
+    ).lastrowid
+    for record in read_results(results):
+        fields = reply_fields(record)
+        counts = [fields[f] for f in ("truncated", "completion_tokens", "reasoning_tokens", "finish_reason")]
+        conn.execute(
+            "INSERT INTO answers (run_id, Key, draw, turn, scored, truncated, completion_tokens, "
+            "reasoning_tokens, finish_reason) VALUES (?, ?, 0, 0, 1, ?, ?, ?, ?)",
+            (run_id, record["Key"], *counts),
+        )
+    return conn
 
 
 def test_a_saved_section_loads_with_flat_tables_and_input_hashes(tmp_path):
@@ -92,7 +127,7 @@ def test_html_stands_alone_and_shows_every_table_and_figure(tmp_path):
     )
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
-    prov = provenance(sections)
+    prov = provenance(sections, _recorded(tmp_path, results))
     page = render.render_html(sections, prov)
     assert page.count("<table>") == 2 + 3  # the section's table and paper table, three provenance tables
     assert page.count('src="data:image/png;base64,') == 1
@@ -185,7 +220,7 @@ def test_the_token_budget_of_model_runs_shows_what_was_cut_at_the_top_and_its_ta
     write_json(tmp_path / "basic___m___results.meta.json", {"runs": [{"model": settings}]})
     report.save_section(_section(tmp_path, results), tmp_path / "s.json")
     sections = [report.load_section(tmp_path / "s.json")]
-    prov = provenance(sections)
+    prov = provenance(sections, _recorded(tmp_path, results))
     page = render.render_html(sections, prov)
     markdown = render.render_markdown(sections, prov, {})
     # 4 replies, 1 cut; 94 reasoning and 30 answer tokens: a row per model, a column per suite, open

@@ -7,7 +7,7 @@ shared runner), ``grade`` (plans and facts checked on the true problem), ``scori
 stage: each results file scored once into the results database), ``analysis`` and ``report``
 (from the scored rows). Beside them the world itself (``state``, ``boards``, ``problems``,
 ``planner``, ``fullgoal``, ``consistency``, ``check``, ``nlplan``, ``pddl``, ``translate``,
-``conversation``), the results' names (``runs``) and the paper's release (``release``,
+``conversation``), the results' names (``runs``) and the paper's release (``release``, ``release_runs``,
 ``reproduce``, ``paper``). The suite's page is docs/blocks.md; its conventions are in this
 package's README.md.
 """

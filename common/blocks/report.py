@@ -52,14 +52,15 @@ def section(
     refs: Sequence[SetRef],
     scored: Scored,
     figures_dir: Path | None = None,
-    reproduced: str | Path | None = None,
+    db: str | Path | None = None,
     **_: Any,
 ) -> Section:
     """Return the blocks Section of a set's scored rows (``refs``: the one set; see the module
     docstring); with ``figures_dir`` the PNGs ``blocks_<set>_success_by_view.png`` and, when the
     problems have more than one optimal plan length, ``blocks_<set>_success_by_length.png``. The
     paper's table is added when the set is one of the paper's (configs/papers/blocks.yaml), from
-    the reproduction's summary (``reproduced``, default ``paper.REPRODUCED``)."""
+    the release's runs as the results database ``db`` (default: the default database) holds them
+    (``paper.paper_section``)."""
     (ref,) = refs
     df, notes = analysis.results_frame(scored)
     if df.empty:
@@ -100,7 +101,7 @@ def section(
             scores = modalities.modality_scores(scored, "lenient", run_name)
             path = figures_dir / f"blocks_{ref.name}_modalities.png"
             figures.append((MODALITY_CAPTION, modalities.plot_modalities(scores, path, "lenient success")))
-    paper, paper_lines, inputs, paper_notes = paper_section(ref.name, reproduced)
+    paper, paper_lines, paper_notes = paper_section(ref.name, db)
     notes += paper_notes + _notes(by_view)
     summary = (
         paper_lines
@@ -127,7 +128,7 @@ def section(
         summary=summary[:3],
         paper=paper,
         notes=notes,
-        inputs=[*files, *inputs],
+        inputs=files,
         headline_tables=1,
         paired_table=PAIRED_TITLE,
         headline=headline_cells(analysis.success(df, RUN), ref.name),

@@ -13,6 +13,7 @@ RUN = ["method", "prompting", "model"]
 RULES = ("lenient", "strict")  # the rules of the units and paired tests; lenient is ``correct``
 FACT_FIELDS = ("init_precision", "init_recall", "goal_precision", "goal_recall")
 PAPER_VIEWS = ("one", "two", "all")
+RELEASE_MODELS = {"gpt": "cogsci22-gpt-neo", "codex": "cogsci22-codex"}  # the release's runs (release_runs)
 AS_RECORDED = "scores as recorded (prompts or problems not at hand to re-score)"  # a run's note
 _DIRECTORY = re.compile(r"^(nl|pddl)___(.+)$")
 

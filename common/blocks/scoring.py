@@ -36,7 +36,7 @@ from common.blocks.runs import (
 from common.blocks.state import goal_holds, relation_english
 from common.errors import DataError
 from common.pictures.modality import TEXT, record_modality, shows_pictures
-from common.results import find_results_files, metadata_path, parse_results_filename, read_results
+from common.results import find_results_files, metadata_path, parse_results_filename, read_results, run_stamps
 from common.scored import ScoredRun, joined_text, reply_fields
 from common.suite import SetRef
 
@@ -48,6 +48,7 @@ ITEM_COLUMNS = [
 DETAIL_FIELDS = (  # a scored answer's diagnostics kept in its ``detail`` JSON (when not empty)
     "plan_length", "parse_rate", "valid_prefix", "optimality_gap", "first_error", "reason", "unread_facts",
     "rounds_used", "round_errors", "feedback_stopped",
+    "succeed",  # a released answer's own verdict (``release_runs``), which the paper's table shows
 )  # fmt: skip
 
 
@@ -148,18 +149,19 @@ def _item_row(item: dict[str, Any], prompt_type: str, prompts: str, rank: int | 
 def score_file(ref: SetRef, file: Path, items: pd.DataFrame) -> ScoredRun:
     """Return a results file of the set read once and scored: every record (every draw) scored
     again by ``score_record`` for the items of the prompts file its last run asked (its run
-    metadata names it; the rows of prompts no longer in it are left out, with a note), or, when
-    those prompts are not at hand, its verdicts as recorded (note ``AS_RECORDED``). The answers
-    are one row per record, or one per feedback round asked (``turn``; only the last, which
-    carries the record's verdicts, is ``scored``): ``correct`` is the lenient verdict, ``strict``
-    and the facts' precision and recall are rules of their own, a refused problem fails both.
+    record names it, or an older file's run metadata; the rows of prompts no longer in it are
+    left out, with a note), or, when those prompts are not at hand, its verdicts as recorded
+    (note ``AS_RECORDED``). The answers are one row per record, or one per feedback round asked
+    (``turn``; only the last, which carries the record's verdicts, is ``scored``): ``correct`` is
+    the lenient verdict, ``strict`` and the facts' precision and recall are rules of their own, a
+    refused problem fails both.
     The units are the problems (draw 0), under both rules."""
     prompt_type, view = directory_parts(file.parent.name)
     method = METHODS[prompt_type]
     prompting, model = parse_results_filename(file)
     records = read_results(file, all_draws=True)
     modality = record_modality(records[0]) if records else TEXT
-    prompts, objects = _run_inputs(ref, file)
+    prompts, objects = _run_inputs(ref, file, records)
     asked = items[items["prompts"] == prompts] if prompts else items.iloc[:0]
     notes = []
     if asked.empty:
@@ -225,12 +227,17 @@ def _recorded_items(records: list[dict[str, Any]], method: str, view: str) -> pd
     )
 
 
-def _run_inputs(ref: SetRef, file: Path) -> tuple[str | None, str]:
+def _run_inputs(ref: SetRef, file: Path, records: list[dict[str, Any]]) -> tuple[str | None, str]:
     """Return ``(prompts, objects)``: the name of the set's prompts file that the results file's
-    last run asked (None when its metadata names none of the set's prompts files: no metadata, or
-    prompts kept elsewhere) and that run's ``objects`` protocol (the paper's "true" by default)."""
+    last run asked (its run record says, ``run_stamps``; a file written before runs recorded
+    themselves: its run metadata; None when neither names one of the set's prompts files: released
+    results, prompts kept elsewhere) and that run's ``objects`` protocol (the paper's "true" by
+    default)."""
+    stamps = run_stamps(records)
     try:
-        last = json.loads(metadata_path(file).read_text(encoding="utf-8"))["runs"][-1]
+        last = (
+            stamps[-1] if stamps else json.loads(metadata_path(file).read_text(encoding="utf-8"))["runs"][-1]
+        )
         asked = paths.ROOT / last["prompts"]
     except (OSError, ValueError, KeyError, IndexError, TypeError):
         return None, "true"

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from common.config import Source, apply_overrides, build, load_yaml
 from common.errors import ConfigError
+from common.pricing import cost_usd as cost_usd  # the price of a run's tokens (the score stage counts it too)
 from common.results import LabelError, check_label
 
 
@@ -144,29 +145,6 @@ def _bad_urls(base_url: str | list[str]) -> str | bool:
     if bad:
         return f"must start with http(s)://{' (every URL of the list)' if len(urls) > 1 else ''}"
     return len(set(urls)) < len(urls) and "lists a URL twice"
-
-
-def cost_usd(
-    price: dict[str, Any] | None,
-    prompt_tokens: int,
-    completion_tokens: int,
-    cached_tokens: int = 0,
-    batch: bool = False,
-) -> float | None:
-    """Return the dollars of a run's tokens at ``price`` (a ``Price`` as plain data: dollars per
-    1,000 tokens), or None when the model has no price. ``cached_tokens`` (part of the prompt
-    tokens) cost ``cached_input`` when set; reasoning tokens are completion tokens. Tokens of a
-    ``batch`` cost the price's ``batch`` share of that (default 0.5)."""
-    if not price:
-        return None
-    cached_price = price["input"] if price.get("cached_input") is None else price["cached_input"]
-    dollars = (
-        (prompt_tokens - cached_tokens) * price["input"]
-        + cached_tokens * cached_price
-        + completion_tokens * price["output"]
-    )
-    share = price.get("batch", 0.5) if batch else 1.0
-    return round(dollars * share / 1000, 6)
 
 
 # the settings a config's `suites` section may give one suite (decoding and how it is asked, never

@@ -69,6 +69,15 @@ class RunMetadata:
                     run["answered"] = keys_at_start - run["keys_at_start"]
                     _account(run, records[run["keys_at_start"] : keys_at_start])
 
+    def stamp(self) -> dict[str, Any]:
+        """Return this run's identity as its first record in the results file carries it
+        (``common.results.RUN_FIELD``): its labels, the project's commit and the model's settings
+        (never a key; None values left out), as its metadata entry has them. Not when it started:
+        the same run asked again writes the same bytes (results files stay deterministic); the
+        metadata entry keeps the time."""
+        settings = {name: value for name, value in self.model.settings().items() if value is not None}
+        return {**self.labels, "commit": self.commit, "model": settings}
+
     def save(self, summary: "RunSummary", counters: Counters, every: float = 0.0) -> None:
         """Write the entry with the current counts (unless saved less than ``every`` seconds ago)."""
         now = time.time()

@@ -72,7 +72,8 @@ def run_items(
     before any request, to a model whose config says it takes none (``vision.check_takes_images``),
     and the first of such items is asked alone, then the rest (a server that turns pictures away
     stops the run at its first request).
-    ``labels`` (e.g. prompting and model name) are recorded in the metadata. ``items``
+    ``labels`` (e.g. prompting and model name) are recorded in the metadata, and with the
+    model's settings on the first record the run writes (``ResultsWriter.run``). ``items``
     is read only once the file's lock is held (a lazy iterable costs a second writer nothing
     before it is refused), and a model server that is down stops the run before the items load
     (``check_endpoint``). Raises UserError when another
@@ -89,6 +90,7 @@ def run_items(
         if batch is None and hasattr(model, "check_endpoint"):  # a server that is down: said before a
             model.check_endpoint()  # large set loads (an offline batch needs no server)
         meta = RunMetadata(model, results_path, labels or {}, started, len(writer.done), counters)
+        writer.run = {**meta.stamp(), **({"batch": True} if batch is not None else {})}  # its first record
         unique = _unique_keys(items)
         pictured = any(item.get("images") for item in unique)
         if pictured:  # a set shown as pictures: a text-only model is refused before its first request

@@ -10,8 +10,8 @@ import math
 import numpy as np
 import pytest
 
+from common import database, scoring
 from common import report as common_report
-from common import scoring
 from common.already_said_that import analysis, generate, original, paper, report
 from common.already_said_that.generate import load_set, load_set_config
 from common.already_said_that.run import read_turns, run_paths
@@ -174,7 +174,8 @@ def test_replies_cut_at_the_token_limit_are_said_in_the_section_and_the_token_bu
     )
     assert cut[0] in section.notes
     common_report.save_section(section, tmp_path / "section.json")
-    prov = provenance([common_report.load_section(tmp_path / "section.json")])
+    with database.connection(readonly=True) as conn:  # what the score stage recorded
+        prov = provenance([common_report.load_section(tmp_path / "section.json")], conn)
     table = token_budget_table(prov)
     replies = 2 * len(turns)
     assert [row[4:6] for row in table["rows"]] == [[f"{replies:,}", f"100.0% ({replies:,})"]]

@@ -776,7 +776,7 @@ def test_a_thinking_model_is_judged_on_its_answer_and_sent_back_its_answers_only
         played[label] = (read_results(files["results"]), read_turns(files["turns"]), sent)
     plain, thinking, cut = played["plain"], played["thinking"], played["cut"]
     assert thinking[2] and {m["content"] for m in thinking[2]} == {"[answer: no]"}  # no reasoning sent back
-    own = ("reasoning", "reasoning_tokens", "completion_tokens", "model")
+    own = ("reasoning", "reasoning_tokens", "completion_tokens", "model", "run")
     same = lambda rows: sorted(  # noqa: E731
         ({k: v for k, v in row.items() if k not in own} for row in rows),
         key=lambda r: (r["Key"], r.get("turn", 0)),
@@ -801,8 +801,11 @@ def test_a_batch_run_plays_every_conversation_as_a_live_run_one_batch_per_turn(t
     played = {}
     for name in ("live", "batch"):
         files = run_paths("mixed", "stub", tmp_path / name)
-        played[name] = (
-            sorted(read_results(files["results"]), key=lambda r: r["Key"]),
+        played[name] = (  # each run's record (``run``) says how it was asked: a batch, or live
+            sorted(
+                ({k: v for k, v in r.items() if k != "run"} for r in read_results(files["results"])),
+                key=lambda r: r["Key"],
+            ),
             sorted(read_turns(files["turns"]), key=lambda t: (t["Key"], t["turn"])),
         )
     assert played["batch"] == played["live"]

@@ -643,7 +643,8 @@ def test_the_analysis_rescores_results_files_with_the_current_scorer(capsys, han
     partial, changed = section.notes
     assert partial.startswith("stub (paper): PARTIAL results, 3 of 10 problems in nl___v (--limit, or a run")
     assert changed.startswith("nl___v/paper___stub___results.jsonl: 1 row(s) answer prompts that are no")
-    metadata_path(file).unlink()
+    metadata_path(file).unlink()  # and no run record either (a file from before runs recorded themselves)
+    write_jsonl(file, [{k: v for k, v in record.items() if k != "run"} for record in read_jsonl(file)])
     section = set_section(hand_set, tmp_path, tmp_path / "fresh.sqlite")
     assert section.data["success"].iloc[0].lenient == 0  # nothing to re-score with: as recorded, and said so
     note = "scores as recorded (prompts or problems not at hand to re-score): "
@@ -741,7 +742,16 @@ def test_a_thinking_model_is_scored_on_its_answer_alone(capsys, hand_set, tmp_pa
             )
             assert result.returncode == 0, result.stderr
         rows[label] = read_results(results_in(tmp_path / "out", kind, f"paper___{label}___results.jsonl"))
-    own = ("reasoning", "reasoning_tokens", "completion_tokens", "latency_s", "finish_reason", "raw", "resp")
+    own = (
+        "reasoning",
+        "reasoning_tokens",
+        "completion_tokens",
+        "latency_s",
+        "finish_reason",
+        "raw",
+        "resp",
+        "run",
+    )
     for plain, thinking in zip(rows["plain"], rows["thinking"], strict=True):
         assert {k: v for k, v in thinking.items() if k not in own} == {
             k: v for k, v in plain.items() if k not in own

@@ -2,6 +2,7 @@
 the analysis computed from the results files before the database; refused items apart, exact
 McNemar tests, figures, and the published table checked cell by cell."""
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -9,7 +10,9 @@ import pytest
 
 from common import analysis, database, paths, scoring, suites
 from common.blocks import SUITE
-from common.blocks.paper import paper_comparison, paper_table, published
+from common.blocks.items import RELEASED
+from common.blocks.paper import paper_comparison, paper_table, published, released, released_runs
+from common.blocks.release_runs import write_prompts, write_runs
 from common.blocks.reproduce import rescore, summary
 from common.jsonl import write_jsonl
 from common.report import section_text
@@ -219,14 +222,36 @@ def test_a_changed_cell_is_shown_as_different(release):
     assert table.loc[("published", "lenient", "gpt"), "one"] == "40 ✓"
 
 
-def test_the_paper_sets_carry_the_reproduction_s_table(results_set, release, tmp_path):
+def test_the_release_is_scored_like_any_run_and_the_paper_table_read_from_the_database(
+    results_set, release, tmp_path
+):
     paper_set = SUITE.ref("cogsci_problems", data=results_set.data, results_root=tmp_path / "paper")
     paper_set.results.parent.mkdir()
     results_set.results.rename(paper_set.results)
-    csv = tmp_path / "reproduced.csv"
-    missing = analyse(paper_set, tmp_path, reproduced=csv)
-    assert missing.paper is None and any("make reproduce-blocks" in note for note in missing.notes)
-    summary(rescore(release)).to_csv(csv, index=False)  # what make reproduce-blocks writes
-    section = analyse(paper_set, tmp_path, reproduced=csv)
-    assert section.paper is not None and section.summary[0].startswith("blocks paper table: 6 of 6 published")
-    assert "Paper vs reproduced" in section_text(section) and csv in section.inputs
+    missing = analyse(paper_set, tmp_path)
+    assert missing.paper is None and any("results/blocks/released/.scored" in note for note in missing.notes)
+    # the release's answers as runs of the set `released`, scored into the database like any run
+    released_set = SUITE.ref(RELEASED, data=tmp_path / "data" / RELEASED, results_root=tmp_path / "runs")
+    write_prompts(released_set.data, release)
+    files = write_runs(released_set.data, released_set.results, release)
+    assert scoring.score([released_set]).scored == len(files) == 6  # the default database (RESULTS_DATABASE)
+    with database.connection(readonly=True) as conn:
+        runs = conn.execute(
+            "SELECT model, view, records, settings, labels FROM run_rows WHERE set_name = 'released' "
+            "ORDER BY 1, 2"
+        ).fetchall()
+    assert [(model, view, records, settings) for model, view, records, settings, _ in runs] == [
+        (model, view, 100, None)
+        for model in ("cogsci22-codex", "cogsci22-gpt-neo")
+        for view in ("all", "one", "two")
+    ]
+    assert json.loads(runs[0][4])["source"].endswith("cogsci22_blocks/codex_translations/all/collated.json")
+    # read back from the database: every answer scored as the reproduction scores the release
+    rows = released(released_runs())
+    expected = rescore(release)[["method", "view", "id", "recorded", "lenient", "strict", "trivial"]]
+    pd.testing.assert_frame_equal(rows, expected.sort_values(["method", "view", "id"]).reset_index(drop=True))
+    section = analyse(paper_set, tmp_path)
+    assert section.summary[0] == (
+        "blocks paper table: 6 of 6 published cells reproduced exactly (21 of 21 with the measured facts)"
+    )
+    assert "Paper vs reproduced" in section_text(section) and not set(files) & set(section.inputs)

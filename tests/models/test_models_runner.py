@@ -7,10 +7,11 @@ import pytest
 from model_helpers import SENTINEL_KEY, make_config, make_items, run_items
 
 import common.progress
+from common import run_identity
 from common.models.base import Counters, ModelError
 from common.models.client import HTTPModel
 from common.models.config import config_from_mapping
-from common.results import metadata_path, read_results
+from common.results import metadata_path, read_results, run_stamps
 from common.trials.baselines import OracleAnswer
 from tests.timing import timeout
 
@@ -75,6 +76,27 @@ def test_metadata_has_settings_totals_tokens_and_cost_but_no_key(server, tmp_pat
     assert (run["prompt_tokens"], run["completion_tokens"], run["cost_usd"]) == (90, 10, 0.11)
     assert run["model"]["api_key_env"] == "STUB_KEY" and run["model"]["max_tokens"] == 256
     assert SENTINEL_KEY not in metadata_path(out).read_text() and SENTINEL_KEY not in out.read_text()
+
+
+def test_the_first_record_of_each_run_says_which_run_wrote_it_and_counts_as_the_runner_does(
+    server, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("STUB_KEY", SENTINEL_KEY)
+    out = tmp_path / "basic___stub___results.jsonl"
+    config = make_config(server, api_key_env="STUB_KEY", price_per_1k_tokens={"input": 1.0, "output": 2.0})
+    run_items(HTTPModel(config), make_items(10), out, labels={"prompting": "basic", "modelname": "stub"})
+    run_items(HTTPModel(config), make_items(15), out, labels={"prompting": "basic", "modelname": "stub"})
+    runs = json.loads(metadata_path(out).read_text())["runs"]
+    stamps = run_stamps(read_results(out, all_draws=True))
+    assert len(stamps) == len(runs) == 2
+    assert stamps[-1] == {k: runs[-1][k] for k in ("prompting", "modelname", "commit")} | {
+        "model": {k: v for k, v in runs[-1]["model"].items() if v is not None}
+    }
+    assert stamps[-1]["model"]["api_key_env"] == "STUB_KEY" and SENTINEL_KEY not in out.read_text()
+    found = run_identity.recorded(out)  # what the score stage records: the runner's own accounting
+    tokens = sum(run["prompt_tokens"] + run["completion_tokens"] for run in runs)
+    assert (found["run_count"], found["tokens"]) == (2, tokens) and tokens == 15 * 10
+    assert found["cost_usd"] == pytest.approx(sum(run["cost_usd"] for run in runs))
 
 
 def test_records_carry_diagnostics(server, tmp_path):
