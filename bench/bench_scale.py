@@ -15,6 +15,8 @@ runs it, timed:
   paired test, a run's on the first run), each timed alone;
 - add one: one model more in every suite, then `make all`.
 
+`--stages` times only some of them (scoring always: the others read its database).
+
 Per stage: CPU seconds (user + system of the process and every child it waited for, os.wait4),
 wall seconds, peak memory (the largest resident set of the process or a child, ru_maxrss), and
 the growth exponent in N: the least-squares slope of log(CPU) on log(N) over the sizes run
@@ -41,6 +43,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 
 from measure import load_line  # bench/measure.py
@@ -48,6 +51,7 @@ from measure import load_line  # bench/measure.py
 from common import cli, paths
 
 SUITES = ("worldsense", "canvas", "blocks", "already_said_that")
+STAGES = ("scoring", "analysis", "report", "queries", "add")  # add: one model more, then make all
 SUFFIX = "___results.jsonl"
 # a record's fields that say which item (and draw) it answers: kept; every other field is the answer
 IDENTITY = {"Key", "id", "view", "sent_as", "sample", "set", "variant", "pairing", "model", "prompting"}
@@ -183,9 +187,10 @@ def stage_of(command: str) -> str | None:
     return None
 
 
-def measure(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
+def measure(root: Path, env: dict[str, str], wanted: Sequence[str] = STAGES) -> dict[str, list[float]]:
     """Return each stage's [CPU s, wall s, peak MB] at the sandbox's current runs, and the
-    queries' too (each, and the slowest as "queries (slowest)"); leaves make's stamps up to date."""
+    queries' too (each, and the slowest as "queries (slowest)"), of the stages ``wanted``
+    (scoring always: the others read it); leaves make's stamps up to date."""
     found: dict[str, list[float]] = {}
     for name in ("results.sqlite", "results.sqlite-wal", "results.sqlite-shm"):
         (root / "results" / name).unlink(missing_ok=True)
@@ -197,7 +202,7 @@ def measure(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
         os.utime(stamp, (later, later))
     stages: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0, 0.0])
     analyses = [c for c in make_commands(root, env, "all") if (stage_of(c) or "").startswith("analysis")]
-    for command in analyses:
+    for command in analyses if "analysis" in wanted else []:
         stage = stage_of(command)
         cpu, wall, peak = timed(command, root, env)
         total = stages[stage]
@@ -205,12 +210,14 @@ def measure(root: Path, env: dict[str, str]) -> dict[str, list[float]]:
     # the report as make runs it after a section changed (`make -n` alone would not show it)
     section = next(root.glob("results/sections/**/*.json")).relative_to(root)
     for command in make_commands(root, env, "-W", str(section), "results/report.html"):
-        if stage_of(command) == "report":
+        if stage_of(command) == "report" and "report" in wanted:
             cpu, wall, peak = timed(command, root, env)
             total = stages["report"]
             stages["report"] = [total[0] + cpu, total[1] + wall, max(total[2], peak)]
     found.update(stages)
     subprocess.run(["make", "-t", "all"], cwd=root, env=env, capture_output=True, check=True)
+    if "queries" not in wanted:
+        return found
     cpu, wall, peak = timed(f"{python} -c '{QUERIES}' > .bench_queries.json", root, env)
     each = json.loads((root / ".bench_queries.json").read_text())
     for name, (q_cpu, q_wall, _) in each.items():
@@ -265,6 +272,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--suites", nargs="+", default=list(SUITES), choices=SUITES, help="the suites given runs"
     )
+    parser.add_argument(
+        "--stages", nargs="+", default=list(STAGES), choices=STAGES, help="the stages timed (scoring always)"
+    )
     parser.add_argument("--share", type=float, default=0.15, help="share of a run's answers changed")
     parser.add_argument(
         "--keep", type=Path, help="make the sandbox here and keep it (default: a temporary one)"
@@ -291,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
                     add_model(added, bases[suite], args.share)
                 added += 1
             print(load_line(), flush=True)
-            found = measure(root, env)
+            found = measure(root, env, args.stages)
             size, answers, per = bytes_per_answer(root)
             print(
                 f"N={n}: database {size / 1e6:,.1f} MB, {answers:,} answers, {per:.1f} bytes per answer",
@@ -300,7 +310,8 @@ def main(argv: list[str] | None = None) -> int:
             for suite in args.suites:
                 add_model(added, bases[suite], args.share)
             added += 1
-            found["add one model, make all"] = list(timed("make all", root, env))
+            if "add" in args.stages:
+                found["add one model, make all"] = list(timed("make all", root, env))
             rows[n] = found
             print(table([m for m in sizes if m in rows], rows), flush=True)
             print(load_line(), flush=True)

@@ -16,6 +16,9 @@ One schema serves every suite (docs/database.md describes each column):
   read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
   ``scores``: the value of each of the suite's other rules and measures (``Suite.rules``);
 - ``units``: the unit of each suite's statistics and paired tests, its score per run and rule;
+- ``answer_arrays``: a run's first answers in compact form, one array per column in the order of
+  its set's items (``common.dbarrays``: what an analysis reads instead of every answer row), for the
+  suites that ask for them;
 - ``run_counts``: each run's answers, failures, refused, truncated and share right, counted when
   it is scored (the explorer's first page reads them, not every answer);
 - ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``.
@@ -31,7 +34,7 @@ from pathlib import Path
 
 from common import paths, suites
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
@@ -89,6 +92,9 @@ CREATE TABLE units (
   run_id INTEGER NOT NULL REFERENCES runs (run_id), unit TEXT NOT NULL, rule TEXT NOT NULL,
   score REAL NOT NULL, censored INTEGER NOT NULL, refused INTEGER NOT NULL, task TEXT, size INTEGER,
   PRIMARY KEY (run_id, rule, unit)) WITHOUT ROWID;
+CREATE TABLE answer_arrays (
+  run_id INTEGER NOT NULL REFERENCES runs (run_id), name TEXT NOT NULL, about TEXT NOT NULL,
+  data BLOB NOT NULL, PRIMARY KEY (run_id, name)) WITHOUT ROWID;
 CREATE TABLE run_counts (
   run_id INTEGER PRIMARY KEY REFERENCES runs (run_id), answers INTEGER NOT NULL, failures INTEGER,
   refused INTEGER, truncated INTEGER, correct_pct REAL);

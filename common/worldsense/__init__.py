@@ -20,4 +20,6 @@ SUITE = Suite(
     baselines="common.trials.baselines:BASELINES",  # the trials layer's random and oracle
     fetched_sets=("test_set",),
     results_in_data=True,
+    # its analysis reads each run's first answers as arrays (common.dbarrays), not every answer row
+    extra={"answer_arrays": "common.worldsense.scoring:ANSWER_ARRAYS"},
 )
