@@ -10,6 +10,9 @@ in the order the database keeps them. ``read`` returns the scored rows an analys
 turns) from the answer rows: an analysis of N runs reads about N x items bytes, not every row
 with its texts. Nothing is lost: the rows ``read`` returns are those of ``database.read`` in its
 order, restricted to the columns stored.
+
+The arrays' coding is part of the database's format, not of a suite's scorer (whose version says
+when a run is scored again): a change to it goes with a new ``dbfile.SCHEMA_VERSION``.
 """
 
 from __future__ import annotations
