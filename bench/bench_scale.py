@@ -59,6 +59,7 @@ from measure import load_line  # bench/measure.py
 from common import cli, paths
 
 SUITES = ("worldsense", "canvas", "blocks", "already_said_that")
+STAGES = ("scoring", "analysis", "report", "queries", "add")  # add: one model more, then make all
 SUFFIX = "___results.jsonl"
 # a record's fields that say which item (and draw) it answers: kept; every other field is the answer
 IDENTITY = {"Key", "id", "view", "sent_as", "sample", "set", "variant", "pairing", "model", "prompting"}

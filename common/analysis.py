@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import database, suites
+from common import database, dbarrays, suites
 from common.errors import UserError
 from common.scored import Scored
 from common.suite import SetRef
@@ -98,8 +98,12 @@ def load(
             f"no results database {path}: score the sets first (`scripts/score_results.py -t "
             f"{refs[0].key}`, or make)"
         )
+    suite_of = suites.get(refs[0].suite)
     with database.connection(path, readonly=True) as conn:
-        scored = database.read(conn, refs, texts=suites.get(refs[0].suite).item_texts)
+        if "answer_arrays" in suite_of.extra:  # its analysis reads the first answers' arrays
+            scored = dbarrays.read(conn, refs, suite_of.part("answer_arrays"))
+        else:
+            scored = database.read(conn, refs, texts=suite_of.item_texts)
     return refs, scored
 
 

@@ -31,7 +31,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import codedeps, paths, run_identity, suites
+from common import codedeps, dbarrays, paths, run_identity, suites
 from common.dbfile import ANSWER_COLUMNS, ITEM_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS, UNIT_COLUMNS
 from common.dbfile import connect as connect
 from common.dbfile import connection as connection
@@ -81,14 +81,17 @@ def update(conn: sqlite3.Connection, refs: Sequence[SetRef]) -> Counts:
     return what was done (see the module docstring). Each set is updated in a transaction of its
     own, so another process may update other sets meanwhile."""
     counts = Counts()
-    for ref in refs:
-        _update_set(conn, ref, counts)
+    changed = [ref.suite for ref in refs if _update_set(conn, ref, counts)]
+    for suite in dict.fromkeys(changed):  # once per suite, not per set: a pair may join two sets
+        with _transaction(conn):
+            _write_pairs(conn, suites.get(suite))
     return counts
 
 
-def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
+def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> bool:
     """Update one set: its items when its data changed (then every run is scored again), the
-    results files whose content or scorer changed, the runs whose file is gone, its pairs."""
+    results files whose content or scorer changed, the runs whose file is gone; return whether
+    any row changed (then the suite's pairs are chosen again, ``update``)."""
     suite = suites.get(ref.suite)
     scorer = scorer_version(suite)
     files = {paths.shown(f): f for f in suite.part("results_files")(ref)}
@@ -98,7 +101,7 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
     ).fetchone()
     set_id, old_fingerprint = row if row else (None, None)
     if not files and not known:
-        return  # a set nobody answered yet: nothing to keep
+        return False  # a set nobody answered yet: nothing to keep
     fingerprint = suite.part("fingerprint")(ref)
     new_items = fingerprint != old_fingerprint
     checked = time.time_ns()  # before the files are looked at: a later write shows as newer
@@ -107,7 +110,7 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
     gone = [name for name in known if name not in files]
     if not new_items and not moved and not gone:
         counts.unchanged += len(files)
-        return
+        return False
     digests = {name: sha256_file(files[name]) for name in moved}
     to_score = [
         name
@@ -117,7 +120,6 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
         or (known[name]["sha256"], known[name]["scorer"]) != (digests[name], scorer)
     ]
     items = suite.part("items")(ref) if new_items or to_score else None
-    runs = {name: suite.part("score")(ref, files[name], items) for name in to_score}  # before the lock
     texts = TextRefs()
     with _transaction(conn):
         if new_items:
@@ -127,22 +129,26 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> None:
             texts.dropped.update(_run_texts(conn, known[name]["run_id"]))
             _delete_run(conn, known[name]["run_id"])
         counts.removed += len(gone)
-        for name in moved:
-            stat = stats[name]
-            if name in runs:
-                _write_run(
-                    conn, suite, set_id, files[name], stat, digests[name], scorer, runs[name], checked, texts
-                )
-                counts.answers += len(runs[name].answers)
-            else:  # the same bytes (touched, or copied back): only the file's stat changed
-                conn.execute(
-                    "UPDATE runs SET bytes = ?, mtime_ns = ?, checked_ns = ? WHERE run_id = ?",
-                    (stat.st_size, stat.st_mtime_ns, checked, known[name]["run_id"]),
-                )
-        counts.scored += len(runs)
-        counts.unchanged += len(files) - len(runs)
-        _write_pairs(conn, suite)
+        for name in (n for n in moved if n not in to_score):  # the same bytes: only the stat changed
+            conn.execute(
+                "UPDATE runs SET bytes = ?, mtime_ns = ?, checked_ns = ? WHERE run_id = ?",
+                (stats[name].st_size, stats[name].st_mtime_ns, checked, known[name]["run_id"]),
+            )
+        counts.unchanged += len(files) - len(to_score)
+    # one results file at a time: scored outside the lock, written in a transaction of its own,
+    # then let go (the memory of scoring a set is one run's, whatever the number of runs)
+    for name in to_score:
+        run = suite.part("score")(ref, files[name], items)
+        with _transaction(conn):
+            _write_run(
+                conn, suite, set_id, files[name], stats[name], digests[name], scorer, run, checked, texts
+            )
+        counts.answers += len(run.answers)
+        counts.scored += 1
+        del run
+    with _transaction(conn):
         counts.texts_removed += delete_unused(conn, texts, images=new_items)
+    return True
 
 
 def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) -> bool:
@@ -290,6 +296,8 @@ def _write_run(
         conn, "answers", ["answer_id", "run_id", *ANSWER_COLUMNS], frame.assign(answer_id=ids, run_id=run_id)
     )
     conn.execute(RUN_COUNTS, (run_id,))
+    if "answer_arrays" in suite.extra:  # what its analysis reads: the first answers, compact
+        dbarrays.write(conn, set_id, run_id, frame.assign(answer_id=ids), suite.part("answer_arrays"))
     rules = [rule for rule in suite.rules if rule in answers.columns]
     if rules:
         long = pd.DataFrame(
@@ -321,7 +329,7 @@ def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
-    for table in ("answers", "units", "run_counts", "unit_groups", "runs"):
+    for table in ("answers", "answer_arrays", "units", "run_counts", "unit_groups", "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 

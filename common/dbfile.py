@@ -17,6 +17,9 @@ One schema serves every suite (docs/database.md describes each column):
   read, ``correct`` (the suite's headline rule), invalid, refused, truncated, tokens;
   ``scores``: the value of each of the suite's other rules and measures (``Suite.rules``);
 - ``units``: the unit of each suite's statistics and paired tests, its score per run and rule;
+- ``answer_arrays``: a run's first answers in compact form, one array per column in the order of
+  its set's items (``common.dbarrays``: what an analysis reads instead of every answer row), for the
+  suites that ask for them;
 - ``run_counts``: each run's answers, failures, refused, truncated and share right, and what its
   records' first turns spent (replies, cut, tokens), counted when it is scored (the explorer's
   first page and the report's provenance read them, not every answer);
@@ -93,6 +96,9 @@ CREATE TABLE units (
   run_id INTEGER NOT NULL REFERENCES runs (run_id), unit TEXT NOT NULL, rule TEXT NOT NULL,
   score REAL NOT NULL, censored INTEGER NOT NULL, refused INTEGER NOT NULL, task TEXT, size INTEGER,
   PRIMARY KEY (run_id, rule, unit)) WITHOUT ROWID;
+CREATE TABLE answer_arrays (
+  run_id INTEGER NOT NULL REFERENCES runs (run_id), name TEXT NOT NULL, about TEXT NOT NULL,
+  data BLOB NOT NULL, PRIMARY KEY (run_id, name)) WITHOUT ROWID;
 CREATE TABLE run_counts (
   run_id INTEGER PRIMARY KEY REFERENCES runs (run_id), answers INTEGER NOT NULL, failures INTEGER,
   refused INTEGER, truncated INTEGER, correct_pct REAL, replies INTEGER NOT NULL, cut INTEGER NOT NULL,

@@ -12,7 +12,18 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from common import analysis, database, examples, forget, queries, render, report, run_identity, suites
+from common import (
+    analysis,
+    database,
+    dbarrays,
+    examples,
+    forget,
+    queries,
+    render,
+    report,
+    run_identity,
+    suites,
+)
 from common.canvas.scoring import response_text
 from common.jsonl import sha256_file, write_jsonl
 from common.paths import ROOT
@@ -483,6 +494,33 @@ def test_no_key_reaches_the_database(tmp_path):
             "abc",
         )
         assert "sk-1" not in json.dumps(found) and "t-1" not in json.dumps(found)
+
+
+@pytest.mark.parametrize("suite", ["worldsense", "already_said_that"])
+def test_the_answer_arrays_give_the_rows_of_the_answers_table(db, project, suite):
+    """WorldSense's and Already Said That's analyses read the answer columns they name, each run's
+    first answers from their arrays (``common.dbarrays``), not every answer row: they give the rows
+    the answers table holds, in its order, with its values (a refused trial, an empty answer, a
+    cut reply's; a conversation's turns), for every run."""
+    refs = project[suite]
+    columns = suites.get(suite).part("answer_arrays")
+    lean, full = dbarrays.read(db, refs, columns), database.read(db, refs)
+    assert len(lean.answers) == len(full.answers) and (full.answers["turn"] > 0).any() == (
+        suite != "worldsense"
+    )
+    assert full.answers["refused"].notna().any() or suite != "worldsense"
+
+    def values(frame: pd.DataFrame) -> list[list]:  # a missing value as None, whatever its type
+        return frame.astype(object).where(frame.notna(), None).to_numpy().tolist()
+
+    assert values(lean.answers) == values(full.answers[list(lean.answers.columns)])
+    assert lean.runs.equals(full.runs) and lean.items.equals(full.items) and lean.pairs.equals(full.pairs)
+    stored = db.execute(
+        "SELECT count(DISTINCT run_id) FROM answer_arrays JOIN runs USING (run_id) JOIN sets USING (set_id) "
+        "WHERE suite = ?",
+        (suite,),
+    ).fetchone()[0]
+    assert stored == len(full.runs)
 
 
 def test_the_documented_queries_run(db):

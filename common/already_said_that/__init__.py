@@ -25,4 +25,7 @@ SUITE = Suite(
     run_scripts=("scripts/already_said_that.py",),
     record_fields=("turns", "ended"),
     section_scope="suite",
+    # its analysis reads these answer columns (common.dbarrays: the conversations as arrays, the
+    # turns' rows with these columns only), not every column of every turn
+    extra={"answer_arrays": "common.already_said_that.scoring:ANSWER_ARRAYS"},
 )

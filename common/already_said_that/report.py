@@ -60,6 +60,7 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
     in the first draw: its question type, whether it was right, whether it was refused), in the
     report's order (``scoring.run_order``)."""
     answers = scored.answers  # a turn's question id and wrong gold: its detail
+    parsed: dict[str, Any] = {}  # each distinct detail read once (the runs of a set ask the same turns)
     runs = []
     for run in run_order(scored.runs).itertuples():
         mine = answers[answers["run_id"] == run.run_id]
@@ -70,7 +71,7 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
         ]
         seeds = analysis.conversation_frame(records)
         turns = mine[(mine["turn"] > 0) & (mine["draw"] == 0)]
-        details = [json.loads(detail) for detail in turns["detail"]]
+        details = [parsed.get(d) or parsed.setdefault(d, json.loads(d)) for d in turns["detail"]]
         runs.append(
             {
                 "set": run.set_name,

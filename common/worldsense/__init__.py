@@ -31,4 +31,6 @@ SUITE = Suite(
             "help": "trial fields to group accuracy and bias by (e.g. problemsize, skin)",
         }
     },
+    # its analysis reads each run's first answers as arrays (common.dbarrays), not every answer row
+    extra={"answer_arrays": "common.worldsense.scoring:ANSWER_ARRAYS"},
 )

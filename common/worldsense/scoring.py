@@ -138,6 +138,9 @@ def _n_options(df: pd.DataFrame) -> np.ndarray:
 # What a set's items are, and each results file scored once: ``correct`` is ``trial_correct`` (the
 # release's rule), the tuple its unit (its score the weighted accuracy of ``compute_acc_table``).
 RULE = "correct"  # the units' rule: the tuple's weighted accuracy of ``correct``
+# the answers' columns the analysis reads (``report.section``: ``results_frame``, the sampling
+# tables), kept per run as arrays (``common.dbarrays``)
+ANSWER_ARRAYS = ("answer", "correct", "scored", "refused")
 ITEM_FIELDS = {"tuple_ID": "unit", "problemname": "task", "problemsize": "size", "skin": "variant"}
 
 
@@ -265,15 +268,18 @@ def _tuple_units(first: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
 
 def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]:
     """Return the paired tests of a test set's runs: every two runs sharing at least two complete
-    tuples, in the order of ``analysis.paired_tests`` (by prompting, then model)."""
-    by_run = {run_id: set(group["unit"]) for run_id, group in units.groupby("run_id", sort=False)}
+    tuples, in the order of ``analysis.paired_tests`` (by prompting, then model). The tuples two
+    runs share are counted for every pair at once (a product of the runs' tuple indicators)."""
     found = []
     for _, group in runs.groupby("set_name", sort=False):
-        ids = group.sort_values(["prompting", "model"], kind="stable")["run_id"].tolist()
-        found += [
-            (a, b, RULE)
-            for i, a in enumerate(ids)
-            for b in ids[i + 1 :]
-            if len(by_run.get(a, set()) & by_run.get(b, set())) >= 2
-        ]
+        ids = group.sort_values(["prompting", "model"], kind="stable")["run_id"].to_numpy()
+        mine = units[units["run_id"].isin(ids)]
+        row = pd.Series(np.arange(len(ids)), index=ids)[mine["run_id"].to_numpy()].to_numpy()
+        column = pd.factorize(mine["unit"])[0]
+        has = np.zeros((len(ids), int(column.max(initial=-1)) + 1))
+        has[row, column] = 1.0
+        shared = has @ has.T  # tuples each two runs both have (exact: counts far below 2**53)
+        first, second = np.triu_indices(len(ids), k=1)
+        keep = shared[first, second] >= 2
+        found += [(int(a), int(b), RULE) for a, b in zip(ids[first[keep]], ids[second[keep]], strict=True)]
     return found

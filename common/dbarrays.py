@@ -1,0 +1,164 @@
+"""Each run's first answers in compact form: what an analysis reads instead of every answer row.
+
+A suite that names ``answer_arrays`` (its ``Suite.extra``: a tuple of answer columns) has the
+score stage store, beside each run's answer rows, its first answers (draw 0, turn 0) as one array
+per column in the fixed order of the set's items (``answer_arrays`` table): each value a small
+integer code into the column's distinct values (kept as JSON beside it), zlib-compressed; plus the
+offset of each item's answer among the run's answer ids (-1: not answered), so the rows come back
+in the order the database keeps them. ``read`` returns the scored rows an analysis reads (as
+``database.read`` does) from those arrays, and only the run's other answers (later draws and
+turns) from the answer rows: an analysis of N runs reads about N x items bytes, not every row
+with its texts. Nothing is lost: the rows ``read`` returns are those of ``database.read`` in its
+order, restricted to the columns stored.
+
+The arrays' coding is part of the database's format, not of a suite's scorer (whose version says
+when a run is scored again): a change to it goes with a new ``dbfile.SCHEMA_VERSION``.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import zlib
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from common.dbread import read_runs
+from common.scored import Scored
+from common.suite import SetRef
+
+ROW_COLUMNS = ["answer_id", "run_id", "Key", "draw", "turn"]  # every row read has these
+OFFSETS = "answer_id"  # the array of each item's answer's offset among the run's answer ids
+
+
+# ---- writing (the score stage: ``common.database``) --------------------------------------------
+def write(
+    conn: sqlite3.Connection, set_id: int, run_id: int, answers: pd.DataFrame, columns: Sequence[str]
+) -> None:
+    """Store the arrays of one run's answers as written (``answers``: with ``answer_id``): its
+    first answers' ``columns`` in the order of the set's items, and how many other rows it has.
+    Writes nothing when an answer's Key is not among the set's items (the run is then read from
+    its rows)."""
+    keys = pd.Index(_item_keys(conn, set_id))
+    first = answers[(answers["draw"] == 0) & (answers["turn"] == 0)]
+    position = keys.get_indexer(first["Key"])
+    if (position < 0).any() or not keys.is_unique:
+        return
+    base = int(answers["answer_id"].min())
+    offsets = np.full(len(keys), -1, dtype=np.int64)
+    offsets[position] = first["answer_id"].to_numpy() - base
+    rows = [
+        (run_id, OFFSETS, json.dumps({"base": base, "others": len(answers) - len(first)}), _pack(offsets))
+    ]
+    for column in columns:
+        codes, values = pd.factorize(first[column].astype(object), use_na_sentinel=True)
+        full = np.zeros(len(keys), dtype=np.int64)
+        full[position] = codes + 1  # 0: no value (NULL), or no answer (its offset says which)
+        vocab = [v.item() if isinstance(v, np.generic) else v for v in values]
+        rows.append((run_id, column, json.dumps({"values": vocab}), _pack(full)))
+    conn.executemany("INSERT INTO answer_arrays (run_id, name, about, data) VALUES (?, ?, ?, ?)", rows)
+
+
+def _pack(values: np.ndarray) -> bytes:
+    """Return ``values`` (integers) as the differences of each from the one before (an item's
+    answer id or code is often its neighbour's plus 0 or 1: they compress to next to nothing) in the
+    smallest signed type that holds them, compressed, with the type's name first ("<i1", "<i2",
+    "<i4" or "<i8", then a newline)."""
+    values = np.diff(values, prepend=0)
+    dtype = next(
+        t for t in ("<i1", "<i2", "<i4", "<i8") if values.size == 0 or np.abs(values).max() < np.iinfo(t).max
+    )
+    return dtype.encode() + b"\n" + zlib.compress(values.astype(dtype).tobytes(), 6)
+
+
+def _unpack(data: bytes) -> np.ndarray:
+    """Return the integers ``_pack`` stored."""
+    dtype, _, packed = data.partition(b"\n")
+    return np.cumsum(np.frombuffer(zlib.decompress(packed), dtype=dtype.decode()).astype(np.int64))
+
+
+def _item_keys(conn: sqlite3.Connection, set_id: int) -> list[int]:
+    """Return the Keys of a set's items in their order (those its data has: position >= 0)."""
+    rows = conn.execute(
+        "SELECT Key FROM items WHERE set_id = ? AND position >= 0 ORDER BY position", (set_id,)
+    )
+    return [key for (key,) in rows]
+
+
+# ---- reading (the analyses: ``common.analysis.load``) ------------------------------------------
+def read(conn: sqlite3.Connection, refs: Sequence[SetRef], columns: Sequence[str]) -> Scored:
+    """Return the scored rows of the sets ``refs`` as ``database.read`` does (without texts), their
+    answers restricted to ``ROW_COLUMNS`` and ``columns``: the first answers from the stored
+    arrays, the other rows (later draws and turns, runs stored without arrays) from the answers
+    table; units left out (empty: an analysis that reads these rows does not read units)."""
+    runs, items, pairs, where, params = read_runs(conn, refs)
+    order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
+    stored = pd.read_sql_query(
+        f"SELECT x.run_id, x.name, x.about, x.data FROM answer_arrays x JOIN runs r USING (run_id) "
+        f"JOIN sets s USING (set_id) WHERE {where}",
+        conn,
+        params=params,
+    )
+    by_run = {
+        run_id: dict(zip(group["name"], zip(group["about"], group["data"], strict=True), strict=True))
+        for run_id, group in stored.groupby("run_id")
+    }
+    frames, others = [], [run_id for run_id in runs["run_id"] if run_id not in by_run]
+    set_ids = dict(zip(runs["run_id"], runs["set_id"], strict=True))
+    keys: dict[int, np.ndarray] = {}
+    for run_id, arrays in by_run.items():
+        if set_ids[run_id] not in keys:
+            keys[set_ids[run_id]] = np.asarray(_item_keys(conn, set_ids[run_id]), dtype=np.int64)
+        frames.append(_first_answers(run_id, keys[set_ids[run_id]], arrays, columns))
+        if json.loads(arrays[OFFSETS][0])["others"]:
+            others.append(run_id)
+    selected = ", ".join(f"a.{c}" for c in [*ROW_COLUMNS, *columns])
+    shared: dict[str, str] = {}  # each distinct text once (N runs of a set repeat its turns' details)
+    for run_id in others:  # one run at a time: the index on (run_id, Key, draw, turn) serves it
+        later = "" if run_id not in by_run else " AND (a.draw > 0 OR a.turn > 0)"
+        rows = pd.read_sql_query(
+            f"SELECT {selected} FROM answers a WHERE a.run_id = ?{later}", conn, params=(int(run_id),)
+        )
+        for column in columns:
+            if not pd.api.types.is_numeric_dtype(rows[column]):
+                rows[column] = _shared(rows[column], shared)
+        frames.append(rows)
+    answers = (
+        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*ROW_COLUMNS, *columns])
+    )
+    answers = answers.iloc[
+        np.lexsort((answers["answer_id"].to_numpy(), answers["run_id"].map(order).to_numpy()))
+    ]
+    units = pd.DataFrame(columns=["run_id", "unit", "rule", "score", "censored", "refused", "task", "size"])
+    return Scored(runs=runs, answers=answers.reset_index(drop=True), items=items, units=units, pairs=pairs)
+
+
+def _shared(column: pd.Series, shared: dict[str, str]) -> np.ndarray:
+    """Return ``column``'s values (objects; None for a missing one), each distinct text the one
+    object ``shared`` holds for it (added there when new)."""
+    codes, values = pd.factorize(column)
+    table = np.array([None, *(shared.setdefault(v, v) for v in values)], dtype=object)
+    return table[codes + 1]
+
+
+def _first_answers(
+    run_id: int, keys: np.ndarray, arrays: dict[str, tuple[str, bytes]], columns: Sequence[str]
+) -> pd.DataFrame:
+    """Return a run's first answers from its arrays: one row per item answered, in item order."""
+    about, data = arrays[OFFSETS]
+    offsets = _unpack(data)
+    answered = offsets >= 0
+    frame = {
+        "answer_id": offsets[answered] + json.loads(about)["base"],
+        "run_id": np.full(int(answered.sum()), run_id, dtype=np.int64),
+        "Key": keys[answered],
+        "draw": np.zeros(int(answered.sum()), dtype=np.int64),
+        "turn": np.zeros(int(answered.sum()), dtype=np.int64),
+    }
+    for column in columns:
+        about, data = arrays[column]
+        values = np.array([None, *json.loads(about)["values"]], dtype=object)
+        frame[column] = values[_unpack(data)[answered]]
+    return pd.DataFrame(frame)
