@@ -89,6 +89,8 @@ CREATE TABLE answers (
   truncated INTEGER NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,
   finish_reason TEXT, detail TEXT);
 CREATE UNIQUE INDEX answers_key ON answers (run_id, Key, draw, turn);
+-- the answers cut or refused only (a few): the explorer's truncated_or_refused reads no other
+CREATE INDEX answers_flagged ON answers (run_id, Key, turn) WHERE truncated > 0 OR refused IS NOT NULL;
 CREATE TABLE scores (
   answer_id INTEGER NOT NULL REFERENCES answers (answer_id), rule TEXT NOT NULL, value REAL,
   PRIMARY KEY (answer_id, rule)) WITHOUT ROWID;

@@ -210,7 +210,7 @@ SELECT count(*) OVER () AS flagged, sum(a.truncated) OVER () AS all_cut,
   a.Key, a.turn, a.truncated, a.finish_reason, a.refused, a.error,
   a.completion_tokens || coalesce(' (' || a.reasoning_tokens || ' reasoning)', '') AS tokens, y.text AS reply
 FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id) LEFT JOIN texts y ON y.text_id = a.reply
-WHERE a.truncated > 0 OR a.refused IS NOT NULL
+WHERE a.truncated > 0 OR a.refused IS NOT NULL  -- as the partial index answers_flagged has it
 {_paged("a.run_id, a.Key, a.turn")}"""
 
 PAIRED_TESTS = f"""
