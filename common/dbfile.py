@@ -38,7 +38,7 @@ from pathlib import Path
 
 from common import paths, suites
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
