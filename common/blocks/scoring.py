@@ -338,7 +338,16 @@ def _units(first: list[tuple[dict[str, Any] | None, dict[str, Any]]], method: st
 
 
 def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]:
-    """Return the paired tests of a set's runs as the report prints them: per view (in the set's
+    """Return the paired tests of the suite's runs, each set's apart (``_set_pairs``): a problem's
+    id names different problems in two sets (cogsci_problems' 003 is not scaling's), so two runs
+    of different sets share no problem however their ids agree."""
+    if "set_name" not in runs:
+        return _set_pairs(runs, units)
+    return [pair for _, of_set in runs.groupby("set_name", sort=False) for pair in _set_pairs(of_set, units)]
+
+
+def _set_pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]:
+    """Return the paired tests of one set's runs as the report prints them: per view (in the set's
     order), every two runs sharing a problem, in the order of the report's tables (method, then
     prompting, then model), under the lenient rule and then the strict one."""
     by_run = {run_id: set(group["unit"]) for run_id, group in units.groupby("run_id", sort=False)}

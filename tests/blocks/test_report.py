@@ -255,3 +255,26 @@ def test_the_release_is_scored_like_any_run_and_the_paper_table_read_from_the_da
         "blocks paper table: 6 of 6 published cells reproduced exactly (21 of 21 with the measured facts)"
     )
     assert "Paper vs reproduced" in section_text(section) and not set(files) & set(section.inputs)
+
+
+def test_paired_tests_never_join_two_sets_whose_problem_ids_agree():
+    """A problem's id names a different problem in each set (003 of cogsci_problems is not 003 of
+    scaling): the suite pairs two runs of one set only, however their ids agree."""
+    runs = pd.DataFrame(
+        {
+            "run_id": [1, 2, 3, 4],
+            "set_name": ["alpha", "alpha", "beta", "beta"],
+            "results_file": [
+                f"results/blocks/{s}/one/paper___{m}___results.jsonl"
+                for s, m in [("alpha", "a"), ("alpha", "b"), ("beta", "a"), ("beta", "b")]
+            ],
+            "method": ["plan"] * 4,
+            "prompting": ["paper"] * 4,
+            "model": ["a", "b", "a", "b"],
+            "view": ["one"] * 4,
+        }
+    )
+    units = pd.DataFrame({"run_id": [1, 2, 3, 4] * 2, "unit": ["003"] * 4 + ["004"] * 4})
+    chosen = SUITE.part("pairs")(runs, units)
+    assert sorted({(a, b) for a, b, _ in chosen}) == [(1, 2), (3, 4)]
+    assert len(chosen) == 4  # each pair under the lenient and the strict rule
