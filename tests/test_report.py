@@ -6,7 +6,7 @@ import re
 import pandas as pd
 import pytest
 
-from common import dbfile, paths, render, report, run_identity
+from common import database, dbfile, paths, render, report, run_identity
 from common.analysis import Section
 from common.errors import DataError
 from common.jsonl import sha256_file, write_json
@@ -54,7 +54,7 @@ def _section(tmp_path, results=None) -> Section:
 def _recorded(tmp_path, results):
     """Return a connection to a database that holds the toy suite's ``results`` file as the score
     stage records a run (what the provenance reads): its ``runs`` row (``run_identity.recorded``)
-    and an answers row per record (its finish reasons and tokens)."""
+    an answers row per record (its finish reasons and tokens) and their counts (``run_counts``)."""
     conn = dbfile.connect(tmp_path / "recorded.sqlite")
     set_id = conn.execute("INSERT INTO sets (suite, set_name, fingerprint) VALUES ('toy', 's', '')").lastrowid
     found = run_identity.recorded(results)
@@ -81,6 +81,7 @@ def _recorded(tmp_path, results):
             "reasoning_tokens, finish_reason) VALUES (?, ?, 0, 0, 1, ?, ?, ?, ?)",
             (run_id, record["Key"], *counts),
         )
+    conn.execute(database.RUN_COUNTS, (run_id,))  # what the score stage counts of them
     return conn
 
 
