@@ -53,7 +53,7 @@ def _section(tmp_path, results=None) -> Section:
 
 def _recorded(tmp_path, results):
     """Return a connection to a database that holds the toy suite's ``results`` file as the score
-    stage records a run (what the provenance reads): its ``runs`` row (``run_identity.recorded``)
+    stage records a run (what the provenance reads): its ``runs`` row (``run_identity.recorded``),
     an answers row per record (its finish reasons and tokens) and their counts (``run_counts``)."""
     conn = dbfile.connect(tmp_path / "recorded.sqlite")
     set_id = conn.execute("INSERT INTO sets (suite, set_name, fingerprint) VALUES ('toy', 's', '')").lastrowid
