@@ -25,6 +25,8 @@ One schema serves every suite (docs/database.md describes each column):
   first page and the report's provenance read them, not every answer);
 - ``unit_groups``: each run's units per rule, task and size, counted and summed when it is scored
   (a suite's canned query of its headline by task and size reads them, not every unit);
+- ``run_units``: the units each run has, listed once per run (zlib of one per line) when it is
+  scored: what the choice of the paired tests reads, not every unit row;
 - ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``.
 """
 
@@ -38,7 +40,7 @@ from pathlib import Path
 
 from common import paths, suites
 
-SCHEMA_VERSION = 12
+SCHEMA_VERSION = 13
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
@@ -109,6 +111,8 @@ CREATE TABLE unit_groups (
   run_id INTEGER NOT NULL REFERENCES runs (run_id), rule TEXT NOT NULL, task TEXT, size INTEGER,
   units INTEGER NOT NULL, score_sum REAL NOT NULL);
 CREATE INDEX unit_groups_run ON unit_groups (run_id);
+CREATE TABLE run_units (
+  run_id INTEGER PRIMARY KEY REFERENCES runs (run_id), units BLOB NOT NULL);
 CREATE TABLE pairs (
   pair_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   run_a INTEGER NOT NULL REFERENCES runs (run_id), run_b INTEGER NOT NULL REFERENCES runs (run_id),
