@@ -343,9 +343,7 @@ def analyse_scored(
         complete, incomplete = complete_rows(frame)
         dropped = [dropped[0] + incomplete, dropped[1] + int((~complete).sum())]
         tuples.append(compute_acc_table(frame.loc[complete], filter_incomplete_tuples=False))
-        invalid[(run.prompting, run.model)] = int(
-            (~frame["resp"].astype(object).isin(list(ANSWER_CLASS))).sum()
-        )
+        invalid[(run.prompting, run.model)] = int((~pd.Series(resp).isin(list(ANSWER_CLASS))).sum())
         coverage[(run.prompting, run.model)] = row
     if dropped[0]:
         incomplete_said(*dropped, require_complete)

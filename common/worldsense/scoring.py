@@ -121,7 +121,9 @@ def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarra
     """Return (first row of each group, group number of each row) for the groups of ``keys``.
 
     Groups are numbered in the sorted order of the keys' codes (a missing key is a group of
-    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals.
+    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals; a
+    key with one value throughout (a run's model, when one run is grouped) changes neither the
+    groups nor their order, and is skipped.
     """
     ids = np.zeros(len(df), dtype=np.int64)
     for key in keys:
@@ -131,6 +133,8 @@ def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarra
             if isinstance(column.dtype, pd.CategoricalDtype)
             else pd.factorize(column, use_na_sentinel=True)[0]
         )
+        if len(codes) and codes.min() == codes.max():
+            continue
         ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
         _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
     _, first, group = np.unique(ids, return_index=True, return_inverse=True)
