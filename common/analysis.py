@@ -101,7 +101,8 @@ def load(
     suite_of = suites.get(refs[0].suite)
     with database.connection(path, readonly=True) as conn:
         if "answer_arrays" in suite_of.extra:  # its analysis reads the first answers' arrays
-            scored = dbarrays.read(conn, refs, suite_of.part("answer_arrays"))
+            counted = "count_turns" in suite_of.extra and bool(suite_of.part("count_turns"))
+            scored = dbarrays.read(conn, refs, suite_of.part("answer_arrays"), counted=counted)
         else:
             scored = database.read(conn, refs, texts=suite_of.item_texts)
     return refs, scored

@@ -6,10 +6,13 @@ per column in the fixed order of the set's items (``answer_arrays`` table): each
 integer code into the column's distinct values (kept as JSON beside it), zlib-compressed; plus the
 offset of each item's answer among the run's answer ids (-1: not answered), so the rows come back
 in the order the database keeps them. ``read`` returns the scored rows an analysis reads (as
-``database.read`` does) from those arrays, and only the run's other answers (later draws and
-turns) from the answer rows: an analysis of N runs reads about N x items bytes, not every row
-with its texts. Nothing is lost: the rows ``read`` returns are those of ``database.read`` in its
-order, restricted to the columns stored.
+``database.read`` does) as a ``Lean``: the first answers left in their arrays, made rows one run
+at a time when the analysis asks for that run's (``run_answers``), and only the runs' other
+answers (later draws and turns) read from the answer rows, those after turn 0 counted when asked
+(a conversation's turns: a row per kind of turn, with how many): an analysis of N runs holds about
+N x items bytes, not every row with its texts, nor every answer of every run at once. Nothing is
+lost: ``Lean.rows`` gives the rows of ``database.read`` in its order, restricted to the columns
+stored (the later turns counted when ``read`` counted them).
 
 The arrays' coding is part of the database's format, not of a suite's scorer (whose version says
 when a run is scored again): a change to it goes with a new ``dbfile.SCHEMA_VERSION``.
@@ -21,6 +24,7 @@ import json
 import sqlite3
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -88,11 +92,69 @@ def _item_keys(conn: sqlite3.Connection, set_id: int) -> list[int]:
 
 
 # ---- reading (the analyses: ``common.analysis.load``) ------------------------------------------
-def read(conn: sqlite3.Connection, refs: Sequence[SetRef], columns: Sequence[str]) -> Scored:
+@dataclass(repr=False)
+class Lean(Scored):
+    """Scored rows whose runs' first answers stay in their arrays until asked for, one run at a time
+    (``run_answers``): ``answers`` holds only the other rows (later draws and turns, every row of a
+    run stored without arrays), the rows after turn 0 counted when ``read`` was asked to."""
+
+    first: dict[int, tuple[np.ndarray, dict[str, tuple[str, bytes]]]] = field(default_factory=dict)
+    columns: tuple[str, ...] = ()  # the answer columns read (besides ``ROW_COLUMNS``)
+
+    def __repr__(self) -> str:
+        return f"<Lean {len(self.runs)} runs, {len(self.first)} as arrays, {len(self.answers):,} other rows>"
+
+    def run_answers(self, run_id: int) -> pd.DataFrame:
+        """Return every row of one run in the database's order: its first answers made rows from
+        their arrays, and its other rows."""
+        others = self.answers[self.answers["run_id"] == run_id]
+        if run_id not in self.first:
+            return others.reset_index(drop=True)
+        keys, arrays = self.first[run_id]
+        first = _first_answers(run_id, keys, arrays, self.columns)
+        if "count" in self.answers.columns:
+            first["count"] = 1
+        rows = pd.concat([first, others], ignore_index=True) if len(others) else first
+        return rows.iloc[np.argsort(rows["answer_id"].to_numpy(), kind="stable")].reset_index(drop=True)
+
+    def rows(self) -> Scored:
+        """Return these rows as ``database.read`` gives them: every run's first answers made rows."""
+        frames = [self.run_answers(run_id) for run_id in self.runs["run_id"]]
+        answers = pd.concat(frames, ignore_index=True) if frames else self.answers.iloc[:0]
+        return Scored(runs=self.runs, answers=answers, items=self.items, units=self.units, pairs=self.pairs)
+
+    def of_set(self, set_name: str) -> Lean:
+        """Return the rows of one set."""
+        plain = super().of_set(set_name)
+        ids = set(plain.runs["run_id"])
+        first = {run_id: stored for run_id, stored in self.first.items() if run_id in ids}
+        return Lean(**vars(plain), first=first, columns=self.columns)
+
+
+def run_answers(scored: Scored, run_id: int) -> pd.DataFrame:
+    """Return every answer row of one run of ``scored`` (a ``Lean`` or ``database.read``'s rows)
+    in the database's order: what an analysis that goes one run at a time reads."""
+    if isinstance(scored, Lean):
+        return scored.run_answers(run_id)
+    return scored.answers[scored.answers["run_id"] == run_id].reset_index(drop=True)
+
+
+def rows(scored: Scored) -> Scored:
+    """Return ``scored`` with every answer a row (a ``Lean``'s first answers made rows; other
+    scored rows as they are)."""
+    return scored.rows() if isinstance(scored, Lean) else scored
+
+
+def read(
+    conn: sqlite3.Connection, refs: Sequence[SetRef], columns: Sequence[str], counted: bool = False
+) -> Lean:
     """Return the scored rows of the sets ``refs`` as ``database.read`` does (without texts), their
-    answers restricted to ``ROW_COLUMNS`` and ``columns``: the first answers from the stored
-    arrays, the other rows (later draws and turns, runs stored without arrays) from the answers
-    table; units left out (empty: an analysis that reads these rows does not read units)."""
+    answers restricted to ``ROW_COLUMNS`` and ``columns``, as a ``Lean``: the first answers left in
+    their arrays, the other rows (later draws and turns, runs stored without arrays) read from the
+    answers table one run at a time; with ``counted`` a run's rows after turn 0 that agree on
+    ``draw`` and every one of ``columns`` come as one row with their ``count`` (its ``Key``,
+    ``turn`` and ``answer_id`` the least of them; every other row has a count of 1); units left
+    out (empty: an analysis that reads these rows does not read units)."""
     runs, items, pairs, where, params = read_runs(conn, refs)
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
     stored = pd.read_sql_query(
@@ -105,34 +167,69 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], columns: Sequence[str
         run_id: dict(zip(group["name"], zip(group["about"], group["data"], strict=True), strict=True))
         for run_id, group in stored.groupby("run_id")
     }
-    frames, others = [], [run_id for run_id in runs["run_id"] if run_id not in by_run]
     set_ids = dict(zip(runs["run_id"], runs["set_id"], strict=True))
     keys: dict[int, np.ndarray] = {}
+    first = {}
     for run_id, arrays in by_run.items():
         if set_ids[run_id] not in keys:
             keys[set_ids[run_id]] = np.asarray(_item_keys(conn, set_ids[run_id]), dtype=np.int64)
-        frames.append(_first_answers(run_id, keys[set_ids[run_id]], arrays, columns))
-        if json.loads(arrays[OFFSETS][0])["others"]:
-            others.append(run_id)
-    selected = ", ".join(f"a.{c}" for c in [*ROW_COLUMNS, *columns])
-    shared: dict[str, str] = {}  # each distinct text once (N runs of a set repeat its turns' details)
+        first[int(run_id)] = (keys[set_ids[run_id]], arrays)
+    others = [
+        run_id
+        for run_id in runs["run_id"]
+        if run_id not in by_run or json.loads(by_run[run_id][OFFSETS][0])["others"]
+    ]
+    frames, shared = [], {}  # each distinct text once (N runs of a set repeat its turns' details)
     for run_id in others:  # one run at a time: the index on (run_id, Key, draw, turn) serves it
-        later = "" if run_id not in by_run else " AND (a.draw > 0 OR a.turn > 0)"
-        rows = pd.read_sql_query(
-            f"SELECT {selected} FROM answers a WHERE a.run_id = ?{later}", conn, params=(int(run_id),)
-        )
-        for column in columns:
-            if not pd.api.types.is_numeric_dtype(rows[column]):
-                rows[column] = _shared(rows[column], shared)
-        frames.append(rows)
-    answers = (
-        pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=[*ROW_COLUMNS, *columns])
-    )
+        for rows_ in _other_rows(conn, int(run_id), columns, run_id in by_run, counted):
+            for column in columns:
+                if not pd.api.types.is_numeric_dtype(rows_[column]):
+                    rows_[column] = _shared(rows_[column], shared)
+            frames.append(rows_)
+    names = [*ROW_COLUMNS, *columns, *(["count"] if counted else [])]
+    answers = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=names)
     answers = answers.iloc[
         np.lexsort((answers["answer_id"].to_numpy(), answers["run_id"].map(order).to_numpy()))
     ]
     units = pd.DataFrame(columns=["run_id", "unit", "rule", "score", "censored", "refused", "task", "size"])
-    return Scored(runs=runs, answers=answers.reset_index(drop=True), items=items, units=units, pairs=pairs)
+    return Lean(
+        runs=runs,
+        answers=answers.reset_index(drop=True),
+        items=items,
+        units=units,
+        pairs=pairs,
+        first=first,
+        columns=tuple(columns),
+    )
+
+
+def _other_rows(
+    conn: sqlite3.Connection, run_id: int, columns: Sequence[str], arrays: bool, counted: bool
+) -> list[pd.DataFrame]:
+    """Return a run's rows not in its arrays (``arrays``: it has some; else every row), those
+    after turn 0 grouped and counted with ``counted`` (``read``)."""
+    selected = ", ".join(f"a.{c}" for c in [*ROW_COLUMNS, *columns])
+    first = " AND (a.draw > 0 OR a.turn > 0)" if arrays else ""
+    if not counted:
+        return [
+            pd.read_sql_query(
+                f"SELECT {selected} FROM answers a WHERE a.run_id = ?{first}", conn, params=(run_id,)
+            )
+        ]
+    turn0 = " AND a.draw > 0" if arrays else ""
+    rows = pd.read_sql_query(
+        f"SELECT {selected}, 1 AS count FROM answers a WHERE a.run_id = ? AND a.turn = 0{turn0}",
+        conn,
+        params=(run_id,),
+    )
+    grouped = ", ".join(f"a.{c}" for c in ["draw", *columns])
+    later = pd.read_sql_query(
+        f"SELECT min(a.answer_id) AS answer_id, a.run_id, min(a.Key) AS Key, {grouped}, min(a.turn) AS turn, "
+        f"count(*) AS count FROM answers a WHERE a.run_id = ? AND a.turn > 0 GROUP BY {grouped}",
+        conn,
+        params=(run_id,),
+    )
+    return [rows, later[[*ROW_COLUMNS, *columns, "count"]]]
 
 
 def _shared(column: pd.Series, shared: dict[str, str]) -> np.ndarray:

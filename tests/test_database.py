@@ -504,7 +504,7 @@ def test_the_answer_arrays_give_the_rows_of_the_answers_table(db, project, suite
     cut reply's; a conversation's turns), for every run."""
     refs = project[suite]
     columns = suites.get(suite).part("answer_arrays")
-    lean, full = dbarrays.read(db, refs, columns), database.read(db, refs)
+    lean, full = dbarrays.read(db, refs, columns).rows(), database.read(db, refs)
     assert len(lean.answers) == len(full.answers) and (full.answers["turn"] > 0).any() == (
         suite != "worldsense"
     )
@@ -521,6 +521,35 @@ def test_the_answer_arrays_give_the_rows_of_the_answers_table(db, project, suite
         (suite,),
     ).fetchone()[0]
     assert stored == len(full.runs)
+
+
+@pytest.mark.parametrize("suite", ["worldsense", "already_said_that"])
+def test_the_lean_reading_gives_the_tables_of_every_row(db, project, suite):
+    """The analyses read each run's first answers from their arrays one run at a time, Already Said
+    That's turns counted (``dbarrays.Lean``, what ``analysis.load`` reads): their sections are the
+    ones every answer row gives (``database.read``), table for table and line for line."""
+    refs = project[suite]
+    columns = suites.get(suite).part("answer_arrays")
+    lean = dbarrays.read(db, refs, columns, counted=suite == "already_said_that")
+    full = database.read(db, refs)
+    assert isinstance(lean, dbarrays.Lean) and len(lean.first) == len(full.runs)
+    assert len(lean.answers) < len(full.answers) / 2  # the rows not in the arrays (or counted)
+    path = Path(db.execute("PRAGMA database_list").fetchone()[2])
+    assert isinstance(analysis.load(refs, db=path)[1], dbarrays.Lean)
+    one, other = analysis.section(refs, lean), analysis.section(refs, full)
+    assert report.section_text(one) == report.section_text(other)
+    assert [title for title, _ in one.tables] == [title for title, _ in other.tables]
+    for (_, mine), (_, theirs) in zip(one.tables, other.tables, strict=True):
+        pd.testing.assert_frame_equal(mine, theirs)
+    assert list(one.data) == list(other.data)
+    for name, frame in other.data.items():
+        pd.testing.assert_frame_equal(one.data[name], frame)
+    assert (one.summary, one.notes, one.headline) == (other.summary, other.notes, other.headline)
+    for ref in refs:  # each set's own report (``analyse_results.py --set-reports``)
+        alone = analysis.section([ref], lean.of_set(ref.name))
+        assert report.section_text(alone) == report.section_text(
+            analysis.section([ref], full.of_set(ref.name))
+        )
 
 
 def test_the_documented_queries_run(db):

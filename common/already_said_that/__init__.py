@@ -27,5 +27,9 @@ SUITE = Suite(
     section_scope="suite",
     # its analysis reads these answer columns (common.dbarrays: the conversations as arrays, the
     # turns' rows with these columns only), not every column of every turn
-    extra={"answer_arrays": "common.already_said_that.scoring:ANSWER_ARRAYS"},
+    # and the turns after each conversation's first row counted by those columns, not one row each
+    extra={
+        "answer_arrays": "common.already_said_that.scoring:ANSWER_ARRAYS",
+        "count_turns": "common.already_said_that.scoring:COUNT_TURNS",
+    },
 )

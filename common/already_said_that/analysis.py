@@ -245,11 +245,17 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame, clock: str = "turns") -> d
 def question_errors(turns: pd.DataFrame) -> pd.DataFrame:
     """Return error rates per question type over every turn asked and answered (``turns``: one row
     per turn with its ``question`` type, ``scoring.question_type``, whether it was ``correct`` and
-    ``refused``): ``asked``, ``errors`` (wrong or malformed), ``error_rate`` and its Wilson
-    ``lo``/``hi``, one row per question type, sorted."""
+    ``refused``; or one row per group of turns alike, ``count`` of them): ``asked``, ``errors``
+    (wrong or malformed), ``error_rate`` and its Wilson ``lo``/``hi``, one row per question type,
+    sorted. ``turns`` is not modified."""
     frame = turns[~turns["refused"]]
-    frame = pd.DataFrame({"question": frame["question"], "error": frame["correct"] != 1})
-    table = frame.groupby("question", sort=True)["error"].agg(asked="size", errors="sum").reset_index()
+    count = (
+        frame["count"].to_numpy(dtype=np.int64) if "count" in frame else np.ones(len(frame), dtype=np.int64)
+    )
+    frame = pd.DataFrame(
+        {"question": frame["question"], "asked": count, "errors": (frame["correct"] != 1).to_numpy() * count}
+    )
+    table = frame.groupby("question", sort=True)[["asked", "errors"]].sum().reset_index()
     shares = [
         stats.share_interval(int(e), int(a)) for e, a in zip(table["errors"], table["asked"], strict=True)
     ]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import paths, sampling
+from common import dbarrays, paths, sampling
 from common.already_said_that import analysis, paper, tables
 from common.already_said_that.scoring import PROMPTING, run_order, turns_path
 from common.analysis import Section
@@ -57,13 +57,13 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
     them; None without run metadata), seeds (one row per conversation of every draw,
     ``analysis.conversation_frame``: a run of a set played with several seeds plays each seed's
     conversations as a draw), frame (those of the first draw) and turns (one row per turn asked
-    in the first draw: its question type, whether it was right, whether it was refused), in the
-    report's order (``scoring.run_order``)."""
-    answers = scored.answers  # a turn's question id and wrong gold: its detail
+    in the first draw, or per group of turns alike, ``count`` of them: its question type, whether
+    it was right, whether it was refused), in the report's order (``scoring.run_order``); one run's
+    rows at a time (``dbarrays.run_answers``)."""
     parsed: dict[str, Any] = {}  # each distinct detail read once (the runs of a set ask the same turns)
     runs = []
-    for run in run_order(scored.runs).itertuples():
-        mine = answers[answers["run_id"] == run.run_id]
+    for run in run_order(scored.runs).itertuples():  # one run at a time (a Lean's arrays made rows)
+        mine = dbarrays.run_answers(scored, run.run_id)
         played = mine[mine["turn"] == 0]
         records = [
             {"Key": key, "draw": draw, **json.loads(detail)}
@@ -90,8 +90,10 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
                         "wrong_gold": [bool(d.get("wrong_gold")) for d in details],
                         "correct": turns["correct"].to_numpy(),
                         "refused": turns["refused"].notna().to_numpy(),
+                        # how many turns the row stands for (``dbarrays.read`` counts a run's turns)
+                        "count": turns["count"].to_numpy() if "count" in turns else 1,
                     },
-                    columns=["question", "question_id", "wrong_gold", "correct", "refused"],
+                    columns=["question", "question_id", "wrong_gold", "correct", "refused", "count"],
                 ),
             }
         )
@@ -318,12 +320,12 @@ def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
     conversations as the frames of ``common.sampling`` (score: the turns survived, what
     ``avg_num_turns`` averages, a conversation ended by a refused request at the turns it passed),
     by "<set> <model>"; else {}."""
-    played = scored.answers[scored.answers["turn"] == 0]
-    if not (played["draw"] > 0).any():
+    if not ((scored.answers["turn"] == 0) & (scored.answers["draw"] > 0)).any():
         return {}
     frames = {}
     for run in run_order(scored.runs).itertuples():  # refused ones at the turns they passed, as the original
-        mine = played[played["run_id"] == run.run_id]
+        mine = dbarrays.run_answers(scored, run.run_id)
+        mine = mine[mine["turn"] == 0]
         turns = [float(json.loads(detail)["turns"]) for detail in mine["detail"]]
         frames[f"{run.set_name} {run.model}"] = pd.DataFrame(
             {"Key": mine["Key"].to_numpy(), "draw": mine["draw"].to_numpy(), "score": turns, "answer": None}

@@ -45,6 +45,7 @@ from common.scored import ScoredRun, reply_columns
 from common.suite import SetRef
 
 ANSWER_ARRAYS = ("correct", "refused", "detail")  # the answers' columns its section reads (report.runs_of)
+COUNT_TURNS = True  # its section reads the turns' rows counted by those columns (report.runs_of)
 RULE = "turns"  # the units' rule: turns passed before the failing one
 MAIN_RULE = "main_turns"  # the same in main-task turns: how the variants are compared
 BASELINE = "distractorless"  # the variant each model's other variants are compared with

@@ -248,11 +248,12 @@ def wrong_gold_notes(runs: list[dict[str, Any]]) -> list[str]:
     for run in runs:
         turns = run["turns"]
         asked = turns[turns["wrong_gold"] & ~turns["refused"]]
+        count = asked["count"] if "count" in asked else pd.Series(1, index=asked.index)
         if len(asked):
             ids = ", ".join(sorted({str(i) for i in asked["question_id"]}))
-            matched = int((asked["correct"] == 1).sum())
+            matched, times = int(count[asked["correct"] == 1].sum()), int(count.sum())
             notes.append(
-                f"{run['model']} on {run['set']}: asked {len(asked)} times a question kept with its wrong "
+                f"{run['model']} on {run['set']}: asked {times} times a question kept with its wrong "
                 f"gold answer, as the original kept it ({ids}; see the set's manifest.json); its reply "
                 f"matched that gold {matched} times (a correct answer there is scored wrong)"
             )

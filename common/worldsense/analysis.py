@@ -24,10 +24,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from common import stats
+from common import dbarrays, stats
 from common.errors import DataError, UserError
 from common.scored import Scored
-from common.worldsense.scoring import ANSWER_CLASS, compute_acc_table
+from common.worldsense.scoring import ANSWER_CLASS, complete_rows, compute_acc_table, incomplete_said
 
 MODEL_KEYS = ("prompting", "modelname")
 REBALANCED = ("problemsize", "problemname")  # collapsed in this order when not grouped by
@@ -182,7 +182,14 @@ def analyse_results_df(
     tuples = compute_acc_table(results_df, require_complete=require_complete)
     if tuples.empty:
         raise DataError("no complete tuple to analyse: every tuple lacks answers")
-    models = ["prompting", "modelname"]
+    return _analysis(tuples, by, answer_coverage(results_df))
+
+
+def _analysis(tuples: pd.DataFrame, by: Sequence[str], coverage: pd.DataFrame | None) -> Analysis:
+    """Return the ``Analysis`` of the tuples of every run (``compute_acc_table``) and the runs'
+    ``coverage``: accuracy and bias grouped by (prompting, modelname, *by), the average accuracy
+    over all problems when there is more than one."""
+    models = list(MODEL_KEYS)
     by = [f for f in by if f not in models]
     average = accuracy_by_group(tuples, models) if tuples["problemname"].nunique() > 1 else None
     return Analysis(
@@ -191,7 +198,7 @@ def analyse_results_df(
         bias=bias_by_group(tuples, models + by),
         average=average,
         by=by,
-        coverage=answer_coverage(results_df),
+        coverage=coverage,
     )
 
 
@@ -205,11 +212,19 @@ def answer_coverage(results_df: pd.DataFrame) -> pd.DataFrame | None:
     rows = results_df.attrs.get("coverage")
     if not rows:
         return None
+    valid = results_df["resp"].astype(object).isin(list(ANSWER_CLASS))
+    return _coverage(
+        rows, (~valid).groupby([results_df["prompting"], results_df["modelname"]], observed=True).sum()
+    )
+
+
+def _coverage(rows: list[dict[str, Any]], not_valid: pd.Series) -> pd.DataFrame:
+    """Return ``answer_coverage``'s table of the runs' coverage ``rows`` (``results_frame``) and
+    their answers not among the options (``not_valid``, by prompting and modelname; refused ones
+    included), in display order."""
     table = pd.DataFrame(rows)
     order = pd.DataFrame({name: display_order(table[name], name).codes for name in MODEL_KEYS})
     table = table.loc[order.sort_values(list(MODEL_KEYS), kind="stable").index].set_index(list(MODEL_KEYS))
-    valid = results_df["resp"].astype(object).isin(list(ANSWER_CLASS))
-    not_valid = (~valid).groupby([results_df["prompting"], results_df["modelname"]], observed=True).sum()
     table["invalid"] = not_valid.reindex(table.index, fill_value=0).astype(int) - table["refused"]
     return table[["trials", "answered", "invalid", "refused"]]
 
@@ -240,8 +255,29 @@ def results_frame(scored: Scored, fields: Sequence[str] = ()) -> pd.DataFrame:
     ``goldresp``, the answer ``resp`` (categorical, "" for none), ``prompting`` and ``modelname``
     (categoricals, their categories sorted), in the runs' order then the trials' order.
     ``attrs["coverage"]``: per run, prompting, modelname, trials, answered, refused."""
-    items = scored.items.reset_index(drop=True)
-    position = pd.Series(np.arange(len(items)), index=items["Key"].to_numpy())
+    trials = _trials(scored.items, fields)
+    rows, resps, coverage = [], [], []
+    for run in scored.runs.itertuples():
+        found, resp, row = _run_rows(trials, run, dbarrays.run_answers(scored, run.run_id))
+        rows.append(found)
+        resps.append(resp)
+        coverage.append(row)
+    df = trials.take(np.concatenate(rows) if rows else []).reset_index(drop=True)
+    df["resp"] = pd.Categorical(np.concatenate(resps) if resps else [])
+    which = np.repeat(np.arange(len(rows)), [len(r) for r in rows])
+    for name in MODEL_KEYS:
+        labels = [row[name] for row in coverage]
+        categories = sorted(set(labels))
+        codes = np.array([categories.index(label) for label in labels], dtype=np.int64)
+        df[name] = pd.Categorical.from_codes(codes[which], categories=categories)
+    df.attrs["coverage"] = coverage
+    return df
+
+
+def _trials(items: pd.DataFrame, fields: Sequence[str]) -> pd.DataFrame:
+    """Return the trial columns of the joined results table (``results_frame``), one row per item
+    in the items' order."""
+    items = items.reset_index(drop=True)
     trials = pd.DataFrame(
         {
             "Key": items["Key"],
@@ -259,35 +295,63 @@ def results_frame(scored: Scored, fields: Sequence[str] = ()) -> pd.DataFrame:
             trials[name] = extra[name]
     trials["n_options"] = extra["expectedresp"].map(len).to_numpy()
     trials["goldresp"] = pd.Categorical(items["gold"])
-    first = scored.answers[scored.answers["draw"] == 0]
-    rows, resps, runs, coverage = [], [], [], []
-    for run in scored.runs.itertuples():
-        mine = first[first["run_id"] == run.run_id]
-        found = position.reindex(mine["Key"].to_numpy()).to_numpy()
-        order = np.argsort(found, kind="stable")
-        rows.append(found[order].astype(np.int64))
-        resps.append(mine["answer"].fillna("").to_numpy()[order])
-        runs.append(np.full(len(order), len(coverage)))
-        refused = int(mine["refused"].notna().sum())
-        coverage.append(
-            {
-                "prompting": run.prompting,
-                "modelname": run.model,
-                "trials": len(items),
-                "answered": len(mine),
-                "refused": refused,
-            }
-        )
-    df = trials.take(np.concatenate(rows) if rows else []).reset_index(drop=True)
-    df["resp"] = pd.Categorical(np.concatenate(resps) if resps else [])
-    which = np.concatenate(runs) if runs else np.array([], dtype=int)
-    for name in ("prompting", "modelname"):
-        labels = [row[name] for row in coverage]
-        categories = sorted(set(labels))
-        codes = np.array([categories.index(label) for label in labels], dtype=np.int64)
-        df[name] = pd.Categorical.from_codes(codes[which], categories=categories)
-    df.attrs["coverage"] = coverage
-    return df
+    return trials
+
+
+def _run_rows(trials: pd.DataFrame, run: Any, answers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, dict]:
+    """Return one run's part of the joined results table: the positions of the trials it answered
+    (draw 0) among ``trials``, in the trials' order, its answers there ("" for none) and its
+    coverage row (prompting, modelname, trials, answered, refused)."""
+    mine = answers[answers["draw"] == 0]
+    position = pd.Series(np.arange(len(trials)), index=trials["Key"].to_numpy())
+    found = position.reindex(mine["Key"].to_numpy()).to_numpy()
+    order = np.argsort(found, kind="stable")
+    coverage = {
+        "prompting": run.prompting,
+        "modelname": run.model,
+        "trials": len(trials),
+        "answered": len(mine),
+        "refused": int(mine["refused"].notna().sum()),
+    }
+    return found[order].astype(np.int64), mine["answer"].fillna("").to_numpy()[order], coverage
+
+
+def analyse_scored(
+    scored: Scored, by: Sequence[str] = ("problemname",), require_complete: bool = False
+) -> Analysis:
+    """Return the standard ``Analysis`` of a test set's scored rows, one run at a time: each run's
+    part of the joined results table (``results_frame``), its tuples (``compute_acc_table``) and
+    its coverage, then the runs' tuples put together in the order the joined table gives them
+    (by prompting, then model); the same as ``analyse_results_df(results_frame(scored, ...))``
+    without a table of every answer of every run. Runs that share a prompting and a model (the
+    joined table puts their answers in the same tuples) are analysed that way."""
+    fields = [f for f in by if f not in MODEL_KEYS]
+    labels = list(zip(scored.runs["prompting"], scored.runs["model"], strict=True))
+    if len(set(labels)) < len(labels) or not labels:
+        return analyse_results_df(results_frame(scored, fields), by, require_complete)
+    trials = _trials(scored.items, fields)
+    categories = {name: sorted({label[i] for label in labels}) for i, name in enumerate(MODEL_KEYS)}
+    runs = sorted(scored.runs.itertuples(), key=lambda run: (run.prompting, run.model))
+    tuples, coverage, invalid, dropped = [], {}, {}, [0, 0]
+    for run in runs:
+        found, resp, row = _run_rows(trials, run, dbarrays.run_answers(scored, run.run_id))
+        frame = trials.take(found).reset_index(drop=True)
+        frame["resp"] = pd.Categorical(resp)
+        for name, label in zip(MODEL_KEYS, (run.prompting, run.model), strict=True):
+            code = categories[name].index(label)
+            frame[name] = pd.Categorical.from_codes(np.full(len(frame), code), categories=categories[name])
+        complete, incomplete = complete_rows(frame)
+        dropped = [dropped[0] + incomplete, dropped[1] + int((~complete).sum())]
+        tuples.append(compute_acc_table(frame.loc[complete], filter_incomplete_tuples=False))
+        invalid[(run.prompting, run.model)] = int((~pd.Series(resp).isin(list(ANSWER_CLASS))).sum())
+        coverage[(run.prompting, run.model)] = row
+    if dropped[0]:
+        incomplete_said(*dropped, require_complete)
+    table = pd.concat(tuples, ignore_index=True)
+    if table.empty:
+        raise DataError("no complete tuple to analyse: every tuple lacks answers")
+    rows = [coverage[label] for label in labels]  # in the runs' order, as results_frame's
+    return _analysis(table, by, _coverage(rows, pd.Series(invalid)))
 
 
 def item_fields(items: pd.DataFrame, names: Sequence[str]) -> pd.DataFrame:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import paths, sampling
+from common import dbarrays, paths, sampling
 from common.analysis import Section
 from common.config import load_yaml
 from common.errors import DataError
@@ -22,11 +22,10 @@ from common.suite import SetRef
 from common.trials.data import trials_path
 from common.worldsense.analysis import (
     Analysis,
-    analyse_results_df,
+    analyse_scored,
     display_order,
     paired_tests,
     pivot_pretty,
-    results_frame,
 )
 
 MODEL_ROWS = ["prompting", "modelname"]
@@ -64,15 +63,15 @@ def section(
             f"{paths.shown(ref.results)}: no <prompting>___<modelname>___results.jsonl file to analyse "
             "(write one with scripts/test_random_model.py)"
         )
-    fields = [f for f in by if f not in ("prompting", "modelname")]
-    result = analyse_results_df(results_frame(scored, fields), by, require_complete)
+    result = analyse_scored(scored, by, require_complete)  # one run at a time
     figures = [plot_accuracy(result, figures_dir)] if figures_dir is not None else []
     comparison = paper_comparison(result) if ref.name == load_yaml(PUBLISHED)[0]["testset"] else None
     tables = [*release_tables(result), *coverage_table(result)]
     paired = paired_tests(result.tuples)
     if not paired.empty:
         tables.append((PAIRED_TITLE, paired_display(paired)))
-    draws = sampling.draw_frames(scored)
+    repeated = (scored.answers["draw"] > 0).any()  # every answer a row only then (the sampling tables)
+    draws = sampling.draw_frames(dbarrays.rows(scored) if repeated else scored)
     tables += sampling.sampling_tables(draws, "majority vote", "answer in the gold answer's class")
     return Section(
         suite="worldsense",

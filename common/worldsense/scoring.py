@@ -62,17 +62,12 @@ def compute_acc_table(
     missing = [c for c in ("resp", "goldresp", "tuple_ID", "modelname") if c not in df.columns]
     if missing:
         raise DataError(f"results table lacks the column(s) {', '.join(missing)}")
-    first, group = _group_ids(df, keys)
     if filter_incomplete_tuples:
-        complete = np.bincount(group)[group] == _n_options(df)
+        complete, dropped = complete_rows(df)
         if not complete.all():
-            dropped = len(np.unique(group[~complete]))
-            message = f"{dropped:,} incomplete tuples ({int((~complete).sum()):,} answers)"
-            if require_complete:
-                raise DataError(f"{message}: some results files are partial")
-            log.warning("dropping %s: normal for partial results files", message)
+            incomplete_said(dropped, int((~complete).sum()), require_complete)
             df = df.loc[complete]
-            first, group = _group_ids(df, keys)
+    first, group = _group_ids(df, keys)
     weight = _lookup(df["goldresp"], GOLD_WEIGHT, np.nan)
     if np.isnan(weight).any():
         unknown = sorted({str(g) for g in df["goldresp"][np.isnan(weight)]})
@@ -84,6 +79,23 @@ def compute_acc_table(
     out["acc"] = np.bincount(group, weights=weight * trial_correct(df["resp"], df["goldresp"])) / weight_sum
     out["bias"] = np.bincount(group, weights=weight * bias) / weight_sum
     return out
+
+
+def complete_rows(df: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """Return whether each row's tuple (per prompting, modelname and tuple_ID) has as many answers
+    as options, and how many tuples do not: what ``compute_acc_table`` keeps. ``df`` is not modified."""
+    _, group = _group_ids(df, [k for k in TUPLE_KEYS if k in df.columns])
+    complete = np.bincount(group)[group] == _n_options(df)
+    return complete, len(np.unique(group[~complete]))
+
+
+def incomplete_said(tuples: int, answers: int, require_complete: bool = False) -> None:
+    """Say that ``tuples`` incomplete tuples (``answers`` answers) are left out: a warning, or a
+    DataError with ``require_complete``."""
+    message = f"{tuples:,} incomplete tuples ({answers:,} answers)"
+    if require_complete:
+        raise DataError(f"{message}: some results files are partial")
+    log.warning("dropping %s: normal for partial results files", message)
 
 
 def trial_correct(resp: pd.Series, gold: pd.Series) -> np.ndarray:
@@ -109,7 +121,9 @@ def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarra
     """Return (first row of each group, group number of each row) for the groups of ``keys``.
 
     Groups are numbered in the sorted order of the keys' codes (a missing key is a group of
-    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals.
+    its own). Equivalent to a pandas groupby ``ngroup``, several times faster on categoricals; a
+    key with one value throughout (a run's model, when one run is grouped) changes neither the
+    groups nor their order, and is skipped.
     """
     ids = np.zeros(len(df), dtype=np.int64)
     for key in keys:
@@ -119,6 +133,8 @@ def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarra
             if isinstance(column.dtype, pd.CategoricalDtype)
             else pd.factorize(column, use_na_sentinel=True)[0]
         )
+        if len(codes) and codes.min() == codes.max():
+            continue
         ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
         _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
     _, first, group = np.unique(ids, return_index=True, return_inverse=True)
