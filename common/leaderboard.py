@@ -103,6 +103,24 @@ def rule_pairs(ranked: Sequence[str], names: frozenset[str]) -> set[frozenset[st
     return pairs | {frozenset((run, anchor)) for run in ranked if run != anchor}
 
 
+def printed_rule(largest: int, tests: int) -> str:
+    """Return what a paired table's title says of the tests it prints (``rule_pairs`` over groups
+    of at most ``largest`` runs) and of their correction (Bonferroni over the ``tests`` printed)."""
+    rule = (
+        f"every pair (groups of at most {ALL_PAIRS_UP_TO} runs)"
+        if largest <= ALL_PAIRS_UP_TO
+        else f"every pair where a group has at most {ALL_PAIRS_UP_TO} runs, else each run against the "
+        "one ranked next by the headline measure and against the best baseline (the explorer has every pair)"
+    )
+    correction = (
+        f"p unadjusted; Bonferroni over the {tests} tests printed: p < {ALPHA / tests:.2g} is significant "
+        f"at {ALPHA:.0%} family-wise"
+        if tests
+        else "no test"
+    )
+    return f"Printed: {rule}; {correction}"
+
+
 def _p_columns(columns: Sequence[str]) -> int:
     """Return how many tests a row of a paired table holds (its p columns)."""
     return sum(1 for c in columns if c == "p" or c.endswith(" p"))
@@ -129,20 +147,7 @@ def choose_pairs(section: dict[str, Any]) -> dict[str, Any]:
     chosen = {group: rule_pairs(_ranked(runs, ranking), names) for group, runs in groups.items()}
     rows = [row for row in table["rows"] if frozenset((row[a], row[b])) in chosen[tuple(row[:a])]]
     largest = max((len(runs) for runs in groups.values()), default=0)
-    rule = (
-        f"every pair (groups of at most {ALL_PAIRS_UP_TO} runs)"
-        if largest <= ALL_PAIRS_UP_TO
-        else f"every pair where a group has at most {ALL_PAIRS_UP_TO} runs, else each run against the "
-        "one ranked next by the headline measure and against the best baseline (the explorer has every pair)"
-    )
-    tests = len(rows) * max(1, _p_columns(columns))
-    correction = (
-        f"p unadjusted; Bonferroni over the {tests} tests printed: p < {ALPHA / tests:.2g} is significant "
-        f"at {ALPHA:.0%} family-wise"
-        if tests
-        else "no test"
-    )
-    new_title = f"{title}. Printed: {rule}; {correction}"
+    new_title = f"{title}. {printed_rule(largest, len(rows) * max(1, _p_columns(columns)))}"
     tables = list(section["tables"])
     tables[at] = {**table, "title": new_title, "rows": rows}
     shown = [[*row[:a], row[a], row[b]] for row in rows] if largest > ALL_PAIRS_UP_TO else None

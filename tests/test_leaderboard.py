@@ -123,3 +123,20 @@ def test_examples_of_a_table_the_rule_cannot_read_follow_the_rule_on_the_databas
     pairs = {frozenset((t["run_a"], t["run_b"])) for t in kept}
     assert pairs == {frozenset((r, r - 1)) for r in runs[1:]} | {frozenset((r, 1)) for r in runs[1:]}
     assert examples._rule_tests(conn, tests[:6], frozenset()) == tests[:6]  # 4 runs: every pair
+
+
+def test_already_said_that_tests_the_printed_pairs_only_past_eight_runs_a_set():
+    """Its survival tests of a set's runs follow the report's rule: every pair up to eight runs,
+    past that each run against the next ranked by average turns and against the best baseline,
+    2(N - 1) tests of N runs (the rest stays in the explorer), not N(N - 1)/2."""
+    from common.already_said_that.tables import _printed_pairs
+
+    def runs(n):
+        names = ["random", *(f"m{i:02d}" for i in range(n - 1))]
+        return [{"model": name, "frame": pd.DataFrame({"turns": [i, i + 1]})} for i, name in enumerate(names)]
+
+    assert len(_printed_pairs(runs(8))) == 28
+    chosen = {frozenset((a["model"], b["model"])) for a, b in _printed_pairs(runs(30))}
+    assert len(chosen) == 2 * 29 - 1  # the baseline ranks last: its neighbour's pair is counted once
+    assert frozenset(("m28", "m27")) in chosen and frozenset(("m28", "random")) in chosen
+    assert frozenset(("m28", "m10")) not in chosen

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import dbarrays, paths, sampling
+from common import dbarrays, leaderboard, paths, sampling
 from common.already_said_that import analysis, paper, tables
 from common.already_said_that.scoring import PROMPTING, run_order, turns_path
 from common.analysis import Section
@@ -170,6 +170,10 @@ def _tables(
     alive, curves = tables.survival_tables(runs)
     questions, questions_tidy, violations = tables.question_tables(runs)
     models, models_tidy = tables.model_tests(runs)
+    sizes = [sum(run["set"] == name for run in runs) for name in dict.fromkeys(run["set"] for run in runs)]
+    models_title = MODELS_TITLE  # past ALL_PAIRS_UP_TO runs a set, it states the rule of the printed pairs
+    if max(sizes, default=0) > leaderboard.ALL_PAIRS_UP_TO:
+        models_title += ". " + leaderboard.printed_rule(max(sizes), 2 * len(models_tidy))
     variants, variants_tidy = tables.variant_tests(runs)
     several = not numbers.empty
     shown = [
@@ -188,7 +192,7 @@ def _tables(
         ("Format violations over all turns; requests refused by the server", violations),
     ]
     if not models.empty:
-        shown.append((MODELS_TITLE, models))
+        shown.append((models_title, models))
     if not variants.empty:
         title = (
             "Each set against distractorless, per model (the distractorless set of the same word samples "
@@ -257,7 +261,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         notes=notes + cut,
         inputs=[p for r in runs for p in (r["results"], turns_path(r["results"]))],
         headline_tables=1,
-        paired_table=MODELS_TITLE,
+        paired_table=next((t for t, _ in shown if t.startswith(MODELS_TITLE)), MODELS_TITLE),
         headline=heads,
     )
 

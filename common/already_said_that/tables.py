@@ -12,10 +12,13 @@ from typing import Any
 
 import pandas as pd
 
+from common import leaderboard
 from common.already_said_that import analysis
 from common.already_said_that.paper import seed_name
 from common.report import interval_text, p_text, paired_cells
 from common.stats import share_interval
+
+SUITE_NAME = "already_said_that"  # its built-in models are the baselines of its paired tests
 
 CUT_WARN = 0.02  # a run with more of its replies cut at the token limit says so (summary, notes)
 
@@ -154,6 +157,20 @@ MODEL_TEST_COLUMNS = [
 VARIANT_TEST_COLUMNS = ["comparison", "a", "b", "n", "a_better", "b_better", "p", "lasts longer"]
 
 
+def _printed_pairs(group: list[dict[str, Any]]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Return the pairs of a set's runs the report tests (``leaderboard.rule_pairs``: every pair up
+    to ALL_PAIRS_UP_TO runs, else each run against the next ranked by average turns survived, the
+    headline's measure, and against the best baseline), in the order of the runs: 2(N - 1) tests
+    of N runs, not N(N - 1)/2, each pair still a click away in the explorer."""
+    if len(group) <= leaderboard.ALL_PAIRS_UP_TO:
+        return list(itertools.combinations(group, 2))
+    ranked = sorted(group, key=lambda run: -float(run["frame"]["turns"].mean()))
+    kept = leaderboard.rule_pairs([run["model"] for run in ranked], leaderboard.baseline_names(SUITE_NAME))
+    return [
+        (a, b) for a, b in itertools.combinations(group, 2) if frozenset((a["model"], b["model"])) in kept
+    ]
+
+
 def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Return the survival tests between every two models of a set, for display and tidy, on
     turns: ``comparison`` ("<set>: <a> vs <b>"), ``a``, ``b``, ``z`` (the log-rank test,
@@ -168,7 +185,7 @@ def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]
         by_set.setdefault(run["set"], []).append(run)
     rows = []
     for set_name, group in by_set.items():
-        for a, b in itertools.combinations(group, 2):
+        for a, b in _printed_pairs(group):
             statistic, p = analysis.logrank(a["frame"], b["frame"])
             longer = _longer(-statistic, (a["model"], b["model"]))
             rows.append(
