@@ -124,9 +124,10 @@ def analyse(
     **options: Any,
 ) -> Section:
     """Return the Section of the sets ``spec`` names as scored in the database ``db`` (``load``,
-    then ``section``)."""
+    then ``section``; the suite's section is given ``db`` too, for what it reads beside the set's
+    rows, as blocks' paper table the release's runs)."""
     refs, scored = load(spec, suite, db)
-    return section(refs, scored, figures_dir, **options)
+    return section(refs, scored, figures_dir, db=db, **options)
 
 
 def tidy_data(section: Section) -> pd.DataFrame:

@@ -48,4 +48,4 @@ def score_and_analyse(
 
     figures_dir = options.pop("figures_dir", None)
     refs, scored = score_and_load(spec, suite, db)
-    return analysis.section(refs, scored, figures_dir, **options)
+    return analysis.section(refs, scored, figures_dir, db=db, **options)

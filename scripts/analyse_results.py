@@ -116,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory() as scratch:
         figures_dir = args.figures or (Path(scratch) if args.plot else None)
-        options = {**_suite_options(args), "require_complete": args.require_complete}
+        options = {**_suite_options(args), "require_complete": args.require_complete, "db": args.database}
         refs, scored = scoring.score_and_load(args.testset, args.suite, args.database, args.results_dir)
         section = analysis.section(refs, scored, figures_dir, **options)
         if args.plot and section.figures:

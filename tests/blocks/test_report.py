@@ -234,8 +234,9 @@ def test_the_release_is_scored_like_any_run_and_the_paper_table_read_from_the_da
     released_set = SUITE.ref(RELEASED, data=tmp_path / "data" / RELEASED, results_root=tmp_path / "runs")
     write_prompts(released_set.data, release)
     files = write_runs(released_set.data, released_set.results, release)
-    assert scoring.score([released_set]).scored == len(files) == 6  # the default database (RESULTS_DATABASE)
-    with database.connection(readonly=True) as conn:
+    db = tmp_path / "results.sqlite"  # the database the section reads (not the default one)
+    assert scoring.score([released_set], db).scored == len(files) == 6
+    with database.connection(db, readonly=True) as conn:
         runs = conn.execute(
             "SELECT model, view, records, settings, labels FROM run_rows WHERE set_name = 'released' "
             "ORDER BY 1, 2"
@@ -247,7 +248,8 @@ def test_the_release_is_scored_like_any_run_and_the_paper_table_read_from_the_da
     ]
     assert json.loads(runs[0][4])["source"].endswith("cogsci22_blocks/codex_translations/all/collated.json")
     # read back from the database: every answer scored as the reproduction scores the release
-    rows = released(released_runs())
+    assert released_runs() is None or released_runs().runs.empty  # the default database holds none
+    rows = released(released_runs(db))
     expected = rescore(release)[["method", "view", "id", "recorded", "lenient", "strict", "trivial"]]
     pd.testing.assert_frame_equal(rows, expected.sort_values(["method", "view", "id"]).reset_index(drop=True))
     section = analyse(paper_set, tmp_path)
