@@ -59,7 +59,13 @@ from measure import load_line  # bench/measure.py
 from common import cli, paths
 
 SUITES = ("worldsense", "canvas", "blocks", "already_said_that")
-STAGES = ("scoring", "analysis", "report", "queries", "add")  # add: one model more, then make all
+STAGES = (
+    "scoring",
+    "analysis",
+    "report",
+    "queries",
+    "add",
+)  # --stages: what is timed (add: one model more, then make all)
 SUFFIX = "___results.jsonl"
 # a record's fields that say which item (and draw) it answers: kept; every other field is the answer
 IDENTITY = {"Key", "id", "view", "sent_as", "sample", "set", "variant", "pairing", "model", "prompting"}
@@ -193,9 +199,6 @@ def stage_of(command: str) -> str | None:
         suite = command.split(" -t ", 1)[1].split()[0].split("/")[0]
         return f"analysis: {suite}"
     return None
-
-
-STAGES = ("scoring", "analysis", "report", "queries", "add")  # --stages: what is timed
 
 
 def _scoring(root: Path, env: dict[str, str]) -> dict[str, list[float]]:

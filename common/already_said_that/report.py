@@ -6,6 +6,7 @@ rows, in the tables of ``tables.py`` and the survival plots.
 
 import json
 import math
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -170,10 +171,10 @@ def _tables(
     alive, curves = tables.survival_tables(runs)
     questions, questions_tidy, violations = tables.question_tables(runs)
     models, models_tidy = tables.model_tests(runs)
-    sizes = [sum(run["set"] == name for run in runs) for name in dict.fromkeys(run["set"] for run in runs)]
+    largest = max(Counter(run["set"] for run in runs).values(), default=0)  # runs of its largest set
     models_title = MODELS_TITLE  # past ALL_PAIRS_UP_TO runs a set, it states the rule of the printed pairs
-    if max(sizes, default=0) > leaderboard.ALL_PAIRS_UP_TO:
-        models_title += ". " + leaderboard.printed_rule(max(sizes), 2 * len(models_tidy))
+    if largest > leaderboard.ALL_PAIRS_UP_TO:
+        models_title += ". " + leaderboard.printed_rule(largest, 2 * len(models_tidy))
     variants, variants_tidy = tables.variant_tests(runs)
     several = not numbers.empty
     shown = [
