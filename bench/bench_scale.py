@@ -59,13 +59,8 @@ from measure import load_line  # bench/measure.py
 from common import cli, paths
 
 SUITES = ("worldsense", "canvas", "blocks", "already_said_that")
-STAGES = (
-    "scoring",
-    "analysis",
-    "report",
-    "queries",
-    "add",
-)  # --stages: what is timed (add: one model more, then make all)
+# --stages: what is timed (add: one model more, then make all)
+STAGES = ("scoring", "analysis", "report", "queries", "add")
 SUFFIX = "___results.jsonl"
 # a record's fields that say which item (and draw) it answers: kept; every other field is the answer
 IDENTITY = {"Key", "id", "view", "sent_as", "sample", "set", "variant", "pairing", "model", "prompting"}
