@@ -108,22 +108,41 @@ def pairwise_exact_tests(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 PAIR_CHUNK = 4_000_000  # comparisons held at once by ``pair_counts`` (units x runs x runs booleans)
+LEVELS = 64  # at most this many distinct scores: ``pair_counts`` counts by matrix products
 
 
 def pair_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return three runs x runs matrices from ``values`` (units x runs, NaN where a run has no
     score): ``n[i, j]`` the units both runs scored, ``better[i, j]`` those where run i scored
-    higher than run j, and its transpose (``better[j, i]``). One comparison of every pair at once,
-    over blocks of units (PAIR_CHUNK comparisons at a time: memory stays flat in the units)."""
+    higher than run j, and its transpose (``better[j, i]``). Every pair at once: with few distinct
+    scores (at most LEVELS: outcomes, shares of a unit's variants) as matrix products, one per
+    score v (the units where run i scored v times those where run j scored below it: exact, as
+    counts of units are far below 2**53); else by comparing blocks of units (PAIR_CHUNK
+    comparisons at a time: memory stays flat in the units)."""
     units, runs = values.shape
-    present = (~np.isnan(values)).astype(np.int64)
-    n = present.T @ present
+    present = ~np.isnan(values)
+    n = _count_product(present, present)
+    levels = np.unique(values[present])
+    if len(levels) <= LEVELS:
+        better = np.zeros((runs, runs), dtype=np.int64)
+        below = np.zeros_like(present)
+        for level in levels:  # ascending: ``below`` holds the scores under ``level``
+            at = values == level
+            better += _count_product(at, below)
+            below |= at
+        return n, better, better.T.copy()
     better = np.zeros((runs, runs), dtype=np.int64)
     step = max(1, PAIR_CHUNK // max(1, runs * runs))
     for start in range(0, units, step):
         block = values[start : start + step]
         better += (block[:, :, None] > block[:, None, :]).sum(axis=0)  # NaN compares False: skipped
     return n, better, better.T.copy()
+
+
+def _count_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return ``a.T @ b`` of two units x runs boolean arrays as integer counts (a float product:
+    BLAS, exact below 2**53)."""
+    return np.rint(a.T.astype(float) @ b.astype(float)).astype(np.int64)
 
 
 def binomial_p(a_better: np.ndarray, b_better: np.ndarray) -> np.ndarray:
@@ -174,42 +193,59 @@ def paired_t_test(a: Sequence[float], b: Sequence[float]) -> PairedMeans:
 
 def pairwise_t_tests(scores: pd.DataFrame, pairs: Sequence[tuple[str, str]]) -> pd.DataFrame:
     """Return ``paired_t_test`` of each pair (a, b) of columns of ``scores`` (one row per unit,
-    NaN where a run has no score), on the units both scored, for every pair in array operations
-    (blocks of pairs at once) rather than one test at a time: one row per pair, in order, with
-    ``mean_a, mean_b, diff, low, high, p`` as ``PairedMeans`` has them (p NaN and the interval
-    collapsed to diff where every difference is the same). Each pair needs 2 units or more."""
+    NaN where a run has no score), on the units both scored, for every pair at once rather than one
+    test at a time: one row per pair, in order, with ``mean_a, mean_b, diff, low, high, p`` as
+    ``PairedMeans`` has them (p NaN and the interval collapsed to diff where every difference is
+    the same). Each pair needs 2 units or more.
+
+    The sums every test needs (units, sums of each run's scores, of their squares and of their
+    products, over the units both runs scored) come from matrix products over all runs; a pair
+    whose differences look flat by those sums (sum of squared deviations under FLAT_CHECK, where
+    rounding could hide or feign a spread) is computed again from its differences, so "every
+    difference the same" is decided exactly as ``paired_t_test`` decides it."""
     import scipy.stats
 
     values = scores.astype(float).to_numpy()
     index = {column: i for i, column in enumerate(scores.columns)}
     first = np.array([index[a] for a, _ in pairs], dtype=np.int64)
     second = np.array([index[b] for _, b in pairs], dtype=np.int64)
-    parts = []
-    step = max(1, PAIR_CHUNK // max(1, len(values)))
-    for start in range(0, len(first), step):
-        x, y = values[:, first[start : start + step]], values[:, second[start : start + step]]
-        both = ~np.isnan(x) & ~np.isnan(y)
-        n = both.sum(axis=0)
-        if (n < 2).any():
-            raise ValueError("a paired t-test needs two equal-length samples of 2 or more")
-        mean_a, mean_b = np.where(both, x, 0.0).sum(axis=0) / n, np.where(both, y, 0.0).sum(axis=0) / n
-        diff = np.where(both, x - y, 0.0).sum(axis=0) / n
-        sd = np.sqrt((np.where(both, x - y - diff, 0.0) ** 2).sum(axis=0) / (n - 1))
-        flat = sd <= 1e-9
-        se = np.where(flat, 1.0, sd / np.sqrt(n))
-        p = 2 * scipy.stats.t.sf(np.abs(diff / se), n - 1)
-        half = scipy.stats.t.ppf(0.975, n - 1) * se
-        parts.append(
-            pd.DataFrame(
-                {
-                    "mean_a": mean_a,
-                    "mean_b": mean_b,
-                    "diff": diff,
-                    "low": np.where(flat, diff, diff - half),
-                    "high": np.where(flat, diff, diff + half),
-                    "p": np.where(flat, np.nan, p),
-                }
-            )
-        )
     columns = ["mean_a", "mean_b", "diff", "low", "high", "p"]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=columns, dtype=float)
+    if not len(first):
+        return pd.DataFrame(columns=columns, dtype=float)
+    present = (~np.isnan(values)).astype(float)
+    x = np.where(present > 0, values, 0.0)
+    counts = present.T @ present
+    sums = x.T @ present  # [i, j]: run i's scores summed over the units run j scored too
+    squares = (x * x).T @ present
+    products = x.T @ x
+    n = counts[first, second]
+    if (n < 2).any():
+        raise ValueError("a paired t-test needs two equal-length samples of 2 or more")
+    sum_a, sum_b = sums[first, second], sums[second, first]
+    diff = (sum_a - sum_b) / n
+    deviations = squares[first, second] + squares[second, first] - 2 * products[first, second] - n * diff**2
+    check = np.flatnonzero(deviations < FLAT_CHECK)
+    for k in check:  # near flat: its differences, as paired_t_test takes them
+        both = (present[:, first[k]] > 0) & (present[:, second[k]] > 0)
+        d = values[both, first[k]] - values[both, second[k]]
+        diff[k] = d.mean()
+        deviations[k] = ((d - diff[k]) ** 2).sum()
+    sd = np.sqrt(np.maximum(deviations, 0.0) / (n - 1))
+    flat = sd <= 1e-9
+    se = np.where(flat, 1.0, sd / np.sqrt(n))
+    p = 2 * scipy.stats.t.sf(np.abs(diff / se), n - 1)
+    half = scipy.stats.t.ppf(0.975, n - 1) * se
+    return pd.DataFrame(
+        {
+            "mean_a": sum_a / n,
+            "mean_b": sum_b / n,
+            "diff": diff,
+            "low": np.where(flat, diff, diff - half),
+            "high": np.where(flat, diff, diff + half),
+            "p": np.where(flat, np.nan, p),
+        },
+        columns=columns,
+    )
+
+
+FLAT_CHECK = 1e-6  # sums of squared deviations below this are computed again from the differences

@@ -138,6 +138,36 @@ def test_paired_t_test_matches_scipy():
         paired_t_test([1.0], [0.0])
 
 
+@pytest.mark.parametrize("levels", [2, 4, None])  # outcomes, shares of 3 variants, any score (no levels)
+def test_every_pair_at_once_is_each_pair_tested_alone(levels):
+    """pairwise_exact_tests (matrix products per score level, or blocks of comparisons past
+    LEVELS) and pairwise_t_tests (sums from matrix products) give what the one-pair tests give,
+    on units with missing scores, with runs identical or shifted by a constant (nothing to test)."""
+    rng = np.random.default_rng(levels or 0)
+    values = rng.random((300, 7)) if levels is None else rng.integers(0, levels, (300, 7)) / (levels - 1)
+    values[rng.random(values.shape) < 0.15] = np.nan
+    values[:, 1] = values[:, 0]  # identical runs
+    values[:, 3] = values[:, 2] + 0.25  # every difference the same
+    scores = pd.DataFrame(values, columns=[f"r{i}" for i in range(7)])
+    table = pairwise_exact_tests(scores)
+    ttests = stats.pairwise_t_tests(scores, list(zip(table["a"], table["b"], strict=True)))
+    assert len(table) == 21
+    for row, means in zip(table.to_dict("records"), ttests.to_dict("records"), strict=True):
+        both = scores[[row["a"], row["b"]]].dropna()
+        alone = paired_exact_test(both[row["a"]].tolist(), both[row["b"]].tolist())
+        assert (row["n"], row["a_better"], row["b_better"]) == (len(both), alone.a_better, alone.b_better)
+        assert row["p"] == pytest.approx(alone.p, rel=1e-9)
+        one = paired_t_test(both[row["a"]], both[row["b"]])
+        assert math.isnan(means["p"]) == math.isnan(one.p), (row["a"], row["b"])
+        got = [means[k] for k in ("mean_a", "mean_b", "diff", "low", "high")]
+        assert got == pytest.approx(
+            [one.mean_a, one.mean_b, one.diff, one.low, one.high], rel=1e-9, abs=1e-12
+        )
+        assert math.isnan(one.p) or means["p"] == pytest.approx(one.p, rel=1e-7)
+    flat = ttests[(table["a"] == "r2") & (table["b"] == "r3")].iloc[0]
+    assert math.isnan(flat["p"]) and flat["low"] == flat["high"] == pytest.approx(-0.25)
+
+
 # ---- grouped means with equal re-weighting --------------------------------------------------------------
 @pytest.fixture
 def sizes() -> pd.DataFrame:
