@@ -68,14 +68,27 @@ def split_rows(rows: Sequence[list[str]], names: frozenset[str]) -> tuple[list[l
     """Return sorted headline rows as (open, folded): the best OPEN_RUNS runs that are not
     baselines and every baseline, in their order, then the rest; nothing folded when the rest
     would be empty."""
-    shown, rest, models = [], [], 0
-    for row in rows:
-        if is_baseline(row[0], names) or models < OPEN_RUNS:
-            models += not is_baseline(row[0], names)
-            shown.append(row)
-        else:
-            rest.append(row)
-    return shown, rest
+    shown = _open([row[0] for row in rows], names)
+    return [r for r, o in zip(rows, shown, strict=True) if o], [
+        r for r, o in zip(rows, shown, strict=True) if not o
+    ]
+
+
+def open_runs(ranked: Sequence[str], names: frozenset[str]) -> list[str]:
+    """Return the runs of ``ranked`` (best first) that a report shows open, as ``split_rows`` opens
+    a headline's rows: the best OPEN_RUNS that are not baselines and every baseline, in their
+    order (a figure of a hundred runs draws these; its tables keep every run)."""
+    return [run for run, shown in zip(ranked, _open(ranked, names), strict=True) if shown]
+
+
+def _open(ranked: Sequence[str], names: frozenset[str]) -> list[bool]:
+    """Return whether each run of ``ranked`` (best first) is shown open (``split_rows``)."""
+    shown, models = [], 0
+    for run in ranked:
+        baseline = is_baseline(run, names)
+        shown.append(baseline or models < OPEN_RUNS)
+        models += not baseline and shown[-1]
+    return shown
 
 
 def _ranking(section: dict[str, Any]) -> dict[str, float | None]:

@@ -85,6 +85,8 @@ def test_a_headline_is_sorted_best_first_and_folds_past_the_best_runs_keeping_th
     shown, rest = leaderboard.split_rows(ordered, frozenset({"random"}))
     assert len(shown) == leaderboard.OPEN_RUNS + 1 and shown[-1][0] == "random"
     assert len(rest) == 30 - leaderboard.OPEN_RUNS and rest[0][0] == "model-019 (basic)"
+    # a figure of the runs draws the same runs as the headline opens
+    assert leaderboard.open_runs([r[0] for r in ordered], frozenset({"random"})) == [r[0] for r in shown]
     records[0]["headline"]["cells"] += [[name, "one", cell, 100] for name, cell in rows]
     (part,) = render.suite_parts(records)
     assert len(part.table["rows"]) == leaderboard.OPEN_RUNS  # the toy suite has no baselines

@@ -387,11 +387,29 @@ def paired_tests(tuples: pd.DataFrame) -> pd.DataFrame:
     (<prompting>)"; pairs sharing fewer than two tuples are left out. Empty with fewer than two
     runs.
     """
-    runs = list(dict.fromkeys(zip(tuples["prompting"], tuples["modelname"], strict=True)))
-    wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
-    wide = pd.DataFrame({f"{model} ({prompting})": wide[(prompting, model)] for prompting, model in runs})
+    wide = _runs_by_tuple(tuples)
     table = stats.pairwise_exact_tests(wide)
     table = table[table["n"] >= 2].reset_index(drop=True)
     ttests = stats.pairwise_t_tests(wide, list(zip(table["a"], table["b"], strict=True)))
     fields = {"acc_a": "mean_a", "acc_b": "mean_b", "diff": "diff", "diff_low": "low", "diff_high": "high"}
     return table.assign(**{name: ttests[f].to_numpy() for name, f in {**fields, "t_p": "p"}.items()})
+
+
+def _runs_by_tuple(tuples: pd.DataFrame) -> pd.DataFrame:
+    """Return the tuples' accuracies as a table of a row per tuple (sorted by ``tuple_ID``) and a
+    column per run, "<model> (<prompting>)", in the order the runs come in (NaN: not answered);
+    the mean where a run has a tuple twice (runs sharing a prompting and a model), as a pivot
+    table gives it, built directly when every run has each tuple once."""
+    column = tuples.groupby(["prompting", "modelname"], sort=False, observed=True).ngroup().to_numpy()
+    first = np.unique(column, return_index=True)[1]  # each run's first row: the runs in order
+    runs = list(
+        zip(tuples["prompting"].to_numpy()[first], tuples["modelname"].to_numpy()[first], strict=True)
+    )
+    names = [f"{model} ({prompting})" for prompting, model in runs]
+    row, ids = pd.factorize(tuples["tuple_ID"], sort=True)
+    if pd.Series(row * len(names) + column).duplicated().any():
+        wide = tuples.pivot_table(index="tuple_ID", columns=["prompting", "modelname"], values="acc")
+        return pd.DataFrame({name: wide[run] for name, run in zip(names, runs, strict=True)})
+    values = np.full((len(ids), len(names)), np.nan)
+    values[row, column] = tuples["acc"].to_numpy(dtype=float)
+    return pd.DataFrame(values, index=pd.Index(ids, name="tuple_ID"), columns=names)

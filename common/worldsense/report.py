@@ -11,7 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import dbarrays, paths, sampling
+from common import dbarrays, leaderboard, paths, sampling
 from common.analysis import Section
 from common.config import load_yaml
 from common.errors import DataError
@@ -29,6 +29,7 @@ from common.worldsense.analysis import (
 )
 
 MODEL_ROWS = ["prompting", "modelname"]
+SUITE = "worldsense"  # its name in the registry (the baselines of the figure)
 PAIRED_TITLE = (
     "PAIRED: models on the tuples both answered (accuracy %, tuples weighted equally): "
     "t-test of the mean difference; exact test of the tuples where one is better"
@@ -74,7 +75,7 @@ def section(
     draws = sampling.draw_frames(dbarrays.rows(scored) if repeated else scored)
     tables += sampling.sampling_tables(draws, "majority vote", "answer in the gold answer's class")
     return Section(
-        suite="worldsense",
+        suite=SUITE,
         title="WorldSense",
         about=ABOUT,
         heading=f"ANALYSING RESULTS OF TESTSET {paths.shown(ref.data)}",
@@ -299,7 +300,8 @@ def tidy_stats(analysis: Analysis) -> pd.DataFrame:
 
 def plot_accuracy(analysis: Analysis, directory: Path) -> tuple[str, Path]:
     """Write ``worldsense_accuracy.png`` in ``directory``: bars of accuracy (%) per group and model
-    with 95% interval error bars. Return (caption, path)."""
+    with 95% interval error bars; past OPEN_RUNS runs, the best of them by their mean over the
+    groups and the baselines (``leaderboard.open_runs``; the caption says so). Return (caption, path)."""
     plt = pyplot()
     st = analysis.accuracy.reset_index()
     st["group"] = st[analysis.by].astype(str).agg(" / ".join, axis=1)
@@ -308,6 +310,15 @@ def plot_accuracy(analysis: Analysis, directory: Path) -> tuple[str, Path]:
         st["model"] = st["prompting"].astype(str) + " / " + st["model"]
     groups = list(pd.unique(_in_display_order(st, analysis.by)["group"]))
     models = list(pd.unique(_in_display_order(st, MODEL_ROWS)["model"]))
+    named = st["modelname"].astype(str) + " (" + st["prompting"].astype(str) + ")"  # as the tables name runs
+    run_of = dict(zip(st["model"], named, strict=True))
+    ranked = st.groupby("model", sort=False)["mean"].mean().sort_values(ascending=False, kind="stable")
+    drawn = set(leaderboard.open_runs([run_of[m] for m in ranked.index], leaderboard.baseline_names(SUITE)))
+    caption = "WorldSense accuracy per problem and model (95% intervals; chance 50%)"
+    if len(drawn) < len(models):
+        models = [m for m in models if run_of[m] in drawn]
+        best = f"the {leaderboard.OPEN_RUNS} best of {len(ranked)} runs by their mean over the groups"
+        caption += f": {best}, and the baselines"
     width = 0.8 / len(models)
     width_inches = min(40.0, max(6.0, 1.2 * len(groups) * max(1.0, len(models) / 3)))
     fig, ax = plt.subplots(figsize=(width_inches, 4.5))
@@ -325,7 +336,7 @@ def plot_accuracy(analysis: Analysis, directory: Path) -> tuple[str, Path]:
     fig.tight_layout()
     path = directory / "worldsense_accuracy.png"
     save_png(fig, path)
-    return "WorldSense accuracy per problem and model (95% intervals; chance 50%)", path
+    return caption, path
 
 
 def _in_display_order(df: pd.DataFrame, names: list[str]) -> pd.DataFrame:

@@ -135,10 +135,24 @@ def _group_ids(df: pd.DataFrame, keys: list[str]) -> tuple[np.ndarray, np.ndarra
         )
         if len(codes) and codes.min() == codes.max():
             continue
-        ids = ids * (int(codes.max(initial=-1)) + 2) + codes + 1
-        _, ids = np.unique(ids, return_inverse=True)  # renumber densely: no overflow
-    _, first, group = np.unique(ids, return_index=True, return_inverse=True)
-    return first, group
+        ids = _dense(ids * (int(codes.max(initial=-1)) + 2) + codes + 1)[1]  # renumbered: no overflow
+    return _dense(ids)
+
+
+def _dense(ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return (first position of each distinct value, its rank among the distinct values) of the
+    non-negative integers ``ids``, as ``np.unique`` with ``return_index`` and ``return_inverse``
+    gives them: by counting when the values are at most a few times as many as the ids (a run's
+    tuple codes: no sort), else by ``np.unique``."""
+    if len(ids) == 0 or int(ids.max()) > 4 * len(ids) + 1024:
+        _, first, rank = np.unique(ids, return_index=True, return_inverse=True)
+        return first, rank.reshape(-1)
+    seen = np.zeros(int(ids.max()) + 1, dtype=bool)
+    seen[ids] = True
+    rank = (np.cumsum(seen) - 1)[ids]
+    first = np.empty(int(seen.sum()), dtype=np.int64)
+    first[rank[::-1]] = np.arange(len(ids) - 1, -1, -1)  # the last write of each rank: its first position
+    return first, rank
 
 
 def _n_options(df: pd.DataFrame) -> np.ndarray:

@@ -12,6 +12,7 @@ from common.errors import DataError, UserError
 from common.report import section_text
 from common.worldsense import report, scoring
 from common.worldsense.analysis import (
+    Analysis,
     accuracy_by_group,
     analyse_results_in_testset_dir,
     bias_by_group,
@@ -257,3 +258,38 @@ def test_paired_tests_compare_two_models_on_the_tuples_both_answered():
     assert (test["a_better"], test["b_better"], test["p"]) == (4, 0, pytest.approx(2 * 0.5**4))
     one = pd.DataFrame([r for r in rows if r["modelname"] == "a"])
     assert paired_tests(one).empty
+
+
+def test_the_figure_of_many_runs_draws_the_best_and_the_baselines_and_says_so(tmp_path, monkeypatch):
+    """Past OPEN_RUNS runs the accuracy figure draws the best runs by their mean over the groups and
+    the baselines (the headline's open runs), and its caption says how many it leaves out."""
+    from common import leaderboard
+
+    names = [f"m{i:02d}" for i in range(14)] + ["random"]
+    rows = [
+        {"prompting": "basic", "modelname": name, "problemname": problem, "mean": i / 100, "conf95": 0.01}
+        for i, name in enumerate(names)
+        for problem in ("Infer.trivial", "Compl.normal")
+    ]
+    result = Analysis(
+        pd.DataFrame(),
+        pd.DataFrame(rows).set_index(["prompting", "modelname", "problemname"]),
+        pd.DataFrame(),
+        None,
+    )
+    drawn = []
+    monkeypatch.setattr(
+        report,
+        "save_png",
+        lambda fig, path: drawn.extend(t.get_text() for t in fig.axes[0].get_legend().get_texts()),
+    )
+    caption, _ = report.plot_accuracy(result, tmp_path)
+    best = [f"m{i:02d}" for i in range(13, 13 - leaderboard.OPEN_RUNS, -1)]
+    assert sorted(drawn) == sorted(["chance", "random", *best])
+    assert caption.endswith(
+        f"the {leaderboard.OPEN_RUNS} best of 15 runs by their mean over the groups, and the baselines"
+    )
+    few = result.accuracy.query("modelname in ['m00', 'random']")
+    drawn.clear()
+    caption, _ = report.plot_accuracy(Analysis(pd.DataFrame(), few, pd.DataFrame(), None), tmp_path)
+    assert sorted(drawn) == ["chance", "m00", "random"] and caption.endswith("chance 50%)")
