@@ -93,7 +93,8 @@ def update(conn: sqlite3.Connection, refs: Sequence[SetRef]) -> Counts:
 def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> bool:
     """Update one set: its items when its data changed (then every run is scored again), the
     results files whose content or scorer changed, the runs whose file is gone; return whether
-    any row changed (then the suite's pairs are chosen again, ``update``)."""
+    a set, a run or an answer changed (then the suite's pairs are chosen again, ``update``), not
+    when a file was only hashed again and found the same (its times noted)."""
     suite = suites.get(ref.suite)
     scorer = scorer_version(suite)
     files = {paths.shown(f): f for f in suite.part("results_files")(ref)}
@@ -150,7 +151,7 @@ def _update_set(conn: sqlite3.Connection, ref: SetRef, counts: Counts) -> bool:
         del run
     with _transaction(conn):
         counts.texts_removed += delete_unused(conn, texts, images=new_items)
-    return True
+    return bool(new_items or to_score or gone)
 
 
 def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) -> bool:
@@ -389,12 +390,22 @@ def _write_pairs(conn: sqlite3.Connection, suite: Suite) -> None:
 def _run_units(conn: sqlite3.Connection, suite: str) -> pd.DataFrame:
     """Return the units each run of ``suite`` has (``run_id``, ``unit``: a row per run and unit), as
     the score stage listed them once per run (``run_units``), not read from every row of ``units``
-    (one per rule: 4.3 million rows at 100 WorldSense runs, 10 s of every update's choice of pairs)."""
+    (one per rule: 4.3 million rows at 100 WorldSense runs, 10 s of every update's choice of pairs);
+    ``unit`` categorical, each distinct list decoded once."""
     rows = conn.execute(
         "SELECT u.run_id, u.units FROM run_units u JOIN runs r USING (run_id) JOIN sets s USING (set_id) "
         "WHERE s.suite = ? ORDER BY u.run_id",
         (suite,),
     ).fetchall()
-    names = [zlib.decompress(blob).decode().split("\n") for _, blob in rows]
-    run_ids = np.repeat([run_id for run_id, _ in rows], [len(n) for n in names]).astype("int64")
-    return pd.DataFrame({"run_id": run_ids, "unit": [unit for each in names for unit in each]})
+    vocabulary: dict[str, int] = {}
+    coded: dict[bytes, np.ndarray] = {}  # runs of a set mostly list the same units: each list read once
+    for _, blob in rows:
+        if blob not in coded:
+            names = zlib.decompress(blob).decode().split("\n")
+            coded[blob] = np.array(
+                [vocabulary.setdefault(name, len(vocabulary)) for name in names], dtype=np.int64
+            )
+    codes = [coded[blob] for _, blob in rows]
+    run_ids = np.repeat([run_id for run_id, _ in rows], [len(c) for c in codes]).astype("int64")
+    unit = pd.Categorical.from_codes(np.concatenate(codes) if codes else [], categories=list(vocabulary))
+    return pd.DataFrame({"run_id": run_ids, "unit": unit})

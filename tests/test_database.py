@@ -462,6 +462,35 @@ def test_a_results_file_is_scored_again_only_when_it_changes_and_its_rows_go_wit
             random.write_bytes(kept)
 
 
+def test_a_file_only_touched_is_hashed_again_and_its_suite_s_pairs_are_not_chosen_again(
+    project, tmp_path, monkeypatch
+):
+    """A results file written just before scoring is hashed at the next update (it could have
+    changed within its clock tick); found the same, it changes no row: the suite's paired tests
+    (a pass over every run's units) are not chosen again, as they are when a file changes."""
+    chosen = []
+    write_pairs = database._write_pairs
+    monkeypatch.setattr(
+        database, "_write_pairs", lambda conn, suite: chosen.append(suite.name) or write_pairs(conn, suite)
+    )
+    with database.connection(tmp_path / "results.sqlite") as conn:
+        database.update(conn, _all(project))
+        [canvas] = project["canvas"]
+        [random] = [f for f in suites.get("canvas").part("results_files")(canvas) if "random" in f.name]
+        pairs = conn.execute("SELECT run_a, run_b, rule FROM pairs ORDER BY pair_id").fetchall()
+        chosen.clear()
+        random.touch()  # the same bytes, a new time
+        touched = database.update(conn, _all(project))
+        assert (touched.scored, touched.unchanged, chosen) == (0, 12, [])
+        assert conn.execute("SELECT run_a, run_b, rule FROM pairs ORDER BY pair_id").fetchall() == pairs
+        kept = random.read_bytes()
+        try:
+            random.write_bytes(kept[: kept.rindex(b"\n", 0, len(kept) - 1) + 1])
+            assert database.update(conn, _all(project)).scored == 1 and chosen == ["canvas"]
+        finally:
+            random.write_bytes(kept)
+
+
 def _text_count(conn: sqlite3.Connection, text: str) -> int:
     """Return how many rows of ``texts`` hold ``text``."""
     return conn.execute("SELECT count(*) FROM texts WHERE text = ?", (text,)).fetchone()[0]
