@@ -81,6 +81,15 @@ def open_runs(ranked: Sequence[str], names: frozenset[str]) -> list[str]:
     return [run for run, shown in zip(ranked, _open(ranked, names), strict=True) if shown]
 
 
+def open_headline_runs(headline: dict[str, Any], suite: str) -> list[str] | None:
+    """Return the runs a figure of ``suite`` draws, given its headline (``common.report.headline``):
+    its open runs (``open_runs``: the best by the headline's first cell of each, and the
+    baselines), best first; None when every run is open (a figure draws them all, as it would)."""
+    ranking = _ranking({"headline": headline})
+    drawn = open_runs(_ranked(list(ranking), ranking), baseline_names(suite))
+    return drawn if len(drawn) < len(ranking) else None
+
+
 def _open(ranked: Sequence[str], names: frozenset[str]) -> list[bool]:
     """Return whether each run of ``ranked`` (best first) is shown open (``split_rows``)."""
     shown, models = [], 0

@@ -2,9 +2,9 @@
 
 The exact paired test (``paired_exact_test``: McNemar's on binary outcomes, the sign test on
 scores), its survival form (``paired_survival_test``), and the paired t-test (``paired_t_test``);
-between every two runs of a table at once (``pairwise_exact_tests``, ``pairwise_t_tests``): in
-array operations over all pairs, not one test at a time, so a hundred runs cost about one pass
-over their scores.
+between every two runs of a table at once (``pairwise_exact_tests``, ``pairwise_t_tests``,
+``pairwise_survival_counts``): in array operations over all pairs, not one test at a time, so a
+hundred runs cost about one pass over their scores.
 """
 
 import math
@@ -143,6 +143,24 @@ def _count_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Return ``a.T @ b`` of two units x runs boolean arrays as integer counts (a float product:
     BLAS, exact below 2**53)."""
     return np.rint(a.T.astype(float) @ b.astype(float)).astype(np.int64)
+
+
+def pairwise_survival_counts(survived: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Return ``paired_survival_test``'s counts between every two runs at once, from ``survived``
+    (units x runs: how long each unit lasted in each run, NaN where a run has no such unit) and
+    ``failed`` (units x runs: it failed right after, else it was censored there): three runs x
+    runs matrices, ``n[i, j]`` the units both runs have, ``better[i, j]`` those where run j failed
+    at a time run i outlasted, and its transpose (``better[j, i]``: the reverse). Compared over
+    blocks of units, PAIR_CHUNK comparisons at a time; the p of a split is ``binomial_p``."""
+    units, runs = survived.shape
+    present = ~np.isnan(survived)
+    n = _count_product(present, present)
+    better = np.zeros((runs, runs), dtype=np.int64)
+    step = max(1, PAIR_CHUNK // max(1, runs * runs))
+    for start in range(0, units, step):
+        block, ended = survived[start : start + step], (failed & present)[start : start + step]
+        better += ((block[:, :, None] > block[:, None, :]) & ended[:, None, :]).sum(axis=0)
+    return n, better, better.T.copy()
 
 
 def binomial_p(a_better: np.ndarray, b_better: np.ndarray) -> np.ndarray:

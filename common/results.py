@@ -276,6 +276,9 @@ def finish_reasons(record: dict[str, Any]) -> list[str]:
     """Return the finish reasons of every reply behind a results record, in order, whatever the
     suite's shape of its ``finish_reason`` field (one string, a list, a mapping per part of a
     translation, a list of those): [] when the record has none (built-in baselines, old files)."""
+    value = record.get("finish_reason")
+    if isinstance(value, list) and all(type(part) is str for part in value):
+        return list(value)  # the common shape (a reply per turn), without walking it
     found: list[str] = []
 
     def walk(value: Any) -> None:
@@ -288,7 +291,7 @@ def finish_reasons(record: dict[str, Any]) -> list[str]:
             for key in sorted(value):
                 walk(value[key])
 
-    walk(record.get("finish_reason"))
+    walk(value)
     return found
 
 

@@ -18,6 +18,7 @@ from common.paired import paired_exact_test as paired_exact_test
 from common.paired import paired_survival_test as paired_survival_test
 from common.paired import paired_t_test as paired_t_test
 from common.paired import pairwise_exact_tests as pairwise_exact_tests
+from common.paired import pairwise_survival_counts as pairwise_survival_counts
 from common.paired import pairwise_t_tests as pairwise_t_tests
 
 

@@ -38,7 +38,7 @@ the independent samples the log-rank test assumes.
 """
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,27 +60,7 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     refused request), refused_turns (requests refused, distractor turns the game went on after
     included; older records: 1 when it ended so), wording (older records: the suite's), replies
     (requests answered: with cot two a turn) and cut (of them, cut at the token limit)."""
-    rows = [
-        {
-            "Key": r["Key"],
-            "draw": int(r.get("draw") or 0),
-            "turns": int(r["turns"]),
-            "distractors": int(r["distractors"]),
-            "main_turns": int(r["turns"]) - int(r["distractors"]),
-            "distractor_accuracy": r.get("distractor_accuracy"),
-            "violations": int(r.get("violations") or 0),
-            "violation_occurred": bool(r.get("violation_occurred", r["ended"] == "violation"))
-            or bool(r.get("refused")),
-            "asked": int(r.get("asked") or 0),
-            "ended": r["ended"],
-            "refused": bool(r.get("refused")),
-            "refused_turns": int(r.get("refused_turns", bool(r.get("refused")))),
-            "wording": str(r.get("wording") or DEFAULT_WORDING),
-            "replies": len(finish_reasons(r)),
-            "cut": finish_reasons(r).count("length"),
-        }
-        for r in records
-    ]
+    rows = [_conversation_row(r) for r in records]
     columns = [
         "Key",
         "draw",
@@ -101,6 +81,29 @@ def conversation_frame(records: Iterable[dict[str, Any]]) -> pd.DataFrame:
     frame = pd.DataFrame(rows, columns=columns)
     frame["distractor_accuracy"] = pd.to_numeric(frame["distractor_accuracy"], errors="coerce")
     return frame
+
+
+def _conversation_row(r: dict[str, Any]) -> dict[str, Any]:
+    """Return ``conversation_frame``'s row of one conversation record."""
+    reasons = finish_reasons(r)
+    return {
+        "Key": r["Key"],
+        "draw": int(r.get("draw") or 0),
+        "turns": int(r["turns"]),
+        "distractors": int(r["distractors"]),
+        "main_turns": int(r["turns"]) - int(r["distractors"]),
+        "distractor_accuracy": r.get("distractor_accuracy"),
+        "violations": int(r.get("violations") or 0),
+        "violation_occurred": bool(r.get("violation_occurred", r["ended"] == "violation"))
+        or bool(r.get("refused")),
+        "asked": int(r.get("asked") or 0),
+        "ended": r["ended"],
+        "refused": bool(r.get("refused")),
+        "refused_turns": int(r.get("refused_turns", bool(r.get("refused")))),
+        "wording": str(r.get("wording") or DEFAULT_WORDING),
+        "replies": len(reasons),
+        "cut": reasons.count("length"),
+    }
 
 
 def seed_metrics(frame: pd.DataFrame) -> dict[str, Any]:
@@ -240,6 +243,34 @@ def paired_survival(a: pd.DataFrame, b: pd.DataFrame, clock: str = "turns") -> d
         both["failed_b"].tolist(),
     )
     return {"n": len(both), "a_better": test.a_better, "b_better": test.b_better, "p": test.p}
+
+
+def paired_survival_all(frames: Sequence[pd.DataFrame], clock: str = "turns") -> dict[tuple[int, int], dict]:
+    """Return ``paired_survival`` of every two of ``frames`` (by their positions i < j: run i as
+    a, run j as b), all at once (``stats.pairwise_survival_counts`` over a samples x runs table
+    of each run's ``clock`` and failures, by ``Key``); {} when a frame has a Key twice (then
+    ``paired_survival`` of each pair, which pairs every draw of a Key)."""
+    if any(frame["Key"].duplicated().any() for frame in frames):
+        return {}
+    keys = pd.Index(sorted({key for frame in frames for key in frame["Key"]}))
+    survived = np.full((len(keys), len(frames)), np.nan)
+    failed = np.zeros((len(keys), len(frames)), dtype=bool)
+    for i, frame in enumerate(frames):
+        rows = keys.get_indexer(frame["Key"])
+        survived[rows, i] = frame[clock].to_numpy(dtype=float)
+        failed[rows, i] = _failed(frame)
+    n, better, worse = stats.pairwise_survival_counts(survived, failed)
+    first, second = np.triu_indices(len(frames), k=1)
+    p = stats.binomial_p(better[first, second], worse[first, second])
+    return {
+        (int(i), int(j)): {
+            "n": int(n[i, j]),
+            "a_better": int(better[i, j]),
+            "b_better": int(worse[i, j]),
+            "p": float(q),
+        }
+        for i, j, q in zip(first, second, p, strict=True)
+    }
 
 
 def question_errors(turns: pd.DataFrame) -> pd.DataFrame:

@@ -109,14 +109,23 @@ def _first_seed(pairing: str) -> int | None:
 
 
 def plot_survival(
-    curves: pd.DataFrame, panel: str, line: str, clock: str, directory: Path
+    curves: pd.DataFrame,
+    panel: str,
+    line: str,
+    clock: str,
+    directory: Path,
+    drawn: Sequence[str] | None = None,
 ) -> tuple[str, Path]:
     """Write ``already_said_that_survival_by_<panel>.png`` in ``directory``: the survival curves on
     ``clock`` ("turns" or "main_turns") with 95% bands, one panel per value of ``panel`` ("set" or
-    "model"), one line per value of ``line`` (its colour the same in every panel). Return
+    "model"), one line per value of ``line`` (its colour the same in every panel); with ``drawn``
+    (``leaderboard.open_headline_runs``), only those models, which the caption says. Return
     (caption, path)."""
     plt = pyplot()
+    models = curves["model"].nunique()
     curves = curves[curves["clock"] == clock]
+    if drawn is not None:
+        curves = curves[curves["model"].isin(list(drawn))]
     panels = list(dict.fromkeys(curves[panel]))
     lines = list(dict.fromkeys(curves[line]))
     colours = run_colours([str(label) for label in lines])
@@ -146,7 +155,17 @@ def plot_survival(
         f"Already Said That: share of conversations alive after each {CLOCK_NAMES[clock]}, "
         f"one panel per {panel}"
     )
+    if drawn is not None:
+        caption += f"; {_drawn_note(models)}"
     return caption, path
+
+
+def _drawn_note(models: int) -> str:
+    """Return what a figure drawing the open models of ``models`` says of them."""
+    return (
+        f"the {leaderboard.OPEN_RUNS} best of {models} models by average turns, and the baselines "
+        "(every model in the tables)"
+    )
 
 
 TURNS_TITLE = (
@@ -234,13 +253,18 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
     figures = []
     if figures_dir is not None:
+        drawn = leaderboard.open_headline_runs(heads, tables.SUITE_NAME)  # past OPEN_RUNS models: the best
         figures = [
-            plot_survival(data["survival"], panel, line, clock, figures_dir)
+            plot_survival(data["survival"], panel, line, clock, figures_dir, drawn)
             for panel, line, clock in (("set", "model", "turns"), ("model", "set", "main_turns"))
         ]
         rows = paper.paper_rows(numbers)
+        models = rows["model"].nunique()
+        if drawn is not None:
+            rows = rows[rows["model"].isin([*drawn, paper.RANDOM])]
         if len(rows):
-            figures.append(paper.plot_paper(rows, figures_dir / "already_said_that_paper.png"))
+            caption, path = paper.plot_paper(rows, figures_dir / "already_said_that_paper.png")
+            figures.append((f"{caption}; {_drawn_note(models)}" if drawn is not None else caption, path))
     notes = [
         f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
         "ended on a request the server refused (context too long): violations in the metrics, as the "

@@ -178,13 +178,17 @@ def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]
     deviation: negative when a survives longer), ``logrank_p`` (two-sided) and ``survives
     longer`` (the name of that one), NaN (shown "-") where neither run has a failure or the test
     has no variance (every conversation still going failed at each failure turn); then the
-    exact paired test on the samples both played (``analysis.paired_survival``): ``n``,
-    ``a_better``, ``b_better`` (samples where that run lasted longer) and ``p``."""
+    exact paired test on the samples both played (``analysis.paired_survival``, every pair of a
+    set at once: ``analysis.paired_survival_all``): ``n``, ``a_better``, ``b_better`` (samples
+    where that run lasted longer) and ``p``. The log-rank test, of independent samples, is
+    computed for the pairs printed only (``_printed_pairs``)."""
     by_set: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
         by_set.setdefault(run["set"], []).append(run)
     rows = []
     for set_name, group in by_set.items():
+        paired = analysis.paired_survival_all([run["frame"] for run in group])  # every pair at once
+        position = {id(run): i for i, run in enumerate(group)}
         for a, b in _printed_pairs(group):
             statistic, p = analysis.logrank(a["frame"], b["frame"])
             longer = _longer(-statistic, (a["model"], b["model"]))
@@ -196,7 +200,10 @@ def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]
                     "z": statistic,
                     "logrank_p": p,
                     "survives longer": longer,
-                    **analysis.paired_survival(a["frame"], b["frame"]),
+                    **(
+                        paired.get((position[id(a)], position[id(b)]))
+                        or analysis.paired_survival(a["frame"], b["frame"])
+                    ),
                 }
             )
     tidy = pd.DataFrame(rows, columns=MODEL_TEST_COLUMNS)
