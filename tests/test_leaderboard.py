@@ -142,3 +142,17 @@ def test_already_said_that_tests_the_printed_pairs_only_past_eight_runs_a_set():
     assert len(chosen) == 2 * 29 - 1  # the baseline ranks last: its neighbour's pair is counted once
     assert frozenset(("m28", "m27")) in chosen and frozenset(("m28", "random")) in chosen
     assert frozenset(("m28", "m10")) not in chosen
+
+
+def test_a_figure_of_many_models_draws_the_headline_s_open_runs():
+    """Already Said That's figures past OPEN_RUNS models draw the headline's open runs: the best
+    by the headline's first cell and the baselines; none left out with fewer."""
+    from common.report import headline
+
+    cells = [(f"m{i:02d}", "set", f"{i}.0", 10) for i in range(14)] + [("random", "set", "0.5", 10)]
+    drawn = leaderboard.open_headline_runs(headline("turns", "conversation", cells), "already_said_that")
+    assert drawn == [f"m{i:02d}" for i in range(13, 13 - leaderboard.OPEN_RUNS, -1)] + ["random"]
+    assert (
+        leaderboard.open_headline_runs(headline("turns", "conversation", cells[:3]), "already_said_that")
+        is None
+    )

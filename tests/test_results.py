@@ -182,3 +182,17 @@ def test_a_file_the_writer_created_and_never_wrote_is_removed(tmp_path):
     with ResultsWriter(path) as writer:
         writer.append({"Key": 1, "resp": "a"})
     assert read_results(path) == [{"Key": 1, "resp": "a"}]
+
+
+def test_finish_reasons_of_every_shape_in_order():
+    """One string, a list (a reply per turn), a mapping per part, lists of those: every reason in
+    order (a mapping's by its keys); none without the field."""
+    from common.results import finish_reasons, truncated
+
+    assert finish_reasons({}) == [] and finish_reasons({"finish_reason": None}) == []
+    assert finish_reasons({"finish_reason": "stop"}) == ["stop"]
+    flat = {"finish_reason": ["stop", "length", "stop"]}
+    assert finish_reasons(flat) == ["stop", "length", "stop"] and truncated(flat)
+    assert finish_reasons(flat) is not flat["finish_reason"]  # a copy: the record stays as it was
+    nested = {"finish_reason": ["stop", {"b": "length", "a": ["stop", "stop"]}, None]}
+    assert finish_reasons(nested) == ["stop", "stop", "stop", "length"]

@@ -194,6 +194,29 @@ def test_the_paired_test_compares_two_runs_sample_by_sample_as_far_as_censoring_
     assert analysis.paired_survival(a, a)["a_better"] == 0 and analysis.paired_survival(a, a)["p"] == 1.0
 
 
+def test_every_pair_s_paired_test_at_once_is_each_pair_tested_alone():
+    """The report's paired survival tests of a set, every pair in one array operation, give what
+    the test of each pair alone gives (samples missing from a run, censoring, refusals, ties);
+    a run with a sample twice (every draw of a Key) leaves them to the pair-by-pair test."""
+    rng = __import__("random").Random(7)
+    ends = ["survived", "violation", "false_positive", "false_negative", "refused"]
+    frames = []
+    for _ in range(6):
+        records = []
+        for key in rng.sample(range(40), 30):
+            ended = rng.choice(ends)
+            records.append(record(key, rng.randrange(0, 12), ended, refused=ended == "refused"))
+        frames.append(analysis.conversation_frame(records))
+    together = analysis.paired_survival_all(frames)
+    assert len(together) == 15
+    for (i, j), found in together.items():
+        alone = analysis.paired_survival(frames[i], frames[j])
+        assert {**found, "p": pytest.approx(alone["p"], rel=1e-9)} == alone, (i, j)
+    assert sum(t["a_better"] + t["b_better"] for t in together.values()) > 0
+    twice = [frames[0], analysis.conversation_frame([record(1, 3, "violation"), record(1, 4, "violation")])]
+    assert analysis.paired_survival_all(twice) == {}
+
+
 def test_conversation_ends_on_main_task_failure_not_on_distractor_failure(tmp_path):
     data = load_set(write_set(tmp_path / "which_is_heavier", "which_is_heavier", samples=3))
     conversation = data.conversation(data.samples[0])
