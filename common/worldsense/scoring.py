@@ -304,8 +304,8 @@ def pairs(runs: pd.DataFrame, units: pd.DataFrame) -> list[tuple[int, int, str]]
     for _, group in runs.groupby("set_name", sort=False):
         ids = group.sort_values(["prompting", "model"], kind="stable")["run_id"].to_numpy()
         mine = units[units["run_id"].isin(ids)]
-        row = pd.Series(np.arange(len(ids)), index=ids)[mine["run_id"].to_numpy()].to_numpy()
-        column = pd.factorize(mine["unit"])[0]
+        row = pd.Index(ids).get_indexer(mine["run_id"])
+        column = pd.factorize(mine["unit"])[0]  # a categorical (the score stage's): by its codes
         has = np.zeros((len(ids), int(column.max(initial=-1)) + 1))
         has[row, column] = 1.0
         shared = has @ has.T  # tuples each two runs both have (exact: counts far below 2**53)
