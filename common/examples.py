@@ -112,10 +112,12 @@ def _none_table() -> dict[str, Any]:
     return {"title": "no unit where one run did better", "columns": [], "rows": [], "untrusted": True}
 
 
-def failure_block(conn: sqlite3.Connection, files: list[str], per_run: int = 2) -> dict[str, Any] | None:
-    """Return the block of the first ``per_run`` failures of each run of ``files``, or None when
-    no run failed."""
-    found = failure_examples(conn, files, per_run)
+def failure_block(
+    conn: sqlite3.Connection, files: list[str], per_run: int = 2, baselines: frozenset[str] = frozenset()
+) -> dict[str, Any] | None:
+    """Return the block of the first ``per_run`` failures of each run of ``files`` a set shows
+    open (``failure_examples``), or None when none failed."""
+    found, left_out = failure_examples(conn, files, per_run, baselines)
     if found.empty:
         return None
     columns = ["run", "unit", "item (Key, turn)", "prompt (end)", "gold", "answer"]
@@ -131,6 +133,11 @@ def failure_block(conn: sqlite3.Connection, files: list[str], per_run: int = 2) 
         for r in found.itertuples()
     ]
     summary = f"Failures: the first {per_run} wrong answers of each run (first by unit)"
+    if left_out:
+        summary += (
+            f"; past {leaderboard.OPEN_RUNS} runs a set, of its {leaderboard.OPEN_RUNS} most accurate "
+            f"and the baselines ({left_out} runs' failures in the explorer: make explore, query failures)"
+        )
     return {
         "summary": summary,
         "tables": [{"title": "", "columns": columns, "rows": rows, "untrusted": True, **pictures(found)}],
@@ -148,7 +155,7 @@ def attach(section: dict[str, Any], conn: sqlite3.Connection) -> dict[str, Any]:
     baselines = leaderboard.baseline_names(section.get("suite", ""))
     pairs = pair_blocks(conn, files, 3, shown, baselines) if section.get("paired_table") else []
     examples: dict[str, Any] = {"pairs": pairs}
-    if failures := failure_block(conn, files):
+    if failures := failure_block(conn, files, baselines=baselines):
         examples["failures"] = failures
     return {**section, "examples": examples}
 
@@ -269,15 +276,30 @@ def _pair_counts(conn: sqlite3.Connection, tests: list[dict[str, Any]]) -> dict[
     return found
 
 
-def failure_examples(conn: sqlite3.Connection, files: list[str], per_run: int = 3) -> pd.DataFrame:
-    """Return the first ``per_run`` failures (``failures`` query, first by unit) of every run of
-    ``files``, with the run's label, in run order."""
+def failure_examples(
+    conn: sqlite3.Connection, files: list[str], per_run: int = 3, baselines: frozenset[str] = frozenset()
+) -> tuple[pd.DataFrame, int]:
+    """Return the first ``per_run`` failures (``failures`` query, first by unit) of the runs of
+    ``files`` each set shows open, with the run's label, in run order, and how many runs were
+    left out: a set's every run up to OPEN_RUNS runs that are not ``baselines``, else its
+    OPEN_RUNS most accurate (``run_counts``) and the baselines, as its headline opens its best
+    (``leaderboard.open_runs``): a report of a hundred runs reads a few runs' failures, not all."""
     marks = ", ".join("?" * len(files))
     runs = conn.execute(
-        f"SELECT run_id, label FROM runs WHERE results_file IN ({marks}) ORDER BY run_id", files
-    )
-    frames = [_failures(conn, run_id, per_run).assign(run=label) for run_id, label in runs.fetchall()]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        "SELECT r.run_id, r.label, r.set_id, c.correct_pct FROM runs r LEFT JOIN run_counts c USING (run_id) "
+        f"WHERE r.results_file IN ({marks}) ORDER BY r.run_id",
+        files,
+    ).fetchall()
+    kept = set()
+    for set_id in dict.fromkeys(run[2] for run in runs):
+        mine = sorted((r for r in runs if r[2] == set_id), key=lambda r: (r[3] is None, -(r[3] or 0.0)))
+        shown = set(leaderboard.open_runs([r[1] for r in mine], baselines))
+        kept |= {r[0] for r in mine if r[1] in shown}
+    frames = [
+        _failures(conn, run_id, per_run).assign(run=label) for run_id, label, *_ in runs if run_id in kept
+    ]
+    found = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return found, len(runs) - len(kept)
 
 
 def _failures(conn: sqlite3.Connection, run_id: int, limit: int) -> pd.DataFrame:

@@ -156,3 +156,29 @@ def test_a_figure_of_many_models_draws_the_headline_s_open_runs():
         leaderboard.open_headline_runs(headline("turns", "conversation", cells[:3]), "already_said_that")
         is None
     )
+
+
+def test_failure_examples_past_the_open_runs_are_the_best_runs_and_the_baselines_s(monkeypatch):
+    """A set of many runs shows the failures of its OPEN_RUNS most accurate runs and its baselines
+    (the rest in the explorer, which the block says); a set of few shows every run's."""
+    import sqlite3
+
+    from common import examples
+
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE TABLE runs (run_id INTEGER, label TEXT, set_id INTEGER, results_file TEXT)")
+    conn.execute("CREATE TABLE run_counts (run_id INTEGER, correct_pct REAL)")
+    runs = [(r, "random (s)" if r == 1 else f"m{r:02d} (s)", 1, f"f{r}") for r in range(1, 16)]
+    runs += [(100 + r, f"m{r} (t)", 2, f"g{r}") for r in range(3)]  # another set, three runs
+    conn.executemany("INSERT INTO runs VALUES (?, ?, ?, ?)", runs)
+    conn.executemany("INSERT INTO run_counts VALUES (?, ?)", [(r[0], r[0] % 17) for r in runs])
+    asked = []
+    monkeypatch.setattr(
+        examples, "_failures", lambda conn, run, limit: asked.append(run) or pd.DataFrame({"unit": ["u"]})
+    )
+    found, left_out = examples.failure_examples(conn, [r[3] for r in runs], 2, frozenset({"random"}))
+    best = list(range(15, 15 - leaderboard.OPEN_RUNS, -1))
+    assert asked == sorted([1, *best, 100, 101, 102]) and left_out == 15 - 1 - leaderboard.OPEN_RUNS
+    assert list(found["run"]) == [label for run, label, *_ in runs if run in asked]
+    asked.clear()
+    assert examples.failure_examples(conn, ["g0", "g1", "g2"], 2)[1] == 0 and asked == [100, 101, 102]
