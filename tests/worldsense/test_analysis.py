@@ -293,3 +293,17 @@ def test_the_figure_of_many_runs_draws_the_best_and_the_baselines_and_says_so(tm
     drawn.clear()
     caption, _ = report.plot_accuracy(Analysis(pd.DataFrame(), few, pd.DataFrame(), None), tmp_path)
     assert sorted(drawn) == ["chance", "m00", "random"] and caption.endswith("chance 50%)")
+
+
+@pytest.mark.parametrize("high", [3, 500, 10**12])  # few codes, many, too many to count (np.unique)
+def test_groups_numbered_by_counting_are_np_unique_s(high):
+    """``scoring._dense`` (how ``compute_acc_table`` numbers a run's tuples without sorting) gives
+    what np.unique's first positions and inverse give."""
+    import numpy as np
+
+    rng = np.random.default_rng(high)
+    for size in (0, 1, 257):
+        ids = rng.integers(0, high, size)
+        first, rank = scoring._dense(ids)
+        _, expected_first, expected_rank = np.unique(ids, return_index=True, return_inverse=True)
+        assert first.tolist() == expected_first.tolist() and rank.tolist() == expected_rank.tolist()
