@@ -85,12 +85,14 @@ def pair_blocks(
     per_cell: int = 3,
     shown: list[list[str]] | None = None,
     baselines: frozenset[str] = frozenset(),
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], bool]:
     """Return one block of examples per paired test between runs of ``files`` that the report
     prints (``shown``, else the rule's tests; ``baselines``: ``pair_examples``): its summary (the
-    runs, the rule, how many units favour each) and a table per non-empty discordant cell."""
+    runs, the rule, how many units favour each) and a table per non-empty discordant cell; and
+    whether printed tests were left out (``pair_examples``)."""
     found = []
-    for test in pair_examples(conn, files, per_cell, shown, baselines):
+    tests, left_out = pair_examples(conn, files, per_cell, shown, baselines)
+    for test in tests:
         a, b, rows = test["a"], test["b"], test["rows"]
         where = f", view {test['view']}" if test.get("view") else ""
         summary = (
@@ -104,7 +106,7 @@ def pair_blocks(
                 title = f"{cell} better: the first {len(shown)} of {count:,} units"
                 tables.append(_cell_table(shown, title, a, b))
         found.append({"summary": summary, "tables": tables or [_none_table()]})
-    return found
+    return found, left_out
 
 
 def _none_table() -> dict[str, Any]:
@@ -153,8 +155,12 @@ def attach(section: dict[str, Any], conn: sqlite3.Connection) -> dict[str, Any]:
     ]
     shown = section.get("shown_pairs")  # the tests the report prints (``common.leaderboard``)
     baselines = leaderboard.baseline_names(section.get("suite", ""))
-    pairs = pair_blocks(conn, files, 3, shown, baselines) if section.get("paired_table") else []
+    pairs, left_out = (
+        pair_blocks(conn, files, 3, shown, baselines) if section.get("paired_table") else ([], False)
+    )
     examples: dict[str, Any] = {"pairs": pairs}
+    if section.get("shown_pairs_note") or left_out:
+        examples["pairs_note"] = leaderboard.EXAMPLES_NOTE
     if failures := failure_block(conn, files, baselines=baselines):
         examples["failures"] = failures
     return {**section, "examples": examples}
@@ -167,16 +173,17 @@ def pair_examples(
     per_cell: int = 3,
     shown: list[list[str]] | None = None,
     baselines: frozenset[str] = frozenset(),
-) -> list[dict[str, Any]]:
+) -> tuple[list[dict[str, Any]], bool]:
     """Return the examples behind the paired tests between runs of ``files`` (results files as
     ``paths.shown`` names them): per test, its labels and counts and the first ``per_cell`` units
     of each discordant cell (the ``disagreements`` query's rows, as a DataFrame). With ``shown``
     (``common.leaderboard.choose_pairs``: per test printed, its view if any, then its two runs'
     labels) only those tests, else the tests of ``leaderboard.rule_pairs`` in each group of runs
     (a set, view and rule; runs ranked by their mean unit score, ``baselines`` the suite's
-    built-in models): every test of a group of up to 8 runs. The counts of every test come from
-    its runs' units, each read once (``_pair_counts``); the examples, one query per test returned,
-    each of its cells stopped at its first units."""
+    built-in models): every test of a group of up to 8 runs, past OPEN_RUNS runs those between its
+    open runs (``_rule_tests``). The counts of every test come from its runs' units, each read
+    once (``_pair_counts``); the examples, one query per test returned, each of its cells stopped
+    at its first units. Also returns whether the rule's tests of a group were left out so."""
     marks = ", ".join("?" * len(files))
     tests = pd.read_sql_query(
         "SELECT p.pair_id, p.set_id, p.run_a, p.run_b, p.rule, ra.label AS a, rb.label AS b, ra.view "
@@ -185,32 +192,35 @@ def pair_examples(
         conn,
         params=[*files, *files],
     ).to_dict("records")
+    left_out = False
     if shown is not None:
         wanted = {(tuple(s[:-2]), frozenset(s[-2:])) for s in shown}
-        tests = [t for t in tests if (_group(t, wanted), frozenset((t["a"], t["b"]))) in wanted]
+        with_view = any(group for group, _ in wanted)
+        tests = [t for t in tests if (_group(t, with_view), frozenset((t["a"], t["b"]))) in wanted]
     else:
-        tests = _rule_tests(conn, tests, baselines)
+        tests, left_out = _rule_tests(conn, tests, baselines)
     counts = _pair_counts(conn, tests)
     found = []
     for test in tests:
         params = {"run_a": test["run_a"], "run_b": test["run_b"], "rule": test["rule"], "per_cell": per_cell}
         rows = pd.read_sql_query(queries.disagreements_sql(per_cell=True), conn, params=params)
         found.append({**test, **counts[int(test["pair_id"])], "rows": rows})
-    return found
+    return found, left_out
 
 
-def _group(test: dict[str, Any], wanted: set[tuple[tuple[str, ...], frozenset[str]]]) -> tuple[str, ...]:
+def _group(test: dict[str, Any], with_view: bool) -> tuple[str, ...]:
     """Return the group a test belongs to as ``shown`` names groups: its view when the groups
-    have one, else none."""
-    with_view = any(group for group, _ in wanted)
+    have one (``with_view``), else none."""
     return (test["view"],) if with_view and test.get("view") else ()
 
 
 def _rule_tests(
     conn: sqlite3.Connection, tests: list[dict[str, Any]], baselines: frozenset[str]
-) -> list[dict[str, Any]]:
-    """Return the ``tests`` of ``leaderboard.rule_pairs`` in each group of runs (set, view, rule),
-    the runs ranked by their mean unit score under the rule (one query for all), in their order."""
+) -> tuple[list[dict[str, Any]], bool]:
+    """Return the ``tests`` of ``leaderboard.rule_pairs`` in each group of runs (set, view, rule)
+    between its open runs (``leaderboard.open_runs``: past OPEN_RUNS, the best and the baselines),
+    the runs ranked by their mean unit score under the rule (one query for all), in their order;
+    and whether a group had runs that are not open (its other printed tests left to the explorer)."""
     groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
     for test in tests:
         view = test["view"] if isinstance(test["view"], str) else None  # NULL: None or NaN
@@ -219,7 +229,7 @@ def _rule_tests(
         len({r for t in g for r in (t["run_a"], t["run_b"])}) <= leaderboard.ALL_PAIRS_UP_TO
         for g in groups.values()
     ):
-        return tests
+        return tests, False
     runs = sorted({int(r) for t in tests for r in (t["run_a"], t["run_b"])})
     means = {
         (run, rule): mean
@@ -230,14 +240,21 @@ def _rule_tests(
         )
     }
     kept: set[int] = set()
+    left_out = False
     for (_, _, rule), group in groups.items():
         label = {t[f"run_{s}"]: t[s] for t in group for s in "ab"}
         ranked = sorted(
             label, key=lambda run: (means.get((run, rule)) is None, -(means.get((run, rule)) or 0.0))
         )
-        chosen = leaderboard.rule_pairs([label[run] for run in ranked], baselines)
-        kept |= {t["pair_id"] for t in group if frozenset((t["a"], t["b"])) in chosen}
-    return [t for t in tests if t["pair_id"] in kept]
+        names = [label[run] for run in ranked]
+        chosen, opened = (
+            leaderboard.rule_pairs(names, baselines),
+            set(leaderboard.open_runs(names, baselines)),
+        )
+        printed = [t for t in group if frozenset((t["a"], t["b"])) in chosen]
+        kept |= {t["pair_id"] for t in printed if {t["a"], t["b"]} <= opened}
+        left_out = left_out or len(opened) < len(names)
+    return [t for t in tests if t["pair_id"] in kept], left_out
 
 
 def _pair_counts(conn: sqlite3.Connection, tests: list[dict[str, Any]]) -> dict[int, dict[str, int]]:

@@ -151,9 +151,10 @@ def _p_columns(columns: Sequence[str]) -> int:
 def choose_pairs(section: dict[str, Any]) -> dict[str, Any]:
     """Return a section record whose paired table (``paired_table``: rows with ``a`` and ``b``
     columns; the columns before ``a``, e.g. a view, make the groups) keeps the rows of
-    ``rule_pairs`` and says so in its title, with ``shown_pairs`` for the examples (per row kept:
-    the group's values, a, b; None when every pair is kept); the record is not modified. A
-    section without such a table is returned as it is."""
+    ``rule_pairs`` and says so in its title, with ``shown_pairs`` for the examples (per row kept
+    whose two runs are open in their group, ``open_runs``: the group's values, a, b; None when
+    every pair is kept) and ``shown_pairs_note`` (EXAMPLES_NOTE when the examples leave printed
+    tests out); the record is not modified. A section without such a table is returned as it is."""
     title = section.get("paired_table")
     at = next((i for i, t in enumerate(section["tables"]) if t["title"] == title), None)
     if at is None or not {"a", "b"} <= set(section["tables"][at]["columns"]):
@@ -172,5 +173,22 @@ def choose_pairs(section: dict[str, Any]) -> dict[str, Any]:
     new_title = f"{title}. {printed_rule(largest, len(rows) * max(1, _p_columns(columns)))}"
     tables = list(section["tables"])
     tables[at] = {**table, "title": new_title, "rows": rows}
-    shown = [[*row[:a], row[a], row[b]] for row in rows] if largest > ALL_PAIRS_UP_TO else None
-    return {**section, "tables": tables, "paired_table": new_title, "shown_pairs": shown}
+    shown = None
+    if largest > ALL_PAIRS_UP_TO:  # examples: the printed tests between a group's open runs
+        opened = {group: set(open_runs(_ranked(runs, ranking), names)) for group, runs in groups.items()}
+        shown = [[*row[:a], row[a], row[b]] for row in rows if {row[a], row[b]} <= opened[tuple(row[:a])]]
+    note = EXAMPLES_NOTE if shown is not None and len(shown) < len(rows) else None
+    return {
+        **section,
+        "tables": tables,
+        "paired_table": new_title,
+        "shown_pairs": shown,
+        "shown_pairs_note": note,
+    }
+
+
+# what the report's examples of the paired tests say when they are those of the open runs only
+EXAMPLES_NOTE = (
+    f"those printed between the best {OPEN_RUNS} runs and the baselines of each group (any other "
+    "pair's units: the explorer's disagreements query)"
+)

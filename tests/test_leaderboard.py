@@ -67,9 +67,13 @@ def test_the_paired_table_keeps_the_rule_s_pairs_and_names_the_rule_and_the_corr
     assert (
         chosen["paired_table"] == table["title"] and "Bonferroni over the 39 tests printed" in table["title"]
     )
-    assert chosen["shown_pairs"] == [r[:2] for r in table["rows"]]  # the examples follow the table
+    # the examples: the printed tests between the open runs (the best 10 and the baseline), said so
+    opened = {f"model-{i:03d} (basic)" for i in range(10, 20)} | {"random"}
+    assert chosen["shown_pairs"] == [r[:2] for r in table["rows"] if set(r[:2]) <= opened]
+    assert len(chosen["shown_pairs"]) == 9 + 10 and chosen["shown_pairs_note"] == leaderboard.EXAMPLES_NOTE
     small = leaderboard.choose_pairs(_paired_section(runs[:4], values[:4]))
     assert len(small["tables"][0]["rows"]) == 6 and small["shown_pairs"] is None  # every pair
+    assert small["shown_pairs_note"] is None
     assert "every pair" in small["paired_table"]
 
 
@@ -121,10 +125,14 @@ def test_examples_of_a_table_the_rule_cannot_read_follow_the_rule_on_the_databas
         }
         for i, (a, b) in enumerate(itertools.combinations(runs, 2))
     ]
-    kept = examples._rule_tests(conn, tests, frozenset({"random"}))
+    kept, left_out = examples._rule_tests(conn, tests, frozenset({"random"}))
     pairs = {frozenset((t["run_a"], t["run_b"])) for t in kept}
-    assert pairs == {frozenset((r, r - 1)) for r in runs[1:]} | {frozenset((r, 1)) for r in runs[1:]}
-    assert examples._rule_tests(conn, tests[:6], frozenset()) == tests[:6]  # 4 runs: every pair
+    # the rule's pairs (each run with the next and the baseline) between the open runs: m12..m3
+    # (the best 10) and random; m2, the eleventh, left to the explorer
+    opened = [*range(3, 13), 1]
+    rule = {frozenset((r, r - 1)) for r in runs[1:]} | {frozenset((r, 1)) for r in runs[1:]}
+    assert pairs == {p for p in rule if p <= set(opened)} and left_out
+    assert examples._rule_tests(conn, tests[:6], frozenset()) == (tests[:6], False)  # 4 runs: every pair
 
 
 def test_already_said_that_tests_the_printed_pairs_only_past_eight_runs_a_set():
