@@ -107,42 +107,17 @@ def pairwise_exact_tests(scores: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-PAIR_CHUNK = 4_000_000  # comparisons held at once by ``pair_counts`` (units x runs x runs booleans)
-LEVELS = 64  # at most this many distinct scores: ``pair_counts`` counts by matrix products
+PAIR_CHUNK = 4_000_000  # comparisons held at once by ``_outscored`` (units x runs x runs booleans)
+LEVELS = 64  # at most this many distinct values: ``_outscored`` counts by matrix products
 
 
 def pair_counts(values: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Return three runs x runs matrices from ``values`` (units x runs, NaN where a run has no
     score): ``n[i, j]`` the units both runs scored, ``better[i, j]`` those where run i scored
-    higher than run j, and its transpose (``better[j, i]``). Every pair at once: with few distinct
-    scores (at most LEVELS: outcomes, shares of a unit's variants) as matrix products, one per
-    score v (the units where run i scored v times those where run j scored below it: exact, as
-    counts of units are far below 2**53); else by comparing blocks of units (PAIR_CHUNK
-    comparisons at a time: memory stays flat in the units)."""
-    units, runs = values.shape
+    higher than run j, and its transpose (``better[j, i]``). Every pair at once (``_outscored``)."""
     present = ~np.isnan(values)
-    n = _count_product(present, present)
-    levels = np.unique(values[present])
-    if len(levels) <= LEVELS:
-        better = np.zeros((runs, runs), dtype=np.int64)
-        below = np.zeros_like(present)
-        for level in levels:  # ascending: ``below`` holds the scores under ``level``
-            at = values == level
-            better += _count_product(at, below)
-            below |= at
-        return n, better, better.T.copy()
-    better = np.zeros((runs, runs), dtype=np.int64)
-    step = max(1, PAIR_CHUNK // max(1, runs * runs))
-    for start in range(0, units, step):
-        block = values[start : start + step]
-        better += (block[:, :, None] > block[:, None, :]).sum(axis=0)  # NaN compares False: skipped
-    return n, better, better.T.copy()
-
-
-def _count_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Return ``a.T @ b`` of two units x runs boolean arrays as integer counts (a float product:
-    BLAS, exact below 2**53)."""
-    return np.rint(a.T.astype(float) @ b.astype(float)).astype(np.int64)
+    better = _outscored(values, present)
+    return _count_product(present, present), better, better.T.copy()
 
 
 def pairwise_survival_counts(survived: np.ndarray, failed: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -150,17 +125,42 @@ def pairwise_survival_counts(survived: np.ndarray, failed: np.ndarray) -> tuple[
     (units x runs: how long each unit lasted in each run, NaN where a run has no such unit) and
     ``failed`` (units x runs: it failed right after, else it was censored there): three runs x
     runs matrices, ``n[i, j]`` the units both runs have, ``better[i, j]`` those where run j failed
-    at a time run i outlasted, and its transpose (``better[j, i]``: the reverse). Compared over
-    blocks of units, PAIR_CHUNK comparisons at a time; the p of a split is ``binomial_p``."""
-    units, runs = survived.shape
+    at a time run i outlasted, and its transpose (``better[j, i]``: the reverse), as
+    ``pair_counts`` counts them (``_outscored``, only run j's failures counted); the p of a split
+    is ``binomial_p``."""
     present = ~np.isnan(survived)
-    n = _count_product(present, present)
+    better = _outscored(survived, failed & present)
+    return _count_product(present, present), better, better.T.copy()
+
+
+def _outscored(values: np.ndarray, counted: np.ndarray) -> np.ndarray:
+    """Return the runs x runs matrix whose ``[i, j]`` counts the units where run i's value is
+    above run j's and run j's is ``counted`` (units x runs booleans; NaN values compare as
+    neither). With few distinct values (at most LEVELS: outcomes, shares of a unit's variants,
+    turns) one matrix product per value v (the units where run i has v times those where run j
+    is counted below it: exact, as counts of units are far below 2**53); else comparing blocks
+    of units, PAIR_CHUNK comparisons at a time (memory flat in the units)."""
+    units, runs = values.shape
+    levels = np.unique(values[~np.isnan(values)])
     better = np.zeros((runs, runs), dtype=np.int64)
+    if len(levels) <= LEVELS:
+        below = np.zeros_like(counted)
+        for level in levels:  # ascending: ``below`` holds the counted values under ``level``
+            at = values == level
+            better += _count_product(at, below)
+            below |= at & counted
+        return better
     step = max(1, PAIR_CHUNK // max(1, runs * runs))
     for start in range(0, units, step):
-        block, ended = survived[start : start + step], (failed & present)[start : start + step]
-        better += ((block[:, :, None] > block[:, None, :]) & ended[:, None, :]).sum(axis=0)
-    return n, better, better.T.copy()
+        block, mask = values[start : start + step], counted[start : start + step]
+        better += ((block[:, :, None] > block[:, None, :]) & mask[:, None, :]).sum(axis=0)
+    return better
+
+
+def _count_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Return ``a.T @ b`` of two units x runs boolean arrays as integer counts (a float product:
+    BLAS, exact below 2**53)."""
+    return np.rint(a.T.astype(float) @ b.astype(float)).astype(np.int64)
 
 
 def binomial_p(a_better: np.ndarray, b_better: np.ndarray) -> np.ndarray:
@@ -230,13 +230,12 @@ def pairwise_t_tests(scores: pd.DataFrame, pairs: Sequence[tuple[str, str]]) -> 
     columns = ["mean_a", "mean_b", "diff", "low", "high", "p"]
     if not len(first):
         return pd.DataFrame(columns=columns, dtype=float)
-    present = (~np.isnan(values)).astype(float)
-    x = np.where(present > 0, values, 0.0)
-    counts = present.T @ present
+    scored = ~np.isnan(values)
+    present, x = scored.astype(float), np.where(scored, values, 0.0)
     sums = x.T @ present  # [i, j]: run i's scores summed over the units run j scored too
     squares = (x * x).T @ present
     products = x.T @ x
-    n = counts[first, second]
+    n = _count_product(scored, scored)[first, second]
     if (n < 2).any():
         raise ValueError("a paired t-test needs two equal-length samples of 2 or more")
     sum_a, sum_b = sums[first, second], sums[second, first]
@@ -244,7 +243,7 @@ def pairwise_t_tests(scores: pd.DataFrame, pairs: Sequence[tuple[str, str]]) -> 
     deviations = squares[first, second] + squares[second, first] - 2 * products[first, second] - n * diff**2
     check = np.flatnonzero(deviations < FLAT_CHECK)
     for k in check:  # near flat: its differences, as paired_t_test takes them
-        both = (present[:, first[k]] > 0) & (present[:, second[k]] > 0)
+        both = scored[:, first[k]] & scored[:, second[k]]
         d = values[both, first[k]] - values[both, second[k]]
         diff[k] = d.mean()
         deviations[k] = ((d - diff[k]) ** 2).sum()

@@ -194,7 +194,8 @@ def test_the_paired_test_compares_two_runs_sample_by_sample_as_far_as_censoring_
     assert analysis.paired_survival(a, a)["a_better"] == 0 and analysis.paired_survival(a, a)["p"] == 1.0
 
 
-def test_every_pair_s_paired_test_at_once_is_each_pair_tested_alone():
+@pytest.mark.parametrize("longest", [12, 400])  # few turn counts (matrix products), many (blocks)
+def test_every_pair_s_paired_test_at_once_is_each_pair_tested_alone(longest):
     """The report's paired survival tests of a set, every pair in one array operation, give what
     the test of each pair alone gives (samples missing from a run, censoring, refusals, ties);
     a run with a sample twice (every draw of a Key) leaves them to the pair-by-pair test."""
@@ -205,7 +206,7 @@ def test_every_pair_s_paired_test_at_once_is_each_pair_tested_alone():
         records = []
         for key in rng.sample(range(40), 30):
             ended = rng.choice(ends)
-            records.append(record(key, rng.randrange(0, 12), ended, refused=ended == "refused"))
+            records.append(record(key, rng.randrange(0, longest), ended, refused=ended == "refused"))
         frames.append(analysis.conversation_frame(records))
     together = analysis.paired_survival_all(frames)
     assert len(together) == 15
