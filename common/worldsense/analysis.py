@@ -256,9 +256,10 @@ def results_frame(scored: Scored, fields: Sequence[str] = ()) -> pd.DataFrame:
     (categoricals, their categories sorted), in the runs' order then the trials' order.
     ``attrs["coverage"]``: per run, prompting, modelname, trials, answered, refused."""
     trials = _trials(scored.items, fields)
+    position = _positions(trials)
     rows, resps, coverage = [], [], []
     for run in scored.runs.itertuples():
-        found, resp, row = _run_rows(trials, run, dbarrays.run_answers(scored, run.run_id))
+        found, resp, row = _run_rows(position, run, dbarrays.run_answers(scored, run.run_id))
         rows.append(found)
         resps.append(resp)
         coverage.append(row)
@@ -298,18 +299,23 @@ def _trials(items: pd.DataFrame, fields: Sequence[str]) -> pd.DataFrame:
     return trials
 
 
-def _run_rows(trials: pd.DataFrame, run: Any, answers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, dict]:
+def _positions(trials: pd.DataFrame) -> pd.Series:
+    """Return each trial's position among ``trials``, by Key (``_run_rows`` of every run reads it:
+    built once, its index's lookup table with it)."""
+    return pd.Series(np.arange(len(trials)), index=trials["Key"].to_numpy())
+
+
+def _run_rows(position: pd.Series, run: Any, answers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, dict]:
     """Return one run's part of the joined results table: the positions of the trials it answered
-    (draw 0) among ``trials``, in the trials' order, its answers there ("" for none) and its
-    coverage row (prompting, modelname, trials, answered, refused)."""
+    (draw 0) among the trials (``position``: ``_positions``), in the trials' order, its answers
+    there ("" for none) and its coverage row (prompting, modelname, trials, answered, refused)."""
     mine = answers[answers["draw"] == 0]
-    position = pd.Series(np.arange(len(trials)), index=trials["Key"].to_numpy())
     found = position.reindex(mine["Key"].to_numpy()).to_numpy()
     order = np.argsort(found, kind="stable")
     coverage = {
         "prompting": run.prompting,
         "modelname": run.model,
-        "trials": len(trials),
+        "trials": len(position),
         "answered": len(mine),
         "refused": int(mine["refused"].notna().sum()),
     }
@@ -330,11 +336,12 @@ def analyse_scored(
     if len(set(labels)) < len(labels) or not labels:
         return analyse_results_df(results_frame(scored, fields), by, require_complete)
     trials = _trials(scored.items, fields)
+    position = _positions(trials)
     categories = {name: sorted({label[i] for label in labels}) for i, name in enumerate(MODEL_KEYS)}
     runs = sorted(scored.runs.itertuples(), key=lambda run: (run.prompting, run.model))
     tuples, coverage, invalid, dropped = [], {}, {}, [0, 0]
     for run in runs:
-        found, resp, row = _run_rows(trials, run, dbarrays.run_answers(scored, run.run_id))
+        found, resp, row = _run_rows(position, run, dbarrays.run_answers(scored, run.run_id))
         frame = trials.take(found).reset_index(drop=True)
         frame["resp"] = pd.Categorical(resp)
         for name, label in zip(MODEL_KEYS, (run.prompting, run.model), strict=True):
