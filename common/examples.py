@@ -159,7 +159,7 @@ def attach(section: dict[str, Any], conn: sqlite3.Connection) -> dict[str, Any]:
         pair_blocks(conn, files, 3, shown, baselines) if section.get("paired_table") else ([], False)
     )
     examples: dict[str, Any] = {"pairs": pairs}
-    if section.get("shown_pairs_note") or left_out:
+    if section.get("shown_pairs_partial") or left_out:
         examples["pairs_note"] = leaderboard.EXAMPLES_NOTE
     if failures := failure_block(conn, files, baselines=baselines):
         examples["failures"] = failures

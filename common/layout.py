@@ -74,9 +74,8 @@ def layout(section: dict[str, Any]) -> list[Block]:
     )
     pairs = examples.get("pairs", [])
     tests = "the paired test" if len(pairs) == 1 else f"the {len(pairs)} paired tests"
-    summary = f"Examples behind {tests}: a few units where each run did better"
-    if examples.get("pairs_note"):
-        summary = f"Examples behind {tests}, {examples['pairs_note']}: a few units where each run did better"
+    which = f", {examples['pairs_note']}" if examples.get("pairs_note") else ""
+    summary = f"Examples behind {tests}{which}: a few units where each run did better"
     group = [Block("examples", {"summary": summary, "tables": [], "children": pairs}, True)] if pairs else []
     parts = parts[:at] + group + parts[at:] if at is not None else parts + group
     return parts + ([Block("examples", examples["failures"], True)] if examples.get("failures") else [])

@@ -153,8 +153,9 @@ def choose_pairs(section: dict[str, Any]) -> dict[str, Any]:
     columns; the columns before ``a``, e.g. a view, make the groups) keeps the rows of
     ``rule_pairs`` and says so in its title, with ``shown_pairs`` for the examples (per row kept
     whose two runs are open in their group, ``open_runs``: the group's values, a, b; None when
-    every pair is kept) and ``shown_pairs_note`` (EXAMPLES_NOTE when the examples leave printed
-    tests out); the record is not modified. A section without such a table is returned as it is."""
+    every pair is kept) and ``shown_pairs_partial`` (whether the examples leave printed tests out:
+    EXAMPLES_NOTE says so); the record is not modified. A section without such a table is
+    returned as it is."""
     title = section.get("paired_table")
     at = next((i for i, t in enumerate(section["tables"]) if t["title"] == title), None)
     if at is None or not {"a", "b"} <= set(section["tables"][at]["columns"]):
@@ -177,13 +178,12 @@ def choose_pairs(section: dict[str, Any]) -> dict[str, Any]:
     if largest > ALL_PAIRS_UP_TO:  # examples: the printed tests between a group's open runs
         opened = {group: set(open_runs(_ranked(runs, ranking), names)) for group, runs in groups.items()}
         shown = [[*row[:a], row[a], row[b]] for row in rows if {row[a], row[b]} <= opened[tuple(row[:a])]]
-    note = EXAMPLES_NOTE if shown is not None and len(shown) < len(rows) else None
     return {
         **section,
         "tables": tables,
         "paired_table": new_title,
         "shown_pairs": shown,
-        "shown_pairs_note": note,
+        "shown_pairs_partial": shown is not None and len(shown) < len(rows),
     }
 
 

@@ -70,10 +70,10 @@ def test_the_paired_table_keeps_the_rule_s_pairs_and_names_the_rule_and_the_corr
     # the examples: the printed tests between the open runs (the best 10 and the baseline), said so
     opened = {f"model-{i:03d} (basic)" for i in range(10, 20)} | {"random"}
     assert chosen["shown_pairs"] == [r[:2] for r in table["rows"] if set(r[:2]) <= opened]
-    assert len(chosen["shown_pairs"]) == 9 + 10 and chosen["shown_pairs_note"] == leaderboard.EXAMPLES_NOTE
+    assert len(chosen["shown_pairs"]) == 9 + 10 and chosen["shown_pairs_partial"]
     small = leaderboard.choose_pairs(_paired_section(runs[:4], values[:4]))
     assert len(small["tables"][0]["rows"]) == 6 and small["shown_pairs"] is None  # every pair
-    assert small["shown_pairs_note"] is None
+    assert not small["shown_pairs_partial"]
     assert "every pair" in small["paired_table"]
 
 
