@@ -300,15 +300,13 @@ def _trials(items: pd.DataFrame, fields: Sequence[str]) -> pd.DataFrame:
 
 
 def _positions(trials: pd.DataFrame) -> pd.Series:
-    """Return each trial's position among ``trials``, by Key (``_run_rows`` of every run reads it:
-    built once, its index's lookup table with it)."""
+    """Return each trial's position by Key, built once (its lookup table too) for every ``_run_rows``."""
     return pd.Series(np.arange(len(trials)), index=trials["Key"].to_numpy())
 
 
 def _run_rows(position: pd.Series, run: Any, answers: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, dict]:
-    """Return one run's part of the joined results table: the positions of the trials it answered
-    (draw 0) among the trials (``position``: ``_positions``), in the trials' order, its answers
-    there ("" for none) and its coverage row (prompting, modelname, trials, answered, refused)."""
+    """Return one run's part of the joined results table: the positions (``_positions``) of the trials
+    it answered (draw 0), in order, its answers ("" for none) and its coverage row (``_coverage``)."""
     mine = answers[answers["draw"] == 0]
     found = position.reindex(mine["Key"].to_numpy()).to_numpy()
     order = np.argsort(found, kind="stable")
