@@ -21,7 +21,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import database, dbarrays, suites
+from common import database, dbarrays, runparts, suites
 from common.errors import UserError
 from common.scored import Scored
 from common.suite import SetRef
@@ -105,6 +105,7 @@ def load(
             scored = dbarrays.read(conn, refs, suite_of.part("answer_arrays"), counted=counted)
         else:
             scored = database.read(conn, refs, texts=suite_of.item_texts)
+    scored.parts = runparts.Store(path, scored.runs)  # each run's part of the analysis, kept
     return refs, scored
 
 
@@ -113,7 +114,10 @@ def section(
 ) -> Section:
     """Return the Section of the sets ``refs`` from their scored rows: the suite's ``section``."""
     figures = Path(figures_dir) if figures_dir else None
-    return suites.get(refs[0].suite).part("section")(refs, scored, figures, **options)
+    found = suites.get(refs[0].suite).part("section")(refs, scored, figures, **options)
+    if scored.parts is not None:
+        scored.parts.save()  # the runs' parts computed for it, for the next analysis
+    return found
 
 
 def analyse(

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from common import codedeps, dbarrays, paths, run_identity, suites
+from common import codedeps, dbarrays, paths, run_identity, runparts, suites
 from common.dbfile import ANSWER_COLUMNS, ITEM_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS, UNIT_COLUMNS
 from common.dbfile import connect as connect
 from common.dbfile import connection as connection
@@ -330,12 +330,15 @@ def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
 
 
 def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
-    """Delete a run and its answers, scores, units (and their sums), pairs (texts: ``delete_unused``)."""
+    """Delete a run and its answers, scores, units (and their sums), pairs and kept analysis parts
+    (texts: ``delete_unused``)."""
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
     for table in ("answers", "answer_arrays", "units", "run_counts", "unit_groups", "run_units", "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
+    conn.execute(runparts.TABLE)  # a database made before the table was
+    conn.execute("DELETE FROM run_parts WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 
 

@@ -100,6 +100,12 @@ class Lean(Scored):
 
     first: dict[int, tuple[np.ndarray, dict[str, tuple[str, bytes]]]] = field(default_factory=dict)
     columns: tuple[str, ...] = ()  # the answer columns read (besides ``ROW_COLUMNS``)
+    # with ``counted``: the database the other rows are read from, one run at a time when asked
+    # (``answers`` is then empty: a run whose part of the analysis is kept is never read)
+    source: str | None = None
+    counted: bool = False
+    _positions: dict[int, np.ndarray] | None = field(default=None, init=False)  # each run's other rows
+    _conn: sqlite3.Connection | None = field(default=None, init=False)
 
     def __repr__(self) -> str:
         return f"<Lean {len(self.runs)} runs, {len(self.first)} as arrays, {len(self.answers):,} other rows>"
@@ -107,7 +113,12 @@ class Lean(Scored):
     def run_answers(self, run_id: int) -> pd.DataFrame:
         """Return every row of one run in the database's order: its first answers made rows from
         their arrays, and its other rows."""
-        others = self.answers[self.answers["run_id"] == run_id]
+        if self.source is not None:
+            others = self._others_of(run_id)
+        else:
+            if self._positions is None:  # once: a scan of every row per run grows as runs squared
+                self._positions = self.answers.groupby("run_id", sort=False).indices
+            others = self.answers.iloc[self._positions.get(run_id, np.zeros(0, dtype=np.int64))]
         if run_id not in self.first:
             return others.reset_index(drop=True)
         keys, arrays = self.first[run_id]
@@ -117,18 +128,33 @@ class Lean(Scored):
         rows = pd.concat([first, others], ignore_index=True) if len(others) else first
         return rows.iloc[np.argsort(rows["answer_id"].to_numpy(), kind="stable")].reset_index(drop=True)
 
+    def _others_of(self, run_id: int) -> pd.DataFrame:
+        """Return one run's rows not in its arrays, read from ``source`` (as ``read`` reads them)."""
+        arrays = self.first.get(run_id, (None, None))[1]
+        if arrays is not None and not json.loads(arrays[OFFSETS][0])["others"]:
+            return self.answers.iloc[:0]
+        if self._conn is None:
+            self._conn = sqlite3.connect(f"file:{self.source}?mode=ro", uri=True)
+        frames = _other_rows(self._conn, int(run_id), self.columns, arrays is not None, self.counted)
+        rows = pd.concat(frames, ignore_index=True)
+        return rows.iloc[np.argsort(rows["answer_id"].to_numpy(), kind="stable")].reset_index(drop=True)
+
     def rows(self) -> Scored:
         """Return these rows as ``database.read`` gives them: every run's first answers made rows."""
         frames = [self.run_answers(run_id) for run_id in self.runs["run_id"]]
         answers = pd.concat(frames, ignore_index=True) if frames else self.answers.iloc[:0]
-        return Scored(runs=self.runs, answers=answers, items=self.items, units=self.units, pairs=self.pairs)
+        return Scored(
+            self.runs, answers, self.items, self.units, self.pairs, memo=self.memo, parts=self.parts
+        )
 
     def of_set(self, set_name: str) -> Lean:
         """Return the rows of one set."""
         plain = super().of_set(set_name)
         ids = set(plain.runs["run_id"])
         first = {run_id: stored for run_id, stored in self.first.items() if run_id in ids}
-        return Lean(**vars(plain), first=first, columns=self.columns)
+        return Lean(
+            **vars(plain), first=first, columns=self.columns, source=self.source, counted=self.counted
+        )
 
 
 def run_answers(scored: Scored, run_id: int) -> pd.DataFrame:
@@ -153,8 +179,10 @@ def read(
     their arrays, the other rows (later draws and turns, runs stored without arrays) read from the
     answers table one run at a time; with ``counted`` a run's rows after turn 0 that agree on
     ``draw`` and every one of ``columns`` come as one row with their ``count`` (its ``Key``,
-    ``turn`` and ``answer_id`` the least of them; every other row has a count of 1); units left
-    out (empty: an analysis that reads these rows does not read units)."""
+    ``turn`` and ``answer_id`` the least of them; every other row has a count of 1), and read
+    when a run's rows are asked for (``Lean.run_answers``: a run whose part of the analysis is
+    kept, ``common.runparts``, is never read); units left out (empty: an analysis that reads
+    these rows does not read units)."""
     runs, items, pairs, where, params = read_runs(conn, refs)
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
     stored = pd.read_sql_query(
@@ -177,8 +205,8 @@ def read(
     others = [
         run_id
         for run_id in runs["run_id"]
-        if run_id not in by_run or json.loads(by_run[run_id][OFFSETS][0])["others"]
-    ]
+        if not counted and (run_id not in by_run or json.loads(by_run[run_id][OFFSETS][0])["others"])
+    ]  # counted: each run's read when asked (``Lean.run_answers``)
     frames, shared = [], {}  # each distinct text once (N runs of a set repeat its turns' details)
     for run_id in others:  # one run at a time: the index on (run_id, Key, draw, turn) serves it
         for rows_ in _other_rows(conn, int(run_id), columns, run_id in by_run, counted):
@@ -200,6 +228,8 @@ def read(
         pairs=pairs,
         first=first,
         columns=tuple(columns),
+        source=conn.execute("PRAGMA database_list").fetchone()[2] if counted else None,
+        counted=counted,
     )
 
 

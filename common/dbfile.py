@@ -27,7 +27,11 @@ One schema serves every suite (docs/database.md describes each column):
   (a suite's canned query of its headline by task and size reads them, not every unit);
 - ``run_units``: the units each run has, listed once per run (zlib of one per line) when it is
   scored: what the choice of the paired tests reads, not every unit row;
-- ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``.
+- ``pairs``: the paired tests of each set; the view ``paired`` recounts them from ``units``;
+- ``run_parts``: what an analysis computed of one run alone, kept for the run's content and the
+  code that computed it (``common.runparts``);
+- ``file_hashes``: the SHA-256 of the other files the analyses read (turn logs, trials), by
+  size and time, so that each is hashed once per content (``common.filehashes``).
 """
 
 from __future__ import annotations
@@ -117,6 +121,12 @@ CREATE TABLE pairs (
   pair_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   run_a INTEGER NOT NULL REFERENCES runs (run_id), run_b INTEGER NOT NULL REFERENCES runs (run_id),
   rule TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS file_hashes (
+  path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+  checked_ns INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS run_parts (
+  run_id INTEGER NOT NULL, what TEXT NOT NULL, content TEXT NOT NULL, code TEXT NOT NULL, data BLOB NOT NULL,
+  PRIMARY KEY (run_id, what));
 CREATE INDEX items_unit ON items (set_id, unit);
 CREATE INDEX runs_set ON runs (set_id);
 CREATE INDEX pairs_set ON pairs (set_id);

@@ -152,13 +152,16 @@ def section_record(section: Section) -> dict[str, Any]:
     }
 
 
-def save_section(section: Section, path: str | Path) -> None:
+def save_section(section: Section, path: str | Path, digests: dict[str, str] | None = None) -> None:
     """Write ``section_record(section)`` as JSON to ``path`` (atomically), with the SHA-256 and
-    size of every input file."""
-    inputs = [
-        {"path": paths.shown(p), "sha256": sha256_file(p), "bytes": Path(p).stat().st_size}
-        for p in section.inputs
-    ]
+    size of every input file: from ``digests`` (by ``paths.shown`` name: ``filehashes.digests``,
+    which hashes a file once per content) where it has them, else hashed here."""
+    known = digests or {}
+    inputs = []
+    for p in section.inputs:
+        name = paths.shown(p)
+        digest = known[name] if name in known else sha256_file(p)
+        inputs.append({"path": name, "sha256": digest, "bytes": Path(p).stat().st_size})
     write_json(path, {**section_record(section), "inputs": inputs})
 
 

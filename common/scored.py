@@ -9,7 +9,7 @@ helpers here read the fields every suite's records share.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,9 +48,23 @@ class Scored:
     items: pd.DataFrame  # one row per (set_name, Key): unit, task, size, variant, gold, fields, image
     units: pd.DataFrame  # run_id, unit, rule, score, censored, refused, task, size
     pairs: pd.DataFrame  # set_name, run_a, run_b, rule
+    # what an analysis computed of one run, by (what, run_id): shared with the rows of each set
+    # (``of_set``), so that a suite's section and each set's report compute a run's part once
+    memo: dict[tuple[str, int], Any] = field(default_factory=dict, repr=False, compare=False)
+    parts: Any = field(default=None, repr=False, compare=False)  # a runparts.Store: kept across analyses
 
     def __repr__(self) -> str:
         return f"<Scored {len(self.runs)} runs, {len(self.answers):,} answers>"
+
+    def run_part(self, what: str, run_id: int, compute: Callable[[], Any]) -> Any:
+        """Return ``compute()``, the part ``what`` ("<module>:<name>", the module whose code
+        computes it) of run ``run_id`` alone: computed once for these rows and every set's rows
+        taken from them (``of_set``), and, with a store of parts (``common.runparts``, as
+        ``analysis.load`` gives), once per run content and code; a caller must not modify it."""
+        key = (what, int(run_id))
+        if key not in self.memo:
+            self.memo[key] = self.parts.get(what, run_id, compute) if self.parts else compute()
+        return self.memo[key]
 
     def of_set(self, set_name: str) -> Scored:
         """Return the rows of one set."""
@@ -62,6 +76,8 @@ class Scored:
             items=self.items[self.items["set_name"] == set_name].reset_index(drop=True),
             units=self.units[self.units["run_id"].isin(ids)].reset_index(drop=True),
             pairs=self.pairs[self.pairs["set_name"] == set_name].reset_index(drop=True),
+            memo=self.memo,
+            parts=self.parts,
         )
 
 

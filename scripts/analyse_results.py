@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from common import analysis, cli, render, report, scoring, suites
+from common import analysis, cli, filehashes, render, report, scoring, suites
 from common.jsonl import write_text
 
 log = logging.getLogger("analyse_results")
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.quiet:
         print(text, end="")
     if args.section:
-        report.save_section(section, args.section)
+        report.save_section(section, args.section, filehashes.digests(section.inputs, args.database))
     for ref in refs if args.set_reports else []:  # each set's own report, from the same scored rows
         one = analysis.section([ref], scored.of_set(ref.name), None, **options)
         write_text(args.set_reports.format(set=ref.name), report.section_text(one))
