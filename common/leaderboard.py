@@ -90,6 +90,12 @@ def open_headline_runs(headline: dict[str, Any], suite: str) -> list[str] | None
     return drawn if len(drawn) < len(ranking) else None
 
 
+def drawn_note(total: int, noun: str, measure: str) -> str:
+    """Return what a figure that draws the open runs of ``total`` says of them: "the 10 best of
+    <total> <noun> by <measure>, and the baselines"."""
+    return f"the {OPEN_RUNS} best of {total} {noun} by {measure}, and the baselines"
+
+
 def _open(ranked: Sequence[str], names: frozenset[str]) -> list[bool]:
     """Return whether each run of ``ranked`` (best first) is shown open (``split_rows``)."""
     shown, models = [], 0
@@ -125,14 +131,15 @@ def rule_pairs(ranked: Sequence[str], names: frozenset[str]) -> set[frozenset[st
     return pairs | {frozenset((run, anchor)) for run in ranked if run != anchor}
 
 
-def printed_rule(largest: int, tests: int) -> str:
+def printed_rule(largest: int, tests: int, measure: str = "the headline measure") -> str:
     """Return what a paired table's title says of the tests it prints (``rule_pairs`` over groups
-    of at most ``largest`` runs) and of their correction (Bonferroni over the ``tests`` printed)."""
+    of at most ``largest`` runs, ranked by ``measure``) and of their correction (Bonferroni over
+    the ``tests`` printed)."""
     rule = (
         f"every pair (groups of at most {ALL_PAIRS_UP_TO} runs)"
         if largest <= ALL_PAIRS_UP_TO
         else f"every pair where a group has at most {ALL_PAIRS_UP_TO} runs, else each run against the "
-        "one ranked next by the headline measure and against the best baseline (the explorer has every pair)"
+        f"one ranked next by {measure} and against the best baseline (the explorer has every pair)"
     )
     correction = (
         f"p unadjusted; Bonferroni over the {tests} tests printed: p < {ALPHA / tests:.2g} is significant "

@@ -22,11 +22,12 @@ cluster by):
 """
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 import pandas as pd
 
+from common import leaderboard
 from common.report import interval_text, paired_cells
 from common.scored import Scored
 from common.stats import mean_interval, pairwise_exact_tests, pass_at_k
@@ -109,7 +110,7 @@ def mean_pass_at_k(frame: pd.DataFrame, k: int) -> float:
 def disagreement(frame: pd.DataFrame) -> float:
     """Return the share of items with more than one answer whose answers (scores where no answer
     was parsed) are not all the same."""
-    repeated = frame.groupby("Key").filter(lambda answers: len(answers) > 1)
+    repeated = frame[frame.groupby("Key")["Key"].transform("size").to_numpy() > 1]
     if repeated.empty:
         return math.nan
     said = repeated["answer"].where(repeated["answer"].notna(), repeated["score"].astype(str))
@@ -122,11 +123,16 @@ def sampling_tables(
     score: str,
     scale: float = 100.0,
     unit: str = "%",
+    groups: dict[str, str] | None = None,
+    baselines: Collection[str] = (),
 ) -> list[tuple[str, pd.DataFrame]]:
     """Return the repeated-sampling tables of a set's runs (label -> frame of ``DRAW_COLUMNS``):
     none when no run has k > 1 (a report without repeats is unchanged). ``score`` names what a
     score is (in the title); scores are shown multiplied by ``scale`` with ``unit``;
-    ``aggregate`` is one of AGGREGATES."""
+    ``aggregate`` is one of AGGREGATES. Runs of several sets give ``groups`` (label -> its set):
+    the paired tests then pair runs of the same set only (the same items), chosen by the
+    report's rule past ``leaderboard.ALL_PAIRS_UP_TO`` runs a set (``paired_on_item_means``;
+    ``baselines``: the labels of built-in models); without, every pair sharing items."""
     runs = {label: frame for label, frame in runs.items() if len(frame)}
     if not runs or max(map(draws, runs.values())) <= 1:
         return []
@@ -150,12 +156,44 @@ def sampling_tables(
         rows.append(row)
     title = f"REPEATED SAMPLES: k answers per item (score: {score}, {unit})"
     tables = [(title, pd.DataFrame(rows).set_index("run"))]
-    means = pd.DataFrame({label: item_means(frame) for label, frame in runs.items()})
-    tests = pairwise_exact_tests(means)
+    tests, largest = paired_on_item_means(runs, groups or {}, baselines)
     if not tests.empty:
         title = "PAIRED on item means (exact sign test over the items where one run's mean is higher)"
+        if groups:
+            title += ", runs of the same set"
+        if largest > leaderboard.ALL_PAIRS_UP_TO:
+            title += ". " + leaderboard.printed_rule(largest, len(tests), "its mean score over the items")
         tables.append((title, tests[["a", "b", "n"]].assign(**paired_cells(tests)).set_index(["a", "b"])))
     return tables
+
+
+def paired_on_item_means(
+    runs: dict[str, pd.DataFrame], groups: dict[str, str], baselines: Collection[str]
+) -> tuple[pd.DataFrame, int]:
+    """Return the exact sign tests between runs on their per-item mean scores, and how many runs
+    its largest group has (0 without ``groups``): runs of the same group only (``groups``: label
+    -> group), in the order of ``runs``, and past ``leaderboard.ALL_PAIRS_UP_TO`` runs a group
+    only the pairs of ``leaderboard.rule_pairs`` (runs ranked by their mean score; ``baselines``
+    the labels of built-in models), as every paired table of the report prints them; without
+    ``groups``, every pair. Every pair of a group is counted in one array operation
+    (``pairwise_exact_tests``)."""
+    members: dict[str, list[str]] = {}
+    for label in runs:
+        members.setdefault(groups.get(label, ""), []).append(label)
+    names = frozenset(label.split(" (", 1)[0] for label in baselines)
+    found, largest = [], 0
+    for labels in members.values():
+        means = pd.DataFrame({label: item_means(runs[label]) for label in labels})
+        tests = pairwise_exact_tests(means)
+        largest = max(largest, len(labels) if groups else 0)
+        if groups and len(labels) > leaderboard.ALL_PAIRS_UP_TO and not tests.empty:
+            mean = {label: float(means[label].mean()) for label in labels}
+            ranked = sorted(labels, key=lambda label: (math.isnan(mean[label]), -mean[label]))
+            kept = leaderboard.rule_pairs(ranked, names)
+            tests = tests[[frozenset(pair) in kept for pair in zip(tests["a"], tests["b"], strict=True)]]
+        found.append(tests)
+    tests = pd.concat(found, ignore_index=True) if found else pd.DataFrame()
+    return tests, largest
 
 
 def sampling_summary(runs: dict[str, pd.DataFrame]) -> list[str]:

@@ -77,6 +77,47 @@ def test_paired_tests_on_item_means_are_the_sign_test_of_scipy():
     assert test["p"] == pytest.approx(scipy.stats.binomtest(wins, wins + losses).pvalue)
 
 
+def _drawn_runs(sets, runs_per_set, items=30, k=3, seed=5):
+    """Runs of several sets, k draws each of the same Keys 0..items-1 in every set (so that runs of
+    two sets share Keys, as Already Said That's sets do), each run's right rate its own."""
+    rng = random.Random(seed)
+    frames, groups = {}, {}
+    for name in sets:
+        for r in range(runs_per_set):
+            label = f"{name} {'random' if r == 0 else f'model-{r:02d}'}"
+            rate = 0.2 + 0.6 * rng.random()
+            rows = [(key, d, float(rng.random() < rate), None) for key in range(items) for d in range(k)]
+            frames[label], groups[label] = frame(rows), name
+    return frames, groups
+
+
+def test_runs_of_several_sets_are_paired_within_their_set_and_past_the_rule_by_it():
+    frames, groups = _drawn_runs(["first", "second"], 3)
+    tables = dict(sampling.sampling_tables(frames, None, "score", groups=groups, baselines=["first random"]))
+    [paired] = [table for title, table in tables.items() if title.startswith("PAIRED")]
+    pairs = [(a.split()[0], b.split()[0]) for a, b in paired.index]
+    assert len(pairs) == 2 * 3 and all(a == b for a, b in pairs)  # every pair of each set, no other
+    ungrouped = dict(sampling.sampling_tables(frames, None, "score"))  # as one set: the sets' Keys meet
+    [crossed] = [table for title, table in ungrouped.items() if title.startswith("PAIRED")]
+    assert len(crossed) == 15
+    many, groups = _drawn_runs(["first", "second"], 12)
+    tests, largest = sampling.paired_on_item_means(many, groups, ["first random", "second random"])
+    assert largest == 12 and (tests["a"].str.split().str[0] == tests["b"].str.split().str[0]).all()
+    for name in ("first", "second"):  # each against the next ranked, and against the baseline
+        mine = tests[tests["a"].str.startswith(name)]
+        labels = [label for label in many if label.startswith(name)]
+        means = {label: sampling.item_means(many[label]).mean() for label in labels}
+        ranked = sorted(labels, key=lambda label: -means[label])
+        wanted = {frozenset(p) for p in itertools.pairwise(ranked)}
+        wanted |= {frozenset((label, f"{name} random")) for label in labels if label != f"{name} random"}
+        assert {frozenset(p) for p in zip(mine["a"], mine["b"], strict=True)} == wanted
+    shown = sampling.sampling_tables(
+        many, None, "score", groups=groups, baselines=["first random", "second random"]
+    )
+    [(title, _)] = [t for t in shown if "PAIRED" in t[0]]
+    assert "runs of the same set" in title and f"Bonferroni over the {len(tests)} tests" in title
+
+
 def test_the_interval_clustered_by_item_covers_the_true_rate_95_percent_of_the_time():
     """Items of different rates (drawn from Beta(2, 2), whose mean 0.5 is the rate a set
     estimates), each answered k = 5 times: the interval on item means covers 0.5 in about 95% of

@@ -165,14 +165,16 @@ SEED_METRICS = (
 )
 
 
-def metrics_over_seeds(frame: pd.DataFrame) -> pd.DataFrame:
+def metrics_over_seeds(frame: pd.DataFrame, per_seed: Sequence[dict[str, Any]] | None = None) -> pd.DataFrame:
     """Return each of ``SEED_METRICS`` over the seeds a run played (``frame``: its conversations
     of every draw, ``conversation_frame`` with ``draw``; draw d is seed ``first_seed`` + d, its
     own conversations): one row per metric with ``k`` (seeds), ``values`` (the metric of each
     seed's conversations, ``seed_metrics``, in draw order), ``mean`` and its standard errors
     ``se_original`` (population standard deviation over sqrt k, as the original's plots) and
-    ``se_sample`` (sample standard deviation over sqrt k): ``stats.mean_over_runs``."""
-    per_seed = [seed_metrics(group) for _, group in frame.groupby("draw", sort=True)]
+    ``se_sample`` (sample standard deviation over sqrt k): ``stats.mean_over_runs``. ``per_seed``:
+    those metrics when already computed, in draw order."""
+    if per_seed is None:
+        per_seed = [seed_metrics(group) for _, group in frame.groupby("draw", sort=True)]
     rows = []
     for name in SEED_METRICS:
         values = [float(m[name]) for m in per_seed]

@@ -65,8 +65,8 @@ def seed_numbers(runs: list[dict[str, Any]]) -> pd.DataFrame:
     for run in runs:
         if run["seeds"]["draw"].nunique() < 2:
             continue
-        over = metrics_over_seeds(run["seeds"])
         draws = sorted(run["seeds"]["draw"].unique())
+        over = metrics_over_seeds(run["seeds"], [run["metrics"][int(d)] for d in draws])
         seeds = ", ".join(seed_name(run.get("first_seed"), int(d)) for d in draws)
         frames.append(over.assign(set=run["set"], model=run["model"], seeds=seeds))
     if not frames:
@@ -110,18 +110,19 @@ def seeds_table(numbers: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index(["set", "model", "metric"])
 
 
-def over_seeds(numbers: pd.DataFrame, run: dict[str, Any], metric: str = "avg_num_turns") -> pd.Series | None:
-    """Return the row of ``seed_numbers`` of ``run`` (its set and model) and ``metric``, or None
-    when the run did not play several seeds."""
-    found = numbers[(numbers["set"] == run["set"]) & (numbers["model"] == run["model"])]
-    found = found[found["metric"] == metric]
-    return None if found.empty else found.iloc[0]
+def over_seeds(numbers: pd.DataFrame, metric: str = "avg_num_turns") -> dict[tuple[str, str], pd.Series]:
+    """Return the rows of ``seed_numbers`` of ``metric`` by the (set, model) of their run (the
+    first where two share them): a run that did not play several seeds has none."""
+    found: dict[tuple[str, str], pd.Series] = {}
+    for _, row in numbers[numbers["metric"] == metric].iterrows():
+        found.setdefault((row["set"], row["model"]), row)
+    return found
 
 
-def cell(numbers: pd.DataFrame, run: dict[str, Any]) -> str | None:
-    """Return a run's headline over its seeds, "mean +- SE (k seeds)" with the original's SE (its
-    average turns), or None when the run did not play several seeds."""
-    row = over_seeds(numbers, run)
+def cell(row: pd.Series | None) -> str | None:
+    """Return a run's headline over its seeds from its row of ``over_seeds``: "mean +- SE (k
+    seeds)" with the original's SE (its average turns), or None when the run did not play
+    several seeds (no row)."""
     return None if row is None else f"{mean_se(row['mean'], row['se_original'])} ({row['k']} seeds)"
 
 

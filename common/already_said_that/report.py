@@ -54,51 +54,70 @@ MODELS_TITLE = (
 def runs_of(scored: Scored) -> list[dict[str, Any]]:
     """Return every run of the scored rows as the tables read them: dicts with set, variant,
     pairing, first_seed (the seed of its first draw, from the pairing; None if unknown), model
-    (its name in the tables), results (the file), settings (the model's, as the database recorded
-    them; None without run metadata), seeds (one row per conversation of every draw,
-    ``analysis.conversation_frame``: a run of a set played with several seeds plays each seed's
-    conversations as a draw), frame (those of the first draw) and turns (one row per turn asked
-    in the first draw, or per group of turns alike, ``count`` of them: its question type, whether
-    it was right, whether it was refused), in the report's order (``scoring.run_order``); one run's
-    rows at a time (``dbarrays.run_answers``)."""
+    (its name in the tables), draw_label (in the repeated samples' tables), results (the file),
+    settings (the model's, as the database recorded them; None without run metadata), seeds (one
+    row per conversation of every draw, ``analysis.conversation_frame``: a run of a set played
+    with several seeds plays each seed's conversations as a draw), frame (those of the first
+    draw), metrics (``analysis.seed_metrics`` of each draw's conversations, by draw;
+    ``metrics[0]`` the frame's), curves (the frame's ``analysis.survival`` on each clock), turns
+    (one row per turn asked in the first draw, or per group of turns alike, ``count`` of them: its
+    question type, whether it was right, whether it was refused) and question_errors (theirs,
+    ``analysis.question_errors``; None without turns), in the report's order
+    (``scoring.run_order``); one run's rows at a time (``dbarrays.run_answers``), each run's
+    computed once per content and code (``Scored.run_part``: kept in the database,
+    ``common.runparts``)."""
     parsed: dict[str, Any] = {}  # each distinct detail read once (the runs of a set ask the same turns)
-    runs = []
-    for run in run_order(scored.runs).itertuples():  # one run at a time (a Lean's arrays made rows)
-        mine = dbarrays.run_answers(scored, run.run_id)
-        played = mine[mine["turn"] == 0]
-        records = [
-            {"Key": key, "draw": draw, **json.loads(detail)}
-            for key, draw, detail in zip(played["Key"], played["draw"], played["detail"], strict=True)
-        ]
-        seeds = analysis.conversation_frame(records)
-        turns = mine[(mine["turn"] > 0) & (mine["draw"] == 0)]
-        details = [parsed.get(d) or parsed.setdefault(d, json.loads(d)) for d in turns["detail"]]
-        runs.append(
-            {
-                "set": run.set_name,
-                **run.attributes,
-                "model": run.model if run.prompting == PROMPTING else f"{run.model} ({run.prompting})",
-                "first_seed": _first_seed(run.attributes.get("pairing", "")),
-                "results": paths.ROOT / run.results_file,
-                # the model's settings of its last run, as the database recorded them (None: none)
-                "settings": json.loads(run.settings) if isinstance(run.settings, str) else None,
-                "seeds": seeds,
-                "frame": seeds[seeds["draw"] == 0].reset_index(drop=True),
-                "turns": pd.DataFrame(
-                    {
-                        "question": [d["type"] for d in details],
-                        "question_id": [d.get("question_id") for d in details],
-                        "wrong_gold": [bool(d.get("wrong_gold")) for d in details],
-                        "correct": turns["correct"].to_numpy(),
-                        "refused": turns["refused"].notna().to_numpy(),
-                        # how many turns the row stands for (``dbarrays.read`` counts a run's turns)
-                        "count": turns["count"].to_numpy() if "count" in turns else 1,
-                    },
-                    columns=["question", "question_id", "wrong_gold", "correct", "refused", "count"],
-                ),
-            }
+    return [
+        scored.run_part(
+            "common.already_said_that.report:runs_of",
+            run.run_id,
+            lambda run=run: _run_of(scored, run, parsed),
         )
-    return runs
+        for run in run_order(scored.runs).itertuples()
+    ]
+
+
+def _run_of(scored: Scored, run: Any, parsed: dict[str, Any]) -> dict[str, Any]:
+    """Return ``runs_of``'s dict of one run (a row of ``scored.runs``)."""
+    mine = dbarrays.run_answers(scored, run.run_id)
+    played = mine[mine["turn"] == 0]
+    records = [
+        {"Key": key, "draw": draw, **json.loads(detail)}
+        for key, draw, detail in zip(played["Key"], played["draw"], played["detail"], strict=True)
+    ]
+    seeds = analysis.conversation_frame(records)
+    frame = seeds[seeds["draw"] == 0].reset_index(drop=True)
+    later = {int(d): analysis.seed_metrics(f) for d, f in seeds[seeds["draw"] > 0].groupby("draw", sort=True)}
+    turns = mine[(mine["turn"] > 0) & (mine["draw"] == 0)]
+    details = [parsed.get(d) or parsed.setdefault(d, json.loads(d)) for d in turns["detail"]]
+    turn_rows = pd.DataFrame(
+        {
+            "question": [d["type"] for d in details],
+            "question_id": [d.get("question_id") for d in details],
+            "wrong_gold": [bool(d.get("wrong_gold")) for d in details],
+            "correct": turns["correct"].to_numpy(),
+            "refused": turns["refused"].notna().to_numpy(),
+            # how many turns the row stands for (``dbarrays.read`` counts a run's turns)
+            "count": turns["count"].to_numpy() if "count" in turns else 1,
+        },
+        columns=["question", "question_id", "wrong_gold", "correct", "refused", "count"],
+    )
+    return {
+        "set": run.set_name,
+        **run.attributes,
+        "model": run.model if run.prompting == PROMPTING else f"{run.model} ({run.prompting})",
+        "first_seed": _first_seed(run.attributes.get("pairing", "")),
+        "draw_label": f"{run.set_name} {run.model}",  # its name in the repeated samples' tables
+        "results": paths.ROOT / run.results_file,
+        # the model's settings of its last run, as the database recorded them (None: none)
+        "settings": json.loads(run.settings) if isinstance(run.settings, str) else None,
+        "seeds": seeds,
+        "frame": frame,
+        "metrics": {0: analysis.seed_metrics(frame), **later},
+        "curves": {clock: analysis.survival(frame, clock=clock) for clock in analysis.CLOCKS},
+        "turns": turn_rows,
+        "question_errors": analysis.question_errors(turn_rows) if len(turn_rows) else None,
+    }
 
 
 def _first_seed(pairing: str) -> int | None:
@@ -162,10 +181,7 @@ def plot_survival(
 
 def _drawn_note(models: int) -> str:
     """Return what a figure drawing the open models of ``models`` says of them."""
-    return (
-        f"the {leaderboard.OPEN_RUNS} best of {models} models by average turns, and the baselines "
-        "(every model in the tables)"
-    )
+    return leaderboard.drawn_note(models, "models", "average turns") + " (every model in the tables)"
 
 
 TURNS_TITLE = (
@@ -249,8 +265,19 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     numbers = paper.seed_numbers(runs)
     heads = headline_cells(headline_frame(runs, numbers))
     shown, data = _tables(runs, numbers, heads)
-    draws = _draw_frames(scored)
-    shown += sampling.sampling_tables(draws, None, "turns survived (avg_num_turns)", scale=1, unit="turns")
+    draws, groups = _draw_frames(runs)
+    baselines = [
+        label for label in draws if label.split(" ", 1)[1] in leaderboard.baseline_names(tables.SUITE_NAME)
+    ]
+    shown += sampling.sampling_tables(
+        draws,
+        None,
+        "turns survived (avg_num_turns)",
+        scale=1,
+        unit="turns",
+        groups=groups,
+        baselines=baselines,
+    )
     figures = []
     if figures_dir is not None:
         drawn = leaderboard.open_headline_runs(heads, tables.SUITE_NAME)  # past OPEN_RUNS models: the best
@@ -266,7 +293,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
             caption, path = paper.plot_paper(rows, figures_dir / "already_said_that_paper.png")
             figures.append((f"{caption}; {_drawn_note(models)}" if drawn is not None else caption, path))
     notes = [
-        f"{r['model']} on {r['set']}: {analysis.seed_metrics(r['frame'])['refused']} conversations "
+        f"{r['model']} on {r['set']}: {r['metrics'][0]['refused']} conversations "
         "ended on a request the server refused (context too long): violations in the metrics, as the "
         "original counted them, censored in the curves"
         for r in runs
@@ -302,16 +329,16 @@ def headline_frame(runs: list[dict[str, Any]], numbers: pd.DataFrame) -> pd.Data
     first seed with the 95% interval, ``n`` (its conversations, every seed's) and ``over_seeds``
     (its mean over several seeds +- the original's standard error, ``paper.cell``; None for a
     run of one seed)."""
-    rows = []
+    rows, over = [], paper.over_seeds(numbers)
     for run in runs:
-        m = analysis.seed_metrics(run["frame"])
+        m = run["metrics"][0]
         rows.append(
             {
                 "model": run["model"],
                 "set": run["set"],
                 **{name: m[name] for name in ("avg_num_turns", "avg_num_turns_lo", "avg_num_turns_hi")},
                 "n": len(run["seeds"]),
-                "over_seeds": paper.cell(numbers, run),
+                "over_seeds": paper.cell(over.get((run["set"], run["model"]))),
             }
         )
     return pd.DataFrame(rows)
@@ -344,34 +371,40 @@ def headline_cells(tidy: pd.DataFrame) -> dict[str, Any]:
     return headline(HEADLINE, "conversation", cells)
 
 
-def _draw_frames(scored: Scored) -> dict[str, pd.DataFrame]:
+def _draw_frames(runs: list[dict[str, Any]]) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
     """Return, when a run played its conversations several times (``samples: k``), every run's
     conversations as the frames of ``common.sampling`` (score: the turns survived, what
     ``avg_num_turns`` averages, a conversation ended by a refused request at the turns it passed),
-    by "<set> <model>"; else {}."""
-    if not ((scored.answers["turn"] == 0) & (scored.answers["draw"] > 0)).any():
-        return {}
-    frames = {}
-    for run in run_order(scored.runs).itertuples():  # refused ones at the turns they passed, as the original
-        mine = dbarrays.run_answers(scored, run.run_id)
-        mine = mine[mine["turn"] == 0]
-        turns = [float(json.loads(detail)["turns"]) for detail in mine["detail"]]
-        frames[f"{run.set_name} {run.model}"] = pd.DataFrame(
-            {"Key": mine["Key"].to_numpy(), "draw": mine["draw"].to_numpy(), "score": turns, "answer": None}
+    by "<set> <model>", and each one's set (its runs are paired with those of its set only); else
+    empty."""
+    if not any((run["seeds"]["draw"] > 0).any() for run in runs):
+        return {}, {}
+    frames, groups = {}, {}
+    for run in runs:  # refused ones at the turns they passed, as the original
+        seeds = run["seeds"]
+        frames[run["draw_label"]] = pd.DataFrame(
+            {
+                "Key": seeds["Key"].to_numpy(),
+                "draw": seeds["draw"].to_numpy(),
+                "score": seeds["turns"].to_numpy(dtype=float),
+                "answer": None,
+            }
         )
-    return frames
+        groups[run["draw_label"]] = run["set"]
+    return frames, groups
 
 
 def summary_lines(runs: list[dict[str, Any]], numbers: pd.DataFrame) -> list[str]:
     """Return up to three lines: per model, the average turns on each set (over several seeds,
     the mean +- the original's standard error)."""
     cells: dict[str, list[str]] = {}
+    seeds = paper.over_seeds(numbers)
     for run in runs:
-        over = paper.over_seeds(numbers, run)
+        over = seeds.get((run["set"], run["model"]))
         if over is not None:
             value = paper.mean_se(over["mean"], over["se_original"])
         else:
-            value = f"{analysis.seed_metrics(run['frame'])['avg_num_turns']:.1f}"
+            value = f"{run['metrics'][0]['avg_num_turns']:.1f}"
         cells.setdefault(run["model"], []).append(f"{run['set']} {value}")
     return [f"{model}: avg turns {', '.join(said)}" for model, said in cells.items()][:3]
 

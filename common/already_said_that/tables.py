@@ -39,9 +39,9 @@ def metrics_table(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFram
     refused request (counted as violations, as the original counts them) beside the average
     turns, and the main-task turns (what variants are compared on) beside both."""
     rows, tidy = [], []
-    seeds = [(run, int(d), frame) for run in runs for d, frame in run["seeds"].groupby("draw", sort=True)]
-    for run, draw, frame in seeds:
-        m = analysis.seed_metrics(frame)
+    seeds = [(run, int(d)) for run in runs for d in sorted(run["seeds"]["draw"].unique())]
+    for run, draw in seeds:
+        m = run["metrics"][draw]
         wording = wording_of_run(run)
         seed = seed_name(run.get("first_seed"), draw)
         tidy.append({"set": run["set"], "model": run["model"], "seed": seed, "wording": wording, **m})
@@ -93,7 +93,7 @@ def survival_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     rows, curves = [], []
     for run in runs:
         for clock in analysis.CLOCKS:
-            curve = analysis.survival(run["frame"], clock=clock)
+            curve = run["curves"][clock]
             curves.append(curve.assign(set=run["set"], model=run["model"], clock=clock))
         at = curves[-2].set_index("turn")
         rows.append(
@@ -115,7 +115,7 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     tidy = []
     for run in runs:
         if len(run["turns"]):
-            tidy.append(analysis.question_errors(run["turns"]).assign(set=run["set"], model=run["model"]))
+            tidy.append(run["question_errors"].assign(set=run["set"], model=run["model"]))
     frame = (
         pd.concat(tidy, ignore_index=True)
         if tidy
@@ -126,7 +126,7 @@ def question_tables(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFr
     display = display.set_index(["set", "model", "question"])[["asked", "errors", "error %"]]
     rows = []
     for run in runs:
-        m = analysis.seed_metrics(run["frame"])
+        m = run["metrics"][0]
         share, lo, hi = share_interval(m["violations_all_turns"], m["turns_asked"])
         rows.append(
             {

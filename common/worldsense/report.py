@@ -317,8 +317,7 @@ def plot_accuracy(analysis: Analysis, directory: Path) -> tuple[str, Path]:
     caption = "WorldSense accuracy per problem and model (95% intervals; chance 50%)"
     if len(drawn) < len(models):
         models = [m for m in models if run_of[m] in drawn]
-        best = f"the {leaderboard.OPEN_RUNS} best of {len(ranked)} runs by their mean over the groups"
-        caption += f": {best}, and the baselines"
+        caption += ": " + leaderboard.drawn_note(len(ranked), "runs", "their mean over the groups")
     width = 0.8 / len(models)
     width_inches = min(40.0, max(6.0, 1.2 * len(groups) * max(1.0, len(models) / 3)))
     fig, ax = plt.subplots(figsize=(width_inches, 4.5))
