@@ -15,7 +15,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import modalities, paths, sampling
+from common import leaderboard, modalities, paths, sampling
 from common.analysis import Section
 from common.blocks import analysis
 from common.blocks.figures import plot_by_length, plot_by_view
@@ -92,15 +92,29 @@ def section(
         tables.append((modalities.TITLE, modalities.modality_display(shown, views=True)))
     draws = analysis.draw_frames(scored)
     tables += sampling.sampling_tables(draws, "pass@k", "lenient success")
+    heads = headline_cells(analysis.success(df, RUN), ref.name)
     figures = []
-    if figures_dir is not None:
-        figures.append(plot_by_view(by_view, views, runs, figures_dir, ref.name))
+    if figures_dir is not None:  # past OPEN_RUNS runs, the figures draw the best and the baselines
+        drawn = leaderboard.open_headline_runs(heads, "blocks")
+        note = (
+            ""
+            if drawn is None
+            else "; " + leaderboard.drawn_note(len(heads["cells"]), "runs", "lenient success")
+        )
+        shown_runs = runs if drawn is None else [run for run in runs if run_label(*run) in drawn]
+        caption, path = plot_by_view(by_view, views, shown_runs, figures_dir, ref.name)
+        figures.append((caption + note, path))
         if lengths["optimal_length"].nunique() > 1:
-            figures.append(plot_by_length(by_length, runs, figures_dir, ref.name))
+            caption, path = plot_by_length(by_length, shown_runs, figures_dir, ref.name)
+            figures.append((caption + note, path))
         if not shown.empty:
             scores = modalities.modality_scores(scored, "lenient", run_name)
+            if drawn is not None:
+                scores = scores[scores["run"].isin(drawn)]
             path = figures_dir / f"blocks_{ref.name}_modalities.png"
-            figures.append((MODALITY_CAPTION, modalities.plot_modalities(scores, path, "lenient success")))
+            figures.append(
+                (MODALITY_CAPTION + note, modalities.plot_modalities(scores, path, "lenient success"))
+            )
     paper, paper_lines, paper_notes = paper_section(ref.name, db)
     notes += paper_notes + _notes(by_view)
     summary = (
@@ -131,7 +145,7 @@ def section(
         inputs=files,
         headline_tables=1,
         paired_table=PAIRED_TITLE,
-        headline=headline_cells(analysis.success(df, RUN), ref.name),
+        headline=heads,
     )
 
 

@@ -15,9 +15,11 @@ pure function of the trials and the scored rows; ``common.canvas.report`` displa
 """
 
 import io
+import itertools
 from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from common import paths
@@ -117,21 +119,31 @@ def interval(
 
 def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Return per group of ``by``: trials, items, strict accuracy with its clustered 95% interval,
-    the ``contains`` accuracy, and the invalid and refused counts (tidy, proportions in [0, 1])."""
+    the ``contains`` accuracy, and the invalid and refused counts (tidy, proportions in [0, 1]).
+    Each group's ``interval``, from one grouping of every row by group and item (``_by_item``)."""
+    per_item = _by_item(scored, by, ["strict", "contains"])
+    counts = scored.groupby(by, sort=False).agg(
+        trials=("item", "size"),
+        items=("item", "nunique"),
+        invalid=("invalid", "sum"),
+        refused=("refused", "sum"),
+    )
     rows = []
-    for key, group in scored.groupby(by, sort=False):
-        p, lo, hi = interval(group)
+    for key, count in zip(counts.index, counts.itertuples(index=False), strict=True):
+        key = key if isinstance(key, tuple) else (key,)
+        found = per_item.get(key)
+        p, lo, hi = _interval_of(found, "strict")
         rows.append(
             dict(zip(by, key, strict=True))
             | {
-                "trials": len(group),
-                "items": group["item"].nunique(),
+                "trials": int(count.trials),
+                "items": int(count.items),
                 "strict": p,
                 "lo": lo,
                 "hi": hi,
-                "contains": interval(group, "contains")[0],
-                "invalid": int(group["invalid"].sum()),
-                "refused": int(group["refused"].sum()),
+                "contains": _interval_of(found, "contains")[0],
+                "invalid": int(count.invalid),
+                "refused": int(count.refused),
             }
         )
     table = pd.DataFrame(rows)
@@ -140,6 +152,39 @@ def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
         [t for t in TASK_ORDER if t in set(table["task"])] + sorted(set(table["task"]) - set(TASK_ORDER)),
     )
     return table.sort_values(by, kind="stable").reset_index(drop=True).astype({"task": str})
+
+
+def _by_item(
+    rows: pd.DataFrame, by: list[str], fields: Sequence[str], cluster: str = "item"
+) -> dict[tuple, pd.DataFrame]:
+    """Return, per group of ``by`` (its key as a tuple), the sum and count of each of ``fields``
+    per ``cluster`` (sorted; columns ``(field, "sum")``, ``(field, "count")``): what ``interval``
+    reads of the group, from one grouping of every row instead of one per group."""
+    per = rows.groupby([*by, cluster], sort=True)[list(fields)].agg(["sum", "count"])
+    return {key: per.iloc[part] for key, part in _groups(per.index.droplevel(cluster)).items()}
+
+
+def _groups(keys: pd.Index) -> dict[tuple, slice]:
+    """Return where each group of sorted ``keys`` (an index of one or several levels) lies: its
+    key as a tuple, and its slice of the rows."""
+    if not len(keys):
+        return {}
+    starts = [0, *(np.flatnonzero(keys[1:] != keys[:-1]) + 1), len(keys)]
+    return {
+        (keys[a] if isinstance(keys[a], tuple) else (keys[a],)): slice(a, b)
+        for a, b in itertools.pairwise(starts)
+    }
+
+
+def _interval_of(
+    per_item: pd.DataFrame | None, field: str, confidence: float = 0.95
+) -> tuple[float, float, float]:
+    """Return ``interval`` of ``field`` from a group's sums and counts per item (``_by_item``)."""
+    if per_item is None:
+        return clustered_wilson_interval([], [], confidence)
+    return clustered_wilson_interval(
+        per_item[(field, "sum")].tolist(), per_item[(field, "count")].tolist(), confidence
+    )
 
 
 def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:
@@ -210,30 +255,31 @@ def tuple_table(scored: pd.DataFrame, trials: pd.DataFrame, by: list[str]) -> pd
     (a guess at each member's form chance: the product over the tuple; the mean). Tuples a run left
     partial are left out. ``scored`` and ``trials`` are not modified."""
     sizes = trials.groupby("tuple_ID")["Key"].size() if "tuple_ID" in trials else pd.Series(dtype=int)
-    rates = trial_chance(trials)
+    frame = scored.assign(chance=trial_chance(trials).reindex(scored["Key"]).to_numpy())
+    counted = frame.groupby([*by, "tuple"], sort=False)["Key"].transform("size").to_numpy()
+    whole = frame[counted == sizes.reindex(frame["tuple"]).to_numpy()]  # tuples answered whole
+    if whole.empty:
+        return pd.DataFrame()
+    keys = [*by, "tuple"]  # every group at once: one grouping of the rows, not one per group
+    per = whole.groupby(keys, sort=True).agg(
+        item=("item", "first"), right=("strict", "min"), chance=("chance", "prod")
+    )
+    per["balanced"] = whole.groupby([*keys, "gold"])["strict"].mean().groupby(level=keys).mean()
+    per["balanced_chance"] = whole.groupby(keys)["chance"].mean()
+    clusters = _by_item(per.reset_index(), by, ["right", "balanced"])
     rows = []
-    for key, group in scored.groupby(by, sort=False):
-        group = group.assign(chance=rates.reindex(group["Key"]).to_numpy())
-        counted = group.groupby("tuple")["Key"].size()
-        whole = group[group["tuple"].map(counted).to_numpy() == sizes.reindex(group["tuple"]).to_numpy()]
-        if whole.empty:
-            continue
-        per = whole.groupby("tuple").agg(
-            item=("item", "first"), right=("strict", "min"), chance=("chance", "prod")
-        )
-        per["balanced"] = whole.groupby(["tuple", "gold"])["strict"].mean().groupby("tuple").mean()
-        per["balanced_chance"] = whole.groupby("tuple")["chance"].mean()
-        row = dict(zip(by, key if isinstance(key, tuple) else (key,), strict=True)) | {"tuples": len(per)}
+    for key, part in _groups(per.index.droplevel("tuple")).items():
+        row = dict(zip(by, key, strict=True)) | {"tuples": part.stop - part.start}
         for name in ("right", "balanced"):
-            clusters = per.groupby("item")[name].agg(["sum", "count"])
-            p, lo, hi = clustered_wilson_interval(clusters["sum"].tolist(), clusters["count"].tolist())
+            p, lo, hi = _interval_of(clusters[key], name)
             row |= {name: p, f"{name}_lo": lo, f"{name}_hi": hi}
         row |= {
-            "right_chance": float(per["chance"].mean()),
-            "balanced_chance": float(per["balanced_chance"].mean()),
+            "right_chance": float(per["chance"].iloc[part].mean()),
+            "balanced_chance": float(per["balanced_chance"].iloc[part].mean()),
         }
         rows.append(row)
-    return pd.DataFrame(rows)
+    first = {key: n for n, key in enumerate(dict.fromkeys(scored[by].itertuples(index=False, name=None)))}
+    return pd.DataFrame(sorted(rows, key=lambda row: first[tuple(row[b] for b in by)]))  # as the rows came
 
 
 def rules_on_tuples(trials: pd.DataFrame) -> pd.DataFrame:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from common import modalities, paths, sampling
+from common import leaderboard, modalities, paths, sampling
 from common.analysis import Section
 from common.canvas.analysis import (
     POWER,
@@ -136,22 +136,32 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         tables.append((modalities.TITLE, modalities.modality_display(shown)))
     draws = sampling.draw_frames(scored, label=lambda run: f"{run.model} ({run.prompting})")
     tables += sampling.sampling_tables(draws, "majority vote", "strict")
+    heads = headline_cells(models, ref.name)
     figures = []
-    if figures_dir is not None:
+    if figures_dir is not None:  # past OPEN_RUNS runs, the figures draw the best and the baselines
+        drawn = leaderboard.open_headline_runs(heads, "canvas")
+        note = (
+            ""
+            if drawn is None
+            else "; " + leaderboard.drawn_note(len(heads["cells"]), "runs", "strict accuracy")
+        )
+        drawn_size = by_size if drawn is None else by_size[by_size["model"].isin(drawn)]
         figure = figures_dir / "canvas_accuracy.png"
         lines = chance_lines(
-            list(dict.fromkeys(by_size["model"])), chance_by_size(trials), uniform_by_size(trials)
+            list(dict.fromkeys(drawn_size["model"])), chance_by_size(trials), uniform_by_size(trials)
         )
-        plot_accuracy(by_size, lines, figure)
+        plot_accuracy(drawn_size, lines, figure)
         caption = "Canvas accuracy (strict) by task and number of shapes; 95% intervals clustered by item"
         own = "; dotted: a uniformly guessing run's own chance, where lower" if len(lines) > 1 else ""
-        figures.append((f"{caption}; dashed: chance when the answer's form is read{own}", figure))
+        figures.append((f"{caption}; dashed: chance when the answer's form is read{own}{note}", figure))
         if not shown.empty:
             scores = modalities.modality_scores(scored, RULE, run_name)
+            if drawn is not None:
+                scores = scores[scores["run"].isin(drawn)]
             path = modalities.plot_modalities(
                 scores, figures_dir / "canvas_modalities.png", "strict accuracy"
             )
-            figures.append((MODALITY_CAPTION, path))
+            figures.append((MODALITY_CAPTION + note, path))
     data = {"accuracy_by_task": by_task, "accuracy_by_size": by_size, "tuples_by_task": whole_by_task}
     data |= {"audit": audited, "rules_on_fresh_trials": fresh_rules, "power": power}
     if not shortcuts.empty:
@@ -181,7 +191,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
         if meta
         else [],
         missed=shortcut_misses(shortcuts),
-        headline=headline_cells(models, ref.name),
+        headline=heads,
     )
 
 
@@ -287,11 +297,11 @@ def summary_lines(scored: pd.DataFrame, shortcuts: pd.DataFrame, audited: pd.Dat
     """Return the summary: overall strict accuracy per model (other than shortcuts), then how many
     shortcuts and audit views stay at chance, and for each that does not, which check on which
     task and what to do (``check_lines``)."""
-    cells = []
-    for model in dict.fromkeys(scored["model"]):
-        if model not in SHORTCUT_TASKS:
-            part = scored[scored["model"] == model]
-            cells.append(f"{model} {headline_cell(*interval(part), n=part['item'].nunique(), unit='items')}")
+    cells = [
+        f"{model} {headline_cell(*interval(part), n=part['item'].nunique(), unit='items')}"
+        for model, part in scored.groupby("model", sort=False)
+        if model not in SHORTCUT_TASKS
+    ]
     lines = ["canvas strict accuracy %: " + "; ".join(cells)] if cells else []
     return lines + check_lines(shortcuts, audited)
 
