@@ -265,7 +265,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     numbers = paper.seed_numbers(runs)
     heads = headline_cells(headline_frame(runs, numbers))
     shown, data = _tables(runs, numbers, heads)
-    draws, groups = _draw_frames(runs)
+    draws, groups = tables.draw_frames(runs)
     baselines = [
         label for label in draws if label.split(" ", 1)[1] in leaderboard.baseline_names(tables.SUITE_NAME)
     ]
@@ -369,29 +369,6 @@ def headline_cells(tidy: pd.DataFrame) -> dict[str, Any]:
         for m in tidy.to_dict("records")
     ]
     return headline(HEADLINE, "conversation", cells)
-
-
-def _draw_frames(runs: list[dict[str, Any]]) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
-    """Return, when a run played its conversations several times (``samples: k``), every run's
-    conversations as the frames of ``common.sampling`` (score: the turns survived, what
-    ``avg_num_turns`` averages, a conversation ended by a refused request at the turns it passed),
-    by "<set> <model>", and each one's set (its runs are paired with those of its set only); else
-    empty."""
-    if not any((run["seeds"]["draw"] > 0).any() for run in runs):
-        return {}, {}
-    frames, groups = {}, {}
-    for run in runs:  # refused ones at the turns they passed, as the original
-        seeds = run["seeds"]
-        frames[run["draw_label"]] = pd.DataFrame(
-            {
-                "Key": seeds["Key"].to_numpy(),
-                "draw": seeds["draw"].to_numpy(),
-                "score": seeds["turns"].to_numpy(dtype=float),
-                "answer": None,
-            }
-        )
-        groups[run["draw_label"]] = run["set"]
-    return frames, groups
 
 
 def summary_lines(runs: list[dict[str, Any]], numbers: pd.DataFrame) -> list[str]:

@@ -297,3 +297,26 @@ def cut_lines(runs: list[dict[str, Any]]) -> list[str]:
                 f"cut at the token limit (max_tokens={limit}): raise it and rerun with --retry-truncated"
             )
     return lines
+
+
+def draw_frames(runs: list[dict[str, Any]]) -> tuple[dict[str, pd.DataFrame], dict[str, str]]:
+    """Return, when a run played its conversations several times (``samples: k``), every run's
+    conversations as the frames of ``common.sampling`` (score: the turns survived, what
+    ``avg_num_turns`` averages, a conversation ended by a refused request at the turns it passed),
+    by "<set> <model>", and each one's set (its runs are paired with those of its set only); else
+    empty."""
+    if not any((run["seeds"]["draw"] > 0).any() for run in runs):
+        return {}, {}
+    frames, groups = {}, {}
+    for run in runs:  # refused ones at the turns they passed, as the original
+        seeds = run["seeds"]
+        frames[run["draw_label"]] = pd.DataFrame(
+            {
+                "Key": seeds["Key"].to_numpy(),
+                "draw": seeds["draw"].to_numpy(),
+                "score": seeds["turns"].to_numpy(dtype=float),
+                "answer": None,
+            }
+        )
+        groups[run["draw_label"]] = run["set"]
+    return frames, groups
