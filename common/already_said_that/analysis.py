@@ -29,7 +29,7 @@ Every average has a 95% interval: means mean +- 1.96 standard errors (sample sta
 deviation, ``stats.mean_interval``), shares the Wilson interval (``stats.share_interval``).
 Survival, on a clock of ``turns`` or of ``main_turns``: a conversation failing after t turns of
 the clock is an event at t + 1, one reaching the last turn is censored there, a refused one is
-censored at the turns it passed (``_times``); the share still alive is the Kaplan-Meier estimate
+censored at the turns it passed (``event_times``); the share still alive is the Kaplan-Meier estimate
 with its log-log 95% band (``stats.kaplan_meier``). Two models on one set are compared with the
 log-rank test (``stats.logrank``, on turns) and, paired by sample, with the exact paired test
 (``stats.paired_survival_test``); two variants of one model with the paired test only, on
@@ -201,7 +201,7 @@ def _failed(frame: pd.DataFrame) -> pd.Series:
     return frame["ended"].isin(FAILURES) & ~frame["refused"]
 
 
-def _times(frame: pd.DataFrame, clock: str = "turns") -> tuple[np.ndarray, np.ndarray]:
+def event_times(frame: pd.DataFrame, clock: str = "turns") -> tuple[np.ndarray, np.ndarray]:
     """Return ``(failures, censored)`` times on ``clock`` (a column of ``CLOCKS``): a failure is
     an event at the clock's count + 1 (the turn failed), survivors and refused conversations are
     right-censored at the count they passed."""
@@ -212,18 +212,22 @@ def _times(frame: pd.DataFrame, clock: str = "turns") -> tuple[np.ndarray, np.nd
 
 def survival(frame: pd.DataFrame, max_turns: int = 100, clock: str = "turns") -> pd.DataFrame:
     """Return the Kaplan-Meier survival curve of the conversations on ``clock`` (``stats.kaplan_meier``
-    of ``_times``): for t = 0..max_turns, ``alive`` (share of conversations still going after t
+    of ``event_times``): for t = 0..max_turns, ``alive`` (share of conversations still going after t
     turns of the clock) and its 95% band ``lo``/``hi``; NaN past the last turn observed when that
     is a censoring (conversations refused by the server, or a set of fewer turns)."""
-    curve = stats.kaplan_meier(*_times(frame, clock), np.arange(max_turns + 1))
+    curve = stats.kaplan_meier(*event_times(frame, clock), np.arange(max_turns + 1))
     return curve.rename(columns={"time": "turn", "survival": "alive"}).astype({"turn": int})
 
 
-def logrank(a: pd.DataFrame, b: pd.DataFrame) -> tuple[float, float]:
+def logrank(
+    a: pd.DataFrame | tuple[np.ndarray, np.ndarray], b: pd.DataFrame | tuple[np.ndarray, np.ndarray]
+) -> tuple[float, float]:
     """Return the log-rank test's ``(statistic, p)`` of survival in ``a`` against ``b`` on turns
-    (``stats.logrank`` of their ``_times``: two-sided; z < 0 when ``a`` survives longer; NaN when
-    neither has a failure). It takes the runs as independent samples."""
-    return stats.logrank(*_times(a), *_times(b))
+    (``stats.logrank`` of their ``event_times``, or of the times given: two-sided; z < 0 when ``a``
+    survives longer; NaN when neither has a failure). It takes the runs as independent samples."""
+    return stats.logrank(
+        *(a if isinstance(a, tuple) else event_times(a)), *(b if isinstance(b, tuple) else event_times(b))
+    )
 
 
 def paired_survival(a: pd.DataFrame, b: pd.DataFrame, clock: str = "turns") -> dict[str, Any]:

@@ -59,7 +59,8 @@ def runs_of(scored: Scored) -> list[dict[str, Any]]:
     row per conversation of every draw, ``analysis.conversation_frame``: a run of a set played
     with several seeds plays each seed's conversations as a draw), frame (those of the first
     draw), metrics (``analysis.seed_metrics`` of each draw's conversations, by draw;
-    ``metrics[0]`` the frame's), curves (the frame's ``analysis.survival`` on each clock), turns
+    ``metrics[0]`` the frame's), curves (the frame's ``analysis.survival`` on each clock), times
+    (its failure and censoring times in turns, ``analysis.event_times``), turns
     (one row per turn asked in the first draw, or per group of turns alike, ``count`` of them: its
     question type, whether it was right, whether it was refused) and question_errors (theirs,
     ``analysis.question_errors``; None without turns), in the report's order
@@ -115,6 +116,7 @@ def _run_of(scored: Scored, run: Any, parsed: dict[str, Any]) -> dict[str, Any]:
         "frame": frame,
         "metrics": {0: analysis.seed_metrics(frame), **later},
         "curves": {clock: analysis.survival(frame, clock=clock) for clock in analysis.CLOCKS},
+        "times": analysis.event_times(frame),  # what its log-rank tests read
         "turns": turn_rows,
         "question_errors": analysis.question_errors(turn_rows) if len(turn_rows) else None,
     }

@@ -190,7 +190,7 @@ def model_tests(runs: list[dict[str, Any]]) -> tuple[pd.DataFrame, pd.DataFrame]
         paired = analysis.paired_survival_all([run["frame"] for run in group])  # every pair at once
         position = {id(run): i for i, run in enumerate(group)}
         for a, b in _printed_pairs(group):
-            statistic, p = analysis.logrank(a["frame"], b["frame"])
+            statistic, p = analysis.logrank(a["times"], b["times"])
             longer = _longer(-statistic, (a["model"], b["model"]))
             rows.append(
                 {

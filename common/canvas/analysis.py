@@ -156,12 +156,16 @@ def accuracy(scored: pd.DataFrame, by: list[str]) -> pd.DataFrame:
 
 def _by_item(
     rows: pd.DataFrame, by: list[str], fields: Sequence[str], cluster: str = "item"
-) -> dict[tuple, pd.DataFrame]:
-    """Return, per group of ``by`` (its key as a tuple), the sum and count of each of ``fields``
-    per ``cluster`` (sorted; columns ``(field, "sum")``, ``(field, "count")``): what ``interval``
-    reads of the group, from one grouping of every row instead of one per group."""
+) -> dict[tuple, dict[str, tuple[list, list]]]:
+    """Return, per group of ``by`` (its key as a tuple), the sums and counts of each of ``fields``
+    per ``cluster`` (sorted), by field: what ``interval`` reads of the group, from one grouping
+    of every row instead of one per group."""
     per = rows.groupby([*by, cluster], sort=True)[list(fields)].agg(["sum", "count"])
-    return {key: per.iloc[part] for key, part in _groups(per.index.droplevel(cluster)).items()}
+    columns = {f: (per[(f, "sum")].tolist(), per[(f, "count")].tolist()) for f in fields}
+    return {
+        key: {f: (sums[part], counts[part]) for f, (sums, counts) in columns.items()}
+        for key, part in _groups(per.index.droplevel(cluster)).items()
+    }
 
 
 def _groups(keys: pd.Index) -> dict[tuple, slice]:
@@ -177,14 +181,11 @@ def _groups(keys: pd.Index) -> dict[tuple, slice]:
 
 
 def _interval_of(
-    per_item: pd.DataFrame | None, field: str, confidence: float = 0.95
+    per_item: dict[str, tuple[list, list]] | None, field: str, confidence: float = 0.95
 ) -> tuple[float, float, float]:
     """Return ``interval`` of ``field`` from a group's sums and counts per item (``_by_item``)."""
-    if per_item is None:
-        return clustered_wilson_interval([], [], confidence)
-    return clustered_wilson_interval(
-        per_item[(field, "sum")].tolist(), per_item[(field, "count")].tolist(), confidence
-    )
+    sums, counts = per_item[field] if per_item is not None else ([], [])
+    return clustered_wilson_interval(sums, counts, confidence)
 
 
 def shortcut_table(scored: pd.DataFrame, trials: pd.DataFrame) -> pd.DataFrame:

@@ -216,12 +216,13 @@ def overall_display(scored: pd.DataFrame, tuples: pd.DataFrame) -> pd.DataFrame:
     """Return the compact comparison of the models: trials, items, strict accuracy with its
     clustered 95% interval, the measures over contrast tuples (``tuple_cells``), invalid and
     refused answers, one row per model."""
+    found = tuple_rows(tuples, ["model"]) if not tuples.empty else {}
     rows = {
         model: {
             "trials": len(part),
             "items": part["item"].nunique(),
             "strict % [95% CI]": _cell(*interval(part)),
-            **tuple_cells(tuples, {"model": model}),
+            **tuple_cells(found.get((model,))),
             "invalid": int(part["invalid"].sum()),
             "refused": int(part["refused"].sum()),
         }
@@ -230,20 +231,25 @@ def overall_display(scored: pd.DataFrame, tuples: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("model")
 
 
-def tuple_cells(tuples: pd.DataFrame, where: dict[str, Any]) -> dict[str, str]:
-    """Return the cells of the tuple measures of the row of ``tuples`` matching ``where``: tuples
-    answered whole, the share right whole and the bias-corrected accuracy with their intervals and
-    chance ("-" without such a row)."""
-    row = tuples
-    for name, value in where.items():
-        row = row[row[name] == value] if not row.empty else row
-    if row.empty:
+def tuple_rows(tuples: pd.DataFrame, by: list[str]) -> dict[tuple, dict[str, Any]]:
+    """Return the rows of ``tuples`` (``analysis.tuple_table``) by their values of ``by``, the
+    first where two share them: looked up once per table, not searched per row."""
+    found: dict[tuple, dict[str, Any]] = {}
+    for row in tuples.to_dict("records"):
+        found.setdefault(tuple(row[b] for b in by), row)
+    return found
+
+
+def tuple_cells(r: dict[str, Any] | None) -> dict[str, str]:
+    """Return the cells of the tuple measures of a row of ``tuple_rows``: tuples answered whole,
+    the share right whole and the bias-corrected accuracy with their intervals and chance ("-"
+    without such a row)."""
+    if r is None:
         return {
             "tuples": "-",
             "whole tuples right % [95% CI] (chance)": "-",
             "bias-corrected % [95% CI] (chance)": "-",
         }
-    r = row.iloc[0]
     right = _cell(r["right"], r["right_lo"], r["right_hi"])
     balanced = _cell(r["balanced"], r["balanced_lo"], r["balanced_hi"])
     return {
@@ -269,7 +275,8 @@ def task_display(table: pd.DataFrame, tuples: pd.DataFrame) -> pd.DataFrame:
     over contrast tuples (``tuple_cells``)."""
     shown = table[["model", "task", "trials", "items"]].copy()
     shown["strict % [95% CI]"] = [_cell(r.strict, r.lo, r.hi) for r in table.itertuples()]
-    cells = [tuple_cells(tuples, {"model": r.model, "task": r.task}) for r in table.itertuples()]
+    found = tuple_rows(tuples, ["model", "task"]) if not tuples.empty else {}
+    cells = [tuple_cells(found.get((r.model, r.task))) for r in table.itertuples()]
     for name in cells[0] if cells else []:
         shown[name] = [c[name] for c in cells]
     shown["contains %"] = [f"{100 * c:.1f}" for c in table["contains"]]
