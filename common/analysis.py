@@ -3,7 +3,8 @@
 ``scripts/analyse_results.py`` and the report (``results/report.html`` / ``.md``) both go
 through ``analyse``: it names the sets (``common.suites.resolve_set``: ``-t`` means the same in
 every script), reads their scored rows from the results database (``database.read``, the file
-opened read-only: only the score stage, ``common.scoring``, writes it) and hands them to the
+opened read-only: only the score stage, ``common.scoring``, writes them; an analysis keeps there
+only each run's part it computed, ``common.runparts``) and hands them to the
 suite's ``section(refs, scored, figures_dir, **options)``: tables with 95% intervals,
 figures written under ``figures_dir`` (none when it is None), summary lines. Options a suite
 does not know are ignored, so one command line serves every suite.

@@ -55,9 +55,10 @@ def modality_scores(scored: Scored, rule: str, name: Callable[[pd.Series], str])
     ``rule`` with its 95% interval (``stats.mean_interval``, bounded to [0, 1]), for the runs of
     ``modality_runs``; tidy, proportions in [0, 1]."""
     runs = modality_runs(scored, name)
+    units_of = _units_of(scored, rule)
     rows = []
     for run in runs.itertuples():
-        units = _units(scored, run.run_id, rule)
+        units = units_of(run.run_id)
         for task, part in _by_task(units):
             score, lo, hi = mean_interval(part["score"], (0.0, 1.0))
             rows.append((run.run, run.view, task, run.modality, len(part), score, lo, hi))
@@ -70,14 +71,15 @@ def modality_tests(scored: Scored, rule: str, name: Callable[[pd.Series], str]) 
     order: text before image before text+image): ``n`` units both answered, each one's mean score
     on them, and the exact paired test (``a_better``, ``b_better``, ``p``)."""
     runs = modality_runs(scored, name)
+    units_of = _units_of(scored, rule)
     rows = []
     for _, group in runs.groupby(KEYS, sort=False):
         by_modality = {r.modality: r for r in group.itertuples()}
         present = [m for m in MODALITIES if m in by_modality]
         for a, b in itertools.combinations(present, 2):
             run_a, run_b = by_modality[a], by_modality[b]
-            both = _units(scored, run_a.run_id, rule).merge(
-                _units(scored, run_b.run_id, rule)[["unit", "score"]], on="unit", suffixes=("_a", "_b")
+            both = units_of(run_a.run_id).merge(
+                units_of(run_b.run_id)[["unit", "score"]], on="unit", suffixes=("_a", "_b")
             )
             for task, part in _by_task(both):
                 test = paired_exact_test(part["score_a"].tolist(), part["score_b"].tolist())
@@ -95,10 +97,17 @@ def _by_task(units: pd.DataFrame) -> list[tuple[str, pd.DataFrame]]:
     return [*groups, (ALL, units)] if len(groups) > 1 else groups
 
 
-def _units(scored: Scored, run_id: int, rule: str) -> pd.DataFrame:
-    """Return the units of one run under ``rule``: unit, task (a unit without one: "-"), score."""
-    units = scored.units
-    mine = units[(units["run_id"] == run_id) & (units["rule"] == rule)]
+def _units_of(scored: Scored, rule: str) -> Callable[[int], pd.DataFrame]:
+    """Return ``_units`` of one run under ``rule``, by run id: the units under ``rule`` found once
+    (a scan of every unit per run grows as the runs squared)."""
+    units = scored.units[scored.units["rule"] == rule]
+    positions = units.groupby("run_id", sort=False).indices
+    return lambda run_id: _units(units.iloc[positions.get(run_id, [])])
+
+
+def _units(mine: pd.DataFrame) -> pd.DataFrame:
+    """Return the units ``mine`` (of one run, under one rule): unit, task (a unit without one:
+    "-"), score."""
     return pd.DataFrame(
         {"unit": mine["unit"].to_numpy(), "task": mine["task"].fillna("-").to_numpy(), "score": mine["score"]}
     ).reset_index(drop=True)
