@@ -159,7 +159,7 @@ def sampling_tables(
     tests, largest = paired_on_item_means(runs, groups or {}, baselines)
     if not tests.empty:
         title = "PAIRED on item means (exact sign test over the items where one run's mean is higher)"
-        if groups:
+        if len(set((groups or {}).values())) > 1:  # several sets: said (one set's report: as it was)
             title += ", runs of the same set"
         if largest > leaderboard.ALL_PAIRS_UP_TO:
             title += ". " + leaderboard.printed_rule(largest, len(tests), "its mean score over the items")
