@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from common import codedeps, dbarrays, paths, run_identity, runparts, suites
+from common import codedeps, dbarrays, paths, run_identity, suites
 from common.dbfile import ANSWER_COLUMNS, ITEM_COLUMNS, RUN_COLUMNS, TEXT_COLUMNS, UNIT_COLUMNS
 from common.dbfile import connect as connect
 from common.dbfile import connection as connection
@@ -161,8 +161,15 @@ def _same_file(known: dict[str, Any] | None, stat: os.stat_result, scorer: str) 
     as git does with a "racy" file); a file written since, or scored by other code, is hashed."""
     if not known or known["scorer"] != scorer:
         return False
-    same = (known["bytes"], known["mtime_ns"]) == (stat.st_size, stat.st_mtime_ns)
-    return same and stat.st_mtime_ns + RACY_NS < known["checked_ns"]
+    return unchanged(known["bytes"], known["mtime_ns"], known["checked_ns"], stat)
+
+
+def unchanged(size: int, mtime_ns: int, checked_ns: int, stat: os.stat_result) -> bool:
+    """Return whether a file hashed when it had ``size`` and ``mtime_ns`` (looked at ``checked_ns``)
+    is as it was: the same size and time, and that time well before it was looked at (RACY_NS: a
+    file written in the instant it was hashed may have changed since without its time changing)."""
+    same = (size, mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+    return same and stat.st_mtime_ns + RACY_NS < checked_ns
 
 
 RACY_NS = 2_000_000_000  # a file modified less than 2 s before it was looked at is hashed next time
@@ -337,7 +344,6 @@ def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
     )
     for table in ("answers", "answer_arrays", "units", "run_counts", "unit_groups", "run_units", "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
-    conn.execute(runparts.TABLE)  # a database made before the table was
     conn.execute("DELETE FROM run_parts WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 

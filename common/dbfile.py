@@ -157,6 +157,11 @@ CREATE VIEW paired AS
 
 
 # ---- opening -----------------------------------------------------------------------------------
+# the tables the schema makes IF NOT EXISTS: added without a new version (no rebuild), made by
+# ``connect`` in a database of this version that lacks them
+ADDED = [s for s in SCHEMA.split(";") if "IF NOT EXISTS" in s]
+
+
 def default_path() -> Path:
     """Return the results database's path: $RESULTS_DATABASE when set, else results/results.sqlite."""
     return Path(os.environ.get(PATH_VARIABLE) or DEFAULT_PATH)
@@ -196,6 +201,8 @@ def connect(path: str | Path, readonly: bool = False) -> sqlite3.Connection:
                 if statement.strip():
                     conn.execute(statement)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        for statement in ADDED:  # tables added since without a new version: made in an older file
+            conn.execute(statement)
         _register_suites(conn)
         conn.execute("COMMIT")
     except BaseException:

@@ -17,12 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from common import paths
-from common.database import RACY_NS
-from common.dbfile import SCHEMA, connection
+from common.database import unchanged
+from common.dbfile import connection
 from common.jsonl import sha256_file
-
-# the table in a database made before it was (its schema says IF NOT EXISTS: no rebuild for it)
-TABLE = next(s for s in SCHEMA.split(";") if "file_hashes (" in s)
 
 
 def digests(files: Sequence[str | Path], db: str | Path | None = None) -> dict[str, str]:
@@ -32,18 +29,13 @@ def digests(files: Sequence[str | Path], db: str | Path | None = None) -> dict[s
     hashed now and its digest kept for the next time."""
     names = {paths.shown(f): Path(f) for f in files}
     with connection(db) as conn:
-        conn.execute(TABLE)
         known = _known(conn, list(names))
         found, fresh = {}, []
         for name, file in names.items():
             checked = time.time_ns()  # before the file is looked at: a later write shows as newer
             stat = file.stat()
             entry = known.get(name)
-            if (
-                entry
-                and entry[1:3] == (stat.st_size, stat.st_mtime_ns)
-                and stat.st_mtime_ns + RACY_NS < entry[3]
-            ):
+            if entry and unchanged(*entry[1:], stat):
                 found[name] = entry[0]
                 continue
             found[name] = sha256_file(file)

@@ -31,10 +31,7 @@ import numpy as np
 import pandas as pd
 
 from common import codedeps
-from common.dbfile import SCHEMA, connection
-
-# the table in a database made before it was (its schema says IF NOT EXISTS: no rebuild for it)
-TABLE = next(s for s in SCHEMA.split(";") if "run_parts (" in s)
+from common.dbfile import connection
 
 
 @functools.cache
@@ -99,7 +96,6 @@ class Store:
             return 0
         try:
             with connection(self.path) as conn:
-                conn.execute(TABLE)
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany(
                     "DELETE FROM run_parts WHERE run_id = ? AND what = ?", [p[:2] for p in pending]

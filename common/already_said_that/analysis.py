@@ -165,16 +165,12 @@ SEED_METRICS = (
 )
 
 
-def metrics_over_seeds(frame: pd.DataFrame, per_seed: Sequence[dict[str, Any]] | None = None) -> pd.DataFrame:
-    """Return each of ``SEED_METRICS`` over the seeds a run played (``frame``: its conversations
-    of every draw, ``conversation_frame`` with ``draw``; draw d is seed ``first_seed`` + d, its
-    own conversations): one row per metric with ``k`` (seeds), ``values`` (the metric of each
-    seed's conversations, ``seed_metrics``, in draw order), ``mean`` and its standard errors
+def metrics_over_seeds(per_seed: Sequence[dict[str, Any]]) -> pd.DataFrame:
+    """Return each of ``SEED_METRICS`` over the seeds a run played, given ``seed_metrics`` of each
+    seed's conversations in draw order (draw d is seed ``first_seed`` + d): one row per metric
+    with ``k`` (seeds), ``values`` (the metric of each seed), ``mean`` and its standard errors
     ``se_original`` (population standard deviation over sqrt k, as the original's plots) and
-    ``se_sample`` (sample standard deviation over sqrt k): ``stats.mean_over_runs``. ``per_seed``:
-    those metrics when already computed, in draw order."""
-    if per_seed is None:
-        per_seed = [seed_metrics(group) for _, group in frame.groupby("draw", sort=True)]
+    ``se_sample`` (sample standard deviation over sqrt k): ``stats.mean_over_runs``."""
     rows = []
     for name in SEED_METRICS:
         values = [float(m[name]) for m in per_seed]
@@ -219,15 +215,11 @@ def survival(frame: pd.DataFrame, max_turns: int = 100, clock: str = "turns") ->
     return curve.rename(columns={"time": "turn", "survival": "alive"}).astype({"turn": int})
 
 
-def logrank(
-    a: pd.DataFrame | tuple[np.ndarray, np.ndarray], b: pd.DataFrame | tuple[np.ndarray, np.ndarray]
-) -> tuple[float, float]:
-    """Return the log-rank test's ``(statistic, p)`` of survival in ``a`` against ``b`` on turns
-    (``stats.logrank`` of their ``event_times``, or of the times given: two-sided; z < 0 when ``a``
+def logrank(a: tuple[np.ndarray, np.ndarray], b: tuple[np.ndarray, np.ndarray]) -> tuple[float, float]:
+    """Return the log-rank test's ``(statistic, p)`` of survival in one run against another on
+    turns, given each one's ``event_times`` (``stats.logrank``: two-sided; z < 0 when ``a``
     survives longer; NaN when neither has a failure). It takes the runs as independent samples."""
-    return stats.logrank(
-        *(a if isinstance(a, tuple) else event_times(a)), *(b if isinstance(b, tuple) else event_times(b))
-    )
+    return stats.logrank(*a, *b)
 
 
 def paired_survival(a: pd.DataFrame, b: pd.DataFrame, clock: str = "turns") -> dict[str, Any]:

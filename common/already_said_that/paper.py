@@ -66,7 +66,7 @@ def seed_numbers(runs: list[dict[str, Any]]) -> pd.DataFrame:
         if run["seeds"]["draw"].nunique() < 2:
             continue
         draws = sorted(run["seeds"]["draw"].unique())
-        over = metrics_over_seeds(run["seeds"], [run["metrics"][int(d)] for d in draws])
+        over = metrics_over_seeds([run["metrics"][int(d)] for d in draws])
         seeds = ", ".join(seed_name(run.get("first_seed"), int(d)) for d in draws)
         frames.append(over.assign(set=run["set"], model=run["model"], seeds=seeds))
     if not frames:

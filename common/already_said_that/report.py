@@ -268,9 +268,8 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     heads = headline_cells(headline_frame(runs, numbers))
     shown, data = _tables(runs, numbers, heads)
     draws, groups = tables.draw_frames(runs)
-    baselines = [
-        label for label in draws if label.split(" ", 1)[1] in leaderboard.baseline_names(tables.SUITE_NAME)
-    ]
+    names = leaderboard.baseline_names(tables.SUITE_NAME)
+    baselines = [run["draw_label"] for run in runs if leaderboard.is_baseline(run["model"], names)]
     shown += sampling.sampling_tables(
         draws,
         None,
