@@ -331,8 +331,8 @@ def _write_run(
 
 
 def _run_texts(conn: sqlite3.Connection, run_id: int) -> set[int]:
-    """Return the texts a run's answers refer to (questions, replies, reasoning)."""
-    rows = conn.execute("SELECT question, reply, reasoning FROM answers WHERE run_id = ?", (run_id,))
+    """Return the texts a run's answers refer to (questions, replies, reasoning, details)."""
+    rows = conn.execute(f"SELECT {', '.join(TEXT_COLUMNS)} FROM answers WHERE run_id = ?", (run_id,))
     return {text for row in rows for text in row if text is not None}
 
 

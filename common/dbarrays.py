@@ -3,7 +3,8 @@
 A suite that names ``answer_arrays`` (its ``Suite.extra``: a tuple of answer columns) has the
 score stage store, beside each run's answer rows, its first answers (draw 0, turn 0) as one array
 per column in the fixed order of the set's items (``answer_arrays`` table): each value a small
-integer code into the column's distinct values (kept as JSON beside it), zlib-compressed; plus the
+integer code into the column's distinct values (kept as JSON beside it; the text ids of a column
+the answers keep in ``texts``, read as the texts), zlib-compressed; plus the
 offset of each item's answer among the run's answer ids (-1: not answered), so the rows come back
 in the order the database keeps them. ``read`` returns the scored rows an analysis reads (as
 ``database.read`` does) as a ``Lean``: the first answers left in their arrays, made rows one run
@@ -23,12 +24,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from common.dbfile import TEXT_COLUMNS
 from common.dbread import read_runs
 from common.scored import Scored
 from common.suite import SetRef
@@ -100,8 +103,9 @@ class Lean(Scored):
 
     first: dict[int, tuple[np.ndarray, dict[str, tuple[str, bytes]]]] = field(default_factory=dict)
     columns: tuple[str, ...] = ()  # the answer columns read (besides ``ROW_COLUMNS``)
-    # with ``counted``: the database the other rows are read from, one run at a time when asked
-    # (``answers`` is then empty: a run whose part of the analysis is kept is never read)
+    # the database file read: with ``counted`` the other rows are read from it, one run at a time
+    # when asked (``answers`` is then empty: a run whose part of the analysis is kept is never
+    # read), and the texts of the arrays' columns kept in ``texts`` (their codes are text ids)
     source: str | None = None
     counted: bool = False
     _positions: dict[int, np.ndarray] | None = field(default=None, init=False)  # each run's other rows
@@ -113,7 +117,7 @@ class Lean(Scored):
     def run_answers(self, run_id: int) -> pd.DataFrame:
         """Return every row of one run in the database's order: its first answers made rows from
         their arrays, and its other rows."""
-        if self.source is not None:
+        if self.counted:
             others = self._others_of(run_id)
         else:
             if self._positions is None:  # once: a scan of every row per run grows as runs squared
@@ -123,6 +127,9 @@ class Lean(Scored):
             return others.reset_index(drop=True)
         keys, arrays = self.first[run_id]
         first = _first_answers(run_id, keys, arrays, self.columns)
+        for column in (c for c in self.columns if c in TEXT_COLUMNS):
+            found = texts_of(self._connection(), first[column])
+            first[column] = [None if i is None else found[i] for i in first[column]]
         if "count" in self.answers.columns:
             first["count"] = 1
         rows = pd.concat([first, others], ignore_index=True) if len(others) else first
@@ -133,11 +140,19 @@ class Lean(Scored):
         arrays = self.first.get(run_id, (None, None))[1]
         if arrays is not None and not json.loads(arrays[OFFSETS][0])["others"]:
             return self.answers.iloc[:0]
-        if self._conn is None:
-            self._conn = sqlite3.connect(f"file:{self.source}?mode=ro", uri=True)
-        frames = _other_rows(self._conn, int(run_id), self.columns, arrays is not None, self.counted)
+        frames = _other_rows(self._connection(), int(run_id), self.columns, arrays is not None, self.counted)
         rows = pd.concat(frames, ignore_index=True)
         return rows.iloc[np.argsort(rows["answer_id"].to_numpy(), kind="stable")].reset_index(drop=True)
+
+    def _connection(self) -> sqlite3.Connection:
+        """Return a read-only connection to ``source``, opened when first asked for."""
+        if self._conn is None:
+            if not self.source:
+                raise ValueError(
+                    "these rows were read from a database without a file: nothing to read more from"
+                )
+            self._conn = sqlite3.connect(f"file:{self.source}?mode=ro", uri=True)
+        return self._conn
 
     def rows(self) -> Scored:
         """Return these rows as ``database.read`` gives them: every run's first answers made rows."""
@@ -228,7 +243,7 @@ def read(
         pairs=pairs,
         first=first,
         columns=tuple(columns),
-        source=conn.execute("PRAGMA database_list").fetchone()[2] if counted else None,
+        source=conn.execute("PRAGMA database_list").fetchone()[2],
         counted=counted,
     )
 
@@ -238,14 +253,13 @@ def _other_rows(
 ) -> list[pd.DataFrame]:
     """Return a run's rows not in its arrays (``arrays``: it has some; else every row), those
     after turn 0 grouped and counted with ``counted`` (``read``)."""
-    selected = ", ".join(f"a.{c}" for c in [*ROW_COLUMNS, *columns])
+    selected = ", ".join(f"a.{c}" for c in [*ROW_COLUMNS, *columns])  # texts as ids: ``_as_texts``
     first = " AND (a.draw > 0 OR a.turn > 0)" if arrays else ""
     if not counted:
-        return [
-            pd.read_sql_query(
-                f"SELECT {selected} FROM answers a WHERE a.run_id = ?{first}", conn, params=(run_id,)
-            )
-        ]
+        rows = pd.read_sql_query(
+            f"SELECT {selected} FROM answers a WHERE a.run_id = ?{first}", conn, params=(run_id,)
+        )
+        return [_as_texts(conn, rows, columns)]
     turn0 = " AND a.draw > 0" if arrays else ""
     rows = pd.read_sql_query(
         f"SELECT {selected}, 1 AS count FROM answers a WHERE a.run_id = ? AND a.turn = 0{turn0}",
@@ -259,7 +273,32 @@ def _other_rows(
         conn,
         params=(run_id,),
     )
-    return [rows, later[[*ROW_COLUMNS, *columns, "count"]]]
+    return [
+        _as_texts(conn, rows, columns),
+        _as_texts(conn, later[[*ROW_COLUMNS, *columns, "count"]], columns),
+    ]
+
+
+def _as_texts(conn: sqlite3.Connection, rows: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Return ``rows`` with the columns the answers keep in ``texts`` (their ids) as the texts."""
+    for column in (c for c in columns if c in TEXT_COLUMNS):
+        ids = rows[column].astype(object).where(rows[column].notna(), None)
+        found = texts_of(conn, ids)
+        rows[column] = [None if i is None else found[int(i)] for i in ids]
+    return rows
+
+
+def texts_of(conn: sqlite3.Connection, ids: Iterable[Any]) -> dict[int, str]:
+    """Return the text of each id of ``ids`` (``texts`` table; None and repeats ignored), in one
+    query: the columns the answers keep there hold ids (``dbfile.TEXT_COLUMNS``)."""
+    wanted = sorted({int(i) for i in ids if i is not None and i == i})
+    if not wanted:
+        return {}
+    rows = conn.execute(
+        "SELECT text_id, text FROM texts WHERE text_id IN (SELECT value FROM json_each(?))",
+        (json.dumps(wanted),),
+    )
+    return dict(rows)
 
 
 def _shared(column: pd.Series, shared: dict[str, str]) -> np.ndarray:

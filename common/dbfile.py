@@ -2,7 +2,8 @@
 
 One schema serves every suite (docs/database.md describes each column):
 
-- ``texts``: every distinct text (prompt, question, reply, reasoning) once; other tables refer to it;
+- ``texts``: every distinct text (prompt, question, reply, reasoning, an answer's detail) once;
+  other tables refer to it;
 - ``sets`` and ``items``: what was asked, one row per (set, Key): the unit of statistics it
   belongs to, task, size, variant, prompt, gold answer, other fields as JSON, and the item's
   picture (``image``) when its set shows pictures;
@@ -44,7 +45,7 @@ from pathlib import Path
 
 from common import paths, suites
 
-SCHEMA_VERSION = 13
+SCHEMA_VERSION = 14
 DEFAULT_PATH = paths.RESULTS / "results.sqlite"
 PATH_VARIABLE = "RESULTS_DATABASE"  # names another database file (tests keep theirs apart)
 BUSY_TIMEOUT_MS = 600_000  # another process updating another set: wait for it (make -j)
@@ -61,7 +62,11 @@ ANSWER_COLUMNS = [
     "scored", "refused", "error", "truncated", "prompt_tokens", "completion_tokens", "reasoning_tokens",
     "finish_reason", "detail",
 ]  # fmt: skip
-TEXT_COLUMNS = ("question", "reply", "reasoning")  # answers' columns kept in ``texts``
+# answers' columns kept in ``texts`` (each distinct text once; the column holds its id): the long
+# ones, read only when asked for (``dbread.read``'s ``texts``), and ``detail``, a short text that
+# many rows repeat (an Already Said That turn's kind), always read as text
+LONG_TEXT_COLUMNS = ("question", "reply", "reasoning")
+TEXT_COLUMNS = (*LONG_TEXT_COLUMNS, "detail")
 UNIT_COLUMNS = ["unit", "rule", "score", "censored", "refused", "task", "size"]
 
 SCHEMA = """
@@ -93,7 +98,7 @@ CREATE TABLE answers (
   reply INTEGER REFERENCES texts (text_id), reasoning INTEGER REFERENCES texts (text_id), answer TEXT,
   correct REAL, invalid INTEGER, scored INTEGER NOT NULL, refused TEXT, error TEXT,
   truncated INTEGER NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER, reasoning_tokens INTEGER,
-  finish_reason TEXT, detail TEXT);
+  finish_reason TEXT, detail INTEGER REFERENCES texts (text_id));
 CREATE UNIQUE INDEX answers_key ON answers (run_id, Key, draw, turn);
 -- the answers cut or refused only (a few): the explorer's truncated_or_refused reads no other
 CREATE INDEX answers_flagged ON answers (run_id, Key, turn) WHERE truncated > 0 OR refused IS NOT NULL;
@@ -121,10 +126,10 @@ CREATE TABLE pairs (
   pair_id INTEGER PRIMARY KEY, set_id INTEGER NOT NULL REFERENCES sets (set_id),
   run_a INTEGER NOT NULL REFERENCES runs (run_id), run_b INTEGER NOT NULL REFERENCES runs (run_id),
   rule TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS file_hashes (
+CREATE TABLE file_hashes (
   path TEXT PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
   checked_ns INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS run_parts (
+CREATE TABLE run_parts (
   run_id INTEGER NOT NULL, what TEXT NOT NULL, content TEXT NOT NULL, code TEXT NOT NULL, data BLOB NOT NULL,
   PRIMARY KEY (run_id, what));
 CREATE INDEX items_unit ON items (set_id, unit);
@@ -138,12 +143,13 @@ CREATE VIEW answer_rows AS
   SELECT s.suite, s.set_name, r.model, r.prompting, r.label, r.view, r.modality, a.answer_id, a.run_id,
     a.Key, a.draw, a.turn, q.text AS question, a.expected, y.text AS reply, z.text AS reasoning, a.answer,
     a.correct, a.invalid, a.scored, a.refused, a.error, a.truncated, a.prompt_tokens, a.completion_tokens,
-    a.reasoning_tokens, a.finish_reason, a.detail, i.unit, i.task, i.size, i.variant, i.image,
+    a.reasoning_tokens, a.finish_reason, d.text AS detail, i.unit, i.task, i.size, i.variant, i.image,
     coalesce(q.text, p.text) AS prompt, coalesce(a.expected, i.gold) AS gold
   FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id)
   LEFT JOIN items i ON i.set_id = r.set_id AND i.Key = a.Key
   LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts y ON y.text_id = a.reply
-  LEFT JOIN texts z ON z.text_id = a.reasoning LEFT JOIN texts p ON p.text_id = i.prompt;
+  LEFT JOIN texts z ON z.text_id = a.reasoning LEFT JOIN texts d ON d.text_id = a.detail
+  LEFT JOIN texts p ON p.text_id = i.prompt;
 CREATE VIEW paired AS
   SELECT p.pair_id, s.suite, s.set_name, ra.view, ra.label AS a, rb.label AS b, p.rule, count(*) AS n,
     sum(x.score > y.score AND NOT y.censored) AS a_better,
@@ -157,9 +163,6 @@ CREATE VIEW paired AS
 
 
 # ---- opening -----------------------------------------------------------------------------------
-# the tables the schema makes IF NOT EXISTS: added without a new version (no rebuild), made by
-# ``connect`` in a database of this version that lacks them
-ADDED = [s for s in SCHEMA.split(";") if "IF NOT EXISTS" in s]
 
 
 def default_path() -> Path:
@@ -180,8 +183,9 @@ def connection(path: str | Path | None = None, readonly: bool = False) -> Iterat
 
 def connect(path: str | Path, readonly: bool = False) -> sqlite3.Connection:
     """Return a connection to the database at ``path``, created with the schema when it does not
-    exist, or is of another schema version (the database is derived data: it is rebuilt).
-    ``readonly`` opens an existing file without writing (FileNotFoundError when it is missing)."""
+    exist, or is of another schema version (the database is derived data: it is rebuilt, and the
+    file shrunk to what it then holds). ``readonly`` opens an existing file without writing
+    (FileNotFoundError when it is missing)."""
     path = Path(path)
     if readonly:
         if not path.is_file():
@@ -195,19 +199,24 @@ def connect(path: str | Path, readonly: bool = False) -> sqlite3.Connection:
     conn.execute("PRAGMA cache_size = -131072")
     conn.execute("BEGIN IMMEDIATE")  # one process creates the schema
     try:
-        if _version(conn) != SCHEMA_VERSION:
+        rebuilt = _version(conn) != SCHEMA_VERSION
+        if rebuilt:
             _drop_all(conn)
             for statement in SCHEMA.split(";"):  # not executescript: it would commit
                 if statement.strip():
                     conn.execute(statement)
             conn.execute("INSERT INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
-        for statement in ADDED:  # tables added since without a new version: made in an older file
-            conn.execute(statement)
         _register_suites(conn)
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    if rebuilt:  # the dropped tables' pages are free, not given back: an older file keeps its size
+        conn.execute("PRAGMA busy_timeout = 0")
+        with contextlib.suppress(sqlite3.OperationalError):  # another process at it: left as is
+            conn.execute("VACUUM")
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # the file's pages as VACUUM left them
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn
 
 

@@ -27,16 +27,16 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
     runs, items, pairs, where, params = read_runs(conn, refs, texts)
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
     text_columns = (
-        ", q.text AS question, y.text AS reply, z.text AS reasoning"
+        ", q.text AS question, y.text AS reply, z.text AS reasoning, d.text AS detail"
         if texts
-        else ", a.question AS question_id"
+        else ", a.question AS question_id, d.text AS detail"
     )
     joins = (
         " LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts y ON y.text_id = a.reply"
         " LEFT JOIN texts z ON z.text_id = a.reasoning"
         if texts
         else ""
-    )
+    ) + " LEFT JOIN texts d ON d.text_id = a.detail"
     plain = [c for c in ANSWER_COLUMNS if c not in TEXT_COLUMNS]
     answers = pd.read_sql_query(
         f"SELECT a.answer_id, a.run_id, {', '.join('a.' + c for c in plain)}{text_columns} FROM answers a "

@@ -131,7 +131,8 @@ def delete_unused(conn: sqlite3.Connection, texts: TextRefs, images: bool) -> in
         "SELECT prompt FROM items WHERE prompt IS NOT NULL "
         "UNION SELECT question FROM answers WHERE question IS NOT NULL "
         "UNION SELECT reply FROM answers WHERE reply IS NOT NULL "
-        "UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
+        "UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL "
+        "UNION SELECT detail FROM answers WHERE detail IS NOT NULL)"
     )
     return conn.total_changes - before
 

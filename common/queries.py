@@ -194,14 +194,14 @@ WITH wrong AS (  -- keys only: the page is picked before any text is read
   {_paged("i.unit, a.Key, a.turn")}
 )
 SELECT w.unit, a.Key, a.turn, i.task, i.size, i.variant, coalesce(a.expected, i.gold) AS gold, a.answer,
-  a.error, a.detail, y.text AS reply, coalesce(q.text, p.text) AS prompt, a.refused, a.truncated,
+  a.error, d.text AS detail, y.text AS reply, coalesce(q.text, p.text) AS prompt, a.refused, a.truncated,
   (SELECT g.thumbnail FROM images g WHERE g.digest = i.image AND {SHOWN_PICTURES.format(r="r0")}) AS picture,
   (SELECT {run_name("r", "s")} FROM runs r JOIN sets s USING (set_id) WHERE r.run_id = a.run_id) AS run_name,
   w.failures
 FROM wrong w JOIN answers a ON a.answer_id = w.answer_id JOIN runs r0 ON r0.run_id = a.run_id
 LEFT JOIN items i ON i.set_id = r0.set_id AND i.Key = a.Key
 LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts p ON p.text_id = i.prompt
-LEFT JOIN texts y ON y.text_id = a.reply
+LEFT JOIN texts y ON y.text_id = a.reply LEFT JOIN texts d ON d.text_id = a.detail
 ORDER BY w.unit, a.Key, a.turn"""
 
 TRUNCATED_OR_REFUSED = f"""

@@ -3,8 +3,10 @@ its paired tests and canned queries give the figures each suite's report prints,
 text is stored once, it is updated one results file at a time, and it is the same whatever the
 hash seed. Built from small sets of every suite written in a temporary directory."""
 
+import contextlib
 import hashlib
 import json
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -16,6 +18,7 @@ from common import (
     analysis,
     database,
     dbarrays,
+    dbfile,
     examples,
     forget,
     queries,
@@ -496,12 +499,22 @@ def _text_count(conn: sqlite3.Connection, text: str) -> int:
     return conn.execute("SELECT count(*) FROM texts WHERE text = ?", (text,)).fetchone()[0]
 
 
+def _dangling_texts(conn: sqlite3.Connection) -> int:
+    """Return how many answers name a text that is not there."""
+    return sum(
+        conn.execute(
+            f"SELECT count(*) FROM answers WHERE {c} IS NOT NULL AND {c} NOT IN (SELECT text_id FROM texts)"
+        ).fetchone()[0]
+        for c in dbfile.TEXT_COLUMNS
+    )
+
+
 def _unused_texts(conn: sqlite3.Connection) -> int:
     """Return how many texts no item or answer refers to."""
+    used = " ".join(f"UNION SELECT {c} FROM answers WHERE {c} IS NOT NULL" for c in dbfile.TEXT_COLUMNS)
     return conn.execute(
-        "SELECT count(*) FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
-        "UNION SELECT question FROM answers WHERE question IS NOT NULL UNION SELECT reply FROM answers "
-        "WHERE reply IS NOT NULL UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
+        "SELECT count(*) FROM texts WHERE text_id NOT IN "
+        f"(SELECT prompt FROM items WHERE prompt IS NOT NULL {used})"
     ).fetchone()[0]
 
 
@@ -614,11 +627,51 @@ def test_a_set_no_longer_found_leaves_the_database_with_all_it_held(db, tmp_path
         assert not conn.execute(
             f"SELECT 1 FROM {table} WHERE set_id NOT IN (SELECT set_id FROM sets)"
         ).fetchall()
-    unused = conn.execute(
-        "SELECT count(*) FROM texts WHERE text_id NOT IN (SELECT prompt FROM items WHERE prompt IS NOT NULL "
-        "UNION SELECT question FROM answers WHERE question IS NOT NULL UNION SELECT reply FROM answers "
-        "WHERE reply IS NOT NULL UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL)"
-    ).fetchone()[0]
+    unused = _unused_texts(conn)
     assert unused == 0 and conn.execute("SELECT count(*) FROM images").fetchone()[0] == 0
     assert not database.delete_set(conn, "canvas", "small")  # no more
     conn.close()
+
+
+def test_a_text_two_sets_share_stays_when_one_goes(db, tmp_path):
+    """Already Said That's turn details (a turn's kind) are texts every set's runs repeat: forgetting
+    one set keeps those the other's answers still name, and drops the rest."""
+    copy = tmp_path / "results.sqlite"
+    db.execute("VACUUM INTO ?", (str(copy),))
+    conn = database.connect(copy)
+    details = (
+        "SELECT d.text, count(*) FROM answers a JOIN runs r USING (run_id) JOIN sets s USING (set_id) "
+        "JOIN texts d ON d.text_id = a.detail WHERE s.set_name = 'distractorless' "
+        "GROUP BY d.text ORDER BY d.text"
+    )
+    kept = conn.execute(details).fetchall()
+    shared = conn.execute(
+        "SELECT count(DISTINCT a.detail) FROM answers a JOIN runs r USING (run_id) "
+        "JOIN sets s USING (set_id) WHERE s.set_name = 'mixed' AND a.detail IN (SELECT a2.detail "
+        "FROM answers a2 JOIN runs r2 USING (run_id) JOIN sets s2 USING (set_id) "
+        "WHERE s2.set_name = 'distractorless')"
+    ).fetchone()[0]
+    assert shared >= 3 and len(kept) > shared  # the two sets share some details, not all
+    assert database.delete_set(conn, "already_said_that", "mixed")
+    assert conn.execute(details).fetchall() == kept and not _dangling_texts(conn) and not _unused_texts(conn)
+    conn.close()
+
+
+def test_a_database_of_another_schema_version_is_rebuilt_and_shrinks(tmp_path):
+    """The database is derived data: a file of an older schema is emptied into the new schema, and
+    the space its rows held is given back (not kept as free pages)."""
+    path = tmp_path / "older.sqlite"
+    dbfile.connect(path).close()
+    with contextlib.closing(sqlite3.connect(path)) as conn, conn:  # an older version's, some MB
+        conn.execute(
+            "UPDATE meta SET value = ? WHERE name = 'schema_version'", (str(dbfile.SCHEMA_VERSION - 1),)
+        )
+        conn.execute("CREATE TABLE old_rows (x BLOB)")
+        conn.executemany("INSERT INTO old_rows VALUES (?)", [(os.urandom(4096),) for _ in range(1000)])
+    assert path.stat().st_size > 4_000_000
+    conn = dbfile.connect(path)
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    version = conn.execute("SELECT value FROM meta WHERE name = 'schema_version'").fetchone()[0]
+    conn.close()
+    assert "old_rows" not in tables and {"answers", "run_parts", "file_hashes"} <= tables
+    assert version == str(dbfile.SCHEMA_VERSION) and path.stat().st_size < 1_000_000

@@ -79,17 +79,3 @@ def test_an_input_is_hashed_once_per_content(tmp_path, monkeypatch):
     monkeypatch.setattr(filehashes, "sha256_file", fail)
     with pytest.raises(AssertionError, match="hashed again"):  # a file this fresh is hashed each time
         filehashes.digests([file], db)
-
-
-def test_a_database_made_before_the_kept_tables_gets_them_when_opened(tmp_path):
-    from common import dbfile
-
-    path = tmp_path / "older.sqlite"
-    dbfile.connect(path).close()
-    with sqlite3.connect(path) as conn:  # as a database of this version made before them
-        conn.execute("DROP TABLE run_parts")
-        conn.execute("DROP TABLE file_hashes")
-    conn = dbfile.connect(path)
-    names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    conn.close()
-    assert {"run_parts", "file_hashes"} <= names

@@ -115,8 +115,7 @@ def test_items_are_the_prompts_of_every_view_and_method(blocks_tiny, db):
 def _answers(db, label: str, view: str) -> pd.DataFrame:
     """The answers of one run, with its rules' scores as columns."""
     frame = pd.read_sql_query(
-        "SELECT a.*, y.text AS reply_text FROM answers a JOIN runs r USING (run_id) "
-        "LEFT JOIN texts y ON y.text_id = a.reply WHERE r.label = ? AND r.view = ? ORDER BY answer_id",
+        "SELECT *, reply AS reply_text FROM answer_rows WHERE label = ? AND view = ? ORDER BY answer_id",
         db,
         params=(label, view),
     )
