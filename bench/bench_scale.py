@@ -13,7 +13,8 @@ runs it, timed:
 - report: `build_report.py` (and `score_results.py --prune` before it);
 - queries: every canned query of the explorer (its first page; the two-run queries on the first
   paired test, a run's on the first run), each timed alone;
-- add one: one model more in every suite, then `make all`.
+- add one: one model more in every suite (a copy of the base model with the most results files,
+  the same at every N: `widest`), then `make all`.
 
 Per stage: CPU seconds (user + system of the process and every child it waited for, os.wait4),
 wall seconds, peak memory (the largest resident set of the process or a child, ru_maxrss), and
@@ -101,6 +102,13 @@ def base_runs(root: Path, suites: list[str]) -> dict[str, dict[str, list[Path]]]
     return {s: dict(sorted(models.items())) for s, models in found.items()}
 
 
+def widest(bases: dict[str, list[Path]]) -> str:
+    """Return the base model with the most results files (the first in name order of those): the
+    model the stage "add one" copies at every N, a model of every set of its suite (blocks' released
+    runs are of one set only: a copy of those leaves the suite's analyses as they were)."""
+    return max(sorted(bases), key=lambda model: len(bases[model]))
+
+
 def changed(lines: list[str], share: float, seed: str) -> list[str]:
     """Return the records ``lines`` with ``share`` of them answered as another record was (every
     field but the item's identity taken from a record drawn at random), seeded by ``seed``."""
@@ -118,11 +126,11 @@ def changed(lines: list[str], share: float, seed: str) -> list[str]:
     return out
 
 
-def add_model(index: int, bases: dict[str, list[Path]], share: float) -> int:
-    """Write run ``index`` of a suite: a copy of base model ``index % len(bases)``'s every results
-    file (and its other files) under the name ``<model>-v<index>``, its answers changed
-    (``changed``); return how many files it wrote."""
-    model = sorted(bases)[index % len(bases)]
+def add_model(index: int, bases: dict[str, list[Path]], share: float, model: str | None = None) -> int:
+    """Write run ``index`` of a suite: a copy of base model ``model``'s (default: model ``index %
+    len(bases)``) every results file (and its other files) under the name ``<model>-v<index>``, its
+    answers changed (``changed``); return how many files it wrote."""
+    model = model or sorted(bases)[index % len(bases)]
     name = f"{model}-v{index:03d}"
     written = 0
     for file in bases[model]:
@@ -394,7 +402,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             for _ in range(args.reps if "add" in args.stages else 0):
                 for suite in args.suites:
-                    add_model(added, bases[suite], args.share)
+                    add_model(added, bases[suite], args.share, widest(bases[suite]))
                 added += 1
                 found.setdefault("add one model, make all", []).append(list(timed("make all", root, env)))
             rows[n] = found
