@@ -342,9 +342,9 @@ def _delete_run(conn: sqlite3.Connection, run_id: int) -> None:
     conn.execute(
         "DELETE FROM scores WHERE answer_id IN (SELECT answer_id FROM answers WHERE run_id = ?)", (run_id,)
     )
-    for table in ("answers", "answer_arrays", "units", "run_counts", "unit_groups", "run_units", "runs"):
+    of_run = ("answers", "answer_arrays", "units", "run_counts", "unit_groups", "run_units", "run_parts")
+    for table in (*of_run, "runs"):
         conn.execute(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
-    conn.execute("DELETE FROM run_parts WHERE run_id = ?", (run_id,))
     conn.execute("DELETE FROM pairs WHERE run_a = ? OR run_b = ?", (run_id, run_id))
 
 

@@ -127,9 +127,8 @@ class Lean(Scored):
             return others.reset_index(drop=True)
         keys, arrays = self.first[run_id]
         first = _first_answers(run_id, keys, arrays, self.columns)
-        for column in (c for c in self.columns if c in TEXT_COLUMNS):
-            found = texts_of(self._connection(), first[column])
-            first[column] = [None if i is None else found[i] for i in first[column]]
+        if any(c in TEXT_COLUMNS for c in self.columns):
+            first = _as_texts(self._connection(), first, self.columns)
         if "count" in self.answers.columns:
             first["count"] = 1
         rows = pd.concat([first, others], ignore_index=True) if len(others) else first
@@ -283,12 +282,12 @@ def _as_texts(conn: sqlite3.Connection, rows: pd.DataFrame, columns: Sequence[st
     """Return ``rows`` with the columns the answers keep in ``texts`` (their ids) as the texts."""
     for column in (c for c in columns if c in TEXT_COLUMNS):
         ids = rows[column].astype(object).where(rows[column].notna(), None)
-        found = texts_of(conn, ids)
+        found = _texts_of(conn, ids)
         rows[column] = [None if i is None else found[int(i)] for i in ids]
     return rows
 
 
-def texts_of(conn: sqlite3.Connection, ids: Iterable[Any]) -> dict[int, str]:
+def _texts_of(conn: sqlite3.Connection, ids: Iterable[Any]) -> dict[int, str]:
     """Return the text of each id of ``ids`` (``texts`` table; None and repeats ignored), in one
     query: the columns the answers keep there hold ids (``dbfile.TEXT_COLUMNS``)."""
     wanted = sorted({int(i) for i in ids if i is not None and i == i})

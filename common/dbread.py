@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from common import suites
-from common.dbfile import ANSWER_COLUMNS, TEXT_COLUMNS
+from common.dbfile import ANSWER_COLUMNS, LONG_TEXT_COLUMNS, TEXT_COLUMNS
 from common.scored import Scored
 from common.suite import SetRef
 
@@ -26,17 +26,11 @@ def read(conn: sqlite3.Connection, refs: Sequence[SetRef], texts: bool = False) 
     suite = suites.get(refs[0].suite) if refs else None
     runs, items, pairs, where, params = read_runs(conn, refs, texts)
     order = {run_id: position for position, run_id in enumerate(runs["run_id"])}
-    text_columns = (
-        ", q.text AS question, y.text AS reply, z.text AS reasoning, d.text AS detail"
-        if texts
-        else ", a.question AS question_id, d.text AS detail"
+    read = [c for c in TEXT_COLUMNS if texts or c not in LONG_TEXT_COLUMNS]  # the long ones when asked
+    text_columns = ("" if texts else ", a.question AS question_id") + "".join(
+        f", t_{c}.text AS {c}" for c in read
     )
-    joins = (
-        " LEFT JOIN texts q ON q.text_id = a.question LEFT JOIN texts y ON y.text_id = a.reply"
-        " LEFT JOIN texts z ON z.text_id = a.reasoning"
-        if texts
-        else ""
-    ) + " LEFT JOIN texts d ON d.text_id = a.detail"
+    joins = "".join(f" LEFT JOIN texts t_{c} ON t_{c}.text_id = a.{c}" for c in read)
     plain = [c for c in ANSWER_COLUMNS if c not in TEXT_COLUMNS]
     answers = pd.read_sql_query(
         f"SELECT a.answer_id, a.run_id, {', '.join('a.' + c for c in plain)}{text_columns} FROM answers a "

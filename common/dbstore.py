@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from common.dbfile import THUMBNAIL_PX
+from common.dbfile import TEXT_COLUMNS, THUMBNAIL_PX
 
 
 # ---- texts: each distinct one stored once --------------------------------------------------------
@@ -129,10 +129,8 @@ def delete_unused(conn: sqlite3.Connection, texts: TextRefs, images: bool) -> in
     conn.execute(
         "DELETE FROM texts WHERE text_id IN (SELECT text_id FROM maybe_unused) AND text_id NOT IN ("
         "SELECT prompt FROM items WHERE prompt IS NOT NULL "
-        "UNION SELECT question FROM answers WHERE question IS NOT NULL "
-        "UNION SELECT reply FROM answers WHERE reply IS NOT NULL "
-        "UNION SELECT reasoning FROM answers WHERE reasoning IS NOT NULL "
-        "UNION SELECT detail FROM answers WHERE detail IS NOT NULL)"
+        + " ".join(f"UNION SELECT {c} FROM answers WHERE {c} IS NOT NULL" for c in TEXT_COLUMNS)
+        + ")"
     )
     return conn.total_changes - before
 

@@ -83,7 +83,7 @@ class Store:
                 ).fetchall()
             finally:
                 conn.close()
-        except sqlite3.OperationalError:  # no database, or one made before the table was
+        except sqlite3.OperationalError:  # no database yet
             return {}
         return {run_id: (content, data) for run_id, content, data in rows if run_id in self.content}
 
