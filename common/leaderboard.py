@@ -96,6 +96,15 @@ def drawn_note(total: int, noun: str, measure: str) -> str:
     return f"the {OPEN_RUNS} best of {total} {noun} by {measure}, and the baselines"
 
 
+def drawn_runs(headline: dict[str, Any], suite: str, measure: str) -> tuple[list[str] | None, str]:
+    """Return the runs a figure of a set draws (``open_headline_runs``: None, every run) and what
+    its caption adds to say so ("" when it draws every run, else "; the 10 best of ... by
+    ``measure``, and the baselines"): for the figures whose caption names runs, not models."""
+    drawn = open_headline_runs(headline, suite)
+    note = "" if drawn is None else "; " + drawn_note(len(headline["cells"]), "runs", measure)
+    return drawn, note
+
+
 def _open(ranked: Sequence[str], names: frozenset[str]) -> list[bool]:
     """Return whether each run of ``ranked`` (best first) is shown open (``split_rows``)."""
     shown, models = [], 0

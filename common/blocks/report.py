@@ -95,12 +95,7 @@ def section(
     heads = headline_cells(analysis.success(df, RUN), ref.name)
     figures = []
     if figures_dir is not None:  # past OPEN_RUNS runs, the figures draw the best and the baselines
-        drawn = leaderboard.open_headline_runs(heads, "blocks")
-        note = (
-            ""
-            if drawn is None
-            else "; " + leaderboard.drawn_note(len(heads["cells"]), "runs", "lenient success")
-        )
+        drawn, note = leaderboard.drawn_runs(heads, "blocks", "lenient success")
         shown_runs = runs if drawn is None else [run for run in runs if run_label(*run) in drawn]
         caption, path = plot_by_view(by_view, views, shown_runs, figures_dir, ref.name)
         figures.append((caption + note, path))

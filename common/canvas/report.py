@@ -139,12 +139,7 @@ def section(refs: Sequence[SetRef], scored: Scored, figures_dir: Path | None = N
     heads = headline_cells(models, ref.name)
     figures = []
     if figures_dir is not None:  # past OPEN_RUNS runs, the figures draw the best and the baselines
-        drawn = leaderboard.open_headline_runs(heads, "canvas")
-        note = (
-            ""
-            if drawn is None
-            else "; " + leaderboard.drawn_note(len(heads["cells"]), "runs", "strict accuracy")
-        )
+        drawn, note = leaderboard.drawn_runs(heads, "canvas", "strict accuracy")
         drawn_size = by_size if drawn is None else by_size[by_size["model"].isin(drawn)]
         figure = figures_dir / "canvas_accuracy.png"
         lines = chance_lines(
